@@ -1,0 +1,7 @@
+// repro_brickdl: placeholder until the paper's issue lands; lists nothing runnable.
+#include "common/cli/cli.h"
+
+int main(int argc, char** argv) {
+  const dgs::PaperInfo paper{"brickdl", "brickdl", ""};
+  return dgs::run_cli(argc, argv, paper, {});
+}
