@@ -1,0 +1,132 @@
+// model_info MODEL [--batch N] [--image N] [--seq N] [--dtype float32|float16] [--csv]
+// Describes a zoo model or an .onnx file: operators by type with their FLOPs, MACs, parameters and
+// bytes (common/graph/analysis.h), and the graph's totals, width (largest antichain) and number of
+// blocks (IOS-style). A terminal table by default, CSV with --csv. A bad file, an unknown model
+// name or a bad flag: one line on stderr, exit code 2.
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "common/graph/analysis.h"
+#include "common/report/report.h"
+#include "models/zoo.h"
+
+namespace {
+
+namespace po = boost::program_options;
+
+std::string shapes_of(const dgs::Graph& g, const std::vector<int>& tensors) {
+  std::string s;
+  for (int t : tensors) {
+    if (!s.empty()) s += ", ";
+    s += g.tensor(t).name + " " + dgs::shape_str(g.tensor(t).shape) + " " +
+         std::string(dgs::dtype_name(g.tensor(t).dtype));
+  }
+  return s;
+}
+
+dgs::Table describe(const dgs::Graph& g, int64_t batch) {
+  const dgs::GraphCost cost = dgs::graph_cost(g);
+  struct PerType {
+    int64_t count = 0;
+    dgs::OpCost cost;
+  };
+  std::map<std::string, PerType> by_type;  // sorted by op type: deterministic
+  for (int o = 0; o < g.num_ops(); ++o) {
+    PerType& p = by_type[std::string(dgs::op_kind_name(g.op(o).kind))];
+    ++p.count;
+    p.cost += cost.per_op[static_cast<size_t>(o)];
+  }
+  dgs::Table t({"model", "batch", "op_type", "count", "flops", "macs", "params", "bytes_read",
+                "bytes_written", "width", "blocks"});
+  const dgs::Cell none = dgs::Missing{};
+  for (const auto& [type, p] : by_type) {
+    t.add_row({g.name, batch, type, p.count, p.cost.flops, p.cost.macs, p.cost.params,
+               p.cost.bytes_read, p.cost.bytes_written, none, none});
+  }
+  t.add_row({g.name, batch, std::string("TOTAL"), static_cast<int64_t>(g.num_ops()),
+             cost.total.flops, cost.total.macs, dgs::parameter_count(g), cost.total.bytes_read,
+             cost.total.bytes_written, static_cast<int64_t>(dgs::graph_width(g)),
+             static_cast<int64_t>(dgs::graph_blocks(g).size())});
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible(
+      "usage: model_info MODEL [options]\n"
+      "MODEL is a zoo name or an .onnx file. Options");
+  visible.add_options()("help,h", "show this help")("batch", po::value<int64_t>()->default_value(1),
+                                                    "batch size (zoo models; symbolic batch "
+                                                    "dimension of an .onnx file)")(
+      "image", po::value<int64_t>()->default_value(0), "image size (0: the model's default)")(
+      "seq", po::value<int64_t>()->default_value(0), "sequence length (0: the model's default)")(
+      "dtype", po::value<std::string>()->default_value("float32"), "float32 or float16")(
+      "csv", "print CSV instead of a table");
+  po::options_description all;
+  all.add(visible).add_options()("model", po::value<std::string>(), "model");
+  po::positional_options_description pos;
+  pos.add("model", 1);
+
+  dgs::ZooOptions opts;
+  std::string model;
+  bool csv = false;
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << visible << "\nzoo models:";
+      for (const std::string& n : dgs::zoo_model_names()) std::cout << " " << n;
+      std::cout << "\n";
+      return 0;
+    }
+    if (!vm.count("model"))
+      throw dgs::UsageError("no model given; expected a zoo name or an .onnx file");
+    model = vm["model"].as<std::string>();
+    opts.batch = vm["batch"].as<int64_t>();
+    opts.image_size = vm["image"].as<int64_t>();
+    opts.seq_len = vm["seq"].as<int64_t>();
+    const std::string dtype = vm["dtype"].as<std::string>();
+    if (dtype == "float32" || dtype == "f32") {
+      opts.dtype = dgs::DType::F32;
+    } else if (dtype == "float16" || dtype == "f16") {
+      opts.dtype = dgs::DType::F16;
+    } else {
+      throw dgs::UsageError("--dtype " + dtype + " is not supported; expected float32 or float16");
+    }
+    csv = vm.count("csv") != 0;
+  } catch (const po::error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const dgs::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+
+  dgs::Graph g;
+  try {
+    g = dgs::load_model(model, opts);
+  } catch (const dgs::Error& e) {  // unknown name, unreadable or malformed file
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    const dgs::Table t = describe(g, opts.batch);
+    if (csv) {
+      std::cout << dgs::to_csv(t);
+    } else {
+      std::cout << "model:   " << g.name << " (" << g.num_ops() << " ops, " << g.num_tensors()
+                << " tensors, " << dgs::ios_operator_count(g) << " compound units)\n"
+                << "inputs:  " << shapes_of(g, g.input_tensors()) << "\n"
+                << "outputs: " << shapes_of(g, g.output_tensors()) << "\n";
+      dgs::print_table(std::cout, "Operators by type", t);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,44 @@
+// VGG-16 (Simonyan & Zisserman 2015; torchvision "vgg16", configuration D, no BatchNorm):
+// 13 Conv3x3(+bias)+Relu in five stages separated by MaxPool 2/2, then three Linear layers.
+// Deviations from torchvision: its AdaptiveAvgPool2d((7,7)) is omitted (an identity at 224x224;
+// at other sizes the first Linear takes the flattened feature map as it is) and its Dropout layers
+// are omitted (identities at inference). Names follow torchvision ("features.0", "classifier.6").
+#include <string>
+
+#include "models/builder.h"
+#include "models/zoo.h"
+
+namespace dgs {
+
+namespace {
+constexpr int64_t kImageNetClasses = 1000;
+constexpr int64_t kDefaultImageSize = 224;
+constexpr int64_t kClassifierWidth = 4096;
+constexpr int64_t kPool = -1;  // marks a MaxPool in the configuration below
+}  // namespace
+
+Graph build_vgg16(const ZooOptions& opts) {
+  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  ModelBuilder b("vgg16", opts.dtype);
+  int x = b.input("data", {opts.batch, 3, image, image});
+  const int64_t config[] = {64,    64,  kPool, 128, 128,   kPool, 256, 256, 256,
+                            kPool, 512, 512,   512, kPool, 512,   512, 512, kPool};
+  int index = 0;  // torchvision's index in `features`
+  for (int64_t c : config) {
+    if (c == kPool) {
+      x = b.max_pool2d(x, 2, 2, 0, false, "features." + std::to_string(index++));
+    } else {
+      x = b.conv2d(x, c, 3, 1, 1, 1, true, "features." + std::to_string(index++));
+      x = b.relu(x, "features." + std::to_string(index++));
+    }
+  }
+  x = b.flatten(x, 1, "flatten");
+  x = b.linear(x, kClassifierWidth, true, "classifier.0");
+  x = b.relu(x, "classifier.1");
+  x = b.linear(x, kClassifierWidth, true, "classifier.3");
+  x = b.relu(x, "classifier.4");
+  x = b.linear(x, kImageNetClasses, true, "classifier.6");
+  return b.finish({x});
+}
+
+}  // namespace dgs

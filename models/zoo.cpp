@@ -1,0 +1,102 @@
+#include "models/zoo.h"
+
+#include <filesystem>
+
+#include "common/onnx/onnx_io.h"
+
+namespace dgs {
+
+// Declarations of the model functions listed in zoo_models.inc.
+#define DGS_ZOO_MODEL(fn, name, description) Graph fn(const ZooOptions&);
+#include "models/zoo_models.inc"
+#undef DGS_ZOO_MODEL
+
+const std::vector<ZooModel>& zoo_models() {
+  static const std::vector<ZooModel> models = [] {
+    std::vector<ZooModel> m = {
+#define DGS_ZOO_MODEL(fn, name, description) ZooModel{name, description, &fn},
+#include "models/zoo_models.inc"
+#undef DGS_ZOO_MODEL
+    };
+    for (size_t i = 0; i < m.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (m[i].name == m[j].name) {
+          throw Error("models/zoo_models.inc: model name '" + m[i].name + "' is listed twice");
+        }
+      }
+    }
+    return m;
+  }();
+  return models;
+}
+
+std::vector<std::string> zoo_model_names() {
+  std::vector<std::string> names;
+  for (const ZooModel& m : zoo_models()) names.push_back(m.name);
+  return names;
+}
+
+bool is_zoo_model(const std::string& name) {
+  for (const ZooModel& m : zoo_models()) {
+    if (m.name == name) return true;
+  }
+  return false;
+}
+
+void check_zoo_options(const ZooOptions& opts, const std::string& model) {
+  if (opts.batch < 1) {
+    throw UsageError("model '" + model + "': batch size " + std::to_string(opts.batch) +
+                     " is invalid; expected >= 1");
+  }
+  if (opts.image_size < 0) {
+    throw UsageError("model '" + model + "': image size " + std::to_string(opts.image_size) +
+                     " is invalid; expected > 0 (or 0 for the model's default)");
+  }
+  if (opts.seq_len < 0) {
+    throw UsageError("model '" + model + "': sequence length " + std::to_string(opts.seq_len) +
+                     " is invalid; expected > 0 (or 0 for the model's default)");
+  }
+  if (opts.dtype != DType::F32 && opts.dtype != DType::F16) {
+    throw UsageError("model '" + model + "': dtype " + std::string(dtype_name(opts.dtype)) +
+                     " is not supported; expected float32 or float16");
+  }
+}
+
+int64_t zoo_image_size(const ZooOptions& opts, int64_t def) {
+  return opts.image_size > 0 ? opts.image_size : def;
+}
+int64_t zoo_seq_len(const ZooOptions& opts, int64_t def) {
+  return opts.seq_len > 0 ? opts.seq_len : def;
+}
+
+namespace {
+std::string known_names() {
+  std::string s;
+  for (const ZooModel& m : zoo_models()) s += (s.empty() ? "" : ", ") + m.name;
+  return s;
+}
+}  // namespace
+
+Graph build_zoo_model(const std::string& name, const ZooOptions& opts) {
+  for (const ZooModel& m : zoo_models()) {
+    if (m.name == name) {
+      check_zoo_options(opts, name);
+      return m.build(opts);
+    }
+  }
+  throw UsageError("unknown model '" + name + "'; expected one of: " + known_names() +
+                   ", or a path to an .onnx file");
+}
+
+Graph load_model(const std::string& name_or_path, const ZooOptions& opts) {
+  const bool looks_like_file =
+      (name_or_path.size() > 5 && name_or_path.ends_with(".onnx")) ||
+      (!is_zoo_model(name_or_path) && std::filesystem::is_regular_file(name_or_path));
+  if (!looks_like_file) return build_zoo_model(name_or_path, opts);
+  check_zoo_options(opts, name_or_path);
+  OnnxLoadOptions lo;
+  lo.batch = opts.batch;
+  return load_onnx_file(name_or_path, lo);
+}
+
+}  // namespace dgs
