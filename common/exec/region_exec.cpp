@@ -1,0 +1,112 @@
+// Tile-level execution on the CPU reference executor (see executor.h, "Regions").
+#include <cmath>
+#include <limits>
+
+#include "common/exec/executor.h"
+
+namespace dgs {
+
+namespace {
+
+void check_region(const Shape& s, const Region& r, const std::string& what) {
+  bool ok = r.size() == s.size();
+  for (size_t d = 0; ok && d < r.size(); ++d) {
+    ok = r[d].lo >= 0 && r[d].hi <= s[d] && r[d].lo <= r[d].hi;
+  }
+  if (!ok) {
+    throw Error(what + ": region " + region_str(r) + " does not fit shape " + shape_str(s));
+  }
+}
+
+Shape region_shape(const Region& r) {
+  Shape s;
+  for (const Interval& iv : r) s.push_back(iv.size());
+  return s;
+}
+
+// Calls fn(tile_flat, tensor_flat) for every element of region r of a tensor of shape s.
+template <class F>
+void for_each_in_region(const Shape& s, const Region& r, F fn) {
+  const Shape rs = region_shape(r);
+  const int64_t n = numel(rs);
+  if (n == 0) return;
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
+  std::vector<int64_t> idx(s.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (size_t d = 0; d < s.size(); ++d) off += (r[d].lo + idx[d]) * st[d];
+    fn(k, off);
+    for (size_t d = s.size(); d-- > 0;) {
+      if (++idx[d] < rs[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+TensorData extract_region(const TensorData& t, const Region& r) {
+  check_region(t.shape, r, "extract_region");
+  TensorData tile = TensorData::zeros(region_shape(r), t.dtype);
+  for_each_in_region(t.shape, r, [&](int64_t k, int64_t off) {
+    if (t.is_float()) {
+      tile.f[k] = t.f[off];
+    } else {
+      tile.i[k] = t.i[off];
+    }
+  });
+  return tile;
+}
+
+void insert_region(TensorData& t, const Region& r, const TensorData& tile) {
+  check_region(t.shape, r, "insert_region");
+  if (tile.shape != region_shape(r) || tile.is_float() != t.is_float()) {
+    throw Error("insert_region: tile " + tensor_data_str(tile) + " does not fit region " +
+                region_str(r) + " of " + tensor_data_str(t));
+  }
+  for_each_in_region(t.shape, r, [&](int64_t k, int64_t off) {
+    if (t.is_float()) {
+      t.f[off] = tile.f[k];
+    } else {
+      t.i[off] = tile.i[k];
+    }
+  });
+}
+
+TensorData run_op_region(const Graph& g, int o, const std::vector<Region>& input_regions,
+                         const std::vector<TensorData>& input_tiles, const Region& output_tile,
+                         int output_index) {
+  const Op& op = g.op(o);
+  const std::string where = "run_op_region(op '" + op.name + "')";
+  if (input_regions.size() != op.inputs.size() || input_tiles.size() != op.inputs.size()) {
+    throw Error(where + ": " + std::to_string(input_tiles.size()) + " input tiles for " +
+                std::to_string(op.inputs.size()) + " inputs");
+  }
+  if (output_index < 0 || output_index >= static_cast<int>(op.outputs.size())) {
+    throw Error(where + ": no output " + std::to_string(output_index));
+  }
+  TensorValues values;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int t = op.inputs[i];
+    if (t < 0) continue;
+    const Tensor& ten = g.tensor(t);
+    if (ten.role == TensorRole::Constant && input_tiles[i].numel() == 0 &&
+        input_regions[i].empty()) {
+      continue;  // run_op uses the graph data
+    }
+    TensorData full = TensorData::zeros(ten.shape, ten.dtype);
+    if (full.is_float()) {
+      std::fill(full.f.begin(), full.f.end(), std::numeric_limits<float>::quiet_NaN());
+    } else if (input_regions[i] != full_region(ten.shape)) {
+      throw Error(where + ": integer input '" + ten.name + "' must be given whole, not " +
+                  region_str(input_regions[i]));
+    }
+    insert_region(full, input_regions[i], input_tiles[i]);
+    values[t] = std::move(full);
+  }
+  const std::vector<TensorData> outs = run_op(g, o, values);
+  return extract_region(outs[static_cast<size_t>(output_index)], output_tile);
+}
+
+}  // namespace dgs

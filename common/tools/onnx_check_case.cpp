@@ -1,0 +1,47 @@
+// onnx_check_case DIR: runs one ONNX backend test case (DIR/model.onnx, DIR/test_data_set_*/)
+// on the CPU reference executor and compares every output with the expected .pb files
+// (numpy.allclose with rtol 1e-4, atol 1e-5; see common/exec/tensor_data.h).
+//
+// Prints one line and exits with:
+//   PASS                                         0
+//   FAIL <worst relative error> <output name>    1   (and a second line with the details;
+//                                                     "FAIL inf -" if the executor failed)
+//   UNSUPPORTED <op type or reason>              2   (also when the model loader rejects it)
+//   error: <message>                             2   (not a test case, malformed files)
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "common/exec/onnx_case_check.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fprintf(stderr,
+                 "usage: onnx_check_case DIR\n"
+                 "  DIR: an ONNX backend test case (model.onnx and test_data_set_*/input_*.pb, "
+                 "output_*.pb)\n");
+    return 2;
+  }
+  try {
+    const dgs::OnnxCaseResult r = dgs::check_onnx_case(argv[1]);
+    switch (r.status) {
+      case dgs::OnnxCaseResult::Status::Pass:
+        std::printf("PASS\n");
+        return 0;
+      case dgs::OnnxCaseResult::Status::Fail:
+        std::printf("FAIL %.6g %s\n%s\n", r.worst_error, r.worst_output.c_str(), r.detail.c_str());
+        return 1;
+      case dgs::OnnxCaseResult::Status::Unsupported:
+      case dgs::OnnxCaseResult::Status::Rejected:
+        std::printf("UNSUPPORTED %s\n", r.detail.c_str());
+        return 2;
+      case dgs::OnnxCaseResult::Status::Error:
+        std::fprintf(stderr, "error: %s\n", r.detail.c_str());
+        return 2;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}
