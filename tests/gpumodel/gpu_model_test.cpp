@@ -1,0 +1,280 @@
+// Hand-computed cases for the GPU performance model (V100 numbers from tests/gpumodel/v100_spec.h).
+#include "common/gpumodel/gpu_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/gpumodel/v100_spec.h"
+
+namespace dgs {
+namespace {
+
+using test::hand_v100;
+
+KernelLaunch make_kernel(int64_t grid, int threads, int regs, int64_t smem, double flops_per_block,
+                         double dram_per_block) {
+  KernelLaunch k;
+  k.name = "k";
+  k.grid_blocks = grid;
+  k.threads_per_block = threads;
+  k.registers_per_thread = regs;
+  k.shared_bytes_per_block = smem;
+  k.flops = flops_per_block * static_cast<double>(grid);
+  k.dram_bytes = dram_per_block * static_cast<double>(grid);
+  k.l2_bytes = k.dram_bytes;
+  k.klass = KernelClass::Gemm;
+  return k;
+}
+
+// Achievable FP32 FLOP/us of one V100 SM for an implicit-GEMM kernel: 15.7 TFLOP/s / 80 * 0.7.
+constexpr double kSmRate = 15.7e6 / 80 * 0.7;
+constexpr double kLaunch = 5.0;
+
+// ---------------------------------------------------------------------------------------------
+// Occupancy
+// ---------------------------------------------------------------------------------------------
+TEST(GpuOccupancy, RegistersLimitTheIosThesisConvKernel) {
+  // IOS thesis §2.3: 256 threads x 126 registers -> 4096 registers per warp (rounded to 256),
+  // 65536 / 4096 = 16 warps -> 2 blocks, 16 warps, occupancy 25% on a 64-warp SM.
+  const Occupancy o = occupancy(hand_v100(), make_kernel(1, 256, 126, 0, 0, 0));
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limited_by, OccupancyLimit::Registers);
+  EXPECT_EQ(o.warps_per_block, 8);
+  EXPECT_EQ(o.registers_per_block, 8 * 4096);
+  EXPECT_EQ(o.active_warps_per_sm, 16);
+  EXPECT_DOUBLE_EQ(o.occupancy, 0.25);
+}
+
+TEST(GpuOccupancy, RegisterAllocationGranularity) {
+  // 33 registers x 32 threads = 1056 -> rounded to 1280 per warp; 65536 / 1280 = 51 warps;
+  // 51 / 8 = 6 blocks (without rounding it would be 7).
+  const Occupancy o = occupancy(hand_v100(), make_kernel(1, 256, 33, 0, 0, 0));
+  EXPECT_EQ(o.blocks_per_sm, 6);
+  EXPECT_EQ(o.limited_by, OccupancyLimit::Registers);
+}
+
+TEST(GpuOccupancy, SharedMemoryLimit) {
+  // 40 KiB per block: 96 KiB / 40 KiB = 2 blocks (threads would allow 8).
+  const Occupancy o = occupancy(hand_v100(), make_kernel(1, 256, 32, 40 * 1024, 0, 0));
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limited_by, OccupancyLimit::SharedMemory);
+  // 1000 bytes round up to 1024 (256-byte units): 98304 / 1024 = 96 -> capped by 8 (threads).
+  const Occupancy o2 = occupancy(hand_v100(), make_kernel(1, 256, 32, 1000, 0, 0));
+  EXPECT_EQ(o2.shared_per_block, 1024);
+  EXPECT_EQ(o2.blocks_per_sm, 8);
+  EXPECT_EQ(o2.limited_by, OccupancyLimit::Threads);
+}
+
+TEST(GpuOccupancy, ThreadsAndBlockSlotLimits) {
+  const Occupancy big = occupancy(hand_v100(), make_kernel(1, 1024, 32, 0, 0, 0));
+  EXPECT_EQ(big.blocks_per_sm, 2);  // 2048 / 1024
+  EXPECT_EQ(big.limited_by, OccupancyLimit::Threads);
+  const Occupancy small = occupancy(hand_v100(), make_kernel(1, 32, 16, 0, 0, 0));
+  EXPECT_EQ(small.blocks_per_sm, 32);  // 64 by threads, 32 block slots
+  EXPECT_EQ(small.limited_by, OccupancyLimit::Blocks);
+  // 48 threads occupy 2 warps: threads allow 2048 / 48 = 42 blocks, warps 64 / 2 = 32, slots 32;
+  // the tie between warps and slots names the warps (checked first).
+  const Occupancy odd = occupancy(hand_v100(), make_kernel(1, 48, 16, 0, 0, 0));
+  EXPECT_EQ(odd.blocks_per_sm, 32);
+  EXPECT_EQ(odd.limited_by, OccupancyLimit::Warps);
+}
+
+TEST(GpuOccupancy, BlocksThatCannotRunAreErrors) {
+  const GpuSpec v = hand_v100();
+  try {
+    occupancy(v, make_kernel(1, 256, 32, 64 * 1024, 0, 0));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shared bytes per block"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(occupancy(v, make_kernel(1, 2048, 32, 0, 0, 0)), Error);
+  EXPECT_THROW(occupancy(v, make_kernel(1, 256, 300, 0, 0, 0)), Error);
+  EXPECT_THROW(occupancy(v, make_kernel(0, 256, 32, 0, 0, 0)), Error);
+  // 1024 threads x 255 registers = 261120 registers > 65536: no block fits.
+  EXPECT_THROW(occupancy(v, make_kernel(1, 1024, 255, 0, 0, 0)), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Single kernels
+// ---------------------------------------------------------------------------------------------
+TEST(GpuKernel, ThreeWavesForTwoFullWavesPlusOneBlock) {
+  const GpuSpec v = hand_v100();
+  // 2 blocks/SM (registers), so 2 * 80 * 2 + 1 = 321 blocks take 3 waves.
+  const KernelLaunch k = make_kernel(2 * 80 * 2 + 1, 256, 126, 0, 1e6, 0);
+  const KernelEstimate e = estimate_kernel(v, k);
+  EXPECT_EQ(e.waves, 3);
+  // Full wave: two 8-warp blocks share an SM (16 warps >= 8 saturation): each runs at half rate.
+  const double t_full = 1e6 / (kSmRate * 0.5);
+  // Last wave: one block alone on one SM gets the whole SM (8 warps saturate it).
+  const double t_tail = 1e6 / kSmRate;
+  EXPECT_NEAR(e.full_wave_block_us, t_full, 1e-9 * t_full);
+  EXPECT_NEAR(e.latency_us, kLaunch + 2 * t_full + t_tail, 1e-9 * e.latency_us);
+  const StageResult s = simulate_stage(v, {{k}});
+  EXPECT_NEAR(s.latency_us, e.latency_us, 1e-9 * e.latency_us);
+  ASSERT_EQ(s.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.kernels[0].ready_us, kLaunch);
+  EXPECT_DOUBLE_EQ(s.kernels[0].start_us, kLaunch);
+  EXPECT_NEAR(s.kernels[0].end_us, e.latency_us, 1e-9 * e.latency_us);
+  // Achieved warps: 16 per SM during the two full waves, 8/80 during the tail, 0 during launch.
+  const double warps = (16.0 * 2 * t_full + 8.0 / 80 * t_tail) / e.latency_us;
+  EXPECT_NEAR(e.achieved_warps_per_sm, warps, 1e-9 * warps);
+  EXPECT_NEAR(s.avg_active_warps_per_sm, warps, 1e-9 * warps);
+}
+
+TEST(GpuKernel, MemoryBoundKernelRunsAtDramBandwidth) {
+  const GpuSpec v = hand_v100();
+  // 8 blocks/SM (threads), 640 per wave, 4 full waves of 64 KiB blocks, no FLOPs.
+  const KernelLaunch k = make_kernel(640 * 4, 256, 32, 0, 0, 65536);
+  const double bytes = 640.0 * 4 * 65536;
+  const double bw = 900e3 * 0.8;  // bytes per us
+  const KernelEstimate e = estimate_kernel(v, k);
+  EXPECT_NEAR(e.latency_us, kLaunch + bytes / bw, 1e-9 * e.latency_us);
+  EXPECT_NEAR(simulate_stage(v, {{k}}).latency_us, e.latency_us, 1e-9 * e.latency_us);
+}
+
+TEST(GpuKernel, FewWarpsCannotSaturateDram) {
+  // Little's-law cap: one 8-warp block can move at most 8 / (32 * 80) of the DRAM bandwidth.
+  const GpuSpec v = hand_v100();
+  const KernelLaunch k = make_kernel(1, 256, 32, 0, 0, 1e6);
+  const double cap = 8.0 * 900e3 * 0.8 / (32 * 80);
+  EXPECT_NEAR(estimate_kernel(v, k).latency_us, kLaunch + 1e6 / cap, 1e-6);
+}
+
+TEST(GpuKernel, SimulationEqualsAnalyticForSingleKernels) {
+  const GpuSpec v = hand_v100();
+  std::vector<KernelLaunch> ks = {
+      make_kernel(1, 256, 126, 12288, 3e6, 2e4),   make_kernel(50, 256, 126, 12288, 3e6, 2e4),
+      make_kernel(161, 256, 126, 12288, 3e6, 2e4), make_kernel(1000, 256, 32, 0, 512, 8192),
+      make_kernel(12345, 256, 32, 0, 256, 2048),   make_kernel(77, 1024, 64, 0, 1e5, 1e5),
+      make_kernel(4097, 128, 40, 20000, 2e5, 3e4), make_kernel(3, 32, 16, 0, 0, 0)};
+  ks[3].klass = KernelClass::Memory;
+  ks[4].klass = KernelClass::Memory;
+  ks[4].l2_bytes = ks[4].dram_bytes * 3;
+  for (const KernelLaunch& k : ks) {
+    const KernelEstimate e = estimate_kernel(v, k);
+    const StageResult s = simulate_stage(v, {{k}});
+    EXPECT_NEAR(s.latency_us, e.latency_us, 1e-9 * e.latency_us) << "grid " << k.grid_blocks;
+    EXPECT_NEAR(s.avg_active_warps_per_sm, e.achieved_warps_per_sm,
+                1e-9 * (1 + e.achieved_warps_per_sm))
+        << "grid " << k.grid_blocks;
+  }
+}
+
+TEST(GpuKernel, TensorCoresAndFp16RaiseTheComputeRate) {
+  const GpuSpec v = hand_v100();
+  KernelLaunch k = make_kernel(640, 256, 126, 0, 1e7, 0);
+  const double fp32 = estimate_kernel(v, k).latency_us - kLaunch;
+  k.math = MathUnit::Fp16;
+  const double fp16 = estimate_kernel(v, k).latency_us - kLaunch;
+  k.math = MathUnit::Tensor;
+  const double tensor = estimate_kernel(v, k).latency_us - kLaunch;
+  EXPECT_NEAR(fp32 / fp16, 31.4 / 15.7, 1e-9);
+  EXPECT_NEAR(fp32 / tensor, (125 * 0.5) / (15.7 * 0.7), 1e-9);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several streams
+// ---------------------------------------------------------------------------------------------
+TEST(GpuStage, SmallKernelsOnTwoStreamsOverlap) {
+  const GpuSpec v = hand_v100();
+  // 40 blocks each: together they fit on the 80 SMs, one block per SM.
+  const KernelLaunch a = make_kernel(40, 256, 126, 12288, 1e6, 0);
+  const double one = simulate_stage(v, {{a}}).latency_us;
+  EXPECT_NEAR(one, kLaunch + 1e6 / kSmRate, 1e-9 * one);
+  const StageResult both = simulate_stage(v, {{a}, {a}});
+  EXPECT_NEAR(both.latency_us, one, 1e-9 * one);
+  EXPECT_NEAR(both.avg_busy_sms, 80.0 * (one - kLaunch) / one, 1e-6);
+  // On one stream they run one after the other, each with its launch overhead.
+  EXPECT_NEAR(simulate_stage(v, {{a, a}}).latency_us, 2 * one, 1e-9 * one);
+}
+
+TEST(GpuStage, KernelsThatFillTheGpuSerialise) {
+  const GpuSpec v = hand_v100();
+  // 4 full waves each (160 blocks per wave): the second kernel only gets SMs as the first leaves.
+  const KernelLaunch a = make_kernel(640, 256, 126, 12288, 1e6, 0);
+  const double one = simulate_stage(v, {{a}}).latency_us;
+  const double both = simulate_stage(v, {{a}, {a}}).latency_us;
+  EXPECT_NEAR(both, 2 * one - kLaunch, 1e-9 * both);
+  EXPECT_NEAR(both, kLaunch + 8 * 1e6 / (kSmRate * 0.5), 1e-9 * both);
+}
+
+TEST(GpuStage, ConcurrentMemoryKernelsShareBandwidth) {
+  const GpuSpec v = hand_v100();
+  // Two memory-bound kernels that together fit on the GPU (4 blocks/SM each, 320 blocks):
+  // running them concurrently takes the time of their summed bytes at full bandwidth.
+  KernelLaunch a = make_kernel(320, 256, 32, 0, 0, 65536);
+  a.klass = KernelClass::Memory;
+  const StageResult both = simulate_stage(v, {{a}, {a}});
+  EXPECT_NEAR(both.latency_us, kLaunch + 2 * 320 * 65536 / (900e3 * 0.8), 1e-6);
+}
+
+TEST(GpuStage, TimingsAreOrderedAndEmptyStagesAreFree) {
+  const GpuSpec v = hand_v100();
+  EXPECT_EQ(simulate_stage(v, {}).latency_us, 0);
+  EXPECT_EQ(simulate_stage(v, {{}, {}}).latency_us, 0);
+  const KernelLaunch a = make_kernel(200, 256, 126, 12288, 2e6, 1e4);
+  const KernelLaunch b = make_kernel(30, 256, 32, 0, 1e3, 6e4);
+  const StageResult r = simulate_stage(v, {{a, b}, {b}, {a, a, b}});
+  ASSERT_EQ(r.kernels.size(), 6u);
+  double last = 0;
+  for (const KernelTiming& t : r.kernels) {
+    EXPECT_LE(t.ready_us, t.start_us);
+    EXPECT_LT(t.start_us, t.end_us);
+    last = std::max(last, t.end_us);
+  }
+  EXPECT_DOUBLE_EQ(r.latency_us, last);
+  // Stream order: each kernel is ready a launch after its predecessor on the stream ends.
+  EXPECT_NEAR(r.kernels[1].ready_us, r.kernels[0].end_us + kLaunch, 1e-9);
+  EXPECT_NEAR(r.kernels[4].ready_us, r.kernels[3].end_us + kLaunch, 1e-9);
+}
+
+TEST(GpuEfficiency, DefaultsAndConfigOverride) {
+  GpuSpec v = hand_v100();
+  v.efficiency.clear();
+  for (std::string_view key : gpu_efficiency::all_keys())
+    EXPECT_GT(gpu_efficiency::get(v, key), 0) << key;
+  v.efficiency["dram_bandwidth"] = 0.4;
+  EXPECT_DOUBLE_EQ(gpu_efficiency::get(v, gpu_efficiency::kDram), 0.4);
+  EXPECT_THROW(gpu_efficiency::default_value("no_such_key"), Error);
+  // Halving the DRAM efficiency doubles a memory-bound kernel's execution time.
+  const KernelLaunch k = make_kernel(640 * 4, 256, 32, 0, 0, 65536);
+  v.efficiency["dram_bandwidth"] = 0.8;
+  const double t8 = estimate_kernel(v, k).latency_us - kLaunch;
+  v.efficiency["dram_bandwidth"] = 0.4;
+  const double t4 = estimate_kernel(v, k).latency_us - kLaunch;
+  EXPECT_NEAR(t4 / t8, 2.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace dgs
+
+namespace dgs {
+namespace {
+
+// Every built-in GPU config names every model factor (so no result depends on a code default),
+// and a kernel of each rule runs on it.
+TEST(GpuConfigs, EveryBuiltinConfigHasEveryEfficiencyFactor) {
+  const auto names = builtin_gpu_names();
+  ASSERT_FALSE(names.empty());
+  EXPECT_NO_THROW(load_gpu_spec("v100"));
+  for (const std::string& n : names) {
+    GpuSpec s;
+    try {
+      s = load_gpu_spec(n);
+    } catch (const Error&) {
+      continue;  // loading is tested by tests/hw; here only the model's factors are checked
+    }
+    for (std::string_view key : gpu_efficiency::all_keys()) {
+      EXPECT_EQ(s.efficiency.count(std::string(key)), 1u) << n << " lacks efficiency." << key;
+      EXPECT_EQ(s.sources.count("efficiency." + std::string(key)), 1u) << n << " " << key;
+    }
+    const KernelLaunch k = make_kernel(1000, 256, 126, 12288, 1e6, 1e5);
+    const KernelEstimate e = estimate_kernel(s, k);
+    EXPECT_GT(e.latency_us, s.kernel_launch_us) << n;
+    EXPECT_NEAR(simulate_stage(s, {{k}}).latency_us, e.latency_us, 1e-9 * e.latency_us) << n;
+  }
+}
+
+}  // namespace
+}  // namespace dgs
