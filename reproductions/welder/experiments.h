@@ -1,0 +1,44 @@
+#pragma once
+// The experiments of repro_welder (one small function per figure/table) and their shared helpers.
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "models/zoo.h"
+#include "reproductions/welder/scheduler.h"
+
+namespace dgs::welder {
+
+std::vector<Experiment> welder_experiments();
+
+// The GPU of an experiment: --hw when given, else `default_name` (the paper's machine).
+WelderArch experiment_arch(ExperimentContext& ctx, const std::string& default_name, bool fp16_tc);
+
+// A zoo model (or --model) as a tile-graph.
+TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts);
+
+// Schedules `tg` with every variant in `variants` (in order).
+std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
+                                   const std::vector<Variant>& variants);
+
+// One row per kernel of a schedule (model, variant, ops, first/last op, tile, grid, smem,
+// latency, transactions): written beside each experiment as <id>_kernels.csv.
+Table group_table();
+void add_group_rows(Table& t, const std::string& model, const TileGraph& tg, const Schedule& s);
+
+// Writes the notes every Welder experiment shares (which algorithm ran, the open choices).
+void note_common_choices(ExperimentContext& ctx, const WelderArch& arch);
+
+// Experiment bodies.
+void run_fig2(ExperimentContext& ctx);   // §2 traffic example + Fig. 2
+void run_fig13(ExperimentContext& ctx);  // ablation
+void run_fig14(ExperimentContext& ctx);  // input-size sweep
+void run_fig1(ExperimentContext& ctx);
+void run_end_to_end(ExperimentContext& ctx, const std::string& fig);  // Figs. 9-12, 15
+void run_table3(ExperimentContext& ctx);
+void run_table4(ExperimentContext& ctx);
+void run_table5(ExperimentContext& ctx);
+void run_table6(ExperimentContext& ctx);
+void run_table7(ExperimentContext& ctx);
+
+}  // namespace dgs::welder

@@ -1,0 +1,159 @@
+// Fig. 13: the ablation (Ansor-like, Welder-none, Welder-base, Welder) on NAFNet, ViT and Swin-T,
+// FP32, batch 64: latency, kernels, global memory transactions and IRS.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/report/report.h"
+#include "reproductions/welder/experiments.h"
+
+namespace dgs::welder {
+
+namespace {
+
+struct Fig13Model {
+  std::string zoo;
+  std::string label;
+};
+
+// Models: artifact artifacts/Figure13 (NAFNet/64, vit/64, swin/64); the paper does not name them.
+const std::vector<Fig13Model> kFig13Models = {
+    {"nafnet", "NAFNet"}, {"vit_s32", "ViT"}, {"swin_t", "Swin-T"}};
+const std::vector<Variant> kFig13Variants = {Variant::AnsorLike, Variant::None, Variant::Base,
+                                             Variant::Welder};
+constexpr int64_t kFig13Batch = 64;
+// Tolerance of the claims, in percentage points of reduction (and 0.5x on speedups): the model
+// is analytic, the paper's numbers are measured on a V100.
+constexpr double kReductionTolPct = 15;
+constexpr double kSpeedupTol = 0.5;
+
+double reduction_pct(double from, double to) {
+  return from > 0 ? 100.0 * (1.0 - to / from) : 0;
+}
+
+}  // namespace
+
+void run_fig13(ExperimentContext& ctx) {
+  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  note_common_choices(ctx, arch);
+  ctx.note(
+      "models (artifact artifacts/Figure13): NAFNet (width 16, 256x256), ViT-S/32 and Swin-T "
+      "(224x224), batch 64, FP32; the paper's text does not name them");
+  ctx.note(
+      "averages: arithmetic mean over the three models of the per-model reductions "
+      "(the paper says 'averaged' without saying how)");
+  std::vector<Fig13Model> models = kFig13Models;
+  if (!ctx.options().model.empty()) models = {{ctx.options().model, ctx.options().model}};
+  ZooOptions zo;
+  zo.batch = kFig13Batch;
+  Table t({"model", "variant", "latency_ms", "kernels", "transactions_M", "irs_mib", "algorithm"});
+  t.precision = 4;
+  // metrics[model][variant]
+  std::map<std::string, std::map<Variant, PlanMetrics>> m;
+  Table groups = group_table();
+  for (const auto& fm : models) {
+    const TileGraph tg = model_tile_graph(fm.zoo, zo);
+    const auto scheds = run_variants(tg, arch, kFig13Variants);
+    for (const auto& s : scheds) {
+      add_group_rows(groups, fm.label, tg, s);
+      if (s.variant == Variant::Welder) {  // the plan, for any evaluator of the suite
+        const Plan plan = to_plan(s, tg, tg.name);
+        plan.check(*tg.source);
+        ctx.emit_file("_plan_" + fm.zoo + ".json", plan_to_json(plan, *tg.source));
+      }
+      m[fm.label][s.variant] = s.metrics;
+      t.add_row({fm.label, variant_name(s.variant), s.metrics.latency_ms,
+                 int64_t{s.metrics.kernels}, s.metrics.transactions / 1e6, s.metrics.irs_mib,
+                 s.algorithm});
+    }
+  }
+  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), model mode, " + arch.name, t);
+  ctx.emit_file("_kernels.csv", to_csv(groups));
+
+  // Picture: four panels.
+  std::vector<std::string> panels;
+  const char* metric_names[4] = {"Latency (ms)", "GPU kernels", "Global memory transactions (M)",
+                                 "IRS (MiB)"};
+  for (int k = 0; k < 4; ++k) {
+    BarChart c;
+    c.title = metric_names[k];
+    c.y_label = metric_names[k];
+    for (const auto& fm : models) c.categories.push_back(fm.label);
+    for (Variant v : kFig13Variants) {
+      Series s;
+      s.name = variant_name(v);
+      for (const auto& fm : models) {
+        const PlanMetrics& pm = m[fm.label][v];
+        const double vals[4] = {pm.latency_ms, static_cast<double>(pm.kernels),
+                                pm.transactions / 1e6, pm.irs_mib};
+        s.values.push_back(vals[k]);
+      }
+      c.series.push_back(s);
+    }
+    panels.push_back(bar_chart_svg(c, 480, 320));
+  }
+  ctx.emit_svg(panels_svg(panels, 2));
+
+  // Claims: mean of per-model reductions.
+  auto mean_red = [&](Variant from, Variant to, int metric) {
+    double sum = 0;
+    for (const auto& fm : models) {
+      const PlanMetrics& a = m[fm.label][from];
+      const PlanMetrics& b = m[fm.label][to];
+      const double av[4] = {a.latency_ms, static_cast<double>(a.kernels), a.transactions,
+                            a.irs_mib};
+      const double bv[4] = {b.latency_ms, static_cast<double>(b.kernels), b.transactions,
+                            b.irs_mib};
+      sum += reduction_pct(av[metric], bv[metric]);
+    }
+    return sum / static_cast<double>(models.size());
+  };
+  const PaperData pd = PaperData::load("welder", "fig13.csv");
+  auto paper = [&](const std::string& cmp, const std::string& metric) {
+    auto v = pd.value({{"comparison", cmp}, {"metric", metric}}, "value");
+    if (!v) throw Error("data/welder/fig13.csv: no value for " + cmp + "/" + metric);
+    return *v;
+  };
+  auto src = [&](const std::string& cmp, const std::string& metric) {
+    return pd.source({{"comparison", cmp}, {"metric", metric}});
+  };
+  std::vector<Claim> claims;
+  const char* keys[4] = {"latency_reduction", "kernel_reduction", "transaction_reduction",
+                         "irs_reduction"};
+  const char* what[4] = {"latency", "kernel count", "global memory transactions", "IRS"};
+  for (int k = 0; k < 4; ++k)
+    claims.push_back(
+        {std::string("Welder-base vs Welder-none: ") + what[k] + " reduction (mean of per-model)",
+         src("base_vs_none", keys[k]), paper("base_vs_none", keys[k]),
+         mean_red(Variant::None, Variant::Base, k), kReductionTolPct, "%"});
+  {
+    double sum = 0;
+    for (const auto& fm : models)
+      sum += m[fm.label][Variant::None].latency_ms / m[fm.label][Variant::Base].latency_ms;
+    claims.push_back({"Welder-base vs Welder-none: mean speedup", src("base_vs_none", "speedup"),
+                      paper("base_vs_none", "speedup"), sum / static_cast<double>(models.size()),
+                      kSpeedupTol, "x"});
+  }
+  for (int k = 0; k < 4; ++k)
+    claims.push_back(
+        {std::string("Welder vs Welder-base: ") + what[k] + " reduction (mean of per-model)",
+         src("welder_vs_base", keys[k]), paper("welder_vs_base", keys[k]),
+         mean_red(Variant::Base, Variant::Welder, k), kReductionTolPct, "%"});
+  {
+    double mx = 0;
+    for (const auto& fm : models)
+      mx = std::max(
+          mx, m[fm.label][Variant::Base].latency_ms / m[fm.label][Variant::Welder].latency_ms);
+    claims.push_back({"Welder vs Welder-base: largest per-model speedup",
+                      src("welder_vs_base", "max_speedup"), paper("welder_vs_base", "max_speedup"),
+                      mx, kSpeedupTol, "x"});
+  }
+  for (int k = 0; k < 4; ++k)
+    claims.push_back({std::string("Ansor-like vs Welder-base: ") + what[k] +
+                          " difference (mean of per-model; paper: 'similar')",
+                      "§5.2 Ablation (Fig. 13): the metrics of WELDER-base is similar to Ansor", 0,
+                      mean_red(Variant::AnsorLike, Variant::Base, k), kReductionTolPct, "%"});
+  ctx.emit_claims(claims);
+}
+
+}  // namespace dgs::welder

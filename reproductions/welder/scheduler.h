@@ -1,0 +1,65 @@
+#pragma once
+// Welder's two-step scheduler (OSDI'23 Fig. 7) and the ablation variants of Fig. 13.
+//
+//  * Welder-none: one kernel per operator (layout-only operators are views and launch none);
+//    every operator still gets its own best tile (intra-operator schedule).
+//  * Welder-base: edges may be connected at the register level only (compute_inline): the
+//    consumer reads the producer's tile element for element, or the producer is injective and is
+//    inlined into the consumer; a register-connected component holds at most one reduction.
+//  * Welder: register and shared-memory levels.
+//  * Ansor-like: rule-based fusion (an anchor operator and the chain of element-wise operators
+//    after it, each with a single consumer), no search over connection levels.
+//
+// The graph-connecting step is the paper's Fig. 7 loop (not the artifact's greedy group growth):
+// operators in topological order, each out-edge tries every memory level the variant allows; the
+// "profile" of a level is the analytic latency of the best of the top-k tile configurations of
+// every kernel the edge touches (the producer's and the consumer's group under that connection).
+#include <string>
+#include <vector>
+
+#include "common/plan/plan.h"
+#include "reproductions/welder/cost_model.h"
+
+namespace dgs::welder {
+
+enum class Variant { None, Base, Welder, AnsorLike };
+std::string variant_name(Variant v);  // "Welder-none", "Welder-base", "Welder", "Ansor-like"
+
+struct ScheduleOptions {
+  Variant variant = Variant::Welder;
+  SearchLimits limits;
+};
+
+struct ScheduledGroup {
+  KernelGroup group;
+  GroupResult result;
+};
+
+struct PlanMetrics {
+  int kernels = 0;          // groups that launch a kernel
+  double transactions = 0;  // 32-B global-memory transactions
+  double irs_mib = 0;       // bytes kernels write to global memory, MiB
+  double latency_ms = 0;    // sum of kernel latencies (analytic)
+};
+
+struct Schedule {
+  Variant variant = Variant::Welder;
+  std::string algorithm;               // which connecting algorithm ran
+  std::vector<ScheduledGroup> groups;  // in a topological order
+  PlanMetrics metrics;
+  int subgraphs_tuned = 0;        // distinct sub-graphs tiled (signature cache misses)
+  int64_t candidates_costed = 0;  // top-k configs profiled, summed over those sub-graphs
+  int64_t tiles_visited = 0;      // tiles propagated by the searches
+};
+
+Schedule schedule_graph(const TileGraph& g, const WelderArch& arch, const ScheduleOptions& opt);
+
+// Whether edge producer->consumer may be connected at the register level.
+bool register_eligible(const TileGraph& g, int producer, int consumer);
+
+// The schedule as a dgs::Plan: one stage per group (layout-only groups carry params
+// {"kernels": 0}), a Fused task with its kept tensors and tile. `graph` must be the graph the
+// tile-graph was built from (tensor and op indices refer to it).
+Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name);
+
+}  // namespace dgs::welder

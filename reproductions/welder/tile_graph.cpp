@@ -1,0 +1,242 @@
+#include "reproductions/welder/tile_graph.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "common/graph/analysis.h"
+
+namespace dgs::welder {
+
+int TileGraph::add_tensor(TileTensor t) {
+  tensors.push_back(std::move(t));
+  return static_cast<int>(tensors.size()) - 1;
+}
+
+int TileGraph::add_op(TileOp op) {
+  const int id = static_cast<int>(ops.size());
+  for (const auto& in : op.inputs) {
+    auto& cons = tensors.at(static_cast<size_t>(in.tensor)).consumers;
+    if (std::find(cons.begin(), cons.end(), id) == cons.end()) cons.push_back(id);
+  }
+  tensors.at(static_cast<size_t>(op.output)).producer = id;
+  ops.push_back(std::move(op));
+  return id;
+}
+
+namespace {
+
+int64_t clip(int64_t v, int64_t hi) {
+  return std::max<int64_t>(1, std::min(v, hi));
+}
+
+}  // namespace
+
+std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
+                                  const std::vector<int64_t>& space_tile,
+                                  const std::vector<int64_t>& reduce_tile) {
+  const InputAccess& in = op.inputs.at(static_cast<size_t>(k));
+  const Shape& shape = g.tensors[in.tensor].shape;
+  if (in.custom) {
+    // Concat, Reshape-like, Resize, DepthToSpace, ConvTranspose, ...: the shared iteration
+    // spaces compute the region (common/graph/iteration_space.h).
+    Region tile;
+    for (size_t d = 0; d < op.space.size(); ++d)
+      tile.push_back({0, std::max<int64_t>(1, std::min(space_tile[d], op.space[d]))});
+    const auto regions = input_regions(*g.source, op.graph_op, tile, op.output_index);
+    const Region& r = regions.at(static_cast<size_t>(in.graph_input));
+    std::vector<int64_t> out(shape.size(), 1);
+    for (size_t d = 0; d < r.size() && d < out.size(); ++d) out[d] = clip(r[d].size(), shape[d]);
+    return out;
+  }
+  std::vector<int64_t> region(shape.size(), 1);
+  const size_t ns = op.space.size();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const DimAccess& a = in.dims[d];
+    if (a.full) {
+      region[d] = shape[d];
+      continue;
+    }
+    int64_t span = 1;
+    for (const AffineTerm& t : a.terms) {
+      const size_t ax = static_cast<size_t>(t.axis);
+      const int64_t ext = ax < ns ? std::min(space_tile[ax], op.space[ax])
+                                  : std::min(reduce_tile[ax - ns], op.reduce[ax - ns]);
+      span +=
+          std::llabs(t.coef) * (t.divisor == 1 ? ext - 1 : (ext - 1 + t.divisor - 1) / t.divisor);
+    }
+    int64_t r = a.divisor == 1 ? span : (span - 1) / a.divisor + 2;
+    r += a.extra;
+    region[d] = clip(r, shape[d]);
+  }
+  return region;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-built graphs
+// ---------------------------------------------------------------------------------------------
+int add_tensor(TileGraph& g, const std::string& name, const Shape& shape, bool param,
+               int64_t elem_bytes) {
+  TileTensor t;
+  t.name = name;
+  t.shape = shape;
+  t.param = param;
+  t.graph_input = !param;
+  t.elem_bytes = elem_bytes;
+  return g.add_tensor(std::move(t));
+}
+
+namespace {
+// Right-aligned NumPy broadcasting of an input of shape `in` against output axes [0, out_rank).
+InputAccess broadcast_access(int tensor, const Shape& in, size_t out_rank, const Shape& out) {
+  InputAccess a;
+  a.tensor = tensor;
+  const size_t off = out_rank - in.size();
+  for (size_t d = 0; d < in.size(); ++d) {
+    DimAccess da;
+    if (!(in[d] == 1 && out[off + d] != 1)) da.terms.push_back({static_cast<int>(off + d), 1});
+    a.dims.push_back(da);
+  }
+  return a;
+}
+
+int new_output(TileGraph& g, const std::string& name, const Shape& shape, int64_t eb) {
+  TileTensor t;
+  t.name = name + ":0";
+  t.shape = shape;
+  t.elem_bytes = eb;
+  return g.add_tensor(std::move(t));
+}
+}  // namespace
+
+int add_elementwise(TileGraph& g, const std::string& name, const std::vector<int>& inputs,
+                    const Shape& shape, double flops_per_elem) {
+  TileOp op;
+  op.name = name;
+  op.type = "Elementwise";
+  op.space = shape;
+  for (int t : inputs)
+    op.inputs.push_back(broadcast_access(t, g.tensors[t].shape, shape.size(), shape));
+  op.output = new_output(g, name, shape, g.tensors[inputs.at(0)].elem_bytes);
+  op.flops = flops_per_elem * static_cast<double>(numel(shape));
+  return g.add_op(std::move(op));
+}
+
+int add_matmul(TileGraph& g, const std::string& name, int a, int b) {
+  const Shape as = g.tensors[a].shape;
+  const Shape bs = g.tensors[b].shape;
+  if (as.size() < 2 || bs.size() != 2 || as.back() != bs[0])
+    throw Error("welder matmul '" + name + "': shapes " + shape_str(as) + " x " + shape_str(bs) +
+                " do not match; expected [..,M,K] x [K,N]");
+  TileOp op;
+  op.name = name;
+  op.type = "MatMul";
+  op.space = as;
+  op.space.back() = bs[1];
+  op.reduce = {as.back()};
+  const int r = static_cast<int>(op.space.size());
+  InputAccess ia;
+  ia.tensor = a;
+  for (size_t d = 0; d + 1 < as.size(); ++d) ia.dims.push_back({{{static_cast<int>(d), 1}}});
+  ia.dims.push_back({{{r, 1}}});
+  InputAccess ib;
+  ib.tensor = b;
+  ib.dims.push_back({{{r, 1}}});
+  ib.dims.push_back({{{r - 1, 1}}});
+  op.inputs = {ia, ib};
+  op.output = new_output(g, name, op.space, g.tensors[a].elem_bytes);
+  op.flops = 2.0 * static_cast<double>(numel(op.space)) * static_cast<double>(as.back());
+  return g.add_op(std::move(op));
+}
+
+int add_softmax(TileGraph& g, const std::string& name, int x) {
+  const Shape s = g.tensors[x].shape;
+  TileOp op;
+  op.name = name;
+  op.type = "Softmax";
+  op.space = s;
+  op.reduce = {s.back()};
+  InputAccess ia;
+  ia.tensor = x;
+  for (size_t d = 0; d + 1 < s.size(); ++d) ia.dims.push_back({{{static_cast<int>(d), 1}}});
+  DimAccess row;
+  row.full = true;
+  ia.dims.push_back(row);
+  op.inputs = {ia};
+  op.output = new_output(g, name, s, g.tensors[x].elem_bytes);
+  op.flops = 5.0 * static_cast<double>(numel(s));
+  return g.add_op(std::move(op));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversion from dgs::Graph: the shared iteration spaces (common/graph/iteration_space.h)
+// ---------------------------------------------------------------------------------------------
+TileGraph build_tile_graph(const Graph& graph) {
+  TileGraph tg;
+  tg.name = graph.name;
+  tg.source = std::make_shared<const Graph>(graph);
+  const Graph& g = *tg.source;
+  std::vector<int> tmap(static_cast<size_t>(g.num_tensors()), -1);
+  auto map_tensor = [&](int t) {
+    if (tmap[t] >= 0) return tmap[t];
+    const Tensor& src = g.tensor(t);
+    TileTensor tt;
+    tt.name = src.name;
+    tt.shape = src.shape;
+    tt.elem_bytes = dtype_size(src.dtype);
+    tt.param = src.is_param();
+    tt.graph_input = src.role == TensorRole::Input;
+    tt.graph_output = src.role == TensorRole::Output;
+    tt.graph_tensor = t;
+    tmap[t] = tg.add_tensor(std::move(tt));
+    return tmap[t];
+  };
+  for (int oi : g.topo_order()) {
+    const Op& o = g.op(oi);
+    const double flops = static_cast<double>(op_cost(g, oi).flops);
+    for (size_t out = 0; out < o.outputs.size(); ++out) {
+      if (o.outputs[out] < 0) continue;
+      if (o.kind == OpKind::Dropout && out > 0) continue;  // the mask output
+      const IterationSpace is = iteration_space(g, oi, static_cast<int>(out));
+      TileOp op;
+      op.name = out == 0 ? o.name : o.name + "#" + std::to_string(out);
+      op.type = std::string(op_kind_name(o.kind));
+      op.graph_op = oi;
+      op.output_index = static_cast<int>(out);
+      op.space = is.output_axes;
+      for (const auto& r : is.reduction_axes) op.reduce.push_back(r.extent);
+      op.layout_only = is_layout_only(o.kind);
+      op.flops = flops / static_cast<double>(o.outputs.size());
+      const int ns = static_cast<int>(op.space.size());
+      for (size_t k = 0; k < o.inputs.size(); ++k) {
+        const int t = o.inputs[k];
+        if (t < 0 || is.inputs[k].kind == dgs::InputAccess::Kind::Omitted) continue;
+        const Tensor& src = g.tensor(t);
+        // Shape-determining constants and folded scalar constants are not loaded by a kernel.
+        if (src.role == TensorRole::Constant && (!src.int_data.empty() || numel(src.shape) <= 1))
+          continue;
+        InputAccess a;
+        a.tensor = map_tensor(t);
+        a.graph_input = static_cast<int>(k);
+        if (is.inputs[k].kind == dgs::InputAccess::Kind::Custom) {
+          a.custom = true;
+        } else {
+          for (const AxisIndex& ax : is.inputs[k].dims) {
+            DimAccess d;
+            d.full = ax.full;
+            d.offset = ax.offset;
+            for (const IndexTerm& it : ax.terms)
+              d.terms.push_back({it.reduction ? ns + it.axis : it.axis, it.coef, it.divisor});
+            a.dims.push_back(std::move(d));
+          }
+        }
+        op.inputs.push_back(std::move(a));
+      }
+      op.output = map_tensor(o.outputs[out]);
+      tg.add_op(std::move(op));
+    }
+  }
+  return tg;
+}
+
+}  // namespace dgs::welder

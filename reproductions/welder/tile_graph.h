@@ -1,0 +1,108 @@
+#pragma once
+// Welder's tile-graph (OSDI'23 §3.1): operator-tiles over iteration spaces, tile propagation from
+// an output tile back to every input tile, and the producer-consumer edges along which tiles are
+// connected at a memory level.
+//
+// Each operator is described by its iteration space, taken from the suite's shared iteration
+// spaces (common/graph/iteration_space.h): output (space) axes, reduction axes, and for each
+// input the quasi-affine index map, evaluated here by interval arithmetic on a tile anchored at
+// the origin (the tile the traffic model costs); maps the shared code marks Custom (Concat,
+// Reshape, Resize, DepthToSpace, ConvTranspose, ...) are answered by its input_regions().
+// Hand-built graphs (tests, the §2 example) state their affine maps directly.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/graph/graph.h"
+#include "common/graph/iteration_space.h"
+
+namespace dgs::welder {
+
+// One term of an affine index expression: coef * iterator[axis]. Axes number the op's space axes
+// first (0..space.size()-1), then its reduction axes.
+struct AffineTerm {
+  int axis = 0;
+  int64_t coef = 1;
+  int64_t divisor = 1;  // coef * floor(axis / divisor)
+};
+
+// How one input dimension is indexed: floor((sum_i coef_i*axis_i + offset) / divisor) + [0, extra].
+// `full` marks a conservative whole-dimension access (Softmax row, Gather table, Concat).
+struct DimAccess {
+  std::vector<AffineTerm> terms;
+  int64_t offset = 0;
+  int64_t divisor = 1;
+  int64_t extra = 0;
+  bool full = false;
+};
+
+struct InputAccess {
+  int tensor = -1;              // index into TileGraph::tensors
+  std::vector<DimAccess> dims;  // one per input dimension
+  bool custom = false;          // region from the shared iteration spaces (needs the source graph)
+  int graph_input = -1;         // which input of the source op
+};
+
+struct TileTensor {
+  std::string name;
+  Shape shape;
+  int64_t elem_bytes = 4;
+  bool param = false;     // weight or constant: always read from global memory
+  int graph_tensor = -1;  // the dgs::Graph tensor (-1 for hand-built graphs)
+  bool graph_input = false;
+  bool graph_output = false;
+  int producer = -1;           // tile op index
+  std::vector<int> consumers;  // tile op indices
+  int64_t bytes() const { return numel(shape) * elem_bytes; }
+};
+
+struct TileOp {
+  std::string name;
+  std::string type;            // ONNX op type (or a hand-built name)
+  int graph_op = -1;           // the dgs::Graph op it comes from (-1 for hand-built graphs)
+  int output_index = 0;        // which output of that op
+  int output = -1;             // tensor index
+  std::vector<int64_t> space;  // output extents
+  std::vector<int64_t> reduce;
+  std::vector<InputAccess> inputs;
+  double flops = 0;          // for the whole op
+  bool layout_only = false;  // Reshape & co.: a view, launches no kernel
+  bool is_reduction() const { return !reduce.empty(); }
+  // Injective: no reduction axis (element-wise, broadcast, transpose, slice, ...).
+  bool injective() const { return reduce.empty(); }
+};
+
+struct TileGraph {
+  std::string name;
+  std::shared_ptr<const Graph> source;  // the graph it was built from (null if hand-built)
+  std::vector<TileTensor> tensors;
+  std::vector<TileOp> ops;  // in a topological order
+  int add_tensor(TileTensor t);
+  int add_op(TileOp op);  // links producer/consumers; inputs must exist
+  // Consumers of op `p`'s output inside the graph.
+  const std::vector<int>& consumers_of(int p) const { return tensors[ops[p].output].consumers; }
+};
+
+// The region (extent per input dimension) of input `k` of `op` needed to compute an output tile
+// with extents `space_tile` (clipped to the output) when the reduction axes span `reduce_tile`.
+std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
+                                  const std::vector<int64_t>& space_tile,
+                                  const std::vector<int64_t>& reduce_tile);
+
+// Converts a dgs::Graph into a tile-graph: one TileOp per operator output (layout-only operators
+// are views); iteration spaces from common/graph/iteration_space.h, FLOPs from analysis.h.
+TileGraph build_tile_graph(const Graph& g);
+
+// Hand-built graphs (tests, the §2 example): element-wise op over `shape` reading `inputs`
+// with NumPy broadcasting.
+int add_elementwise(TileGraph& g, const std::string& name, const std::vector<int>& inputs,
+                    const Shape& shape, double flops_per_elem = 1);
+// C[.., M, N] = A[.., M, K] x B[K, N] (B shared by every batch row).
+int add_matmul(TileGraph& g, const std::string& name, int a, int b);
+// Softmax over the last axis.
+int add_softmax(TileGraph& g, const std::string& name, int x);
+int add_tensor(TileGraph& g, const std::string& name, const Shape& shape, bool param,
+               int64_t elem_bytes = 4);
+
+}  // namespace dgs::welder

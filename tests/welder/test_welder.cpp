@@ -1,0 +1,250 @@
+// Tests of the Welder reproduction: the §2 traffic example, tile propagation on the shared
+// iteration spaces, the transaction count, the variants on hand-checked two-operator graphs, the
+// multi-output consistency check, and fused-group equality with the CPU reference executor.
+#include <gtest/gtest.h>
+
+#include "common/exec/executor.h"
+#include "models/builder.h"
+#include "models/zoo.h"
+#include "reproductions/welder/cost_model.h"
+#include "reproductions/welder/fused_exec.h"
+#include "reproductions/welder/scheduler.h"
+#include "reproductions/welder/tile_graph.h"
+
+namespace dgs::welder {
+namespace {
+
+// §2: A [98304x64], B [64x128], C = A.B kept in shared memory, D = Softmax(C).
+struct MatmulSoftmax {
+  TileGraph g;
+  int mm = -1, sm = -1;
+  KernelGroup fused;
+  MatmulSoftmax() {
+    const int a = add_tensor(g, "A", {98304, 64}, false);
+    const int b = add_tensor(g, "B", {64, 128}, true);
+    mm = add_matmul(g, "matmul", a, b);
+    sm = add_softmax(g, "softmax", g.ops[mm].output);
+    g.tensors[g.ops[sm].output].graph_output = true;
+    fused.ops = {mm, sm};
+    fused.edges[{mm, sm}] = Conn::Shared;
+  }
+};
+
+TEST(WelderTraffic, Section2ExampleFourRowTile) {
+  MatmulSoftmax s;
+  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {4, 128});
+  ASSERT_TRUE(c.valid) << c.why;
+  EXPECT_EQ(c.tile_bytes, 35840.0);  // (4*64 + 64*128 + 4*128) * 4
+  EXPECT_EQ(c.grid, 24576);
+  EXPECT_EQ(c.tile_bytes * static_cast<double>(c.grid), 840.0 * 1024 * 1024);
+}
+
+TEST(WelderTraffic, Section2ExampleSixteenRowTile) {
+  MatmulSoftmax s;
+  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {16, 128});
+  ASSERT_TRUE(c.valid) << c.why;
+  EXPECT_EQ(c.tile_bytes, 45056.0);
+  EXPECT_EQ(c.grid, 6144);
+  EXPECT_EQ(c.tile_bytes * static_cast<double>(c.grid), 264.0 * 1024 * 1024);
+}
+
+TEST(WelderTraffic, PartialSoftmaxRowIsNotAligned) {
+  // A [16x64] tile of the softmax needs whole C rows: the matmul's tile grid differs.
+  MatmulSoftmax s;
+  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {16, 64});
+  EXPECT_FALSE(c.valid);
+  EXPECT_NE(c.why.find("aligned"), std::string::npos) << c.why;
+}
+
+TEST(WelderTraffic, SectorsCountUncoalescedRuns) {
+  // A [4x3] region of a [100x100] FP32 tensor: 4 runs of 12 B, one 32-B sector each.
+  EXPECT_EQ(sector_count({4, 3}, {100, 100}, 4, 32), 4.0);
+  // A whole [4x100] block is one 1600-B run: 50 sectors.
+  EXPECT_EQ(sector_count({4, 100}, {100, 100}, 4, 32), 50.0);
+  // Reads are costed in 128-B transactions: a 12-B run costs 128 B.
+  EXPECT_EQ(coalesced_bytes({4, 3}, {100, 100}, 4, 128), 4 * 128.0);
+}
+
+TEST(WelderPropagation, ConvStrideTwoNeedsHalo) {
+  ModelBuilder b("conv", DType::F32);
+  int x = b.input("x", {1, 8, 32, 32});
+  x = b.conv2d(x, 16, 3, 2, 1, 1, true, "conv");
+  const TileGraph tg = build_tile_graph(b.finish({x}));
+  ASSERT_EQ(tg.ops.size(), 1u);
+  const auto r = input_region(tg, tg.ops[0], 0, {1, 4, 4, 4}, tg.ops[0].reduce);
+  // (4-1)*2 + 3 = 9 rows and columns, all 8 input channels.
+  EXPECT_EQ(r, (std::vector<int64_t>{1, 8, 9, 9}));
+  const auto w = input_region(tg, tg.ops[0], 1, {1, 4, 4, 4}, tg.ops[0].reduce);
+  EXPECT_EQ(w, (std::vector<int64_t>{4, 8, 3, 3}));
+}
+
+TEST(WelderPropagation, ConvMaxPoolReuseTile) {
+  // Paper Fig. 4/§3.2: a [1x1xF] MaxPool output tile needs a [2x2xF] reuse tile of the Conv.
+  ModelBuilder b("conv_pool", DType::F32);
+  int x = b.input("x", {1, 4, 8, 8});
+  x = b.relu(b.conv2d(x, 16, 3, 1, 1, 1, true, "conv"), "relu");
+  x = b.max_pool2d(x, 2, 2, 0, false, "pool");
+  const TileGraph tg = build_tile_graph(b.finish({x}));
+  ASSERT_EQ(tg.ops.size(), 3u);
+  KernelGroup k;
+  k.ops = {0, 1, 2};
+  k.edges[{0, 1}] = Conn::Register;
+  k.edges[{1, 2}] = Conn::Shared;
+  const auto pool_in = input_region(tg, tg.ops[2], 0, {1, 16, 1, 1}, tg.ops[2].reduce);
+  EXPECT_EQ(pool_in, (std::vector<int64_t>{1, 16, 2, 2}));
+  const TileConfig c = evaluate_tile(tg, k, v100_arch(), {1, 16, 1, 1});
+  ASSERT_TRUE(c.valid) << c.why;
+  EXPECT_EQ(c.grid, 16);  // 4x4 pooled positions
+}
+
+TEST(WelderPropagation, InconsistentOutputsAreNotConnected) {
+  // Two outputs of different shapes (a row reduction and the element-wise op beside it) cannot
+  // share one output tile: the group is rejected.
+  TileGraph g;
+  const int x = add_tensor(g, "x", {64, 32}, false);
+  const int e = add_elementwise(g, "exp", {x}, {64, 32});
+  TileOp red;
+  red.name = "rowsum";
+  red.type = "ReduceSum";
+  red.space = {64, 1};
+  red.reduce = {32};
+  InputAccess ia;
+  ia.tensor = g.ops[e].output;
+  ia.dims = {DimAccess{{{0, 1, 1}}, 0, 1, 0, false}, DimAccess{{{2, 1, 1}}, 0, 1, 0, false}};
+  red.inputs = {ia};
+  red.output = add_tensor(g, "rowsum:0", {64, 1}, false);
+  g.tensors[red.output].graph_input = false;
+  const int r = g.add_op(red);
+  const int e2 = add_elementwise(g, "neg", {g.ops[e].output}, {64, 32});
+  g.tensors[g.ops[r].output].graph_output = true;
+  g.tensors[g.ops[e2].output].graph_output = true;
+  KernelGroup k;
+  k.ops = {e, r, e2};
+  const TileConfig c = evaluate_tile(g, k, v100_arch(), {8, 32});
+  EXPECT_FALSE(c.valid);
+  EXPECT_NE(c.why.find("inconsistent"), std::string::npos) << c.why;
+}
+
+// Hand-checked two-operator graph: C = A.B, D = Relu(C), A [4096x64], B [64x64].
+struct MatmulRelu {
+  TileGraph g;
+  int mm = -1, relu = -1;
+  MatmulRelu() {
+    const int a = add_tensor(g, "A", {4096, 64}, false);
+    const int b = add_tensor(g, "B", {64, 64}, true);
+    mm = add_matmul(g, "matmul", a, b);
+    relu = add_elementwise(g, "relu", {g.ops[mm].output}, {4096, 64});
+    g.tensors[g.ops[relu].output].graph_output = true;
+  }
+};
+
+double expected_sectors(const TileGraph& g, const std::vector<int64_t>& t, bool fused) {
+  // Per tile: A [t0 x 64] (one run of t0*256 B), B [64x64] whole, output [t0 x t1].
+  const double a = sector_count({t[0], 64}, {4096, 64}, 4, 32);
+  const double b = sector_count({64, t[1]}, {64, 64}, 4, 32);
+  const double o = sector_count({t[0], t[1]}, {4096, 64}, 4, 32);
+  const double tiles = static_cast<double>((4096 / t[0]) * (64 / t[1]));
+  (void)g;
+  return tiles * (a + b + o) + (fused ? 0.0 : 0.0);
+}
+
+TEST(WelderVariants, TwoOperatorMetrics) {
+  MatmulRelu m;
+  const WelderArch arch = v100_arch();
+  const double c_mib = 4096.0 * 64 * 4 / (1024 * 1024);  // 1 MiB each for C and D
+  for (Variant v : {Variant::None, Variant::Base, Variant::Welder, Variant::AnsorLike}) {
+    ScheduleOptions o;
+    o.variant = v;
+    const Schedule s = schedule_graph(m.g, arch, o);
+    if (v == Variant::None) {
+      EXPECT_EQ(s.metrics.kernels, 2);
+      EXPECT_DOUBLE_EQ(s.metrics.irs_mib, 2 * c_mib);  // C and D written
+    } else {
+      EXPECT_EQ(s.metrics.kernels, 1) << variant_name(v);
+      EXPECT_DOUBLE_EQ(s.metrics.irs_mib, c_mib) << variant_name(v);  // only D
+      ASSERT_EQ(s.groups.size(), 1u);
+      const auto& e = s.groups[0].group.edges;
+      ASSERT_EQ(e.count({m.mm, m.relu}), 1u);
+      EXPECT_EQ(e.at({m.mm, m.relu}), Conn::Register) << variant_name(v);
+      // Transactions: A and B tiles read, D tiles written, per tile, times the number of tiles.
+      EXPECT_DOUBLE_EQ(s.metrics.transactions,
+                       expected_sectors(m.g, s.groups[0].result.best.tile, true));
+    }
+  }
+}
+
+TEST(WelderVariants, SoftmaxNeedsSharedMemory) {
+  // Softmax is a reduction: the register level cannot connect it to the matmul; the shared
+  // level can (the §2 pattern). Welder-base: 2 kernels; Welder: 1 kernel with C in shared memory.
+  TileGraph g;
+  const int a = add_tensor(g, "A", {8192, 64}, false);
+  const int b = add_tensor(g, "B", {64, 128}, true);
+  const int mm = add_matmul(g, "matmul", a, b);
+  const int sm = add_softmax(g, "softmax", g.ops[mm].output);
+  g.tensors[g.ops[sm].output].graph_output = true;
+  const WelderArch arch = v100_arch();
+  ScheduleOptions o;
+  o.variant = Variant::Base;
+  EXPECT_EQ(schedule_graph(g, arch, o).metrics.kernels, 2);
+  o.variant = Variant::Welder;
+  const Schedule s = schedule_graph(g, arch, o);
+  ASSERT_EQ(s.metrics.kernels, 1);
+  EXPECT_EQ(s.groups[0].group.edges.at({mm, sm}), Conn::Shared);
+  EXPECT_EQ(s.groups[0].result.best.tile.back(), 128);  // whole softmax rows
+  EXPECT_LE(s.groups[0].result.best.smem, arch.smem_per_block);
+}
+
+TEST(WelderVariants, PlanHasOneStagePerGroup) {
+  ModelBuilder b("mlp", DType::F32);
+  int x = b.input("x", {256, 64});
+  x = b.relu(b.linear(x, 64, false, "fc0"), "relu0");
+  x = b.linear(x, 3, false, "fc1");
+  const Graph gr = b.finish({x});
+  const TileGraph tg = build_tile_graph(gr);
+  ScheduleOptions o;
+  o.variant = Variant::Welder;
+  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  const Plan p = to_plan(s, tg, gr.name);
+  p.check(gr);
+  EXPECT_EQ(p.stages.size(), s.groups.size());
+  EXPECT_EQ(s.metrics.kernels, 1);  // Dot Relu Dot: one kernel (Table 4's NeRF pattern)
+}
+
+// Fused-group equality: every multi-operator kernel Welder forms, run tile by tile, equals the
+// unfused graph on random inputs.
+void check_fused_groups(const std::string& model, const ZooOptions& zo, size_t max_groups) {
+  const Graph g = build_zoo_model(model, zo);
+  const TileGraph tg = build_tile_graph(g);
+  ScheduleOptions o;
+  o.variant = Variant::Welder;
+  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  const TensorValues ref = run_graph(g, {}, /*seed=*/7);
+  size_t checked = 0;
+  for (const auto& sg : s.groups) {
+    if (sg.group.ops.size() < 2 || !sg.result.launches) continue;
+    const auto got = run_group_tiled(tg, sg.group, sg.result.best.tile, ref);
+    ASSERT_FALSE(got.empty());
+    for (const auto& [t, val] : got) {
+      const Comparison c = compare_tensors(val, ref.at(t));
+      EXPECT_TRUE(c.passed) << model << " kernel of '" << tg.ops[sg.group.ops.front()].name
+                            << "' tensor '" << g.tensor(t).name << "': " << c.str();
+    }
+    if (++checked == max_groups) break;
+  }
+  EXPECT_GE(checked, 2u) << model;
+}
+
+TEST(WelderFusedExecution, NafnetGroupsMatchReference) {
+  ZooOptions zo;
+  zo.image_size = 16;
+  check_fused_groups("nafnet", zo, 6);
+}
+
+TEST(WelderFusedExecution, VitGroupsMatchReference) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  check_fused_groups("vit_s32", zo, 6);
+}
+
+}  // namespace
+}  // namespace dgs::welder
