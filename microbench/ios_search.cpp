@@ -1,0 +1,110 @@
+// Search time of the IOS dynamic program (thesis §4.6.1; target: NasNet r=3,s=8
+// with the GPU model under 1 s on one core, Inception V3 under 50 ms) and the
+// GPU model's simulation rate.
+//   bench_ios_search --benchmark_out=ios_search.json
+//   --benchmark_out_format=json
+#include <benchmark/benchmark.h>
+
+#include "common/gpumodel/gpu_model.h"
+#include "common/hw/hardware.h"
+#include "models/zoo.h"
+#include "reproductions/ios/scheduler.h"
+
+namespace {
+
+using namespace dgs;
+using namespace dgs::ios;
+
+struct Loaded {
+  Graph graph;
+  Network net;
+  explicit Loaded(const std::string& m) : graph(build_zoo_model(m)) {
+    net = make_network(graph, default_part_rule(m));
+  }
+};
+
+const Loaded& loaded(const std::string& m) {
+  static std::map<std::string, std::unique_ptr<Loaded>> cache;
+  auto& p = cache[m];
+  if (!p) p = std::make_unique<Loaded>(m);
+  return *p;
+}
+
+// Full search with a fresh GPU-model cost (nothing cached between iterations).
+void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int r, int s) {
+  const Loaded& l = loaded(model);
+  const GpuSpec spec = load_gpu_spec("v100");
+  SearchStats stats;
+  int64_t sims = 0;
+  for (auto _ : state) {
+    GpuModelStageCost cost(spec);
+    benchmark::DoNotOptimize(ios_schedule(l.net, StrategySet::Both, Pruning{r, s}, cost, &stats));
+    sims = cost.simulations();
+  }
+  state.counters["transitions"] = static_cast<double>(stats.transitions);
+  state.counters["stages_costed"] = static_cast<double>(stats.stages_costed);
+  state.counters["simulations"] = static_cast<double>(sims);
+}
+
+// The DP alone, with a constant-time dummy cost (the authors' "dummy cost
+// model" comparison).
+class DummyCost : public StageCostModel {
+ public:
+  double stage_latency_us(const Network&, const IosStage& s) override {
+    return 1.0 + s.num_units() + 2.0 * static_cast<double>(s.groups.size());
+  }
+  std::string describe() const override { return "dummy"; }
+};
+
+void BM_IosSearchDummyCost(benchmark::State& state, const std::string& model) {
+  const Loaded& l = loaded(model);
+  SearchStats stats;
+  for (auto _ : state) {
+    DummyCost cost;
+    benchmark::DoNotOptimize(ios_schedule(l.net, StrategySet::Both, Pruning{3, 8}, cost, &stats));
+  }
+  state.counters["transitions"] = static_cast<double>(stats.transitions);
+}
+
+// GPU model simulation rate: a stage of the concurrent branches of NasNet's
+// first cell.
+void BM_GpuModelSimulateStage(benchmark::State& state) {
+  const Loaded& l = loaded("nasnet_large");
+  const GpuSpec spec = load_gpu_spec("v100");
+  KernelOptions o;
+  o.fold_activation = true;
+  std::vector<std::vector<KernelLaunch>> streams;
+  const Part& p = l.net.parts[3];
+  for (int u : p.units) {
+    std::vector<KernelLaunch> ks;
+    for (int op : l.net.units[static_cast<size_t>(u)].ops)
+      for (auto& k : kernels_for_op(l.graph, op, spec, o)) ks.push_back(k);
+    if (!ks.empty() && streams.size() < static_cast<size_t>(state.range(0))) streams.push_back(ks);
+  }
+  int64_t kernels = 0;
+  for (const auto& s : streams) kernels += static_cast<int64_t>(s.size());
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_stage(spec, streams));
+  state.SetItemsProcessed(state.iterations() * kernels);  // kernels simulated per second
+  state.counters["kernels_per_stage"] = static_cast<double>(kernels);
+}
+
+BENCHMARK_CAPTURE(BM_IosSearchGpuModel, inception_v3_r3_s8, std::string("inception_v3"), 3, 8)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_IosSearchGpuModel, squeezenet_r3_s8, std::string("squeezenet"), 3, 8)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_IosSearchGpuModel, nasnet_r3_s8, std::string("nasnet_large"), 3, 8)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosSearchGpuModel, nasnet_r1_s8, std::string("nasnet_large"), 1, 8)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosSearchDummyCost, nasnet, std::string("nasnet_large"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosSearchDummyCost, inception_v3, std::string("inception_v3"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpuModelSimulateStage)->Arg(1)->Arg(4)->Arg(8)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

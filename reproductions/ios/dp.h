@@ -1,0 +1,104 @@
+#pragma once
+// The IOS dynamic program over "endings" (thesis §3.2, Algorithm 1, Fig. 3.3)
+// on one part of a block: at most 64 schedule units, a state is a bitmask of
+// the units still to be scheduled.
+//
+//   cost[0] = 0
+//   cost[S] = min over endings S' of S allowed by the pruning P(S,S') of cost[S
+//   - S'] + L(S')
+//
+// Choices the thesis leaves open, taken from the authors' implementation (named
+// as such):
+//  * Concurrent-execution endings are "head closures": a stage is a set of
+//  heads h whose closures
+//    desc_S(h) = {h} plus every descendant of h inside S are pairwise disjoint;
+//    each closure is one group (its units run in index order on one stream).
+//    This is the rule with which the thesis' Table 3.1 counts come out exactly;
+//    the thesis' wording ("connected operators share a group") admits more
+//    endings (e.g. two branch tails plus their shared concat).
+//  * Pruning: at most r units per group (max_group_size) and at most s groups
+//  (max_num_groups).
+//  * Operator-merge endings: every non-empty subset of the sinks of S (units
+//  with no successor in
+//    S) whose units can be merged; a single unit is always "mergeable" (a
+//    one-unit stage).
+//  * Merge transitions are tried before concurrent ones and a later transition
+//  replaces the best
+//    only when strictly cheaper (Algorithm 1, L19).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgs::ios {
+
+using Mask = uint64_t;
+using Count128 = unsigned __int128;  // #schedules reaches 2.6e24 (RandWire), beyond 64 bits
+std::string to_string_u128(Count128 v);
+double to_double_u128(Count128 v);
+
+// A DAG of at most 64 units in a topological (definition) order: every edge
+// goes from a lower to a higher index.
+struct PartDag {
+  int n = 0;
+  std::vector<Mask> succ;  // succ[u]: units v > u with an edge u -> v inside the part
+  // merge_class[u] >= 0: units with the same class can be merged into one
+  // operator (same input, stride, resolution, activation; see network.h); -1:
+  // this unit merges with nothing.
+  std::vector<int> merge_class;
+
+  static PartDag from_edges(int n, const std::vector<std::pair<int, int>>& edges);
+  void add_edge(int u, int v);
+  Mask all() const { return n == 64 ? ~Mask{0} : ((Mask{1} << n) - 1); }
+};
+
+enum class StrategySet { Merge, Parallel, Both };   // IOS-Merge, IOS-Parallel, IOS-Both
+std::string_view strategy_set_name(StrategySet s);  // "IOS-Merge", ...
+
+struct Pruning {
+  int max_group_size = 3;  // r (thesis §3.4); <= 0: unlimited
+  int max_num_groups = 8;  // s; <= 0: unlimited
+  static Pruning none() { return {0, 0}; }
+};
+
+// One stage: for concurrent execution the groups (each a mask, units run in
+// index order); for operator merge one group holding the merged units.
+struct StageChoice {
+  bool merge = false;
+  std::vector<Mask> groups;
+  Mask units() const;
+};
+
+// Stage latency of `stage` (in any unit; the DP only adds and compares). Called
+// once per distinct (units, merge) pair: the DP memoises.
+using StageCostFn = std::function<double(const StageChoice& stage)>;
+
+struct DpStats {
+  uint64_t states = 0;       // states visited, the empty state included (Fig. 3.4 counts 6)
+  uint64_t transitions = 0;  // (S, S') pairs enumerated: executions of Algorithm 1 L17-21
+  Count128 schedules = 0;    // number of distinct stage sequences (paths from the full state to 0)
+  uint64_t stages_costed = 0;  // distinct stages whose latency was requested
+};
+
+struct DpResult {
+  double latency = 0;
+  std::vector<StageChoice> stages;  // in execution order
+  DpStats stats;
+};
+
+// Runs the DP on `dag`. With `cost` empty, only counts (every stage costs 0).
+DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
+                    const StageCostFn& cost);
+
+// Counting only (no cost): states, transitions and schedules.
+DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune);
+
+// Largest antichain of the DAG (Definition 3), via Dilworth / bipartite
+// matching on the transitive closure: width = n - maximum matching.
+int dag_width(const PartDag& dag);
+
+// The thesis' upper bound C(n/d+2, 2)^d on the number of transitions (Theorem,
+// §3.3).
+double transition_bound(int n, int d);
+
+}  // namespace dgs::ios

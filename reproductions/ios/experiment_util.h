@@ -1,0 +1,63 @@
+#pragma once
+// Helpers shared by the IOS experiments: networks and searches cached for the
+// whole run (so that
+// `--all` searches each (network, batch, GPU, strategy, pruning) once), GPU
+// selection, paper data.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "common/hw/hardware.h"
+#include "common/report/report.h"
+#include "reproductions/ios/scheduler.h"
+
+namespace dgs::ios {
+
+// The four networks of the thesis' evaluation, or the one given with --model.
+std::vector<std::string> evaluation_models(const ExperimentContext& ctx);
+// The zoo name (or file) used for the thesis' network `model`, honouring
+// --model.
+std::string display_name(const std::string& model);
+
+// A network at a batch size, built once per run. RandWire's generated variant
+// ("randwire_ws") takes --seed.
+const Network& network(const ExperimentContext& ctx, const std::string& model, int64_t batch);
+
+// --hw if given, else `paper_default` (a built-in config name).
+GpuSpec gpu(const ExperimentContext& ctx, const std::string& paper_default);
+
+struct SearchResult {
+  IosSchedule schedule;
+  SearchStats stats;
+  int64_t simulations = 0;  // GPU-model stage simulations run (after kernel-identical dedupe)
+};
+
+// Sequential / Greedy / IOS-Merge / IOS-Parallel / IOS-Both under the GPU model
+// of `spec`, cached for the run. `schedule_name` is one of kScheduleNames.
+inline const std::vector<std::string> kScheduleNames = {"Sequential", "Greedy", "IOS-Merge",
+                                                        "IOS-Parallel", "IOS-Both"};
+const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string& model,
+                                 int64_t batch, const GpuSpec& spec,
+                                 const std::string& schedule_name, const Pruning& prune = {});
+// The same search with a fresh cost model and no cache (for search-time
+// measurements).
+SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
+                          const Pruning& prune);
+
+double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
+                  const GpuSpec& spec, const IosSchedule& s);
+
+// Paper values.
+PaperData paper(const std::string& file);
+Cell cell(std::optional<double> v);
+std::optional<double> ratio(std::optional<double> ours, std::optional<double> paper);
+double claim_value(const std::string& claim);  // data/ios/claims.csv
+std::string claim_source(const std::string& claim);
+// A claim whose paper value comes from data/ios/claims.csv.
+Claim make_claim(const std::string& id, const std::string& text, double ours, double tolerance);
+
+// The notes every IOS experiment repeats: cost model, units, pruning.
+void common_notes(ExperimentContext& ctx, const GpuSpec& spec);
+
+}  // namespace dgs::ios

@@ -1,0 +1,408 @@
+#include "reproductions/ios/network.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/util/error.h"
+
+namespace dgs::ios {
+
+namespace {
+
+// Where a unit is in its pattern (see network.h).
+enum class UnitState {
+  ConvHead,   // Conv seen; its Relu may follow
+  Terms,      // only Adds so far (pure terms)
+  TermsCat,   // Adds and a Concat: only a Relu may follow
+  AfterRelu,  // [terms] Relu: a Conv may follow
+  AfterDw,    // [terms] Relu depthwise-Conv: a 1x1 Conv may follow
+  Closed
+};
+
+bool is_depthwise(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (o.kind != OpKind::Conv) return false;
+  const int64_t group = o.attrs.get_int("group", 1);
+  const Shape& x = g.tensor(o.inputs[0]).shape;
+  return group > 1 && x.size() > 1 && group == x[1];
+}
+
+bool is_pointwise(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (o.kind != OpKind::Conv || o.attrs.get_int("group", 1) != 1) return false;
+  const Shape& w = g.tensor(o.inputs[1]).shape;
+  for (size_t i = 2; i < w.size(); ++i)
+    if (w[i] != 1) return false;
+  return true;
+}
+
+// The data inputs of an op (tensors produced by ops or graph inputs; not
+// weights/constants).
+std::vector<int> data_inputs(const Graph& g, int op) {
+  std::vector<int> out;
+  for (int t : g.op(op).inputs)
+    if (t >= 0 && !g.tensor(t).is_param()) out.push_back(t);
+  return out;
+}
+
+std::string first_component(const std::string& name) {
+  const size_t dot = name.find('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+std::string common_prefix(const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string p = names[0];
+  for (const auto& n : names) {
+    size_t i = 0;
+    while (i < p.size() && i < n.size() && p[i] == n[i]) ++i;
+    p.resize(i);
+  }
+  while (!p.empty() && (p.back() == '.' || p.back() == '_')) p.pop_back();
+  if (p.empty()) p = names[0];
+  return p;
+}
+
+}  // namespace
+
+PartRule default_part_rule(const std::string& model) {
+  // the suite's own IOS models name every op "<block>.<unit>.<op>"
+  return model.rfind("nasnet", 0) == 0 || model.rfind("randwire", 0) == 0 || model == "ios_fig1_2"
+             ? PartRule::NamePrefix
+             : PartRule::Blocks;
+}
+
+Network make_network(const Graph& g, PartRule rule, int max_part_size) {
+  if (max_part_size < 1 || max_part_size > 64)
+    throw Error("IOS max part size " + std::to_string(max_part_size) + "; expected 1..64");
+  Network net;
+  net.graph = &g;
+  const std::vector<int> order = g.topo_order();
+  const int nops = g.num_ops();
+  std::vector<int> unit_of(static_cast<size_t>(nops), -1);
+  std::vector<std::vector<int>> unit_ops;  // may be merged (emptied) later
+  std::vector<UnitState> state;
+  std::vector<std::string> part_key;  // name prefix (NamePrefix rule)
+  std::vector<char> closed_by_cut;
+
+  auto sole_consumer = [&](int tensor, int op) {
+    const Tensor& t = g.tensor(tensor);
+    return t.role != TensorRole::Output && t.consumers.size() == 1 && t.consumers[0] == op;
+  };
+  auto key_of = [&](int op) {
+    return rule == PartRule::NamePrefix ? first_component(g.op(op).name) : std::string();
+  };
+  auto unit_key = [&](int op) {  // "<block>.<unit>" of "<block>.<unit>.<op>"
+    const std::string& n = g.op(op).name;
+    const size_t dot = n.rfind('.');
+    return dot == std::string::npos ? n : n.substr(0, dot);
+  };
+  std::map<std::string, int> unit_by_name;
+  auto new_unit = [&](int op, UnitState st) {
+    unit_ops.push_back({op});
+    state.push_back(st);
+    part_key.push_back(key_of(op));
+    unit_of[static_cast<size_t>(op)] = static_cast<int>(unit_ops.size()) - 1;
+  };
+  auto join = [&](int u, int op, UnitState st) {
+    unit_ops[static_cast<size_t>(u)].push_back(op);
+    state[static_cast<size_t>(u)] = st;
+    unit_of[static_cast<size_t>(op)] = u;
+  };
+
+  // Cut detection on ops: after position i of `order`, is the output of
+  // order[i] the only value still needed? live_after[i] = number of tensors
+  // produced at or before i consumed after i.
+  std::vector<int> pos(static_cast<size_t>(nops));
+  for (int i = 0; i < nops; ++i) pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+  std::vector<int> last_use(static_cast<size_t>(g.num_tensors()), -1);
+  for (int t = 0; t < g.num_tensors(); ++t)
+    for (int c : g.tensor(t).consumers)
+      last_use[static_cast<size_t>(t)] =
+          std::max(last_use[static_cast<size_t>(t)], pos[static_cast<size_t>(c)]);
+  // tensors live across the boundary after position i (produced <= i, or graph
+  // inputs, used > i)
+  std::vector<int> live_count(static_cast<size_t>(nops), 0);
+  for (int t = 0; t < g.num_tensors(); ++t) {
+    const Tensor& tt = g.tensor(t);
+    if (tt.is_param() || last_use[static_cast<size_t>(t)] < 0) continue;
+    const int from = tt.producer >= 0 ? pos[static_cast<size_t>(tt.producer)] : 0;
+    for (int i = from; i < last_use[static_cast<size_t>(t)]; ++i)
+      ++live_count[static_cast<size_t>(i)];
+  }
+  auto output_is_cut = [&](int op) {
+    const int i = pos[static_cast<size_t>(op)];
+    const Op& o = g.op(op);
+    return live_count[static_cast<size_t>(i)] == 1 && !o.outputs.empty() &&
+           last_use[static_cast<size_t>(o.outputs[0])] > i;
+  };
+
+  for (int op : order) {
+    const Op& o = g.op(op);
+    const std::vector<int> ins = data_inputs(g, op);
+    if (rule == PartRule::NamePrefix) {  // units and parts from
+                                         // "<part>.<unit>.<op>" names
+      auto it = unit_by_name.find(unit_key(op));
+      if (it == unit_by_name.end()) {
+        new_unit(op, UnitState::Closed);
+        unit_by_name[unit_key(op)] = unit_of[static_cast<size_t>(op)];
+      } else {
+        join(it->second, op, UnitState::Closed);
+      }
+      continue;
+    }
+    const std::string key = key_of(op);
+    // the unit this op may extend: its first data input's producer's unit, if
+    // it is that tensor's only consumer, in the same name part, and not closed
+    // by a cut
+    int pu = -1;
+    if (!ins.empty()) {
+      const int p = g.tensor(ins[0]).producer;
+      if (p >= 0 && sole_consumer(ins[0], op)) {
+        const int u = unit_of[static_cast<size_t>(p)];
+        if (part_key[static_cast<size_t>(u)] == key &&
+            !(output_is_cut(p) && (g.op(p).kind == OpKind::Add || g.op(p).kind == OpKind::Concat)))
+          pu = u;
+      }
+    }
+    const UnitState ps = pu >= 0 ? state[static_cast<size_t>(pu)] : UnitState::Closed;
+    switch (o.kind) {
+      case OpKind::Conv:
+        if (ps == UnitState::AfterRelu) {
+          join(pu, op, is_depthwise(g, op) ? UnitState::AfterDw : UnitState::Closed);
+        } else if (ps == UnitState::AfterDw && is_pointwise(g, op)) {
+          join(pu, op, UnitState::Closed);
+        } else {
+          new_unit(op, UnitState::ConvHead);
+        }
+        break;
+      case OpKind::Relu:
+        if (ps == UnitState::ConvHead) {
+          join(pu, op, UnitState::Closed);
+        } else if (ps == UnitState::Terms || ps == UnitState::TermsCat) {
+          join(pu, op, UnitState::AfterRelu);
+        } else {
+          new_unit(op, UnitState::AfterRelu);
+        }
+        break;
+      case OpKind::Add:
+      case OpKind::Concat: {
+        // absorb every pure-Add unit that feeds only this op (the authors'
+        // "terms")
+        std::vector<int> absorb;
+        for (int t : ins) {
+          const int p = g.tensor(t).producer;
+          if (p < 0 || !sole_consumer(t, op)) continue;
+          const int u = unit_of[static_cast<size_t>(p)];
+          if (state[static_cast<size_t>(u)] == UnitState::Terms &&
+              part_key[static_cast<size_t>(u)] == key && !output_is_cut(p) &&
+              std::find(absorb.begin(), absorb.end(), u) == absorb.end())
+            absorb.push_back(u);
+        }
+        const UnitState st = o.kind == OpKind::Concat ? UnitState::TermsCat : UnitState::Terms;
+        if (absorb.empty()) {
+          new_unit(op, st);
+        } else {
+          const int keep = absorb[0];
+          for (size_t i = 1; i < absorb.size(); ++i) {
+            for (int x : unit_ops[static_cast<size_t>(absorb[i])]) {
+              unit_ops[static_cast<size_t>(keep)].push_back(x);
+              unit_of[static_cast<size_t>(x)] = keep;
+            }
+            unit_ops[static_cast<size_t>(absorb[i])].clear();
+          }
+          join(keep, op, st);
+        }
+        break;
+      }
+      default:
+        if (is_layout_only(o.kind) && pu >= 0 && ps != UnitState::Closed) {
+          join(pu, op, UnitState::Closed);
+        } else {
+          new_unit(op, UnitState::Closed);
+        }
+        break;
+    }
+  }
+
+  // Compact: units in topological order of their first op.
+  std::vector<int> live_units;
+  for (int u = 0; u < static_cast<int>(unit_ops.size()); ++u)
+    if (!unit_ops[static_cast<size_t>(u)].empty()) live_units.push_back(u);
+  for (int u : live_units) {
+    auto& ops = unit_ops[static_cast<size_t>(u)];
+    std::sort(ops.begin(), ops.end(), [&](int a, int b) {
+      return pos[static_cast<size_t>(a)] < pos[static_cast<size_t>(b)];
+    });
+  }
+  {
+    // Kahn's algorithm on the unit graph, ties by first op position.
+    std::map<int, std::set<int>> succs;
+    std::map<int, int> indeg;
+    for (int u : live_units) indeg[u] = 0;
+    for (int u : live_units)
+      for (int op : unit_ops[static_cast<size_t>(u)])
+        for (int t : data_inputs(g, op)) {
+          const int p = g.tensor(t).producer;
+          if (p < 0) continue;
+          const int pu = unit_of[static_cast<size_t>(p)];
+          if (pu != u && succs[pu].insert(u).second) ++indeg[u];
+        }
+    auto first_pos = [&](int u) {
+      return pos[static_cast<size_t>(unit_ops[static_cast<size_t>(u)][0])];
+    };
+    std::set<std::pair<int, int>> ready;
+    for (int u : live_units)
+      if (indeg[u] == 0) ready.insert({first_pos(u), u});
+    std::vector<int> sorted;
+    while (!ready.empty()) {
+      const int u = ready.begin()->second;
+      ready.erase(ready.begin());
+      sorted.push_back(u);
+      for (int v : succs[u])
+        if (--indeg[v] == 0) ready.insert({first_pos(v), v});
+    }
+    if (sorted.size() != live_units.size())
+      throw Error("graph '" + g.name +
+                  "': its IOS schedule units form a cycle; expected a DAG of units");
+    live_units = sorted;
+  }
+  std::vector<int> new_id(unit_ops.size(), -1);
+  for (size_t i = 0; i < live_units.size(); ++i)
+    new_id[static_cast<size_t>(live_units[i])] = static_cast<int>(i);
+  for (int u : live_units) {
+    Unit unit;
+    unit.ops = unit_ops[static_cast<size_t>(u)];
+    std::vector<std::string> names;
+    std::set<int> preds;
+    for (int op : unit.ops) {
+      names.push_back(g.op(op).name);
+      for (int t : data_inputs(g, op)) {
+        const int p = g.tensor(t).producer;
+        if (p < 0) continue;
+        const int pu2 = new_id[static_cast<size_t>(unit_of[static_cast<size_t>(p)])];
+        if (pu2 != static_cast<int>(net.units.size())) preds.insert(pu2);
+      }
+    }
+    unit.name = rule == PartRule::NamePrefix ? unit_key(unit.ops[0]) : common_prefix(names);
+    unit.preds.assign(preds.begin(), preds.end());
+    const Op& head = g.op(unit.ops[0]);
+    const bool relu_after = unit.ops.size() == 2 && g.op(unit.ops[1]).kind == OpKind::Relu;
+    if (head.kind == OpKind::Conv && (unit.ops.size() == 1 || relu_after)) {
+      unit.kind = relu_after ? "Conv-Relu" : "Conv";
+      unit.has_relu = relu_after;
+      if (head.attrs.get_int("group", 1) == 1) unit.conv = unit.ops[0];
+    } else if (head.kind == OpKind::Relu ||
+               std::any_of(unit.ops.begin(), unit.ops.end(),
+                           [&](int x) { return g.op(x).kind == OpKind::Relu; })) {
+      int convs = 0;
+      for (int x : unit.ops) convs += g.op(x).kind == OpKind::Conv;
+      unit.kind = convs == 2 ? "Relu-SepConv" : convs == 1 ? "Relu-Conv" : "Relu";
+    } else if (head.kind == OpKind::Add || head.kind == OpKind::Concat) {
+      unit.kind = "Identity";
+    } else {
+      unit.kind = std::string(op_kind_name(head.kind));
+    }
+    net.units.push_back(std::move(unit));
+  }
+
+  // Blocks / parts.
+  const int nu = static_cast<int>(net.units.size());
+  std::vector<int> unit_pos_last(static_cast<size_t>(nu));  // position of the unit's last op
+  std::vector<int> succ_count(static_cast<size_t>(nu), 0);
+  for (int u = 0; u < nu; ++u) {
+    unit_pos_last[static_cast<size_t>(u)] =
+        pos[static_cast<size_t>(net.units[static_cast<size_t>(u)].ops.back())];
+    for (int p : net.units[static_cast<size_t>(u)].preds) ++succ_count[static_cast<size_t>(p)];
+  }
+  // farthest successor of units 0..u
+  std::vector<std::vector<int>> block_units;
+  std::vector<std::string> block_names;
+  if (rule == PartRule::NamePrefix) {
+    for (int u = 0; u < nu; ++u) {
+      const std::string k = first_component(g.op(net.units[static_cast<size_t>(u)].ops[0]).name);
+      if (block_names.empty() || block_names.back() != k) {
+        block_names.push_back(k);
+        block_units.emplace_back();
+      }
+      block_units.back().push_back(u);
+    }
+  } else {
+    std::vector<int> max_succ(static_cast<size_t>(nu), -1);
+    for (int u = 0; u < nu; ++u)
+      for (int p : net.units[static_cast<size_t>(u)].preds)
+        max_succ[static_cast<size_t>(p)] = std::max(max_succ[static_cast<size_t>(p)], u);
+    int reach = -1;  // farthest unit read by any unit <= u other than u itself
+    std::vector<int> current;
+    int block_no = 0;
+    for (int u = 0; u < nu; ++u) {
+      current.push_back(u);
+      const bool cut = reach <= u;  // nothing before u is read after u
+      reach = std::max(reach, max_succ[static_cast<size_t>(u)]);
+      const Unit& un = net.units[static_cast<size_t>(u)];
+      const OpKind last = g.op(un.ops.back()).kind;
+      const bool combines = last == OpKind::Add || last == OpKind::Concat || un.preds.size() > 1;
+      const bool fans_out = succ_count[static_cast<size_t>(u)] > 1;
+      if (u == nu - 1 || (cut && (combines || fans_out))) {
+        block_names.push_back("block" + std::to_string(block_no++) + ":" +
+                              net.units[static_cast<size_t>(current[0])].name);
+        block_units.push_back(current);
+        current.clear();
+      }
+    }
+  }
+  net.blocks = block_names;
+  for (size_t b = 0; b < block_units.size(); ++b) {
+    const auto& us = block_units[b];
+    for (size_t i = 0; i < us.size(); i += static_cast<size_t>(max_part_size)) {
+      Part p;
+      p.block = block_names[b];
+      p.index_in_block = static_cast<int>(i / static_cast<size_t>(max_part_size));
+      p.units.assign(us.begin() + static_cast<long>(i),
+                     us.begin() + static_cast<long>(
+                                      std::min(us.size(), i + static_cast<size_t>(max_part_size))));
+      net.parts.push_back(std::move(p));
+    }
+  }
+  return net;
+}
+
+PartDag part_dag(const Network& net, const Part& part) {
+  const Graph& g = *net.graph;
+  const int n = static_cast<int>(part.units.size());
+  if (n > 64)
+    throw Error("IOS part of block '" + part.block + "' has " + std::to_string(n) +
+                " units; at most 64");
+  std::map<int, int> local;
+  for (int i = 0; i < n; ++i) local[part.units[static_cast<size_t>(i)]] = i;
+  PartDag d = PartDag::from_edges(n, {});
+  for (int i = 0; i < n; ++i)
+    for (int p : net.units[static_cast<size_t>(part.units[static_cast<size_t>(i)])].preds) {
+      auto it = local.find(p);
+      if (it != local.end()) d.add_edge(it->second, i);
+    }
+  // merge classes
+  std::map<std::vector<int64_t>, int> classes;
+  for (int i = 0; i < n; ++i) {
+    const Unit& u = net.units[static_cast<size_t>(part.units[static_cast<size_t>(i)])];
+    if (u.conv < 0) continue;
+    const Op& c = g.op(u.conv);
+    const Shape& w = g.tensor(c.inputs[1]).shape;
+    const Shape& y = g.tensor(c.outputs[0]).shape;
+    const auto pads = c.attrs.get_ints("pads", {0, 0, 0, 0});
+    std::vector<int64_t> key = {c.inputs[0], u.has_relu ? 1 : 0};
+    for (int64_t s : c.attrs.get_ints("strides", {1, 1})) key.push_back(s);
+    for (int64_t s : c.attrs.get_ints("dilations", {1, 1})) key.push_back(s);
+    for (size_t a = 2; a < y.size(); ++a) key.push_back(y[a]);
+    bool symmetric = pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
+    if (!symmetric || w.size() != 4) continue;
+    key.push_back(2 * pads[0] - w[2]);
+    key.push_back(2 * pads[1] - w[3]);
+    auto it = classes.emplace(key, static_cast<int>(classes.size())).first;
+    d.merge_class[static_cast<size_t>(i)] = it->second;
+  }
+  return d;
+}
+
+}  // namespace dgs::ios

@@ -1,0 +1,296 @@
+#include "reproductions/ios/scheduler.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+#include "common/gpumodel/gpu_model.h"
+#include "common/util/error.h"
+
+namespace dgs::ios {
+
+int IosStage::num_units() const {
+  int n = 0;
+  for (const auto& g : groups) n += static_cast<int>(g.size());
+  return n;
+}
+
+namespace {
+
+KernelOptions ios_kernel_options() {
+  KernelOptions o;
+  o.fold_activation = true;  // Conv+bias+Relu is one cuDNN call in the authors' engine
+  return o;
+}
+
+// The convolutions (and the ops after them) of a merge stage.
+std::vector<int> merged_convs(const Network& net, const IosStage& st) {
+  std::vector<int> convs;
+  for (const auto& g : st.groups)
+    for (int u : g) {
+      const Unit& un = net.units[static_cast<size_t>(u)];
+      if (un.conv < 0)
+        throw Error("IOS merge stage holds unit '" + un.name +
+                    "' that is not a mergeable convolution");
+      convs.push_back(un.conv);
+    }
+  return convs;
+}
+
+std::vector<std::vector<KernelLaunch>> stage_kernels(const Network& net, const IosStage& st,
+                                                     const GpuSpec& spec) {
+  const Graph& g = *net.graph;
+  const KernelOptions opts = ios_kernel_options();
+  std::vector<std::vector<KernelLaunch>> streams;
+  if (st.merge && st.num_units() > 1) {
+    streams.push_back(kernels_for_merged_conv(g, merged_convs(net, st), spec, opts));
+    return streams;
+  }
+  for (const auto& grp : st.groups) {
+    std::vector<KernelLaunch> ks;
+    for (int u : grp)
+      for (int op : net.units[static_cast<size_t>(u)].ops)
+        for (auto& k : kernels_for_op(g, op, spec, opts)) ks.push_back(std::move(k));
+    streams.push_back(std::move(ks));
+  }
+  return streams;
+}
+
+IosStage to_ios_stage(const Part& part, const StageChoice& c) {
+  IosStage st;
+  st.merge = c.merge;
+  for (Mask m : c.groups) {
+    std::vector<int> grp;
+    for (Mask r = m; r; r &= r - 1)
+      grp.push_back(part.units[static_cast<size_t>(std::countr_zero(r))]);
+    st.groups.push_back(std::move(grp));
+  }
+  return st;
+}
+
+}  // namespace
+
+const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& net, int unit) {
+  if (net_ != &net || unit_known_.size() != net.units.size()) {
+    net_ = &net;
+    unit_kernels_.assign(net.units.size(), {});
+    unit_known_.assign(net.units.size(), 0);
+    by_kernels_.clear();
+  }
+  auto& ks = unit_kernels_[static_cast<size_t>(unit)];
+  if (!unit_known_[static_cast<size_t>(unit)]) {
+    const KernelOptions opts = ios_kernel_options();
+    for (int op : net.units[static_cast<size_t>(unit)].ops)
+      for (auto& k : kernels_for_op(*net.graph, op, spec_, opts)) ks.push_back(std::move(k));
+    unit_known_[static_cast<size_t>(unit)] = 1;
+  }
+  return ks;
+}
+
+namespace {
+template <typename T>
+void append_raw(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+// Everything of a kernel the simulation reads.
+void append_kernel(std::string& key, const KernelLaunch& k) {
+  append_raw(key, k.grid_blocks);
+  append_raw(key, k.threads_per_block);
+  append_raw(key, k.registers_per_thread);
+  append_raw(key, k.shared_bytes_per_block);
+  append_raw(key, k.flops);
+  append_raw(key, k.dram_bytes);
+  append_raw(key, k.l2_bytes);
+  append_raw(key, k.math);
+  append_raw(key, k.klass);
+  append_raw(key, k.compute_efficiency);
+}
+}  // namespace
+
+double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
+  std::vector<std::vector<KernelLaunch>> streams;
+  if (stage.merge && stage.num_units() > 1) {
+    streams = stage_kernels(net, stage, spec_);
+  } else {
+    for (const auto& grp : stage.groups) {
+      std::vector<KernelLaunch> ks;
+      for (int u : grp) {
+        const auto& uk = unit_kernels(net, u);
+        ks.insert(ks.end(), uk.begin(), uk.end());
+      }
+      streams.push_back(std::move(ks));
+    }
+  }
+  std::string key;
+  for (const auto& str : streams) {
+    key.push_back('|');
+    for (const auto& k : str) append_kernel(key, k);
+  }
+  auto it = by_kernels_.find(key);
+  if (it != by_kernels_.end()) return it->second;
+  ++simulations_;
+  const StageResult r = simulate_stage(spec_, streams);
+  const bool merged = stage.merge && stage.num_units() > 1;
+  const double v = r.latency_us + (!merged && stage.groups.size() > 1 ? spec_.stage_sync_us : 0.0);
+  by_kernels_.emplace(std::move(key), v);
+  return v;
+}
+
+double MemoStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
+  std::vector<int> key;
+  for (const auto& g : stage.groups) {
+    key.insert(key.end(), g.begin(), g.end());
+    key.push_back(-1);
+  }
+  auto k = std::make_pair(std::move(key), stage.merge && stage.num_units() > 1);
+  auto it = cache_.find(k);
+  if (it != cache_.end()) return it->second;
+  const double v = inner_.stage_latency_us(net, stage);
+  cache_.emplace(std::move(k), v);
+  return v;
+}
+
+IosSchedule sequential_schedule(const Network& net) {
+  IosSchedule s;
+  s.name = "Sequential";
+  for (const Part& p : net.parts) {
+    s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
+    for (int u : p.units) s.stages.push_back(IosStage{false, {{u}}});
+  }
+  return s;
+}
+
+IosSchedule greedy_schedule(const Network& net, int max_streams) {
+  IosSchedule s;
+  s.name = "Greedy";
+  for (const Part& p : net.parts) {
+    s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
+    const PartDag d = part_dag(net, p);
+    Mask done = 0;
+    const Mask all = d.all();
+    while (done != all) {
+      IosStage st;
+      Mask taken = 0;
+      for (int u = 0; u < d.n && static_cast<int>(st.groups.size()) < max_streams; ++u) {
+        if (done >> u & 1) continue;
+        bool ready = true;
+        for (int v = 0; v < u && ready; ++v)
+          if ((d.succ[static_cast<size_t>(v)] >> u & 1) && !(done >> v & 1)) ready = false;
+        if (!ready) continue;
+        st.groups.push_back({p.units[static_cast<size_t>(u)]});
+        taken |= Mask{1} << u;
+      }
+      done |= taken;
+      s.stages.push_back(std::move(st));
+    }
+  }
+  return s;
+}
+
+IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruning& prune,
+                         StageCostModel& cost, SearchStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  IosSchedule s;
+  s.name = std::string(strategy_set_name(strategies));
+  SearchStats total;
+  for (const Part& p : net.parts) {
+    s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
+    const PartDag d = part_dag(net, p);
+    const StageCostFn fn = [&](const StageChoice& c) {
+      return cost.stage_latency_us(net, to_ios_stage(p, c));
+    };
+    const DpResult r = solve_part(d, strategies, prune, fn);
+    for (const StageChoice& c : r.stages) s.stages.push_back(to_ios_stage(p, c));
+    total.states += r.stats.states;
+    total.transitions += r.stats.transitions;
+    total.stages_costed += r.stats.stages_costed;
+    total.schedules += r.stats.schedules;
+  }
+  total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (stats) *stats = total;
+  return s;
+}
+
+Plan to_plan(const Network& net, const IosSchedule& s) {
+  Plan plan;
+  plan.scheduler = s.name;
+  plan.graph = net.graph->name;
+  for (const IosStage& st : s.stages) {
+    Stage stage;
+    if (st.merge && st.num_units() > 1) {
+      Task t;
+      t.kind = TaskKind::Merged;
+      std::vector<int> after;
+      for (const auto& grp : st.groups)
+        for (int u : grp) {
+          const Unit& un = net.units[static_cast<size_t>(u)];
+          t.ops.push_back(un.conv);
+          for (int op : un.ops)
+            if (op != un.conv) after.push_back(op);
+        }
+      t.ops.insert(t.ops.end(), after.begin(), after.end());
+      t.placement = 0;
+      stage.tasks.push_back(std::move(t));
+    } else {
+      int placement = 0;
+      for (const auto& grp : st.groups) {
+        Task t;
+        t.kind = TaskKind::Sequential;
+        for (int u : grp)
+          for (int op : net.units[static_cast<size_t>(u)].ops) t.ops.push_back(op);
+        t.placement = placement++;
+        stage.tasks.push_back(std::move(t));
+      }
+    }
+    plan.stages.push_back(std::move(stage));
+  }
+  return plan;
+}
+
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+  ScheduleEval e;
+  Plan shape;  // only the task counts matter for needs_stage_sync
+  for (const IosStage& st : s.stages) {
+    Stage stage;
+    stage.tasks.resize(st.merge ? 1 : st.groups.size());
+    shape.stages.push_back(std::move(stage));
+  }
+  double warp_time = 0;
+  for (size_t i = 0; i < s.stages.size(); ++i) {
+    const auto streams = stage_kernels(net, s.stages[i], spec);
+    for (const auto& str : streams)
+      for (const auto& k : str) e.flops += k.flops;
+    const StageResult r = simulate_stage(spec, streams);
+    double t = r.latency_us;
+    warp_time += r.avg_active_warps_per_sm * r.latency_us;
+    if (needs_stage_sync(shape, i)) t += spec.stage_sync_us;
+    e.stage_us.push_back(t);
+    e.latency_us += t;
+  }
+  if (e.latency_us > 0) e.avg_active_warps_per_sm = warp_time / e.latency_us;
+  return e;
+}
+
+std::string describe_stage(const Network& net, const IosStage& st) {
+  std::string out;
+  if (st.merge && st.num_units() > 1) {
+    out = "merge{";
+    bool first = true;
+    for (const auto& g : st.groups)
+      for (int u : g) {
+        out += (first ? "" : ", ") + net.units[static_cast<size_t>(u)].name;
+        first = false;
+      }
+    return out + "}";
+  }
+  for (size_t i = 0; i < st.groups.size(); ++i) {
+    out += i ? " | " : "";
+    out += "[";
+    for (size_t j = 0; j < st.groups[i].size(); ++j)
+      out += (j ? " -> " : "") + net.units[static_cast<size_t>(st.groups[i][j])].name;
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace dgs::ios

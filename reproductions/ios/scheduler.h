@@ -1,0 +1,129 @@
+#pragma once
+// IOS schedules of a whole network: the five schedules of the thesis
+// (Sequential, Greedy, IOS-Merge, IOS-Parallel, IOS-Both), the stage cost
+// interface (GPU model in model mode, measured stage latency in measured mode),
+// memoisation, and conversion to a dgs::Plan.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/gpumodel/gpu_model.h"
+#include "common/hw/hardware.h"
+#include "common/plan/plan.h"
+#include "reproductions/ios/dp.h"
+#include "reproductions/ios/network.h"
+
+namespace dgs::ios {
+
+// One stage of a schedule, over schedule units (global unit indices).
+struct IosStage {
+  bool merge = false;                    // operator merge: one merged convolution
+  std::vector<std::vector<int>> groups;  // concurrent execution: groups run on separate streams
+  int num_units() const;
+};
+
+struct IosSchedule {
+  std::string name;                   // "Sequential", "Greedy", "IOS-Both", ...
+  std::vector<IosStage> stages;       // in execution order
+  std::vector<int> part_first_stage;  // index of each part's first stage (for
+                                      // per-block reports)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stage cost
+// ---------------------------------------------------------------------------------------------
+class StageCostModel {
+ public:
+  virtual ~StageCostModel() = default;
+  // Latency in microseconds of `stage` run alone, measured the way the authors'
+  // profiler measures a stage: a multi-group stage includes the device
+  // synchronisation after it.
+  virtual double stage_latency_us(const Network& net, const IosStage& stage) = 0;
+  virtual std::string describe() const = 0;
+};
+
+// The suite's GPU performance model (common/gpumodel): each group's units'
+// kernels on one stream (Conv+bias+Relu as one kernel, as the authors' engine
+// fuses it), a merged stage as one merged convolution; simulate_stage; plus
+// stage_sync_us for multi-group stages. Kernels are computed once per unit;
+// stages whose kernels are identical (e.g. the same branch of two identical
+// cells) are simulated once (simulations() counts the simulations run).
+class GpuModelStageCost : public StageCostModel {
+ public:
+  explicit GpuModelStageCost(GpuSpec spec) : spec_(std::move(spec)) {}
+  double stage_latency_us(const Network& net, const IosStage& stage) override;
+  std::string describe() const override { return "GPU model (" + spec_.name + ")"; }
+  const GpuSpec& spec() const { return spec_; }
+  int64_t simulations() const { return simulations_; }
+
+ private:
+  const std::vector<KernelLaunch>& unit_kernels(const Network& net, int unit);
+  GpuSpec spec_;
+  const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
+  std::vector<std::vector<KernelLaunch>> unit_kernels_;
+  std::vector<char> unit_known_;
+  std::unordered_map<std::string, double> by_kernels_;
+  int64_t simulations_ = 0;
+};
+
+// Memoises another cost model by (units, strategy) and counts the distinct
+// stages costed.
+class MemoStageCost : public StageCostModel {
+ public:
+  explicit MemoStageCost(StageCostModel& inner) : inner_(inner) {}
+  double stage_latency_us(const Network& net, const IosStage& stage) override;
+  std::string describe() const override { return inner_.describe(); }
+  int64_t distinct_stages() const { return static_cast<int64_t>(cache_.size()); }
+
+ private:
+  StageCostModel& inner_;
+  std::map<std::pair<std::vector<int>, bool>, double> cache_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Schedules
+// ---------------------------------------------------------------------------------------------
+// Named constants of the authors' implementation.
+inline constexpr int kGreedyMaxStreams = 10;  // Greedy puts at most 10 ready units in a stage
+
+IosSchedule sequential_schedule(const Network& net);
+IosSchedule greedy_schedule(const Network& net, int max_streams = kGreedyMaxStreams);
+
+struct SearchStats {
+  uint64_t states = 0, transitions = 0, stages_costed = 0;
+  Count128 schedules = 0;
+  double seconds = 0;  // wall time of the search on this machine (cost model included)
+};
+
+// The DP over every part; stages costed through `cost` (memoised inside the DP
+// per part).
+IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruning& prune,
+                         StageCostModel& cost, SearchStats* stats = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Plans and evaluation
+// ---------------------------------------------------------------------------------------------
+// Concurrent stage: one Sequential task per group (placement = group index);
+// merge stage: one Merged task holding the convolutions and, after each, its
+// fused Relu.
+Plan to_plan(const Network& net, const IosSchedule& s);
+
+struct ScheduleEval {
+  double latency_us = 0;
+  std::vector<double> stage_us;        // each stage (incl. the synchronisation after it)
+  double avg_active_warps_per_sm = 0;  // time-averaged over the whole run
+  double flops = 0;
+};
+
+// End-to-end latency under the GPU model: stages one after another, a
+// synchronisation after every stage except the last and except between two
+// single-group stages (needs_stage_sync).
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec);
+
+// Readable one-line description of a stage: "[a | b -> c] merge{d,e}".
+std::string describe_stage(const Network& net, const IosStage& st);
+
+}  // namespace dgs::ios

@@ -1,0 +1,388 @@
+// Tests of the IOS dynamic program: exact counts from the thesis, optimality
+// against brute force, pruning, merge legality, plans, and the GPU-model stage
+// cost.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+#include "common/gpumodel/gpu_model.h"
+#include "common/hw/hardware.h"
+#include "models/zoo.h"
+#include "reproductions/ios/dp.h"
+#include "reproductions/ios/network.h"
+#include "reproductions/ios/scheduler.h"
+
+namespace dgs::ios {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Counting mode
+// ---------------------------------------------------------------------------------------------
+TEST(IosDp, Fig34ExampleHasSixStatesAndTwelveTransitions) {
+  // a -> b, c independent (thesis Fig. 3.4; concurrent execution only)
+  const PartDag d = PartDag::from_edges(3, {{0, 1}});
+  const DpStats s = count_part(d, StrategySet::Parallel, Pruning::none());
+  EXPECT_EQ(s.states, 6u);
+  EXPECT_EQ(s.transitions, 12u);
+}
+
+TEST(IosDp, IndependentChainsReachTheBound) {
+  // d independent chains of c ops: C(c+2,2)^d - (c+1)^d transitions (thesis
+  // Fig. 3.5)
+  for (int c = 1; c <= 4; ++c)
+    for (int d = 1; d <= 4; ++d) {
+      std::vector<std::pair<int, int>> e;
+      for (int k = 0; k < d; ++k)
+        for (int i = 0; i + 1 < c; ++i) e.push_back({k * c + i, k * c + i + 1});
+      const PartDag g = PartDag::from_edges(c * d, e);
+      const DpStats s = count_part(g, StrategySet::Parallel, Pruning::none());
+      const double expect = std::pow((c + 2) * (c + 1) / 2.0, d) - std::pow(c + 1.0, d);
+      EXPECT_EQ(static_cast<double>(s.transitions), expect) << "c=" << c << " d=" << d;
+      EXPECT_EQ(s.states, static_cast<uint64_t>(std::pow(c + 1.0, d))) << "c=" << c << " d=" << d;
+      EXPECT_EQ(dag_width(g), d);
+    }
+}
+
+TEST(IosDp, HandBuiltInceptionEAndFireBlocksMatchTable31) {
+  // Inception-E: 0 1x1; 1 1x1 -> {2 1x3, 3 3x1}; 4 1x1 -> 5 3x3 -> {6, 7}; 8
+  // pool -> 9 1x1; 10 concat
+  const PartDag e = PartDag::from_edges(11, {{1, 2},
+                                             {1, 3},
+                                             {4, 5},
+                                             {5, 6},
+                                             {5, 7},
+                                             {8, 9},
+                                             {0, 10},
+                                             {2, 10},
+                                             {3, 10},
+                                             {6, 10},
+                                             {7, 10},
+                                             {9, 10}});
+  const DpStats se = count_part(e, StrategySet::Parallel, Pruning::none());
+  EXPECT_EQ(se.transitions, 4871u);
+  EXPECT_EQ(to_string_u128(se.schedules), "3757392");
+  EXPECT_EQ(dag_width(e), 6);
+  // Fire block with a 1x1 bypass: squeeze -> {e3, e1} -> concat -> add <-
+  // bypass
+  const PartDag f = PartDag::from_edges(6, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 5}, {4, 5}});
+  const DpStats sf = count_part(f, StrategySet::Parallel, Pruning::none());
+  EXPECT_EQ(sf.transitions, 51u);
+  EXPECT_EQ(to_string_u128(sf.schedules), "131");
+  EXPECT_EQ(dag_width(f), 3);
+}
+
+struct LargestBlock {
+  uint64_t transitions = 0;
+  std::string schedules;
+  int n = 0, d = 0;
+};
+LargestBlock largest_block(const std::string& model) {
+  const Graph g = build_zoo_model(model);
+  const Network net = make_network(g, default_part_rule(model));
+  LargestBlock best;
+  for (const Part& p : net.parts) {
+    const PartDag d = part_dag(net, p);
+    const DpStats s = count_part(d, StrategySet::Parallel, Pruning::none());
+    if (s.transitions > best.transitions)
+      best = {s.transitions, to_string_u128(s.schedules), d.n, dag_width(d)};
+  }
+  return best;
+}
+
+TEST(IosDp, ZooNetworksMatchTable31Exactly) {
+  // Table 3.1 prints 4.9e3 / 1.2e6 / 3.1e5 / 51 transitions and 3.8e6 / 9.2e22
+  // / 7.2e12 / 1.3e2 schedules; the exact integers are those of the authors'
+  // code on the authors' graphs.
+  const LargestBlock inc = largest_block("inception_v3");
+  EXPECT_EQ(inc.transitions, 4871u);
+  EXPECT_EQ(inc.schedules, "3757392");
+  EXPECT_EQ(inc.n, 11);
+  EXPECT_EQ(inc.d, 6);
+  const LargestBlock rw = largest_block("randwire");
+  EXPECT_EQ(rw.transitions, 1170663u);
+  EXPECT_EQ(rw.schedules, "91973106270886052032664");  // 9.2e22
+  EXPECT_EQ(rw.n, 33);
+  EXPECT_EQ(rw.d, 8);
+  const LargestBlock nas = largest_block("nasnet_large");
+  EXPECT_EQ(nas.transitions, 307841u);
+  EXPECT_EQ(nas.schedules, "7150961274600");  // 7.2e12
+  EXPECT_EQ(nas.n, 18);
+  EXPECT_EQ(nas.d, 8);
+  const LargestBlock sq = largest_block("squeezenet");
+  EXPECT_EQ(sq.transitions, 51u);
+  EXPECT_EQ(sq.schedules, "131");
+  EXPECT_EQ(sq.n, 6);
+  EXPECT_EQ(sq.d, 3);
+}
+
+TEST(IosNetwork, UnitCountsMatchTable41) {
+  const std::pair<const char*, size_t> expect[] = {
+      {"inception_v3", 119}, {"randwire", 120}, {"nasnet_large", 374}, {"squeezenet", 50}};
+  for (const auto& [m, n] : expect) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    EXPECT_EQ(net.units.size(), n) << m;
+    size_t ops = 0;
+    for (const Unit& u : net.units) ops += u.ops.size();
+    EXPECT_EQ(ops, static_cast<size_t>(g.num_ops())) << m << ": every op in exactly one unit";
+    for (const Part& p : net.parts) EXPECT_LE(p.units.size(), 50u) << m;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimality and pruning against brute force
+// ---------------------------------------------------------------------------------------------
+PartDag random_dag(std::mt19937_64& rng, int n, double p) {
+  std::bernoulli_distribution edge(p);
+  PartDag d = PartDag::from_edges(n, {});
+  for (int u = 0; u < n; ++u)
+    for (int v = u + 1; v < n; ++v)
+      if (edge(rng)) d.add_edge(u, v);
+  return d;
+}
+
+// Enumerates every stage sequence of the restricted ending set by plain
+// recursion.
+struct Brute {
+  const PartDag& d;
+  Pruning prune;
+  std::function<double(Mask, bool)> cost;
+  uint64_t paths = 0;
+  double best(Mask s) {
+    if (!s) {
+      ++paths;
+      return 0;
+    }
+    double b = 1e300;
+    Mask desc[64];
+    for (int u = d.n - 1; u >= 0; --u) {
+      if (!(s >> u & 1)) continue;
+      Mask m = Mask{1} << u, frontier = m;
+      while (frontier) {
+        Mask next = 0;
+        for (Mask f = frontier; f; f &= f - 1)
+          next |= d.succ[static_cast<size_t>(std::countr_zero(f))];
+        frontier = next & s & ~m;
+        m |= frontier;
+      }
+      desc[u] = m;
+    }
+    // every set of heads with disjoint closures
+    std::vector<int> in;
+    for (int u = 0; u < d.n; ++u)
+      if (s >> u & 1) in.push_back(u);
+    for (uint64_t pick = 1; pick < (uint64_t{1} << in.size()); ++pick) {
+      Mask used = 0;
+      bool ok = true;
+      int groups = 0;
+      for (size_t i = 0; i < in.size() && ok; ++i) {
+        if (!(pick >> i & 1)) continue;
+        const Mask m = desc[in[i]];
+        if (m & used) ok = false;
+        if (prune.max_group_size > 0 && std::popcount(m) > prune.max_group_size) ok = false;
+        used |= m;
+        ++groups;
+      }
+      if (!ok || (prune.max_num_groups > 0 && groups > prune.max_num_groups)) continue;
+      b = std::min(b, best(s & ~used) + cost(used, false));
+    }
+    return b;
+  }
+};
+
+TEST(IosDp, OptimalOnRandomDagsAgainstBruteForce) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int n = 3 + trial % 6;
+    const PartDag d = random_dag(rng, n, 0.3);
+    std::map<Mask, double> stage_cost;
+    std::uniform_real_distribution<double> u(1, 10);
+    auto cost = [&](Mask m, bool) {
+      auto it = stage_cost.find(m);
+      if (it == stage_cost.end())
+        it = stage_cost.emplace(m, u(rng) * std::popcount(m) / 2 + 1).first;
+      return it->second;
+    };
+    for (const Pruning prune : {Pruning::none(), Pruning{1, 8}, Pruning{2, 2}}) {
+      Brute b{d, prune, cost};
+      const double expect = b.best(d.all());
+      const DpResult r = solve_part(d, StrategySet::Parallel, prune,
+                                    [&](const StageChoice& c) { return cost(c.units(), false); });
+      EXPECT_NEAR(r.latency, expect, 1e-9) << "trial " << trial;
+      // the schedule is a partition respecting dependencies and the pruning
+      Mask done = 0;
+      double sum = 0;
+      for (const StageChoice& st : r.stages) {
+        const Mask m = st.units();
+        EXPECT_EQ(m & done, 0u);
+        for (int v = 0; v < n; ++v) {
+          if (!(m >> v & 1)) continue;
+          for (int w = 0; w < n; ++w) {
+            if ((d.succ[static_cast<size_t>(w)] >> v & 1) && !(m >> w & 1)) {
+              EXPECT_TRUE(done >> w & 1) << "predecessor " << w << " of " << v << " not done";
+            }
+          }
+        }
+        if (prune.max_num_groups > 0) {
+          EXPECT_LE(static_cast<int>(st.groups.size()), prune.max_num_groups);
+        }
+        for (Mask g : st.groups) {
+          if (prune.max_group_size > 0) {
+            EXPECT_LE(std::popcount(g), prune.max_group_size);
+          }
+        }
+        done |= m;
+        sum += cost(m, false);
+      }
+      EXPECT_EQ(done, d.all());
+      EXPECT_NEAR(sum, r.latency, 1e-9);
+    }
+  }
+}
+
+TEST(IosDp, PruningNeverAddsTransitions) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 10; ++trial) {
+    const PartDag d = random_dag(rng, 10, 0.25);
+    const uint64_t full = count_part(d, StrategySet::Parallel, Pruning::none()).transitions;
+    const uint64_t r3s8 = count_part(d, StrategySet::Parallel, Pruning{3, 8}).transitions;
+    const uint64_t r1s3 = count_part(d, StrategySet::Parallel, Pruning{1, 3}).transitions;
+    EXPECT_LE(r3s8, full);
+    EXPECT_LE(r1s3, r3s8);
+  }
+}
+
+TEST(IosDp, RejectsBackwardEdgesAndOversizedParts) {
+  try {
+    PartDag::from_edges(3, {{2, 1}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2->1"), std::string::npos);
+  }
+  EXPECT_THROW(PartDag::from_edges(65, {}), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merge legality
+// ---------------------------------------------------------------------------------------------
+int unit_named(const Network& net, const std::string& name) {
+  for (size_t i = 0; i < net.units.size(); ++i)
+    if (net.units[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+TEST(IosMerge, SameInputSameStrideConvsShareAClass) {
+  const Graph g = build_zoo_model("inception_v3");
+  const Network net = make_network(g, PartRule::Blocks);
+  const Part* e = nullptr;
+  for (const Part& p : net.parts)
+    if (p.block.find("Mixed_7c") != std::string::npos) e = &p;
+  ASSERT_NE(e, nullptr);
+  const PartDag d = part_dag(net, *e);
+  auto cls = [&](const std::string& name) {
+    const int u = unit_named(net, name);
+    const auto it = std::find(e->units.begin(), e->units.end(), u);
+    EXPECT_NE(it, e->units.end()) << name;
+    return d.merge_class[static_cast<size_t>(it - e->units.begin())];
+  };
+  // 1x3 and 3x1 on the same tensor (Fig. 4.7's f and g): mergeable into a 3x3
+  EXPECT_GE(cls("Mixed_7c.branch3x3dbl_3a"), 0);
+  EXPECT_EQ(cls("Mixed_7c.branch3x3dbl_3a"), cls("Mixed_7c.branch3x3dbl_3b"));
+  // the three 1x1 convs on the block input are mergeable
+  EXPECT_EQ(cls("Mixed_7c.branch1x1"), cls("Mixed_7c.branch3x3_1"));
+  EXPECT_EQ(cls("Mixed_7c.branch1x1"), cls("Mixed_7c.branch3x3dbl_1"));
+  // different inputs: not the same class
+  EXPECT_NE(cls("Mixed_7c.branch3x3_2a"), cls("Mixed_7c.branch3x3dbl_3a"));
+  EXPECT_NE(cls("Mixed_7c.branch1x1"), cls("Mixed_7c.branch_pool"));
+  // a pool is never mergeable
+  EXPECT_EQ(cls("Mixed_7c.avg_pool"), -1);
+
+  // stride differs: Mixed_6a's 3x3/2 and 1x1/1 on the same input are not
+  // mergeable
+  const Part* b = nullptr;
+  for (const Part& p : net.parts)
+    if (p.block.find("Mixed_6a") != std::string::npos) b = &p;
+  ASSERT_NE(b, nullptr);
+  const PartDag db = part_dag(net, *b);
+  auto clsb = [&](const std::string& name) {
+    const int u = unit_named(net, name);
+    const auto it = std::find(b->units.begin(), b->units.end(), u);
+    return db.merge_class[static_cast<size_t>(it - b->units.begin())];
+  };
+  EXPECT_NE(clsb("Mixed_6a.branch3x3"), clsb("Mixed_6a.branch3x3dbl_1"));
+}
+
+TEST(IosMerge, SepConvNetworksHaveNothingToMerge) {
+  // Relu-SepConv units cannot be merged: IOS-Merge equals Sequential (thesis
+  // §4.2)
+  const Graph g = build_zoo_model("randwire");
+  const Network net = make_network(g, default_part_rule("randwire"));
+  for (const Part& p : net.parts) {
+    const PartDag d = part_dag(net, p);
+    std::map<int, int> count;
+    for (int c : d.merge_class)
+      if (c >= 0) ++count[c];
+    for (const auto& [c, k] : count) EXPECT_EQ(k, 1) << p.block;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans and the GPU-model stage cost
+// ---------------------------------------------------------------------------------------------
+TEST(IosSchedules, AllFiveSchedulesAreValidPlans) {
+  const GpuSpec spec = load_gpu_spec("v100");
+  for (const char* m : {"inception_v3", "squeezenet", "ios_fig1_2"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost cost(spec);
+    std::vector<IosSchedule> all = {sequential_schedule(net), greedy_schedule(net)};
+    for (StrategySet s : {StrategySet::Merge, StrategySet::Parallel, StrategySet::Both})
+      all.push_back(ios_schedule(net, s, Pruning{}, cost));
+    double seq = 0, both = 0;
+    for (const IosSchedule& s : all) {
+      const Plan plan = to_plan(net, s);
+      EXPECT_NO_THROW(plan.check(g)) << m << " " << s.name;
+      const double lat = evaluate_schedule(net, s, spec).latency_us;
+      if (s.name == "Sequential") seq = lat;
+      if (s.name == "IOS-Both") both = lat;
+    }
+    // IOS-Both's search space holds the sequential schedule (one unit per
+    // stage)
+    EXPECT_LE(both, seq * (1 + 1e-9)) << m;
+  }
+}
+
+TEST(IosCost, OneConvReluStageIsTheConvKernelAlone) {
+  // Hand-checkable: a one-unit stage costs the conv's kernel (Relu folded)
+  // simulated alone; a two-group stage adds one stage synchronisation.
+  const GpuSpec spec = load_gpu_spec("v100");
+  const Graph g = build_zoo_model("ios_fig1_2");
+  const Network net = make_network(g, default_part_rule("ios_fig1_2"));
+  const int a = unit_named(net, "block.a"), d = unit_named(net, "block.d");
+  ASSERT_GE(a, 0);
+  ASSERT_GE(d, 0);
+  GpuModelStageCost cost(spec);
+  KernelOptions o;
+  o.fold_activation = true;
+  const auto ka = kernels_for_op(g, net.units[static_cast<size_t>(a)].conv, spec, o);
+  ASSERT_EQ(ka.size(), 1u);
+  EXPECT_NEAR(cost.stage_latency_us(net, IosStage{false, {{a}}}),
+              estimate_kernel(spec, ka[0]).latency_us,
+              1e-6 * estimate_kernel(spec, ka[0]).latency_us);
+  const auto kd = kernels_for_op(g, net.units[static_cast<size_t>(d)].conv, spec, o);
+  const double two = simulate_stage(spec, {ka, kd}).latency_us + spec.stage_sync_us;
+  EXPECT_NEAR(cost.stage_latency_us(net, IosStage{false, {{a}, {d}}}), two, 1e-9 * two);
+  // the merged a+d conv is one implicit GEMM over 384+768 output channels
+  const auto km = kernels_for_merged_conv(
+      g, {net.units[static_cast<size_t>(a)].conv, net.units[static_cast<size_t>(d)].conv}, spec, o);
+  const double merged = simulate_stage(spec, {km}).latency_us;
+  EXPECT_NEAR(cost.stage_latency_us(net, IosStage{true, {{a}, {d}}}), merged, 1e-9 * merged);
+}
+
+}  // namespace
+}  // namespace dgs::ios
