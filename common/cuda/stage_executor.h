@@ -1,0 +1,129 @@
+#pragma once
+// The IOS execution engine on a GPU: runs a dgs::Plan of a dgs::Graph stage by stage, each task
+// of a stage on its own stream, and measures stage and network latency with CUDA events.
+//
+// What it does (IOS thesis §3 and the authors' runtime, research/ios.md §2.3, §2.4, §7b):
+//  - One context per task position j of a stage (up to max_streams): a stream, a cuDNN handle
+//    bound to it and a workspace. Task j of every stage runs on context j.
+//  - Between stages the host calls cudaDeviceSynchronize, except between two consecutive
+//    single-task stages (which share context 0's stream, so order is kept without it). At the
+//    start and end of a forward pass the other streams are joined to stream 0 with events, so
+//    consecutive passes never overlap.
+//  - FP32 NCHW. Conv through cuDNN with the algorithm cudnnFindConvolutionForwardAlgorithmEx
+//    finds fastest (once per convolution shape), math CUDNN_FMA_MATH (FP32 CUDA cores, as on the
+//    thesis's V100) unless allow_tf32; a Conv whose only consumer is the next op of its task, a
+//    Relu, runs as one cudnnConvolutionBiasActivationForward (IOS fuses Conv+bias+ReLU);
+//    pooling, activation (Relu/Sigmoid/Tanh), softmax and batch-norm inference through cuDNN;
+//    the suite's own kernels (common/cuda/tensor_kernels.h) for concat, split, slice, transpose,
+//    expand, pad, broadcasting element-wise ops and pooling windows cuDNN cannot express;
+//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/welder_kernels.h). Layout-only ops
+//    (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) alias their input: no kernel.
+//  - A Merged task (IOS operator merge) holds convolutions that share their input (plus, after
+//    them, element-wise ops of the task): their kernels are zero-padded to the largest and
+//    concatenated along the output channels into one weight built on the device, run as one
+//    convolution, and the output is split back to the convolutions' tensors. When each merged
+//    conv's only consumer is a Relu in the task, the ReLU is fused into the merged convolution.
+//  - Latency: warm-up, then the median of repeats of `number` runs timed with CUDA events
+//    (runtime.h TimingProtocol; IOS's measure_stage_latency protocol, including a device
+//    synchronisation after each run of a multi-task stage).
+//
+// Values: every Input and Weight tensor is filled from make_graph_feeds(g, {}, seed) (the CPU
+// reference executor's random values, common/exec/executor.h), so run() followed by outputs()
+// compares directly with run_graph(g, {}, seed). set_tensor() overrides a value.
+//
+// This header has no CUDA types; in a build without CUDA the constructor throws.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/cuda/runtime.h"
+#include "common/exec/tensor_data.h"
+#include "common/graph/graph.h"
+#include "common/hw/hardware.h"
+#include "common/plan/plan.h"
+
+namespace dgs::gpu {
+
+// IOS artifact constants (research/ios.md §2.3): MAX_NUM_GROUPS = 10 contexts, 128 MiB cuDNN
+// workspace each.
+inline constexpr int kIosMaxStreams = 10;
+inline constexpr size_t kIosWorkspaceBytes = size_t{128} << 20;
+
+struct StageExecutorOptions {
+  uint64_t seed = 1;                            // random inputs and weights (make_graph_feeds)
+  TimingProtocol timing;                        // for stages and whole passes (IOS: 2 / 6 / 6)
+  size_t workspace_bytes = kIosWorkspaceBytes;  // per context
+  int max_streams = kIosMaxStreams;             // a stage with more tasks is refused
+  bool allow_tf32 = false;                      // false: CUDNN_FMA_MATH (FP32 on CUDA cores)
+  bool fuse_conv_relu = true;                   // Conv+Relu as one cuDNN call (IOS does)
+};
+
+struct PlanLatency {
+  double network_ms = 0;         // median over repeats of one forward pass
+  std::vector<double> stage_ms;  // each stage measured alone (IOS protocol)
+  Timing network;                // all samples of the forward pass
+  int64_t kernel_calls = 0;      // kernels + cuDNN calls per forward pass
+};
+
+class StageExecutor {
+ public:
+  // Copies `g`; allocates a device buffer for every float tensor and uploads the inputs and
+  // weights. Throws dgs::Error without a GPU, or naming the first op the executor cannot run.
+  explicit StageExecutor(const Graph& g, StageExecutorOptions opts = {});
+  ~StageExecutor();
+  StageExecutor(const StageExecutor&) = delete;
+  StageExecutor& operator=(const StageExecutor&) = delete;
+
+  const Graph& graph() const;
+  const GpuSpec& gpu() const;
+  // "FMA (FP32 CUDA cores)" or "default (TF32 tensor cores allowed)".
+  std::string conv_math() const;
+
+  // Overrides the value of an Input or Weight tensor (shape must match).
+  void set_tensor(int tensor, const TensorData& value);
+  // Copies a float tensor back to the host (after run()).
+  TensorData get_tensor(int tensor) const;
+  // Every graph output, by tensor index (after run()).
+  std::map<int, TensorData> outputs() const;
+  // Fills every tensor an op writes with NaN, so that a plan which fails to compute one fails
+  // the comparison with the CPU reference instead of reading a previous run's value.
+  void poison_activations();
+
+  // Checks the plan (Plan::check) and that every op is supported, finds convolution algorithms
+  // and builds merged weights; run() and the measurements call it when needed.
+  void prepare(const Plan& plan);
+  // One forward pass of `plan`, synchronised at the end.
+  void run(const Plan& plan);
+  // Latency of one stage run alone (its inputs are whatever the buffers hold).
+  Timing measure_stage(const Stage& stage);
+  // Network latency and every stage's latency.
+  PlanLatency measure(const Plan& plan);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A stage-latency oracle for IOS's dynamic program: given the groups of a stage (each a list of
+// op indices in execution order) and the strategy, builds the stage and measures it on the GPU
+// with one StageExecutor over the whole graph (all tensors allocated once, random values).
+// Results are cached by (strategy, groups).
+class MeasuredStageCost {
+ public:
+  enum class Strategy { Concurrent, Merge };
+  explicit MeasuredStageCost(const Graph& g, StageExecutorOptions opts = {});
+  ~MeasuredStageCost();
+
+  // Concurrent: one Sequential task per group. Merge: one Merged task with every op of every
+  // group (they must be convolutions sharing an input, then element-wise ops).
+  double stage_latency_ms(const std::vector<std::vector<int>>& groups, Strategy strategy);
+  int64_t measurements() const;  // distinct stages measured so far (cache misses)
+
+ private:
+  std::unique_ptr<StageExecutor> exec_;
+  std::map<std::string, double> cache_;
+};
+
+}  // namespace dgs::gpu

@@ -1,0 +1,120 @@
+#pragma once
+// The suite's own data-movement, element-wise and pooling kernels, where cuDNN has none (concat,
+// split, slice, transpose, broadcasting element-wise ops, pooling windows cuDNN cannot express).
+// Float32 only. Every function takes device pointers, enqueues on the launcher's stream and
+// counts one launch per kernel. CUDA-free header: the no-CUDA build's stubs throw.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/cuda/runtime.h"
+#include "common/util/error.h"
+
+namespace dgs::gpu {
+
+// Highest tensor rank the strided kernels handle (ONNX models of the suite stay below 6).
+inline constexpr int kMaxKernelRank = 8;
+
+// A strided view of a float tensor: element (i_0..i_{r-1}) lives at
+// base[offset + sum_d i_d * strides[d]]. A stride of 0 broadcasts.
+struct StridedView {
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+
+// Row-major (contiguous) strides of `dims`.
+inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// Strides of a tensor of shape `shape` read as a tensor of shape `out` under NumPy broadcasting
+// (right-aligned; size-1 and missing dimensions get stride 0). Throws dgs::Error if `shape` does
+// not broadcast to `out`.
+inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
+                                              const std::vector<int64_t>& out) {
+  if (shape.size() > out.size()) {
+    throw Error("broadcast_strides: rank " + std::to_string(shape.size()) +
+                " does not broadcast to rank " + std::to_string(out.size()));
+  }
+  const std::vector<int64_t> own = contiguous_strides(shape);
+  std::vector<int64_t> s(out.size(), 0);
+  const size_t lead = out.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == out[lead + i]) {
+      s[lead + i] = shape[i] == 1 ? 0 : own[i];
+    } else if (shape[i] != 1) {
+      throw Error("broadcast_strides: dimension " + std::to_string(i) + " of size " +
+                  std::to_string(shape[i]) + " does not broadcast to " +
+                  std::to_string(out[lead + i]));
+    }
+  }
+  return s;
+}
+
+// dst[view(i)] = src[view(i)] for every index i of `dims` (rank <= kMaxKernelRank). Covers
+// concat (dst view), split and slice (src view), transpose (permuted src strides), expand
+// (broadcast src strides), padding (dst view into a larger buffer) and weight embedding.
+void strided_copy(KernelLauncher& l, const std::vector<int64_t>& dims, const float* src,
+                  const StridedView& src_view, float* dst, const StridedView& dst_view);
+
+// Sets `count` floats at `dst` to `value`.
+void fill(KernelLauncher& l, float* dst, int64_t count, float value);
+
+// Element-wise operators (ONNX semantics; Gelu with approximate "none" or "tanh").
+enum class EwOp : int {
+  Relu,
+  LeakyRelu,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  GeluTanh,
+  Erf,
+  Clip,
+  Identity,
+  Exp,
+  Log,
+  Sqrt,
+  Reciprocal,
+  Neg,
+  Abs,
+  HardSigmoid,
+  HardSwish,
+  Sin,
+  Cos,  // unary
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min  // binary
+};
+bool ew_is_binary(EwOp op);
+
+// Scalar attributes: LeakyRelu alpha; Clip min (alpha) and max (beta); HardSigmoid alpha, beta.
+struct EwParams {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// out (contiguous, shape `out_dims`) = op(a[a_view], b[b_view]); `b` is ignored for unary ops.
+// Views usually come from broadcast_strides.
+void elementwise(KernelLauncher& l, EwOp op, const EwParams& params,
+                 const std::vector<int64_t>& out_dims, const float* a, const StridedView& a_view,
+                 const float* b, const StridedView& b_view, float* out);
+
+// 2-D pooling window on NCHW (any padding, ceil mode, dilation), the same semantics as the CPU
+// reference: max over in-bounds elements; average over in-bounds elements, or over the window
+// clipped to the padded extent when count_include_pad.
+struct Pool2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1;  // input
+  int64_t out_h = 1, out_w = 1;        // output (from the graph)
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+void pool2d(KernelLauncher& l, bool is_max, bool count_include_pad, const Pool2dShape& s,
+            const float* x, float* y);
+
+}  // namespace dgs::gpu

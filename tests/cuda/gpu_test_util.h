@@ -1,0 +1,52 @@
+#pragma once
+// Helpers shared by the CUDA tests: the GPU guard and small graph builders.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "common/cuda/device.h"
+#include "common/graph/graph.h"
+
+// Skips the current test, with the reason, where no usable GPU is present.
+#define DGS_REQUIRE_GPU()                                        \
+  do {                                                           \
+    std::string dgs_why_;                                        \
+    if (!::dgs::cuda_gpu_available(&dgs_why_)) {                 \
+      GTEST_SKIP() << "needs an NVIDIA GPU; here: " << dgs_why_; \
+    }                                                            \
+  } while (0)
+
+namespace dgs::testing {
+
+inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
+  Attributes a;
+  for (const auto& [k, v] : kv) a.set(k, v);
+  return a;
+}
+
+// The first output tensor of op `op`.
+inline int out0(const Graph& g, int op) {
+  return g.op(op).outputs.at(0);
+}
+
+// Adds op `kind` named `name` and returns its first output tensor.
+inline int add(Graph& g, OpKind kind, const std::string& name, const std::vector<int>& inputs,
+               Attributes a = {}) {
+  return out0(g, g.add_op(kind, name, inputs, std::move(a)));
+}
+
+// Conv2d with a k x k kernel, square padding `pad`, stride `stride`, optional bias.
+inline int conv(Graph& g, const std::string& name, int x, int64_t out_c, int64_t k, int64_t pad,
+                int64_t stride = 1, bool bias = true, int64_t group = 1) {
+  const int64_t in_c = g.tensor(x).shape.at(1);
+  std::vector<int> in = {x, g.add_weight(name + ".w", {out_c, in_c / group, k, k})};
+  if (bias) in.push_back(g.add_weight(name + ".b", {out_c}));
+  return add(g, OpKind::Conv, name, in,
+             attrs({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                    {"strides", std::vector<int64_t>{stride, stride}},
+                    {"group", group}}));
+}
+
+}  // namespace dgs::testing
