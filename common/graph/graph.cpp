@@ -216,7 +216,22 @@ int Graph::add_op(OpKind kind, const std::string& n, const std::vector<int>& inp
     auto& c = tensors_[t].consumers;
     if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
   }
-  infer_op_shapes(*this, id);
+  try {
+    infer_op_shapes(*this, id);
+  } catch (...) {
+    // Leave the graph as it was before the call (strong exception guarantee), so that a caller
+    // that catches the error can go on using the graph.
+    for (int t : inputs) {
+      if (t < 0) continue;
+      auto& c = tensors_[t].consumers;
+      c.erase(std::remove(c.begin(), c.end(), id), c.end());
+    }
+    for (int t : ops_.back().outputs) tensor_by_name_.erase(tensors_[t].name);
+    tensors_.resize(tensors_.size() - ops_.back().outputs.size());
+    op_by_name_.erase(n);
+    ops_.pop_back();
+    throw;
+  }
   return id;
 }
 
@@ -227,7 +242,14 @@ int Graph::add_op_unchecked(Op op) {
   int id = num_ops();
   op_by_name_[op.name] = id;
   ops_.push_back(std::move(op));
-  rebuild_links();
+  try {
+    rebuild_links();
+  } catch (...) {
+    op_by_name_.erase(ops_.back().name);  // leave the graph as it was
+    ops_.pop_back();
+    rebuild_links();
+    throw;
+  }
   return id;
 }
 

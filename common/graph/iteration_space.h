@@ -1,0 +1,131 @@
+#pragma once
+// Iteration spaces of operators and the regions of their inputs that an output tile needs.
+//
+// This is the one place in the suite that answers "which region of each input does this output
+// tile read" (Welder's tile propagation, BrickDL's halos, GraphTurbo's layer fusion, the atomic
+// dataflow's atom dependencies all call it). For each op:
+//   * output axes: the dims of the output tensor (one loop per output dim);
+//   * reduction axes: the extra loops whose values are summed/maxed into one output element (a
+//     conv's input channels per group and kernel window, a matmul's K, a pool's window, the
+//     reduced dims of Reduce*/Softmax/LayerNorm/GlobalPool);
+//   * for each input, an index map from (output axes, reduction axes) to input coordinates.
+// Most maps are quasi-affine: each input coordinate is offset + sum(coef * floor(axis / divisor))
+// over distinct axes, which interval arithmetic evaluates exactly. The rest (Concat, Reshape-like,
+// Pad, Resize, DepthToSpace, SpaceToDepth, Gather's data, ConvTranspose) are marked Custom and
+// computed by dedicated code.
+//
+// Regions are boxes: one half-open interval per dim. The clamped region is the exact bounding box
+// of the in-bound elements the tile reads (strided or dilated windows whose taps fall in the
+// padding do not widen it), except where the result says `exact == false` (a conservative
+// cover): Reshape/Flatten/Squeeze/Unsqueeze tiles that are not contiguous in row-major order
+// within a group of merged dims (e.g. rows {1, 4} of a [6,4] -> [2,3,4] reshape are covered by
+// rows 1..4), Gather with non-constant indices (the whole axis), Resize with tf_crop_and_resize
+// (the whole dim). Constant inputs (shapes, axes, Resize scales, Clip bounds) are read whole.
+// tests/graph/region_property_test.cpp checks both properties (every needed element is inside,
+// every face of an exact region is needed) against the CPU reference executor on random tiles.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/graph/graph.h"
+
+namespace dgs {
+
+struct Interval {
+  int64_t lo = 0;  // inclusive
+  int64_t hi = 0;  // exclusive
+  int64_t size() const { return hi > lo ? hi - lo : 0; }
+  bool empty() const { return hi <= lo; }
+  bool operator==(const Interval&) const = default;
+};
+// One interval per dim; rank 0 = a scalar (one element).
+using Region = std::vector<Interval>;
+
+Region full_region(const Shape& s);
+bool region_empty(const Region& r);  // any empty interval
+int64_t region_numel(const Region& r);
+// Bounding box of two regions of one rank (an empty region is the identity).
+Region region_union(const Region& a, const Region& b);
+Region region_intersect(const Region& a, const Region& b);
+// Intersection with [0, dim) per dim.
+Region clamp_region(const Region& r, const Shape& s);
+bool region_contains(const Region& outer, const Region& inner);
+std::string region_str(const Region& r);  // "[0:4,2:9]"
+
+// ---------------------------------------------------------------------------------------------
+// Iteration spaces
+// ---------------------------------------------------------------------------------------------
+// coef * floor(axis / divisor), where axis indexes the output axes (reduction == false) or the
+// reduction axes (reduction == true).
+struct IndexTerm {
+  int axis = 0;
+  bool reduction = false;
+  int64_t coef = 1;
+  int64_t divisor = 1;
+};
+// One input coordinate: offset + sum of terms (each axis in at most one term), or the whole
+// extent of the input dim (`full`: shape-determining constants).
+struct AxisIndex {
+  std::vector<IndexTerm> terms;
+  int64_t offset = 0;
+  bool full = false;
+};
+struct InputAccess {
+  enum class Kind { Affine, Custom, Omitted };
+  Kind kind = Kind::Affine;
+  std::vector<AxisIndex> dims;  // Affine: one per input dim
+  std::string note;             // Custom: what the map is
+};
+struct ReductionAxis {
+  std::string name;  // "c_in", "kh", "k", "reduce2", ...
+  int64_t extent = 0;
+};
+struct IterationSpace {
+  Shape output_axes;  // extents: the shape of output `output_index`
+  std::vector<ReductionAxis> reduction_axes;
+  std::vector<InputAccess> inputs;  // one per op input
+};
+
+// The iteration space of op `op` for its output `output_index`.
+IterationSpace iteration_space(const Graph& g, int op, int output_index = 0);
+
+// ---------------------------------------------------------------------------------------------
+// Regions of inputs
+// ---------------------------------------------------------------------------------------------
+struct AccessRegion {
+  // The elements read, within the input's bounds.
+  Region region;
+  // Before clamping: the box including the padding halo of convs/pools/Pad/Resize, so
+  // numel(unclamped) - numel(region) counts padded elements (for a dilated or strided window
+  // it is the plain box of all taps, in and out of bounds).
+  Region unclamped;
+  // False when `region` is a conservative cover (see the file comment).
+  bool exact = true;
+};
+
+// For each input of `op` (in order; an omitted optional input gets Region{} with exact == true),
+// the region the output tile `output_tile` of output `output_index` needs; an empty tile needs
+// empty regions (every interval {0,0}). Throws dgs::Error naming the op when the tile's rank
+// differs from the output's or it leaves the output's bounds.
+std::vector<AccessRegion> input_access_regions(const Graph& g, int op, const Region& output_tile,
+                                               int output_index = 0);
+// The clamped regions only.
+std::vector<Region> input_regions(const Graph& g, int op, const Region& output_tile,
+                                  int output_index = 0);
+
+// Walks backwards through a fused group of ops (any order; must include `output_op`), starting
+// from `tile` of output 0 of `output_op`, and returns, for every tensor touched (the seed tensor,
+// intermediates, and the group's inputs, weights and constants), the union (bounding box) of the
+// regions needed. Intermediates produced inside the group need only in-bound elements, so what
+// propagates is the clamped region; `unclamped` keeps the union of unclamped requests; `exact`
+// is false if any request was a conservative cover. A tensor read through several paths gets
+// the bounding box of all requests (which can include elements no single path reads).
+std::map<int, AccessRegion> propagate_tile(const Graph& g, const std::vector<int>& group,
+                                           int output_op, const Region& tile);
+// The same from several seeds: tensor index -> needed region (each seed tensor must be produced
+// inside the group).
+std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<int>& group,
+                                              const std::map<int, Region>& seeds);
+
+}  // namespace dgs

@@ -1,0 +1,338 @@
+// Regions of inputs needed by output tiles, checked against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "common/graph/graph.h"
+#include "common/graph/iteration_space.h"
+
+namespace dgs {
+
+// Readable failure messages for regions.
+void PrintTo(const Interval& i, std::ostream* os) {
+  *os << i.lo << ':' << i.hi;
+}
+
+namespace {
+
+using I = std::vector<int64_t>;
+using R = Region;
+
+Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
+  Attributes a;
+  for (const auto& [k, v] : kv) a.set(k, v);
+  return a;
+}
+int out(const Graph& g, int op) {
+  return g.op(op).outputs[0];
+}
+
+TEST(IterationSpace, Conv3x3Stride2Pad1EdgeAndInteriorTiles) {
+  Graph g;
+  int x = g.add_input("x", {1, 8, 15, 15});
+  int w = g.add_weight("w", {4, 8, 3, 3});
+  int b = g.add_weight("b", {4});
+  int c = g.add_op(OpKind::Conv, "c", {x, w, b},
+                   attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+  ASSERT_EQ(g.tensor(out(g, c)).shape, (Shape{1, 4, 8, 8}));
+  // Top-left tile: rows 2*o + k - 1 for o in [0,1], k in [0,2] -> [-1, 3].
+  auto edge = input_access_regions(g, c, R{{0, 1}, {1, 3}, {0, 2}, {0, 2}});
+  EXPECT_EQ(edge[0].unclamped, (R{{0, 1}, {0, 8}, {-1, 4}, {-1, 4}}));
+  EXPECT_EQ(edge[0].region, (R{{0, 1}, {0, 8}, {0, 4}, {0, 4}}));
+  EXPECT_EQ(edge[1].region, (R{{1, 3}, {0, 8}, {0, 3}, {0, 3}}));
+  EXPECT_EQ(edge[2].region, (R{{1, 3}}));
+  // Interior tile: o in [3,4] -> [5, 9].
+  auto interior = input_regions(g, c, R{{0, 1}, {0, 4}, {3, 5}, {3, 5}});
+  EXPECT_EQ(interior[0], (R{{0, 1}, {0, 8}, {5, 10}, {5, 10}}));
+  // Bottom-right tile: o = 7 -> [13, 15] with the padded row 15 clamped away.
+  auto last = input_access_regions(g, c, R{{0, 1}, {0, 4}, {7, 8}, {7, 8}});
+  EXPECT_EQ(last[0].unclamped, (R{{0, 1}, {0, 8}, {13, 16}, {13, 16}}));
+  EXPECT_EQ(last[0].region, (R{{0, 1}, {0, 8}, {13, 15}, {13, 15}}));
+  EXPECT_EQ(region_numel(last[0].unclamped) - region_numel(last[0].region), 8 * (9 - 4));
+  // Iteration space: reduction over input channels and the 3x3 window.
+  IterationSpace s = iteration_space(g, c);
+  ASSERT_EQ(s.reduction_axes.size(), 3u);
+  EXPECT_EQ(s.reduction_axes[0].extent, 8);
+  EXPECT_EQ(s.reduction_axes[1].extent, 3);
+}
+
+TEST(IterationSpace, DilatedConv) {
+  Graph g;
+  int x = g.add_input("x", {1, 2, 10, 10});
+  int w = g.add_weight("w", {2, 2, 3, 3});
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"dilations", I{2, 2}}}));
+  ASSERT_EQ(g.tensor(out(g, c)).shape, (Shape{1, 2, 6, 6}));
+  // rows o + 2k for o in [2,3], k in [0,2] -> [2, 7]
+  EXPECT_EQ(input_regions(g, c, R{{0, 1}, {0, 2}, {2, 4}, {0, 1}})[0],
+            (R{{0, 1}, {0, 2}, {2, 8}, {0, 5}}));
+}
+
+TEST(IterationSpace, GroupedConvChannelTile) {
+  Graph g;
+  int x = g.add_input("x", {1, 8, 5, 5});
+  int w = g.add_weight("w", {12, 2, 1, 1});
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"group", int64_t{4}}}));
+  // 3 output channels and 2 input channels per group: outputs [3,6) are group 1 -> inputs [2,4).
+  auto r = input_regions(g, c, R{{0, 1}, {3, 6}, {0, 5}, {0, 5}});
+  EXPECT_EQ(r[0], (R{{0, 1}, {2, 4}, {0, 5}, {0, 5}}));
+  EXPECT_EQ(r[1], (R{{3, 6}, {0, 2}, {0, 1}, {0, 1}}));
+  // Outputs [2,4) span groups 0 and 1 -> inputs [0,4).
+  EXPECT_EQ(input_regions(g, c, R{{0, 1}, {2, 4}, {1, 2}, {1, 2}})[0],
+            (R{{0, 1}, {0, 4}, {1, 2}, {1, 2}}));
+  // Depthwise: output channel m reads input channel m only.
+  int wd = g.add_weight("wd", {8, 1, 3, 3});
+  int d =
+      g.add_op(OpKind::Conv, "d", {x, wd}, attrs({{"group", int64_t{8}}, {"pads", I{1, 1, 1, 1}}}));
+  EXPECT_EQ(input_regions(g, d, R{{0, 1}, {5, 7}, {0, 5}, {0, 5}})[0],
+            (R{{0, 1}, {5, 7}, {0, 5}, {0, 5}}));
+}
+
+TEST(IterationSpace, ConvSameUpperPadding) {
+  Graph g;
+  int x = g.add_input("x", {1, 1, 8, 8});
+  int w = g.add_weight("w", {1, 1, 4, 4});
+  int c = g.add_op(OpKind::Conv, "c", {x, w},
+                   attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{2, 2}}}));
+  // out 4; total pad = 3*2 + 4 - 8 = 2 -> begin 1. Row o=0 reads [-1, 2].
+  EXPECT_EQ(input_access_regions(g, c, R{{0, 1}, {0, 1}, {0, 1}, {0, 1}})[0].unclamped,
+            (R{{0, 1}, {0, 1}, {-1, 3}, {-1, 3}}));
+}
+
+TEST(IterationSpace, MaxPoolAndGlobalPool) {
+  Graph g;
+  int x = g.add_input("x", {1, 3, 8, 8});
+  int p =
+      g.add_op(OpKind::MaxPool, "p", {x},
+               attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+  ASSERT_EQ(g.tensor(out(g, p)).shape, (Shape{1, 3, 4, 4}));
+  auto r = input_access_regions(g, p, R{{0, 1}, {1, 2}, {1, 3}, {0, 1}});
+  EXPECT_EQ(r[0].region, (R{{0, 1}, {1, 2}, {1, 6}, {0, 2}}));
+  EXPECT_EQ(r[0].unclamped, (R{{0, 1}, {1, 2}, {1, 6}, {-1, 2}}));
+  int gp = g.add_op(OpKind::GlobalAveragePool, "gp", {x});
+  EXPECT_EQ(input_regions(g, gp, R{{0, 1}, {2, 3}, {0, 1}, {0, 1}})[0],
+            (R{{0, 1}, {2, 3}, {0, 8}, {0, 8}}));
+}
+
+TEST(IterationSpace, MatMulWithBatchBroadcastAndTransposedGemm) {
+  Graph g;
+  int a = g.add_input("a", {2, 1, 4, 6});
+  int b = g.add_input("b", {3, 6, 5});
+  int m = g.add_op(OpKind::MatMul, "m", {a, b});
+  ASSERT_EQ(g.tensor(out(g, m)).shape, (Shape{2, 3, 4, 5}));
+  auto r = input_regions(g, m, R{{1, 2}, {0, 2}, {1, 3}, {2, 5}});
+  EXPECT_EQ(r[0], (R{{1, 2}, {0, 1}, {1, 3}, {0, 6}}));
+  EXPECT_EQ(r[1], (R{{0, 2}, {0, 6}, {2, 5}}));
+  EXPECT_EQ(iteration_space(g, m).reduction_axes.at(0).extent, 6);
+  // Matrix-vector: B is 1-D.
+  int v = g.add_input("v", {6});
+  int mv = g.add_op(OpKind::MatMul, "mv", {a, v});
+  EXPECT_EQ(input_regions(g, mv, R{{0, 1}, {0, 1}, {2, 3}})[1], (R{{0, 6}}));
+  EXPECT_EQ(input_regions(g, mv, R{{0, 1}, {0, 1}, {2, 3}})[0],
+            (R{{0, 1}, {0, 1}, {2, 3}, {0, 6}}));
+
+  int at = g.add_input("at", {6, 4});   // [K, M]
+  int bt = g.add_weight("bt", {5, 6});  // [N, K]
+  int c = g.add_weight("c", {5});
+  int gm = g.add_op(OpKind::Gemm, "gm", {at, bt, c},
+                    attrs({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
+  auto q = input_regions(g, gm, R{{1, 3}, {0, 2}});
+  EXPECT_EQ(q[0], (R{{0, 6}, {1, 3}}));
+  EXPECT_EQ(q[1], (R{{0, 2}, {0, 6}}));
+  EXPECT_EQ(q[2], (R{{0, 2}}));
+}
+
+TEST(IterationSpace, ElementwiseBroadcastSoftmaxReduceLayerNorm) {
+  Graph g;
+  int x = g.add_input("x", {2, 3, 4});
+  int y = g.add_input("y", {3, 1});
+  int add = g.add_op(OpKind::Add, "add", {x, y});
+  auto r = input_regions(g, add, R{{1, 2}, {1, 3}, {2, 4}});
+  EXPECT_EQ(r[0], (R{{1, 2}, {1, 3}, {2, 4}}));
+  EXPECT_EQ(r[1], (R{{1, 3}, {0, 1}}));
+  int sm = g.add_op(OpKind::Softmax, "sm", {x});
+  EXPECT_EQ(input_regions(g, sm, R{{0, 1}, {1, 2}, {0, 1}})[0], (R{{0, 1}, {1, 2}, {0, 4}}));
+  int rs = g.add_op(OpKind::ReduceSum, "rs", {x, g.add_constant_ints("ax", {1})},
+                    attrs({{"keepdims", int64_t{0}}}));
+  ASSERT_EQ(g.tensor(out(g, rs)).shape, (Shape{2, 4}));
+  auto rr = input_regions(g, rs, R{{1, 2}, {0, 2}});
+  EXPECT_EQ(rr[0], (R{{1, 2}, {0, 3}, {0, 2}}));
+  EXPECT_EQ(rr[1], (R{{0, 1}}));  // the axes constant is read whole
+  int gamma = g.add_weight("gamma", {4});
+  int ln = g.add_op(OpKind::LayerNormalization, "ln", {x, gamma});
+  auto lr = input_regions(g, ln, R{{0, 1}, {2, 3}, {1, 2}});
+  EXPECT_EQ(lr[0], (R{{0, 1}, {2, 3}, {0, 4}}));
+  EXPECT_EQ(lr[1], (R{{1, 2}}));  // the scale applies per element: only the tile's columns
+}
+
+TEST(IterationSpace, TransposeConcatSplitSlice) {
+  Graph g;
+  int x = g.add_input("x", {1, 3, 4, 5});
+  int t = g.add_op(OpKind::Transpose, "t", {x}, attrs({{"perm", I{0, 2, 3, 1}}}));
+  ASSERT_EQ(g.tensor(out(g, t)).shape, (Shape{1, 4, 5, 3}));
+  EXPECT_EQ(input_regions(g, t, R{{0, 1}, {1, 3}, {0, 5}, {2, 3}})[0],
+            (R{{0, 1}, {2, 3}, {1, 3}, {0, 5}}));
+
+  int a = g.add_input("a", {1, 4, 2, 2});
+  int b = g.add_input("b", {1, 6, 2, 2});
+  int cat = g.add_op(OpKind::Concat, "cat", {a, b}, attrs({{"axis", int64_t{1}}}));
+  auto both = input_regions(g, cat, R{{0, 1}, {2, 7}, {0, 2}, {1, 2}});
+  EXPECT_EQ(both[0], (R{{0, 1}, {2, 4}, {0, 2}, {1, 2}}));
+  EXPECT_EQ(both[1], (R{{0, 1}, {0, 3}, {0, 2}, {1, 2}}));
+  auto second = input_regions(g, cat, R{{0, 1}, {5, 8}, {0, 2}, {0, 2}});
+  EXPECT_TRUE(region_empty(second[0]));
+  EXPECT_EQ(second[1], (R{{0, 1}, {1, 4}, {0, 2}, {0, 2}}));
+
+  int sp = g.add_op(OpKind::Split, "sp", {b, g.add_constant_ints("sizes", {2, 4})},
+                    attrs({{"axis", int64_t{1}}}), 2);
+  EXPECT_EQ(input_regions(g, sp, R{{0, 1}, {1, 3}, {0, 2}, {0, 2}}, 1)[0],
+            (R{{0, 1}, {3, 5}, {0, 2}, {0, 2}}));
+
+  // Slice rows 1,4,7 (step 3) and columns 18,14,10,6,2 (step -4).
+  int m = g.add_input("m", {10, 20});
+  int sl = g.add_op(OpKind::Slice, "sl",
+                    {m, g.add_constant_ints("st", {1, -2}), g.add_constant_ints("en", {9, 0}),
+                     g.add_constant_ints("axs", {0, 1}), g.add_constant_ints("stp", {3, -4})});
+  ASSERT_EQ(g.tensor(out(g, sl)).shape, (Shape{3, 5}));
+  EXPECT_EQ(input_regions(g, sl, R{{1, 3}, {1, 4}})[0], (R{{4, 8}, {6, 15}}));
+}
+
+TEST(IterationSpace, ReshapeAndFlatten) {
+  Graph g;
+  int x = g.add_input("x", {2, 3, 4, 5});
+  int r = g.add_op(OpKind::Reshape, "r", {x, g.add_constant_ints("s", {2, 3, 20})});
+  // Positions 5..11 of the merged H*W dim: rows 1..2 of H, all of W.
+  auto a = input_access_regions(g, r, R{{0, 1}, {1, 3}, {5, 12}});
+  EXPECT_EQ(a[0].region, (R{{0, 1}, {1, 3}, {1, 3}, {0, 5}}));
+  EXPECT_TRUE(a[0].exact);
+  // Positions 5..9: exactly row 1.
+  EXPECT_EQ(input_regions(g, r, R{{0, 2}, {0, 3}, {5, 10}})[0],
+            (R{{0, 2}, {0, 3}, {1, 2}, {0, 5}}));
+  int f = g.add_op(OpKind::Flatten, "f", {x});
+  ASSERT_EQ(g.tensor(out(g, f)).shape, (Shape{2, 60}));
+  EXPECT_EQ(input_regions(g, f, R{{1, 2}, {20, 40}})[0], (R{{1, 2}, {1, 2}, {0, 4}, {0, 5}}));
+  // [6,4] -> [2,3,4]: a tile of rows {1, 4} of the 6 is not contiguous: covered by rows 1..4.
+  int y = g.add_input("y", {6, 4});
+  int r2 = g.add_op(OpKind::Reshape, "r2", {y, g.add_constant_ints("s2", {2, 3, 4})});
+  auto c = input_access_regions(g, r2, R{{0, 2}, {1, 2}, {0, 2}});
+  EXPECT_EQ(c[0].region, (R{{1, 5}, {0, 2}}));
+  EXPECT_FALSE(c[0].exact);
+  int u = g.add_op(OpKind::Unsqueeze, "u", {y, g.add_constant_ints("ua", {0, 2})});
+  ASSERT_EQ(g.tensor(out(g, u)).shape, (Shape{1, 6, 1, 4}));
+  EXPECT_EQ(input_regions(g, u, R{{0, 1}, {2, 3}, {0, 1}, {1, 3}})[0], (R{{2, 3}, {1, 3}}));
+}
+
+TEST(IterationSpace, PadResizeDepthToSpaceGather) {
+  Graph g;
+  int x = g.add_input("x", {1, 1, 5});
+  int pads = g.add_constant_ints("pads", {0, 0, 2, 0, 0, 2});
+  int pr = g.add_op(OpKind::Pad, "pr", {x, pads}, attrs({{"mode", std::string("reflect")}}));
+  auto rr = input_access_regions(g, pr, R{{0, 1}, {0, 1}, {0, 2}});  // reads x[2], x[1]
+  EXPECT_EQ(rr[0].region, (R{{0, 1}, {0, 1}, {1, 3}}));
+  EXPECT_EQ(rr[0].unclamped, (R{{0, 1}, {0, 1}, {-2, 0}}));
+  int pc = g.add_op(OpKind::Pad, "pc", {x, pads});
+  EXPECT_TRUE(region_empty(input_regions(g, pc, R{{0, 1}, {0, 1}, {0, 2}})[0]));
+  EXPECT_EQ(input_regions(g, pc, R{{0, 1}, {0, 1}, {1, 4}})[0], (R{{0, 1}, {0, 1}, {0, 2}}));
+  int pe = g.add_op(OpKind::Pad, "pe", {x, pads}, attrs({{"mode", std::string("edge")}}));
+  EXPECT_EQ(input_regions(g, pe, R{{0, 1}, {0, 1}, {7, 9}})[0], (R{{0, 1}, {0, 1}, {4, 5}}));
+
+  int img = g.add_input("img", {1, 1, 4, 4});
+  int sc = g.add_constant_floats("sc", {4}, {1, 1, 2, 2});
+  int up = g.add_op(OpKind::Resize, "up", {img, -1, sc});
+  // half_pixel: x = (o + 0.5) / 2 - 0.5: o=2 -> 0.75, o=4 -> 1.75; nearest rounds to 1 and 2.
+  EXPECT_EQ(input_regions(g, up, R{{0, 1}, {0, 1}, {2, 5}, {0, 8}})[0],
+            (R{{0, 1}, {0, 1}, {1, 3}, {0, 4}}));
+  int lin =
+      g.add_op(OpKind::Resize, "lin", {img, -1, sc}, attrs({{"mode", std::string("linear")}}));
+  EXPECT_EQ(input_regions(g, lin, R{{0, 1}, {0, 1}, {2, 5}, {0, 1}})[0],
+            (R{{0, 1}, {0, 1}, {0, 3}, {0, 1}}));
+
+  int d = g.add_input("d", {1, 8, 2, 2});
+  int d2s = g.add_op(OpKind::DepthToSpace, "d2s", {d}, attrs({{"blocksize", int64_t{2}}}));
+  // DCR: out[c, 2h+bh, 2w+bw] = in[(2bh+bw)*2 + c, h, w]; bh = 0, bw in {0,1}, c = 1 -> {1, 3}.
+  EXPECT_EQ(input_regions(g, d2s, R{{0, 1}, {1, 2}, {0, 1}, {0, 2}})[0],
+            (R{{0, 1}, {1, 4}, {0, 1}, {0, 1}}));
+
+  int table = g.add_weight("table", {10, 4});
+  Tensor idx;
+  idx.name = "idx";
+  idx.shape = {2, 2};
+  idx.dtype = DType::I64;
+  idx.role = TensorRole::Constant;
+  idx.int_data = {7, 2, 5, 9};
+  int it = g.add_tensor(idx);
+  int ga = g.add_op(OpKind::Gather, "ga", {table, it});
+  ASSERT_EQ(g.tensor(out(g, ga)).shape, (Shape{2, 2, 4}));
+  auto gr = input_access_regions(g, ga, R{{1, 2}, {0, 2}, {1, 3}});  // indices 5, 9
+  EXPECT_EQ(gr[0].region, (R{{5, 10}, {1, 3}}));
+  EXPECT_TRUE(gr[0].exact);
+  EXPECT_EQ(gr[1].region, (R{{1, 2}, {0, 2}}));
+}
+
+TEST(IterationSpace, ConvTranspose) {
+  Graph g;
+  int x = g.add_input("x", {1, 4, 5, 5});
+  int w = g.add_weight("w", {4, 3, 3, 3});
+  int ct = g.add_op(OpKind::ConvTranspose, "ct", {x, w},
+                    attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+  ASSERT_EQ(g.tensor(out(g, ct)).shape, (Shape{1, 3, 9, 9}));
+  // out = 2*i + k - 1: outputs [3,5) come from i with 2i + k - 1 in [3,4] -> i in [1, 2].
+  auto r = input_regions(g, ct, R{{0, 1}, {0, 3}, {3, 5}, {0, 1}});
+  EXPECT_EQ(r[0], (R{{0, 1}, {0, 4}, {1, 3}, {0, 1}}));
+  // Kernel taps: rows 3 and 4 use k = 0, 2 (from i = 2, 1) and k = 1 (i = 2); column 0 only
+  // k = 1 (i = 0).
+  EXPECT_EQ(r[1], (R{{0, 4}, {0, 3}, {0, 3}, {1, 2}}));
+}
+
+TEST(IterationSpace, ChainConvReluConvPropagatedBackwards) {
+  Graph g;
+  int x = g.add_input("x", {1, 4, 16, 16});
+  int w1 = g.add_weight("w1", {8, 4, 3, 3});
+  int c1 = g.add_op(OpKind::Conv, "c1", {x, w1}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int r = g.add_op(OpKind::Relu, "r", {out(g, c1)});
+  int w2 = g.add_weight("w2", {8, 8, 3, 3});
+  int c2 = g.add_op(OpKind::Conv, "c2", {out(g, r), w2},
+                    attrs({{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
+  ASSERT_EQ(g.tensor(out(g, c2)).shape, (Shape{1, 8, 8, 8}));
+  auto regions = propagate_tile(g, {c1, r, c2}, c2, R{{0, 1}, {0, 8}, {2, 4}, {0, 8}});
+  // c2 rows 2*o + k - 1 for o in [2,3] -> [3, 7]; columns [-1, 15] clamped to [0, 15].
+  EXPECT_EQ(regions.at(out(g, r)).region, (R{{0, 1}, {0, 8}, {3, 8}, {0, 16}}));
+  EXPECT_EQ(regions.at(out(g, r)).unclamped, (R{{0, 1}, {0, 8}, {3, 8}, {-1, 16}}));
+  EXPECT_EQ(regions.at(out(g, c1)).region, (R{{0, 1}, {0, 8}, {3, 8}, {0, 16}}));
+  // c1 rows o + k - 1 for o in [3,7] -> [2, 8].
+  EXPECT_EQ(regions.at(x).region, (R{{0, 1}, {0, 4}, {2, 9}, {0, 16}}));
+  EXPECT_EQ(regions.at(w1).region, full_region({8, 4, 3, 3}));
+  EXPECT_EQ(regions.at(w2).region, full_region({8, 8, 3, 3}));
+  EXPECT_EQ(regions.size(), 6u);  // x, w1, c1:0, r:0, w2, c2:0
+}
+
+TEST(IterationSpace, PropagateUnionsBranches) {
+  // x -> a (3x3 conv, pad 1) and x -> b (1x1 conv) -> add: x needs the 3x3 halo.
+  Graph g;
+  int x = g.add_input("x", {1, 2, 8, 8});
+  int wa = g.add_weight("wa", {2, 2, 3, 3});
+  int wb = g.add_weight("wb", {2, 2, 1, 1});
+  int a = g.add_op(OpKind::Conv, "a", {x, wa}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int b = g.add_op(OpKind::Conv, "b", {x, wb});
+  int add = g.add_op(OpKind::Add, "add", {out(g, a), out(g, b)});
+  auto regions = propagate_tile(g, {a, b, add}, add, R{{0, 1}, {0, 2}, {4, 6}, {4, 6}});
+  EXPECT_EQ(regions.at(x).region, (R{{0, 1}, {0, 2}, {3, 7}, {3, 7}}));
+  EXPECT_EQ(regions.at(out(g, b)).region, (R{{0, 1}, {0, 2}, {4, 6}, {4, 6}}));
+}
+
+TEST(IterationSpace, BadTileNamesTheOp) {
+  Graph g;
+  int x = g.add_input("x", {1, 2, 4, 4});
+  int r = g.add_op(OpKind::Relu, "act", {x});
+  try {
+    input_regions(g, r, R{{0, 1}, {0, 2}, {0, 4}});
+    FAIL() << "expected dgs::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "op 'act' (Relu): tile [0:1,0:2,0:4] has rank 3; expected rank 4 (output "
+              "[1,2,4,4])");
+  }
+  EXPECT_THROW(input_regions(g, r, R{{0, 1}, {0, 2}, {0, 5}, {0, 4}}), Error);
+}
+
+}  // namespace
+}  // namespace dgs
