@@ -7,6 +7,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/report/report.h"
@@ -16,14 +17,16 @@ namespace dgs {
 enum class RunMode { Model, Measured };
 
 struct RunOptions {
-  std::string hw;          // --hw: empty = each experiment's own default (the paper's machine)
-  std::string model;       // --model: empty = each experiment's own networks
+  std::string hw;     // --hw: empty = each experiment's own default (the paper's machine)
+  std::string model;  // --model: empty = each experiment's own networks
   RunMode mode = RunMode::Model;
   std::string out_dir = "reports";  // --out; files go to <out_dir>/<paper>/
-  uint64_t seed = 1;       // --seed
+  uint64_t seed = 1;                // --seed
 };
 
 // What an experiment gets: the options and a place to put its results.
+// Files are staged in memory and written (each atomically) only when the experiment returns
+// without an exception (run_cli calls commit_files()), so a failed experiment writes nothing.
 class ExperimentContext {
  public:
   ExperimentContext(std::string paper, std::string experiment_id, RunOptions opts,
@@ -43,12 +46,20 @@ class ExperimentContext {
   // <id>_notes.txt at the end of the experiment).
   void note(const std::string& line);
   const std::vector<std::string>& notes() const { return notes_; }
+  // Stages any other output file, <id><suffix> (e.g. "_plan.json").
+  void emit_file(const std::string& suffix, const std::string& content);
+
+  // Writes the staged files (and <id>_notes.txt if there are notes); returns their paths.
+  std::vector<std::string> commit_files();
+  const std::string& experiment_id() const { return id_; }
 
  private:
+  void stage(const std::string& suffix, std::string content);
   std::string paper_, id_;
   RunOptions opts_;
   std::ostream& out_;
   std::vector<std::string> notes_;
+  std::vector<std::pair<std::string, std::string>> pending_;  // (suffix, content), in order
 };
 
 struct Experiment {
@@ -62,8 +73,8 @@ struct Experiment {
 };
 
 struct PaperInfo {
-  std::string key;       // "welder" (folder under reports/ and data/)
-  std::string title;     // "Welder (OSDI'23): tile-graph scheduling"
+  std::string key;         // "welder" (folder under reports/ and data/)
+  std::string title;       // "Welder (OSDI'23): tile-graph scheduling"
   std::string paper_file;  // "welder_osdi23.txt"
 };
 
@@ -71,6 +82,20 @@ struct PaperInfo {
 // 0 success; 1 an experiment failed (dgs::Error: one line "error: ..."); 2 a usage error (unknown
 // flag, figure or table, bad value; one line); 3 the selected experiment is not implemented yet;
 // 4 --mode measured without a usable GPU ("measured mode needs an NVIDIA GPU: <reason>").
-int run_cli(int argc, char** argv, const PaperInfo& paper, const std::vector<Experiment>& experiments);
+//
+// Selection: --fig and --table take the number ("13", "3.1") or the whole id ("fig13",
+// "table3.1", case-insensitive), and may be repeated. --all runs every implemented experiment and
+// lists the others as not implemented. If a selected experiment is not implemented, nothing runs.
+// --hw and --model are checked before anything runs (exit 2 if bad): a GPU config is loaded with
+// load_gpu_spec (a config of another kind is only checked to exist and name its kind); --model
+// must be a zoo name or a loadable .onnx file. With --all, a failing experiment does not stop the
+// others (exit 1 at the end); with --all --mode measured, only experiments with a measured version
+// run. Errors go to stderr as one line each; results and the header go to stdout.
+int run_cli(int argc, char** argv, const PaperInfo& paper,
+            const std::vector<Experiment>& experiments);
+
+// The same with the output streams given (for tests).
+int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
+            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err);
 
 }  // namespace dgs

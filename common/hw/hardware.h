@@ -9,20 +9,20 @@
 namespace dgs {
 
 struct GpuSpec {
-  std::string name;          // "V100"
-  std::string file;          // where it was read from ("hw_configs/v100.json" or a user path)
-  std::string architecture;  // "Volta"
-  int compute_capability = 0;  // 70 for sm_70
+  std::string name;            // "V100"
+  std::string file;            // where it was read from ("hw_configs/v100.json" or a user path)
+  std::string architecture;    // "Volta"
+  int compute_capability = 0;  // 70 for sm_70; 0 for a GPU that is not NVIDIA's (e.g. MI50)
 
   // Streaming multiprocessors
   int sm_count = 0;
-  double core_clock_mhz = 0;       // boost clock used for the peak rates
+  double core_clock_mhz = 0;  // boost clock used for the peak rates
   int max_threads_per_sm = 0;
   int max_threads_per_block = 0;
   int max_blocks_per_sm = 0;
   int max_warps_per_sm = 0;
   int warp_size = 32;
-  int registers_per_sm = 0;        // 32-bit registers
+  int registers_per_sm = 0;  // 32-bit registers
   int max_registers_per_thread = 0;
   int register_allocation_unit = 256;  // registers are allocated per warp in units of this
   int64_t shared_mem_per_sm = 0;       // bytes usable by blocks
@@ -30,20 +30,20 @@ struct GpuSpec {
 
   // Peak rates (whole GPU)
   double peak_fp32_tflops = 0;
-  double peak_fp16_tflops = 0;     // SIMT FP16
-  double peak_tensor_tflops = 0;   // FP16 tensor cores, dense (0 if none)
+  double peak_fp16_tflops = 0;    // SIMT FP16
+  double peak_tensor_tflops = 0;  // FP16 tensor cores, dense (0 if none)
 
   // Memory
   int64_t dram_bytes = 0;
-  double dram_bandwidth_gbs = 0;   // GB/s (1e9 bytes/s)
+  double dram_bandwidth_gbs = 0;  // GB/s (1e9 bytes/s)
   int64_t l2_bytes = 0;
   double l2_bandwidth_gbs = 0;
-  int transaction_bytes = 32;      // DRAM/L2 sector size (nvprof counts 32-byte transactions)
-  double pcie_bandwidth_gbs = 0;   // host<->device, per direction
+  int transaction_bytes = 32;     // DRAM/L2 sector size (nvprof counts 32-byte transactions)
+  double pcie_bandwidth_gbs = 0;  // host<->device, per direction
 
   // Software overheads
-  double kernel_launch_us = 0;     // per kernel launch
-  double stage_sync_us = 0;        // synchronising streams between two stages
+  double kernel_launch_us = 0;  // per kernel launch
+  double stage_sync_us = 0;     // synchronising streams between two stages
 
   // Named global efficiency factors of the performance model ("achieved fraction of peak"),
   // each with the one experiment it was calibrated on or "assumption: <reason>" in the file.
@@ -69,5 +69,24 @@ GpuSpec parse_gpu_spec(const std::string& json_text, const std::string& origin);
 
 // The names of the built-in GPU configs.
 std::vector<std::string> builtin_gpu_names();
+
+// How a config argument is resolved (by load_gpu_spec and every other loader): an argument that
+// contains '/' or ends in ".json" is a path, read from disk if the file exists there (a user's file
+// overrides the built-in one), else from the built-in copy at that relative path (so
+// "hw_configs/v100.json" works from any directory); any other argument is the name of a built-in
+// config, case-insensitive ("V100" -> built-in "hw_configs/v100.json").
+struct HardwareConfigText {
+  std::string origin;  // the path or the built-in path, for error messages
+  std::string text;    // the JSON text
+};
+// Throws dgs::Error naming the argument and the built-in names if nothing matches.
+HardwareConfigText read_hardware_config(const std::string& name_or_path);
+
+// The "kind" of a config ("gpu", or an accelerator kind added later). Throws dgs::Error if it
+// cannot be read, is not JSON, or has no "kind" string.
+std::string hardware_config_kind(const std::string& name_or_path);
+
+// The names of all built-in hardware configs, of every kind, sorted ("a100", "h100", ...).
+std::vector<std::string> builtin_hardware_names();
 
 }  // namespace dgs

@@ -1,0 +1,430 @@
+// The command-line front end shared by the repro_* executables.
+#include "common/cli/cli.h"
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "common/cuda/device.h"
+#include "common/hw/hardware.h"
+#include "common/util/error.h"
+#include "common/util/resources.h"
+#include "models/zoo.h"
+
+namespace dgs {
+
+// ---------------------------------------------------------------------------------------------
+// ExperimentContext
+// ---------------------------------------------------------------------------------------------
+
+ExperimentContext::ExperimentContext(std::string paper, std::string experiment_id, RunOptions opts,
+                                     std::ostream& out)
+    : paper_(std::move(paper)), id_(std::move(experiment_id)), opts_(std::move(opts)), out_(out) {}
+
+std::string ExperimentContext::output_path(const std::string& suffix) const {
+  return (std::filesystem::path(opts_.out_dir) / paper_ / (id_ + suffix)).string();
+}
+
+void ExperimentContext::stage(const std::string& suffix, std::string content) {
+  for (auto& [s, c] : pending_) {
+    if (s == suffix) {
+      c = std::move(content);
+      return;
+    }
+  }
+  pending_.emplace_back(suffix, std::move(content));
+}
+
+void ExperimentContext::emit_table(const std::string& title, const Table& t,
+                                   const std::string& suffix) {
+  print_table(out_, title, t);
+  out_ << '\n';
+  stage(suffix + ".csv", to_csv(t));
+}
+
+void ExperimentContext::emit_svg(const std::string& svg, const std::string& suffix) {
+  stage(suffix + ".svg", svg);
+}
+
+void ExperimentContext::emit_claims(const std::vector<Claim>& claims) {
+  print_claims(out_, claims);
+  out_ << '\n';
+  stage("_claims.csv", to_csv(claims_table(claims)));
+}
+
+void ExperimentContext::note(const std::string& line) {
+  out_ << "note: " << line << '\n';
+  notes_.push_back(line);
+}
+
+void ExperimentContext::emit_file(const std::string& suffix, const std::string& content) {
+  stage(suffix, content);
+}
+
+std::vector<std::string> ExperimentContext::commit_files() {
+  if (!notes_.empty()) {
+    std::string text;
+    for (const std::string& n : notes_) text += n + "\n";
+    stage("_notes.txt", text);
+  }
+  std::vector<std::string> written;
+  for (const auto& [suffix, content] : pending_) {
+    const std::string path = output_path(suffix);
+    write_file_atomic(path, content);
+    written.push_back(path);
+  }
+  pending_.clear();
+  return written;
+}
+
+// ---------------------------------------------------------------------------------------------
+// run_cli
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+namespace po = boost::program_options;
+
+// Exit codes (documented in cli.h).
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNotImplemented = 3;
+constexpr int kExitNoGpu = 4;
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string program_name(const PaperInfo& paper) {
+  return "repro_" + paper.key;
+}
+
+std::string ids_of_kind(const std::vector<Experiment>& experiments, const std::string& kind) {
+  std::string s;
+  for (const Experiment& e : experiments) {
+    if (e.kind == kind) s += (s.empty() ? "" : ", ") + e.id();
+  }
+  return s.empty() ? "none" : s;
+}
+
+// Resolves "13", "fig13", "Fig13" (for kind "fig") to an experiment index.
+int resolve(const std::vector<Experiment>& experiments, const std::string& kind,
+            const std::string& arg, const PaperInfo& paper) {
+  std::string number = lower(arg);
+  const std::string flag = "--" + kind;
+  if (number.rfind(kind, 0) == 0) number = number.substr(kind.size());
+  for (size_t i = 0; i < experiments.size(); ++i) {
+    if (experiments[i].kind == kind && lower(experiments[i].number) == number) {
+      return static_cast<int>(i);
+    }
+  }
+  const std::string noun = kind == "fig" ? "figures" : "tables";
+  throw UsageError(flag + " " + arg + ": no such " + (kind == "fig" ? "figure" : "table") + " in " +
+                   program_name(paper) + " (" + noun + ": " + ids_of_kind(experiments, kind) +
+                   "; see --list)");
+}
+
+void print_list(std::ostream& out, const PaperInfo& paper,
+                const std::vector<Experiment>& experiments) {
+  out << paper.title << ": " << experiments.size() << " experiments\n";
+  size_t id_w = 2;
+  for (const Experiment& e : experiments) id_w = std::max(id_w, e.id().size());
+  const std::string implemented = "implemented", missing = "not implemented yet";
+  for (const Experiment& e : experiments) {
+    const std::string status = e.run ? implemented : missing;
+    out << "  " << e.id() << std::string(id_w - e.id().size(), ' ') << "  " << status
+        << std::string(missing.size() - status.size(), ' ') << "  " << e.caption << '\n';
+  }
+}
+
+uint64_t parse_seed(const std::string& s) {
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+    throw UsageError("--seed: '" + s + "' is not a non-negative integer");
+  }
+  return v;
+}
+
+bool looks_like_path(const std::string& s, const std::string& extension) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > extension.size() && lower(s.substr(s.size() - extension.size())) == extension);
+}
+
+std::string hw_description(const RunOptions& o) {
+  return o.hw.empty() ? "each experiment's own (the paper's machine)" : o.hw;
+}
+
+struct Parsed {
+  bool help = false, list = false, all = false;
+  std::vector<std::string> figs, tables;
+  RunOptions opts;
+};
+
+Parsed parse_args(int argc, const char* const* argv, po::options_description& desc) {
+  po::variables_map vm;
+  try {
+    const int style =
+        po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    // Words that are not options are collected under a hidden name and refused below.
+    po::options_description all_options;
+    all_options.add(desc).add_options()("stray-argument", po::value<std::vector<std::string>>());
+    po::positional_options_description positional;
+    positional.add("stray-argument", -1);
+    po::store(po::command_line_parser(argc, argv)
+                  .options(all_options)
+                  .positional(positional)
+                  .style(style)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (vm.count("stray-argument")) {
+    throw UsageError("unexpected argument '" +
+                     vm["stray-argument"].as<std::vector<std::string>>().front() +
+                     "' (options start with --; see --help)");
+  }
+  Parsed p;
+  p.help = vm.count("help") > 0;
+  p.list = vm.count("list") > 0;
+  p.all = vm.count("all") > 0;
+  if (vm.count("fig")) p.figs = vm["fig"].as<std::vector<std::string>>();
+  if (vm.count("table")) p.tables = vm["table"].as<std::vector<std::string>>();
+  if (vm.count("hw")) p.opts.hw = vm["hw"].as<std::string>();
+  if (vm.count("model")) p.opts.model = vm["model"].as<std::string>();
+  const std::string mode = vm["mode"].as<std::string>();
+  if (mode == "model") {
+    p.opts.mode = RunMode::Model;
+  } else if (mode == "measured") {
+    p.opts.mode = RunMode::Measured;
+  } else {
+    throw UsageError("--mode: '" + mode + "' is not a mode (expected model or measured)");
+  }
+  p.opts.out_dir = vm["out"].as<std::string>();
+  if (p.opts.out_dir.empty()) throw UsageError("--out: empty folder name");
+  p.opts.seed = parse_seed(vm["seed"].as<std::string>());
+  if (vm.count("hw") && p.opts.hw.empty()) throw UsageError("--hw: empty name");
+  if (vm.count("model") && p.opts.model.empty()) throw UsageError("--model: empty name");
+  return p;
+}
+
+// Checks --hw and --model before anything runs.
+void validate_inputs(const RunOptions& o) {
+  if (!o.hw.empty()) {
+    try {
+      if (hardware_config_kind(o.hw) == "gpu") (void)load_gpu_spec(o.hw);
+    } catch (const Error& e) {
+      throw UsageError(std::string("--hw: ") + e.what());
+    }
+  }
+  if (o.model.empty() || is_zoo_model(o.model)) return;
+  // The same rule as load_model: a name ending in .onnx or naming an existing file is a file.
+  if (looks_like_path(o.model, ".onnx") || std::filesystem::exists(o.model)) {
+    if (!std::filesystem::exists(o.model)) {
+      throw UsageError("--model: no file " + o.model + " (give a zoo model name or an .onnx file)");
+    }
+    try {
+      (void)load_model(o.model);
+    } catch (const Error& e) {
+      throw UsageError(std::string("--model: ") + e.what());
+    }
+    return;
+  }
+  std::string names;
+  for (const std::string& n : zoo_model_names()) names += (names.empty() ? "" : ", ") + n;
+  throw UsageError("--model: '" + o.model +
+                   "' is neither a zoo model nor an .onnx file (zoo: " + names + ")");
+}
+
+int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experiments,
+                 const std::vector<int>& selected, const RunOptions& opts, std::ostream& out,
+                 std::ostream& err) {
+  int rc = kExitOk;
+  int ok = 0;
+  for (int i : selected) {
+    const Experiment& e = experiments[i];
+    out << "\n== " << e.id() << ": " << e.caption << " ==\n";
+    ExperimentContext ctx(paper.key, e.id(), opts, out);
+    int code = kExitOk;
+    std::string message;
+    try {
+      e.run(ctx);
+      const std::vector<std::string> written = ctx.commit_files();
+      for (const std::string& path : written) out << "wrote " << path << '\n';
+      ++ok;
+    } catch (const UsageError& ex) {
+      code = kExitUsage;
+      message = ex.what();
+    } catch (const Error& ex) {
+      code = kExitFailed;
+      message = ex.what();
+    } catch (const std::exception& ex) {
+      code = kExitFailed;
+      message = std::string("internal error: ") + ex.what();
+    }
+    if (code != kExitOk) {
+      out.flush();
+      err << "error: " << e.id() << ": " << message << std::endl;
+      if (rc == kExitOk) rc = code;
+    }
+  }
+  out << "\n" << ok << " of " << selected.size() << " experiments completed\n";
+  return rc;
+}
+
+int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
+                 const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err) {
+  po::options_description desc("options");
+  desc.add_options()                                                               //
+      ("help,h", "print this help and exit")                                       //
+      ("list", "list the experiments (id, implemented or not, caption) and exit")  //
+      ("fig", po::value<std::vector<std::string>>()->value_name("N"),
+       "run figure N (\"13\" or \"fig13\"); repeatable")  //
+      ("table", po::value<std::vector<std::string>>()->value_name("N"),
+       "run table N (\"3\" or \"table3\"); repeatable")  //
+      ("all", "run every implemented experiment")        //
+      ("hw", po::value<std::string>()->value_name("NAME|FILE"),
+       "hardware config: a built-in name (v100, a100, ...) or a JSON file; default: each "
+       "experiment's own")  //
+      ("model", po::value<std::string>()->value_name("NAME|FILE.onnx"),
+       "run on this network instead of the experiment's own")  //
+      ("mode", po::value<std::string>()->default_value("model")->value_name("model|measured"),
+       "model: the suite's hardware models; measured: run on the NVIDIA GPU")  //
+      ("out", po::value<std::string>()->default_value("reports")->value_name("DIR"),
+       "write files to DIR/<paper>/")  //
+      ("seed", po::value<std::string>()->default_value("1")->value_name("N"),
+       "seed of randomised searches");
+
+  Parsed p;
+  try {
+    p = parse_args(argc, argv, desc);
+  } catch (const UsageError& e) {
+    err << "error: " << e.what() << std::endl;
+    return kExitUsage;
+  }
+
+  if (p.help) {
+    out << "usage: " << program_name(paper)
+        << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
+           "NAME|FILE.onnx]\n"
+        << "       [--mode model|measured] [--out DIR] [--seed N]\n"
+        << paper.title << "\n\n"
+        << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
+        << "yet, 4 measured mode without a GPU\n";
+    return kExitOk;
+  }
+  if (p.list) {
+    print_list(out, paper, experiments);
+    return kExitOk;
+  }
+
+  try {
+    if (!p.all && p.figs.empty() && p.tables.empty()) {
+      throw UsageError("nothing to run: give --fig N, --table N, --all or --list (see --help)");
+    }
+    std::vector<int> selected;
+    auto add = [&](int i) {
+      if (std::find(selected.begin(), selected.end(), i) == selected.end()) selected.push_back(i);
+    };
+    for (const std::string& f : p.figs) add(resolve(experiments, "fig", f, paper));
+    for (const std::string& t : p.tables) add(resolve(experiments, "table", t, paper));
+    validate_inputs(p.opts);
+
+    std::vector<int> not_implemented;
+    if (p.all) {
+      for (size_t i = 0; i < experiments.size(); ++i) {
+        if (experiments[i].run) {
+          add(static_cast<int>(i));
+        } else if (std::find(selected.begin(), selected.end(), static_cast<int>(i)) ==
+                   selected.end()) {
+          not_implemented.push_back(static_cast<int>(i));
+        }
+      }
+    }
+    // An explicitly selected experiment that is not implemented refuses the whole run.
+    std::string missing;
+    for (int i : selected) {
+      if (!experiments[i].run) missing += (missing.empty() ? "" : ", ") + experiments[i].id();
+    }
+    if (!missing.empty()) {
+      err << "error: not implemented yet in " << program_name(paper) << ": " << missing
+          << " (see --list)" << std::endl;
+      return kExitNotImplemented;
+    }
+    if (p.all && selected.empty()) {
+      print_list(out, paper, experiments);
+      err << "error: none of the " << experiments.size() << " experiments of "
+          << program_name(paper) << " is implemented yet" << std::endl;
+      return kExitNotImplemented;
+    }
+
+    std::vector<int> model_only;
+    if (p.opts.mode == RunMode::Measured) {
+      std::string why;
+      if (!cuda_gpu_available(&why)) {
+        err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
+        return kExitNoGpu;
+      }
+      std::string refused;
+      std::vector<int> runnable;
+      for (int i : selected) {
+        if (experiments[i].supports_measured) {
+          runnable.push_back(i);
+        } else if (p.all) {
+          model_only.push_back(i);
+        } else {
+          refused += (refused.empty() ? "" : ", ") + experiments[i].id();
+        }
+      }
+      if (!refused.empty()) {
+        throw UsageError("--mode measured: no measured version of " + refused +
+                         " (model mode only; see --list)");
+      }
+      if (runnable.empty())
+        throw UsageError("--mode measured: no experiment has a measured version");
+      selected = runnable;
+    }
+
+    out << paper.title << "\n"
+        << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")
+        << " | hw: " << hw_description(p.opts) << " | seed: " << p.opts.seed
+        << " | output: " << (std::filesystem::path(p.opts.out_dir) / paper.key).string() << "/\n";
+    if (!p.opts.model.empty()) out << "model: " << p.opts.model << "\n";
+    for (int i : not_implemented) {
+      out << "skipped " << experiments[i].id() << ": not implemented yet ("
+          << experiments[i].caption << ")\n";
+    }
+    for (int i : model_only) {
+      out << "skipped " << experiments[i].id() << ": model mode only\n";
+    }
+    return run_selected(paper, experiments, selected, p.opts, out, err);
+  } catch (const UsageError& e) {
+    err << "error: " << e.what() << std::endl;
+    return kExitUsage;
+  } catch (const Error& e) {
+    err << "error: " << e.what() << std::endl;
+    return kExitFailed;
+  }
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
+            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err) {
+  return run_cli_impl(argc, argv, paper, experiments, out, err);
+}
+
+int run_cli(int argc, char** argv, const PaperInfo& paper,
+            const std::vector<Experiment>& experiments) {
+  return run_cli_impl(argc, argv, paper, experiments, std::cout, std::cerr);
+}
+
+}  // namespace dgs

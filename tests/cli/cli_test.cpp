@@ -1,0 +1,282 @@
+// Tests of the shared command line (common/cli): flags, selection, exit codes, output files.
+// run_cli is called in-process with a fake paper and captured streams.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "common/cli/cli.h"
+#include "common/cuda/device.h"
+#include "common/util/error.h"
+#include "common/util/resources.h"
+#include "models/zoo.h"
+
+namespace dgs {
+namespace {
+
+namespace fs = std::filesystem;
+
+const PaperInfo kPaper{"fakepaper", "Fake paper (test): a paper with four experiments", "fake.txt"};
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const {
+    int n = 0;
+    for (char c : err) n += c == '\n';
+    return n;
+  }
+};
+
+Result run(const std::vector<std::string>& args, const std::vector<Experiment>& experiments) {
+  std::vector<const char*> argv = {"repro_fakepaper"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Result r;
+  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), kPaper, experiments, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dgs_cli_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string out_dir() const { return dir_.string(); }
+
+  static Table fig1_table() {
+    Table t({"model", "ours", "paper"});
+    t.add_row({std::string("ResNet-50"), 1.5, 1.4});
+    return t;
+  }
+
+  // fig1 (model only), fig2 (not implemented), table3 (model and measured), fig4 (fails).
+  std::vector<Experiment> experiments() {
+    std::vector<Experiment> e;
+    e.push_back({"fig", "1", "Figure 1: speedups",
+                 [this](ExperimentContext& ctx) {
+                   seen_seed_ = ctx.options().seed;
+                   seen_hw_ = ctx.options().hw;
+                   ctx.note("batch size 1 (the paper does not say)");
+                   ctx.emit_table("Fig. 1", fig1_table());
+                   ctx.emit_svg("<svg/>\n");
+                   ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, 0.2, "x"}});
+                 },
+                 false});
+    e.push_back({"fig", "2", "Figure 2: not there yet", nullptr, false});
+    e.push_back({"table", "3.1", "Table 3.1: measured too",
+                 [this](ExperimentContext& ctx) {
+                   ++table3_runs_;
+                   ctx.emit_table("Table 3.1", fig1_table());
+                 },
+                 true});
+    e.push_back({"fig", "4", "Figure 4: fails",
+                 [](ExperimentContext& ctx) {
+                   ctx.emit_table("Fig. 4", fig1_table());
+                   throw Error("model file broken.onnx: node 3: unknown operator 'Foo'");
+                 },
+                 false});
+    return e;
+  }
+
+  fs::path dir_;
+  uint64_t seen_seed_ = 0;
+  std::string seen_hw_ = "<unset>";
+  int table3_runs_ = 0;
+};
+
+TEST_F(CliTest, ListShowsEveryIdWithStatusAndCaption) {
+  const Result r = run({"--list"}, experiments());
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("  fig1      implemented          Figure 1: speedups\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  fig2      not implemented yet  Figure 2: not there yet\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("table3.1  implemented"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fig4"), std::string::npos);
+}
+
+TEST_F(CliTest, HelpExitsZeroAndNamesTheFlags) {
+  const Result r = run({"--help"}, experiments());
+  EXPECT_EQ(r.code, 0);
+  for (const char* flag :
+       {"--list", "--fig", "--table", "--all", "--hw", "--model", "--mode", "--out", "--seed"}) {
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithOneLine) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus"}, "error: unrecognised option '--bogus' (see --help)\n"},
+      {{"--fig", "99"},
+       "error: --fig 99: no such figure in repro_fakepaper (figures: fig1, fig2, fig4; see "
+       "--list)\n"},
+      {{"--table", "fig1"},
+       "error: --table fig1: no such table in repro_fakepaper (tables: table3.1; see --list)\n"},
+      {{"--fig"}, "error: the required argument for option '--fig' is missing (see --help)\n"},
+      {{"--mode", "fast", "--fig", "1"},
+       "error: --mode: 'fast' is not a mode (expected model or measured)\n"},
+      {{"--seed", "-3", "--fig", "1"}, "error: --seed: '-3' is not a non-negative integer\n"},
+      {{"--seed", "12x", "--fig", "1"}, "error: --seed: '12x' is not a non-negative integer\n"},
+      {{"fig1"}, "error: unexpected argument 'fig1' (options start with --; see --help)\n"},
+      {{}, "error: nothing to run: give --fig N, --table N, --all or --list (see --help)\n"},
+      {{"--fig", "1", "--hw", "no_such_gpu"}, ""},  // message checked below
+      {{"--fig", "1", "--model", "missing/net.onnx"},
+       "error: --model: no file missing/net.onnx (give a zoo model name or an .onnx file)\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = run(args, experiments());
+    EXPECT_EQ(r.code, 2) << args.size();
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    if (!message.empty()) {
+      EXPECT_EQ(r.err, message);
+    }
+    EXPECT_EQ(seen_seed_, 0u) << "nothing may run after a usage error";
+  }
+}
+
+TEST_F(CliTest, UnknownHardwareNamesTheBuiltins) {
+  const Result r = run({"--fig", "1", "--hw", "no_such_gpu"}, experiments());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: --hw: no built-in hardware config 'no_such_gpu' (built-in: ", 0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("v100"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, ModelMustBeAZooNameOrAnOnnxFile) {
+  const Result bad = run({"--fig", "1", "--model", "no_such_net"}, experiments());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err_lines(), 1);
+  EXPECT_EQ(bad.err.rfind(
+                "error: --model: 'no_such_net' is neither a zoo model nor an .onnx file (zoo: ", 0),
+            0u)
+      << bad.err;
+  const std::string garbage = out_dir() + "/garbage.onnx";
+  write_file_atomic(garbage, "not a protobuf");
+  const Result broken = run({"--fig", "1", "--model", garbage}, experiments());
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_EQ(broken.err_lines(), 1);
+  EXPECT_EQ(broken.err.rfind("error: --model: ", 0), 0u) << broken.err;
+  ASSERT_FALSE(zoo_model_names().empty());
+  const Result good =
+      run({"--fig", "1", "--model", zoo_model_names().front(), "--out", out_dir()}, experiments());
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_NE(good.out.find("model: " + zoo_model_names().front()), std::string::npos);
+}
+
+TEST_F(CliTest, BrokenHardwareFileIsAUsageErrorNamingTheField) {
+  const std::string path = out_dir() + "/bad_gpu.json";
+  std::string text(*builtin_resource("hw_configs/v100.json"));
+  const std::string from = "\"unit\": \"GB/s\"";
+  text.replace(text.find(from), from.size(), "\"unit\": \"MB/s\"");
+  write_file_atomic(path, text);
+  const Result r = run({"--fig", "1", "--hw", path, "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err_lines(), 1);
+  EXPECT_NE(r.err.find("error: --hw: " + path + ": field '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unit 'MB/s' is wrong (expected GB/s)"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, FigureAcceptsNumberOrIdAndRunsWithOptions) {
+  for (const std::string sel : {"1", "fig1", "FIG1"}) {
+    seen_seed_ = 0;
+    const Result r =
+        run({"--fig", sel, "--seed", "42", "--hw", "v100", "--out", out_dir()}, experiments());
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(seen_seed_, 42u);
+    EXPECT_EQ(seen_hw_, "v100");
+    EXPECT_NE(r.out.find(kPaper.title), std::string::npos);
+    EXPECT_NE(r.out.find("mode: model | hw: v100 | seed: 42"), std::string::npos) << r.out;
+  }
+  const Result r =
+      run({"--table", "3.1", "--table", "table3.1", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(table3_runs_, 1) << "a repeated selection runs once";
+}
+
+TEST_F(CliTest, OutputFilesGoToOutDirSlashPaper) {
+  const Result r = run({"--fig", "1", "--out", out_dir()}, experiments());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path base = dir_ / "fakepaper";
+  EXPECT_EQ(read_file((base / "fig1.csv").string()), to_csv(fig1_table()));
+  EXPECT_EQ(read_file((base / "fig1.svg").string()), "<svg/>\n");
+  EXPECT_EQ(read_file((base / "fig1_notes.txt").string()),
+            "batch size 1 (the paper does not say)\n");
+  const std::string claims = read_file((base / "fig1_claims.csv").string());
+  EXPECT_NE(claims.find("speedup,Fig. 1,1.4,1.5,0.2,x,holds"), std::string::npos) << claims;
+  EXPECT_NE(r.out.find("holds     speedup [Fig. 1]: paper 1.4x, ours 1.5x, tolerance 0.2x"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| ResNet-50 | 1.50 |  1.40 |"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, NotImplementedExitsThreeAndRunsNothing) {
+  const Result r = run({"--fig", "1", "--fig", "2", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.err, "error: not implemented yet in repro_fakepaper: fig2 (see --list)\n");
+  EXPECT_EQ(seen_seed_, 0u);
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper"));
+}
+
+TEST_F(CliTest, ExperimentErrorExitsOneAndWritesNothing) {
+  const Result r = run({"--fig", "4", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: fig4: model file broken.onnx: node 3: unknown operator 'Foo'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "fig4.csv"));
+}
+
+TEST_F(CliTest, AllRunsImplementedListsTheRestAndReportsFailure) {
+  const Result r = run({"--all", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 1);  // fig4 fails; the others still ran
+  EXPECT_EQ(r.err, "error: fig4: model file broken.onnx: node 3: unknown operator 'Foo'\n");
+  EXPECT_NE(r.out.find("skipped fig2: not implemented yet"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 of 3 experiments completed"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "fakepaper" / "fig1.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "fakepaper" / "table3.1.csv"));
+}
+
+TEST_F(CliTest, AllWithNothingImplementedExitsThree) {
+  std::vector<Experiment> none = {{"fig", "5", "Figure 5: a", nullptr, false},
+                                  {"table", "2", "Table 2: b", nullptr, false}};
+  const Result r = run({"--all"}, none);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.err, "error: none of the 2 experiments of repro_fakepaper is implemented yet\n");
+  EXPECT_NE(r.out.find("fig5    not implemented yet  Figure 5: a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("table2  not implemented yet  Table 2: b"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, MeasuredModeWithoutGpuExitsFour) {
+  std::string why;
+  if (cuda_gpu_available(&why))
+    GTEST_SKIP() << "a GPU is present; the no-GPU path cannot be tested here";
+  const Result r = run({"--table", "3.1", "--mode", "measured", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 4);
+  EXPECT_EQ(r.err, "measured mode needs an NVIDIA GPU: " + why + "\n");
+  EXPECT_EQ(table3_runs_, 0);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliTest, MeasuredModeRefusesAModelOnlyExperiment) {
+  std::string why;
+  const Result r = run({"--fig", "1", "--mode", "measured", "--out", out_dir()}, experiments());
+  if (!cuda_gpu_available(&why)) {
+    EXPECT_EQ(r.code, 4);  // the GPU check comes first
+    return;
+  }
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: --mode measured: no measured version of fig1 (model mode only; see --list)\n");
+}
+
+}  // namespace
+}  // namespace dgs

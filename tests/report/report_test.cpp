@@ -1,0 +1,439 @@
+// Tests of common/report: tables, CSV writer and parser, paper data, claims, SVG charts.
+// Golden files live in tests/report/golden/ and are compared byte for byte; run the test with
+// DGS_UPDATE_GOLDEN=1 to regenerate them (then review the diff).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "common/report/report.h"
+#include "common/util/error.h"
+#include "common/util/resources.h"
+
+namespace dgs {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string golden_path(const std::string& name) {
+  return std::string(DGS_SOURCE_DIR) + "/tests/report/golden/" + name;
+}
+
+// Compares `actual` with the golden file byte for byte (or rewrites it with DGS_UPDATE_GOLDEN=1).
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = golden_path(name);
+  const char* update = std::getenv("DGS_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    write_file_atomic(path, actual);
+    std::cout << "[golden] rewrote " << path << "\n";
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << "missing golden file " << path << " (run with DGS_UPDATE_GOLDEN=1 to create it)";
+  const std::string expected = read_file(path);
+  EXPECT_EQ(actual, expected) << "output differs from " << path
+                              << " (if the change is intended, rerun with DGS_UPDATE_GOLDEN=1)";
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// A minimal XML well-formedness check: balanced tags, quoted attributes, known entities, one
+// root element named `root`.
+::testing::AssertionResult well_formed_xml(const std::string& x, const std::string& root) {
+  std::vector<std::string> stack;
+  size_t i = 0;
+  int roots = 0;
+  if (x.rfind("<?xml", 0) == 0) {
+    i = x.find("?>");
+    if (i == std::string::npos)
+      return ::testing::AssertionFailure() << "unterminated XML declaration";
+    i += 2;
+  }
+  while (i < x.size()) {
+    if (x[i] == '<') {
+      const size_t end = x.find('>', i);
+      if (end == std::string::npos)
+        return ::testing::AssertionFailure() << "unterminated tag at " << i;
+      std::string tag = x.substr(i + 1, end - i - 1);
+      i = end + 1;
+      if (!tag.empty() && tag[0] == '/') {
+        const std::string name = tag.substr(1);
+        if (stack.empty() || stack.back() != name) {
+          return ::testing::AssertionFailure() << "closing </" << name << "> does not match";
+        }
+        stack.pop_back();
+        continue;
+      }
+      const bool self_closing = !tag.empty() && tag.back() == '/';
+      if (self_closing) tag.pop_back();
+      const size_t sp = tag.find_first_of(" \n\t");
+      const std::string name = tag.substr(0, sp);
+      if (name.empty()) return ::testing::AssertionFailure() << "empty tag name";
+      // Attributes: name="value" pairs.
+      std::string rest = sp == std::string::npos ? "" : tag.substr(sp);
+      size_t k = 0;
+      while (k < rest.size()) {
+        if (std::isspace(static_cast<unsigned char>(rest[k]))) {
+          ++k;
+          continue;
+        }
+        const size_t eq = rest.find('=', k);
+        if (eq == std::string::npos || eq + 1 >= rest.size() || rest[eq + 1] != '"') {
+          return ::testing::AssertionFailure() << "unquoted attribute in <" << name << ">";
+        }
+        const size_t close = rest.find('"', eq + 2);
+        if (close == std::string::npos)
+          return ::testing::AssertionFailure() << "unterminated attribute";
+        if (rest.substr(eq + 2, close - eq - 2).find('<') != std::string::npos) {
+          return ::testing::AssertionFailure() << "'<' in an attribute value";
+        }
+        k = close + 1;
+      }
+      if (stack.empty()) {
+        ++roots;
+        if (name != root) return ::testing::AssertionFailure() << "root is <" << name << ">";
+      }
+      if (!self_closing) stack.push_back(name);
+      continue;
+    }
+    if (x[i] == '&') {
+      const size_t semi = x.find(';', i);
+      const std::string ent = x.substr(i, semi - i + 1);
+      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent != "&apos;") {
+        return ::testing::AssertionFailure() << "unknown entity " << ent;
+      }
+      i = semi + 1;
+      continue;
+    }
+    if (stack.empty() && !std::isspace(static_cast<unsigned char>(x[i]))) {
+      return ::testing::AssertionFailure() << "text outside the root element";
+    }
+    ++i;
+  }
+  if (!stack.empty()) return ::testing::AssertionFailure() << "<" << stack.back() << "> not closed";
+  if (roots != 1) return ::testing::AssertionFailure() << roots << " root elements";
+  return ::testing::AssertionSuccess();
+}
+
+Table sample_table() {
+  Table t({"model", "variant", "latency_ms", "kernels", "paper"});
+  t.add_row({std::string("ResNet-50"), std::string("Welder"), 1.23456, int64_t{42}, 1.3});
+  t.add_row(
+      {std::string("BERT, large"), std::string("say \"hi\""), 1234.5678, int64_t{7}, Missing{}});
+  t.add_row(
+      {std::string("ViT\nnew line"), std::string("µs ünïcode"), 0.000012345, int64_t{-3}, kNaN});
+  return t;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Tables
+// ----------------------------------------------------------------------------------------------
+
+TEST(FormatCell, SignificantDigitsAndSpecialValues) {
+  EXPECT_EQ(format_cell(Missing{}, 3), "-");
+  EXPECT_EQ(format_cell(std::string("x"), 3), "x");
+  EXPECT_EQ(format_cell(int64_t{123456}, 3), "123456");
+  EXPECT_EQ(format_cell(1.23456, 3), "1.23");
+  EXPECT_EQ(format_cell(12.3456, 3), "12.3");
+  EXPECT_EQ(format_cell(1234.56, 3), "1235");  // integer digits are never dropped
+  EXPECT_EQ(format_cell(0.0123456, 3), "0.0123");
+  EXPECT_EQ(format_cell(-2.5, 2), "-2.5");
+  EXPECT_EQ(format_cell(0.0, 3), "0");
+  EXPECT_EQ(format_cell(1.5e-7, 3), "1.50e-07");
+  EXPECT_EQ(format_cell(kNaN, 3), "nan");
+  EXPECT_EQ(format_cell(std::numeric_limits<double>::infinity(), 3), "inf");
+}
+
+TEST(FormatCell, RatioCellIsMissingWithoutAPaperValue) {
+  EXPECT_EQ(std::get<double>(ratio_cell(3.0, 2.0)), 1.5);
+  EXPECT_TRUE(std::holds_alternative<Missing>(ratio_cell(3.0, std::nullopt)));
+  EXPECT_TRUE(std::holds_alternative<Missing>(ratio_cell(3.0, 0.0)));
+}
+
+TEST(Table, RowWidthMustMatchColumns) {
+  Table t({"a", "b"});
+  EXPECT_EQ(error_of([&] { t.add_row({int64_t{1}}); }),
+            "table row has 1 cells, expected 2 (one per column)");
+  t.add_row({int64_t{1}, 2.0});
+  EXPECT_EQ(t.rows().size(), 1u);
+  EXPECT_EQ(t.column("b"), 1);
+  EXPECT_EQ(error_of([&] { (void)t.column("c"); }), "table has no column 'c'");
+}
+
+TEST(Table, TerminalTableMatchesGolden) {
+  Table t({"model", "speedup", "paper", "kernels"});
+  t.add_row({std::string("ResNet-50"), 1.23456, 1.3, int64_t{42}});
+  t.add_row({std::string("BERT-large"), 12.5, Missing{}, int64_t{7}});
+  t.add_row({std::string("µ-net"), 0.5, 100.0, int64_t{123456}});
+  std::ostringstream os;
+  print_table(os, "Fig. 13: sample table", t);
+  expect_golden("table.txt", os.str());
+}
+
+TEST(Table, NumbersAreRightAlignedAndTextLeftAligned) {
+  Table t({"name", "v"});
+  t.add_row({std::string("a"), int64_t{1}});
+  t.add_row({std::string("long name"), int64_t{1000}});
+  std::ostringstream os;
+  print_table(os, "", t);
+  EXPECT_NE(os.str().find("| a         |    1 |"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("| long name | 1000 |"), std::string::npos) << os.str();
+}
+
+// ----------------------------------------------------------------------------------------------
+// CSV
+// ----------------------------------------------------------------------------------------------
+
+TEST(Csv, QuotingMatchesGolden) {
+  expect_golden("quoting.csv", to_csv(sample_table()));
+}
+
+TEST(Csv, QuotesOnlyWhatNeedsQuoting) {
+  Table t({"a", "b,c"});
+  t.add_row({std::string("plain"), std::string("has \"quote\"")});
+  EXPECT_EQ(to_csv(t), "a,\"b,c\"\r\nplain,\"has \"\"quote\"\"\"\r\n");
+}
+
+TEST(Csv, ParserReadsBackWhatTheWriterWrote) {
+  const Table t = sample_table();
+  const auto rows = parse_csv(to_csv(t), "mem");
+  ASSERT_EQ(rows.size(), t.rows().size() + 1);
+  EXPECT_EQ(rows[0], t.columns());
+  EXPECT_EQ(rows[1][0], "ResNet-50");
+  EXPECT_EQ(rows[1][2], "1.23456");
+  EXPECT_EQ(rows[2][0], "BERT, large");
+  EXPECT_EQ(rows[2][1], "say \"hi\"");
+  EXPECT_EQ(rows[2][4], "");
+  EXPECT_EQ(rows[3][0], "ViT\nnew line");
+  EXPECT_EQ(rows[3][1], "µs ünïcode");
+  EXPECT_EQ(rows[3][2], "1.2345e-05");
+}
+
+TEST(Csv, ParserHandlesLineEndingsBomAndEmptyLines) {
+  const auto recs = parse_csv_records("\xEF\xBB\xBFh1,h2\n\na,\"b\nc\"\r\nd,e", "mem");
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[0].fields, (std::vector<std::string>{"h1", "h2"}));
+  EXPECT_EQ(recs[1].line, 3);
+  EXPECT_EQ(recs[1].fields, (std::vector<std::string>{"a", "b\nc"}));
+  EXPECT_EQ(recs[2].line, 5);  // the quoted line break counts
+  EXPECT_EQ(recs[2].fields, (std::vector<std::string>{"d", "e"}));
+  EXPECT_EQ(parse_csv("a,,\n", "mem")[0], (std::vector<std::string>{"a", "", ""}));
+}
+
+TEST(Csv, MalformedInputNamesTheLine) {
+  EXPECT_EQ(error_of([] { parse_csv("a,b\n1,2\n3,\"4\n5,6\n", "x.csv"); }),
+            "x.csv:3: unterminated quoted field (a '\"' opened here is never closed)");
+  EXPECT_EQ(error_of([] { parse_csv("a,b\n1,2\n3\n", "x.csv"); }),
+            "x.csv:3: record has 1 fields, expected 2 (as in line 1)");
+  EXPECT_EQ(
+      error_of([] { parse_csv("a,b\n\"1\"x,2\n", "x.csv"); }),
+      "x.csv:2: unexpected character 'x' after a closing quote (expected ',' or end of line)");
+  EXPECT_EQ(
+      error_of([] { parse_csv("a,b\n1,2\"\n", "x.csv"); }),
+      "x.csv:2: quote inside an unquoted field (quote the whole field and double inner quotes)");
+}
+
+TEST(Csv, WriteCsvIsAtomicAndCreatesFolders) {
+  const auto dir = std::filesystem::temp_directory_path() / "dgs_report_test_csv";
+  std::filesystem::remove_all(dir);
+  const std::string path = (dir / "sub" / "t.csv").string();
+  write_csv(path, sample_table());
+  EXPECT_EQ(read_file(path), to_csv(sample_table()));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove_all(dir);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Paper data
+// ----------------------------------------------------------------------------------------------
+
+const char* kPaperCsv =
+    "model,variant,latency_ms,source\n"
+    "ResNet-50,Welder,1.5,\"Fig. 13, left\"\n"
+    "ResNet-50,none,,Fig. 13\n"
+    "BERT,Welder,n/a,Fig. 13\n";
+
+TEST(PaperData, LooksUpValuesAndSources) {
+  const PaperData d = PaperData::parse(kPaperCsv, "data/x/fig13.csv");
+  EXPECT_EQ(d.rows().size(), 3u);
+  EXPECT_EQ(d.value({{"model", "ResNet-50"}, {"variant", "Welder"}}, "latency_ms"), 1.5);
+  EXPECT_EQ(d.source({{"model", "ResNet-50"}, {"variant", "Welder"}}), "Fig. 13, left");
+  EXPECT_FALSE(d.value({{"model", "ResNet-50"}, {"variant", "none"}}, "latency_ms").has_value());
+  EXPECT_FALSE(d.value({{"model", "VGG"}}, "latency_ms").has_value());
+  EXPECT_TRUE(std::holds_alternative<Missing>(d.cell({{"model", "VGG"}}, "latency_ms")));
+  EXPECT_EQ(std::get<double>(d.cell({{"model", "ResNet-50"}}, "latency_ms")), 1.5);
+  EXPECT_EQ(*d.text({{"model", "BERT"}}, "latency_ms"), "n/a");
+  EXPECT_EQ(error_of([&] {
+              (void)d.value({{"model", "BERT"}}, "latency_ms");
+            }),
+            "data/x/fig13.csv:4: column 'latency_ms': 'n/a' is not a number");
+  EXPECT_EQ(error_of([&] {
+              (void)d.value({{"modle", "BERT"}}, "latency_ms");
+            }),
+            "data/x/fig13.csv: no column 'modle' (columns: model, variant, latency_ms, source)");
+}
+
+TEST(PaperData, RequiresASourceForEveryRow) {
+  EXPECT_EQ(error_of([] { PaperData::parse("model,value\nA,1\n", "d.csv"); }),
+            "d.csv:1: no 'source' column in the header (every paper value needs its source)");
+  EXPECT_EQ(error_of([] { PaperData::parse("model,value,source\nA,1,Table 2\nB,2,\n", "d.csv"); }),
+            "d.csv:3: empty 'source' (name the paper's table, figure or section)");
+  EXPECT_EQ(error_of([] { PaperData::parse("model,model,source\n", "d.csv"); }),
+            "d.csv:1: duplicate column 'model'");
+  EXPECT_EQ(error_of([] { PaperData::parse("", "d.csv"); }),
+            "d.csv:1: empty file (expected a header row with a 'source' column)");
+  EXPECT_EQ(error_of([] { PaperData::parse("a,source\n1,2\n3\n", "d.csv"); }),
+            "d.csv:3: record has 1 fields, expected 2 (as in line 1)");
+}
+
+TEST(PaperData, MissingBuiltinFileIsAnError) {
+  const std::string msg = error_of([] { PaperData::load("no_such_paper", "fig1.csv"); });
+  EXPECT_EQ(msg,
+            "no built-in paper data data/no_such_paper/fig1.csv (built-in files for "
+            "'no_such_paper': none)");
+}
+
+TEST(PaperData, EveryBuiltinDataFileParses) {
+  // Every data/<paper>/*.csv compiled into the suite has a source column and a source per row.
+  for (const std::string& path : builtin_resources_under("data/")) {
+    const std::string rest = path.substr(5);
+    const size_t slash = rest.find('/');
+    ASSERT_NE(slash, std::string::npos) << path;
+    EXPECT_NO_THROW(PaperData::load(rest.substr(0, slash), rest.substr(slash + 1))) << path;
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Claims
+// ----------------------------------------------------------------------------------------------
+
+std::vector<Claim> sample_claims() {
+  return {
+      {"Welder-base cuts kernel count vs Welder-none", "§5.3, Fig. 13", 67, 65.2, 5, "%"},
+      {"Speedup over TVM on BERT", "Fig. 10", 2.1, 1.4, 0.3, "x"},
+      {"Latency of ResNet-50", "Table 2", 1.5, 1.5, 0.0, "ms"},
+  };
+}
+
+TEST(Claims, HoldsWithinTolerance) {
+  const auto c = sample_claims();
+  EXPECT_TRUE(c[0].holds());
+  EXPECT_FALSE(c[1].holds());
+  EXPECT_TRUE(c[2].holds());  // exact match with zero tolerance
+  Claim nan_claim{"x", "y", 1, kNaN, 100, ""};
+  EXPECT_FALSE(nan_claim.holds());
+}
+
+TEST(Claims, BlockMatchesGolden) {
+  std::ostringstream os;
+  print_claims(os, sample_claims());
+  os << "\n" << to_csv(claims_table(sample_claims()));
+  expect_golden("claims.txt", os.str());
+}
+
+// ----------------------------------------------------------------------------------------------
+// SVG
+// ----------------------------------------------------------------------------------------------
+
+BarChart sample_bar_chart() {
+  BarChart c;
+  c.title = "Speedup over TVM <sample> & co";
+  c.y_label = "speedup (x)";
+  c.categories = {"ResNet-50", "BERT", "ViT", "MobileNet-V2"};
+  c.series = {{"Welder", {2.1, 1.5, 3.25, 1.0}},
+              {"Ansor", {1.2, kNaN, 1.1, 0.9}},
+              {"TensorRT", {1.8, 1.3, 2.0, 1.4}}};
+  c.reference_y = 1.0;
+  return c;
+}
+
+LineChart sample_line_chart() {
+  LineChart c;
+  c.title = "Latency vs batch size";
+  c.x_label = "batch size";
+  c.y_label = "latency (ms)";
+  c.x = {1, 2, 4, 8, 16, 32, 64, 128};
+  c.series = {{"IOS", {0.5, 0.8, 1.4, 2.6, 5.1, 10.0, 19.8, 40.0}},
+              {"Sequential", {0.9, 1.5, 2.8, kNaN, 9.5, 18.0, 36.0, 71.0}}};
+  c.log_x = true;
+  c.log_y = true;
+  return c;
+}
+
+TEST(Svg, BarChartMatchesGoldenAndIsWellFormed) {
+  const std::string svg = bar_chart_svg(sample_bar_chart());
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  EXPECT_EQ(svg, bar_chart_svg(sample_bar_chart()));  // deterministic
+  expect_golden("bar_chart.svg", svg);
+}
+
+TEST(Svg, BarChartDrawsOneBarPerFiniteValue) {
+  const std::string svg = bar_chart_svg(sample_bar_chart());
+  size_t bars = 0;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 11u);  // 12 values, one NaN
+  EXPECT_NE(svg.find("Speedup over TVM &lt;sample&gt; &amp; co"), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);  // the reference line
+}
+
+TEST(Svg, LogBarChartHasDecadeTicks) {
+  BarChart c;
+  c.title = "log";
+  c.categories = {"a", "b"};
+  c.series = {{"s", {3, 4500}}};
+  c.log_y = true;
+  const std::string svg = bar_chart_svg(c);
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  for (const char* tick : {">1<", ">10<", ">100<", ">1000<", ">10000<"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+}
+
+TEST(Svg, LineChartMatchesGoldenAndIsWellFormed) {
+  const std::string svg = line_chart_svg(sample_line_chart());
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  expect_golden("line_chart.svg", svg);
+  // The NaN breaks the "Sequential" line into two polylines.
+  size_t polylines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1))
+    ++polylines;
+  EXPECT_EQ(polylines, 3u);
+}
+
+TEST(Svg, SeriesLengthMustMatch) {
+  BarChart b = sample_bar_chart();
+  b.series[0].values.pop_back();
+  EXPECT_EQ(
+      error_of([&] { bar_chart_svg(b); }),
+      "bar chart 'Speedup over TVM <sample> & co': series 'Welder' has 3 values for 4 categories");
+  LineChart l = sample_line_chart();
+  l.x.pop_back();
+  EXPECT_EQ(error_of([&] { line_chart_svg(l); }),
+            "line chart 'Latency vs batch size': series 'IOS' has 8 values for 7 x values");
+}
+
+TEST(Svg, PanelsNestChartsInAGrid) {
+  const std::string a = bar_chart_svg(sample_bar_chart(), 400, 300);
+  const std::string b = line_chart_svg(sample_line_chart(), 400, 300);
+  const std::string p = panels_svg({a, b, a}, 2);
+  EXPECT_TRUE(well_formed_xml(p, "svg"));
+  EXPECT_NE(p.find("width=\"800\" height=\"600\""), std::string::npos);
+  EXPECT_NE(p.find("<svg x=\"400\" y=\"0\""), std::string::npos);
+  EXPECT_NE(p.find("<svg x=\"0\" y=\"300\""), std::string::npos);
+  EXPECT_EQ(p.find("<?xml", 1), std::string::npos);  // only the outer declaration
+}
+
+}  // namespace
+}  // namespace dgs
