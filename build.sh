@@ -11,7 +11,7 @@ ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
-PACKAGES=(build-essential cmake libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
+PACKAGES=(build-essential cmake ninja-build libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata libbenchmark-dev
           libgtest-dev)
 
@@ -32,7 +32,10 @@ install_missing() {
 configure_and_build() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
-  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$werror
+  local gen=()
+  # Keep the generator of an existing build folder; a new one uses Ninja.
+  [ -f "$BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
+  cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$werror
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
