@@ -1,5 +1,6 @@
 // The Welder (OSDI'23) networks that the other papers do not share: ViT-S/32, Swin-T, NAFNet,
-// the NeRF MLP, Conformer, and, for Tables 6-7, UNet and the VGG-16 convolution body.
+// the NeRF MLP, Conformer, MobileViT-S, Restormer, BSRN, and, for Tables 6-7, UNet and the VGG-16
+// convolution body.
 // Shapes and configurations follow the authors' artifact (github.com/microsoft/nnfusion, branch
 // osdi2023welder, artifacts/model/pytorch/__init__.py), as extracted in research/welder.md §4.2.
 //
@@ -332,6 +333,281 @@ Graph build_unet(const ZooOptions& opts) {
     x = double_conv(b, x, c, n);
   }
   x = b.conv2d(x, 100, 1, 1, 0, 1, true, "outc");
+  return b.finish({x});
+}
+
+namespace {
+int conv_bn_silu(ModelBuilder& b, int x, int64_t c, int64_t k, int64_t stride, int64_t groups,
+                 const std::string& name) {
+  auto s = b.scope(name);
+  x = b.conv2d(x, c, k, stride, k / 2, groups, false, "conv");
+  return b.silu(b.batchnorm(x, 1e-5, "bn"), "silu");
+}
+
+// MobileNetV2 inverted residual as MobileViT uses it (expansion 4, SiLU).
+int mv2_block(ModelBuilder& b, int x, int64_t out, int64_t stride, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t in = b.dim(x, 1), hid = 4 * in;
+  int h = conv_bn_silu(b, x, hid, 1, 1, 1, "expand");
+  h = conv_bn_silu(b, h, hid, 3, stride, hid, "dw");
+  h = b.batchnorm(b.conv2d(h, out, 1, 1, 0, 1, false, "project"), 1e-5, "project_bn");
+  return stride == 1 && in == out ? b.add(x, h, "residual") : h;
+}
+
+// MobileViT block: local 3x3 + 1x1 projection, 2x2 patches unfolded into [B*4, N, d], `layers`
+// transformer layers (pre-LN, 4 heads, SiLU FFN), fold, 1x1 back, concat with the input, 3x3.
+int mobilevit_block(ModelBuilder& b, int x, int64_t d, int layers, int64_t ffn,
+                    const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t B = b.dim(x, 0), C = b.dim(x, 1), H = b.dim(x, 2), W = b.dim(x, 3);
+  const int64_t nh = H / 2, nw = W / 2;
+  int h = conv_bn_silu(b, x, C, 3, 1, 1, "local_conv");
+  h = b.conv2d(h, d, 1, 1, 0, 1, false, "local_proj");
+  h = b.reshape(h, {B, d, nh, 2, nw, 2}, "unfold_split");
+  h = b.transpose(h, {0, 3, 5, 2, 4, 1}, "unfold_transpose");
+  h = b.reshape(h, {B * 4, nh * nw, d}, "unfold");
+  for (int l = 0; l < layers; ++l) {
+    auto ls = b.scope("transformer." + std::to_string(l));
+    int a = layernorm_decomposed(b, h, -1, "norm1");
+    a = b.self_attention(a, 4, -1, "attn");
+    h = b.add(h, a, "residual1");
+    a = layernorm_decomposed(b, h, -1, "norm2");
+    a = b.linear(a, ffn, true, "fc1");
+    a = b.silu(a, "silu");
+    a = b.linear(a, d, true, "fc2");
+    h = b.add(h, a, "residual2");
+  }
+  h = layernorm_decomposed(b, h, -1, "norm");
+  h = b.reshape(h, {B, 2, 2, nh, nw, d}, "fold_split");
+  h = b.transpose(h, {0, 5, 3, 1, 4, 2}, "fold_transpose");
+  h = b.reshape(h, {B, d, H, W}, "fold");
+  h = conv_bn_silu(b, h, C, 1, 1, 1, "fusion_proj");
+  h = b.concat({x, h}, 1, "concat");
+  return conv_bn_silu(b, h, C, 3, 1, 1, "fusion_conv");
+}
+}  // namespace
+
+// MobileViT-S (Mehta & Rastegari, ICLR'22; timm/cvnets mobilevit_s): stem 16, MV2 stages
+// 32/64/96/128/160, MobileViT blocks d = 144/192/240 with 2/4/3 layers and FFN 2d, 1x1 to 640,
+// classifier. 256x256.
+Graph build_mobilevit_s(const ZooOptions& opts) {
+  check_zoo_options(opts, "mobilevit_s");
+  const int64_t img = zoo_image_size(opts, 256), B = opts.batch;
+  ModelBuilder b("mobilevit_s", opts.dtype);
+  int x = b.input("image", {B, 3, img, img});
+  x = conv_bn_silu(b, x, 16, 3, 2, 1, "stem");
+  x = mv2_block(b, x, 32, 1, "layer1.0");
+  x = mv2_block(b, x, 64, 2, "layer2.0");
+  x = mv2_block(b, x, 64, 1, "layer2.1");
+  x = mv2_block(b, x, 64, 1, "layer2.2");
+  x = mv2_block(b, x, 96, 2, "layer3.0");
+  x = mobilevit_block(b, x, 144, 2, 288, "layer3.1");
+  x = mv2_block(b, x, 128, 2, "layer4.0");
+  x = mobilevit_block(b, x, 192, 4, 384, "layer4.1");
+  x = mv2_block(b, x, 160, 2, "layer5.0");
+  x = mobilevit_block(b, x, 240, 3, 480, "layer5.1");
+  x = conv_bn_silu(b, x, 640, 1, 1, 1, "final_conv");
+  x = b.global_avg_pool(x, "pool");
+  x = b.flatten(x, 1, "flatten");
+  x = b.linear(x, 1000, true, "classifier");
+  return b.finish({x});
+}
+
+namespace {
+// Restormer's WithBias LayerNorm over channels: to_3d (b c h w -> b (h w) c), LayerNorm, to_4d.
+int restormer_norm(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t B = b.dim(x, 0), C = b.dim(x, 1), H = b.dim(x, 2), W = b.dim(x, 3);
+  int h = b.reshape(x, {B, C, H * W}, "to_3d_reshape");
+  h = b.transpose(h, {0, 2, 1}, "to_3d");
+  h = layernorm_decomposed(b, h, -1, "ln");
+  h = b.transpose(h, {0, 2, 1}, "to_4d");
+  return b.reshape(h, {B, C, H, W}, "to_4d_reshape");
+}
+
+// F.normalize(x, dim=-1): x / max(||x||_2, 1e-12), as ReduceL2-free ops (Mul, ReduceSum, Sqrt,
+// Clip, Div).
+int l2_normalize_last(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int sq = b.mul(x, x, "square");
+  Attributes a;
+  a.set("keepdims", int64_t{1});
+  const int sum = b.op(OpKind::ReduceSum, {sq, b.const_ints(b.op_name("axes", "c"), {-1})},
+                       std::move(a), "sum");
+  const int n = b.op(OpKind::Sqrt, {sum}, {}, "norm");
+  return b.div(x, b.clip(n, 1e-12f, 3.0e38f, "clamp"), "div");
+}
+
+// Multi-DConv head transposed attention (channel attention).
+int mdta(ModelBuilder& b, int x, int64_t heads, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t B = b.dim(x, 0), C = b.dim(x, 1), H = b.dim(x, 2), W = b.dim(x, 3);
+  int qkv = b.conv2d(x, 3 * C, 1, 1, 0, 1, false, "qkv");
+  qkv = b.conv2d(qkv, 3 * C, 3, 1, 1, 3 * C, false, "qkv_dwconv");
+  int q = b.slice(qkv, {0}, {C}, {1}, {}, "q");
+  int k = b.slice(qkv, {C}, {2 * C}, {1}, {}, "k");
+  int v = b.slice(qkv, {2 * C}, {3 * C}, {1}, {}, "v");
+  const Shape hs = {B, heads, C / heads, H * W};
+  q = l2_normalize_last(b, b.reshape(q, hs, "q_heads"), "q_norm");
+  k = l2_normalize_last(b, b.reshape(k, hs, "k_heads"), "k_norm");
+  v = b.reshape(v, hs, "v_heads");
+  int att = b.matmul(q, b.transpose(k, {0, 1, 3, 2}, "k_t"), "qk");
+  att = b.mul(att, b.weight(b.op_name("temperature", "w"), {heads, 1, 1}), "temperature_mul");
+  att = b.softmax(att, -1, "softmax");
+  int o = b.matmul(att, v, "av");
+  o = b.reshape(o, {B, C, H, W}, "merge_heads");
+  return b.conv2d(o, C, 1, 1, 0, 1, false, "project_out");
+}
+
+// Gated-Dconv feed-forward network, expansion 2.66.
+int gdfn(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t C = b.dim(x, 1);
+  const auto hid = static_cast<int64_t>(static_cast<double>(C) * 2.66);
+  int h = b.conv2d(x, 2 * hid, 1, 1, 0, 1, false, "project_in");
+  h = b.conv2d(h, 2 * hid, 3, 1, 1, 2 * hid, false, "dwconv");
+  const int x1 = b.slice(h, {0}, {hid}, {1}, {}, "x1");
+  const int x2 = b.slice(h, {hid}, {2 * hid}, {1}, {}, "x2");
+  h = b.mul(b.gelu(x1, "gelu"), x2, "gate");
+  return b.conv2d(h, C, 1, 1, 0, 1, false, "project_out");
+}
+
+int restormer_block(ModelBuilder& b, int x, int64_t heads, const std::string& name) {
+  auto s = b.scope(name);
+  x = b.add(x, mdta(b, restormer_norm(b, x, "norm1"), heads, "attn"), "residual1");
+  return b.add(x, gdfn(b, restormer_norm(b, x, "norm2"), "ffn"), "residual2");
+}
+
+int restormer_level(ModelBuilder& b, int x, int blocks, int64_t heads, const std::string& name) {
+  for (int i = 0; i < blocks; ++i) x = restormer_block(b, x, heads, name + "." + std::to_string(i));
+  return x;
+}
+
+// PixelUnshuffle(2) as exported: Reshape, Transpose, Reshape.
+int pixel_unshuffle2(ModelBuilder& b, int x, const std::string& name) {
+  const int64_t B = b.dim(x, 0), C = b.dim(x, 1), H = b.dim(x, 2), W = b.dim(x, 3);
+  x = b.reshape(x, {B, C, H / 2, 2, W / 2, 2}, name + ".split");
+  x = b.transpose(x, {0, 1, 3, 5, 2, 4}, name + ".transpose");
+  return b.reshape(x, {B, 4 * C, H / 2, W / 2}, name + ".merge");
+}
+}  // namespace
+
+// Restormer (Zamir et al., CVPR'22) defaults: dim 48, blocks 4-6-6-8, 4 refinement blocks,
+// heads 1-2-4-8, FFN expansion 2.66, no biases, WithBias LayerNorm. 256x256.
+Graph build_restormer(const ZooOptions& opts) {
+  check_zoo_options(opts, "restormer");
+  const int64_t img = zoo_image_size(opts, 256), B = opts.batch;
+  ModelBuilder b("restormer", opts.dtype);
+  const int inp = b.input("image", {B, 3, img, img});
+  int x = b.conv2d(inp, 48, 3, 1, 1, 1, false, "patch_embed");
+  const int e1 = restormer_level(b, x, 4, 1, "encoder_level1");
+  x = pixel_unshuffle2(b, b.conv2d(e1, 24, 3, 1, 1, 1, false, "down1_2.conv"), "down1_2");
+  const int e2 = restormer_level(b, x, 6, 2, "encoder_level2");
+  x = pixel_unshuffle2(b, b.conv2d(e2, 48, 3, 1, 1, 1, false, "down2_3.conv"), "down2_3");
+  const int e3 = restormer_level(b, x, 6, 4, "encoder_level3");
+  x = pixel_unshuffle2(b, b.conv2d(e3, 96, 3, 1, 1, 1, false, "down3_4.conv"), "down3_4");
+  x = restormer_level(b, x, 8, 8, "latent");
+  x = b.depth_to_space(b.conv2d(x, 768, 3, 1, 1, 1, false, "up4_3.conv"), 2, "up4_3.shuffle");
+  x = b.conv2d(b.concat({x, e3}, 1, "concat3"), 192, 1, 1, 0, 1, false, "reduce_chan_level3");
+  x = restormer_level(b, x, 6, 4, "decoder_level3");
+  x = b.depth_to_space(b.conv2d(x, 384, 3, 1, 1, 1, false, "up3_2.conv"), 2, "up3_2.shuffle");
+  x = b.conv2d(b.concat({x, e2}, 1, "concat2"), 96, 1, 1, 0, 1, false, "reduce_chan_level2");
+  x = restormer_level(b, x, 6, 2, "decoder_level2");
+  x = b.depth_to_space(b.conv2d(x, 192, 3, 1, 1, 1, false, "up2_1.conv"), 2, "up2_1.shuffle");
+  x = b.concat({x, e1}, 1, "concat1");
+  x = restormer_level(b, x, 4, 1, "decoder_level1");
+  x = restormer_level(b, x, 4, 1, "refinement");
+  x = b.conv2d(x, 3, 3, 1, 1, 1, false, "output");
+  x = b.add(x, inp, "global_residual");
+  return b.finish({x});
+}
+
+namespace {
+// BSConvU: pointwise 1x1 (no bias) then depthwise k x k (bias).
+int bsconv_u(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride, int64_t pad,
+             const std::string& name) {
+  auto s = b.scope(name);
+  x = b.conv2d(x, out, 1, 1, 0, 1, false, "pw");
+  return b.conv2d(x, out, k, stride, pad, out, true, "dw");
+}
+
+// ESA (enhanced spatial attention, BSRN's version, f = C/4): the 1x1 projections are nn.Linear
+// on channels-last permutes (exported as Transpose, MatMul, Add), the 3x3 convolutions BSConvU;
+// stride-2 conv, 7x7/3 max-pool, conv_max + GELU, conv3 + GELU, conv3_, bilinear upsampling back
+// to HxW (a Resize with explicit sizes: the pooled size does not divide HxW), sigmoid gate.
+int esa(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t B = b.dim(x, 0), C = b.dim(x, 1), H = b.dim(x, 2), W = b.dim(x, 3), f = C / 4;
+  const int c1_ = b.linear(b.transpose(x, {0, 2, 3, 1}, "to_nhwc"), f, true, "conv1");
+  int c1 = bsconv_u(b, b.transpose(c1_, {0, 3, 1, 2}, "c1_to_nchw"), f, 3, 2, 0, "conv2");
+  c1 = b.max_pool2d(c1, 7, 3, 0, false, "max_pool");
+  int c3 = b.gelu(bsconv_u(b, c1, f, 3, 1, 1, "conv_max"), "gelu_max");
+  c3 = b.gelu(bsconv_u(b, c3, f, 3, 1, 1, "conv3"), "gelu3");
+  c3 = bsconv_u(b, c3, f, 3, 1, 1, "conv3_");
+  Attributes ra;
+  ra.set("mode", std::string("linear"));
+  c3 = b.op(OpKind::Resize, {c3, -1, -1, b.const_ints(b.op_name("sizes", "c"), {B, f, H, W})},
+            std::move(ra), "upsample");
+  const int cf = b.linear(c1_, f, true, "conv_f");
+  const int sum = b.add(b.transpose(c3, {0, 2, 3, 1}, "c3_to_nhwc"), cf, "add");
+  const int c4 = b.transpose(b.linear(sum, C, true, "conv4"), {0, 3, 1, 2}, "c4_to_nchw");
+  return b.mul(x, b.sigmoid(c4, "sigmoid"), "mul");
+}
+
+// CCA: channel attention on contrast (std over HxW) + mean, reduction 16.
+int cca(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t C = b.dim(x, 1);
+  const int mean = b.reduce_mean(x, {2, 3}, true, "mean");
+  const int d = b.sub(x, mean, "sub");
+  const int sq = b.pow(d, b.const_scalar(b.op_name("two", "const"), 2.0f), "pow");
+  const int sd = b.op(OpKind::Sqrt, {b.reduce_mean(sq, {2, 3}, true, "var")}, {}, "std");
+  int y = b.add(sd, b.global_avg_pool(x, "avg_pool"), "contrast");
+  y = b.relu(b.conv2d(y, C / 16, 1, 1, 0, 1, true, "conv_du1"), "relu");
+  y = b.sigmoid(b.conv2d(y, C, 1, 1, 0, 1, true, "conv_du2"), "sigmoid");
+  return b.mul(x, y, "mul");
+}
+
+// ESDB: three distillation steps (1x1 distilled + BSConvU refined, GELU), a BSConvU to dc
+// channels, concat, 1x1, ESA, CCA, residual.
+int esdb(ModelBuilder& b, int x, const std::string& name) {
+  auto s = b.scope(name);
+  const int64_t C = b.dim(x, 1), dc = C / 2;
+  std::vector<int> distilled;
+  int r = x;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string n = std::to_string(i);
+    distilled.push_back(b.gelu(b.conv2d(r, dc, 1, 1, 0, 1, true, "c" + n + "_d"), "act_d" + n));
+    const int rr = bsconv_u(b, r, C, 3, 1, 1, "c" + n + "_r");
+    r = b.gelu(b.add(rr, r, "add" + n), "act_r" + n);
+  }
+  distilled.push_back(b.gelu(bsconv_u(b, r, dc, 3, 1, 1, "c4"), "act4"));
+  int out = b.conv2d(b.concat(distilled, 1, "concat"), C, 1, 1, 0, 1, true, "c5");
+  out = cca(b, esa(b, out, "esa"), "cca");
+  return b.add(out, x, "residual");
+}
+}  // namespace
+
+// BSRN (Li et al., CVPRW'22) defaults: 64 features, 8 ESDBs, BSConvU, x4 pixelshuffledirect.
+// 256x256 input (output 1024x1024).
+Graph build_bsrn(const ZooOptions& opts) {
+  check_zoo_options(opts, "bsrn");
+  const int64_t img = zoo_image_size(opts, 256), B = opts.batch;
+  ModelBuilder b("bsrn", opts.dtype);
+  const int inp = b.input("image", {B, 3, img, img});
+  const int x4 = b.concat({inp, inp, inp, inp}, 1, "input_repeat");
+  const int fea = bsconv_u(b, x4, 64, 3, 1, 1, "fea_conv");
+  std::vector<int> outs;
+  int x = fea;
+  for (int i = 1; i <= 8; ++i) {
+    x = esdb(b, x, std::string("B").append(std::to_string(i)));
+    outs.push_back(x);
+  }
+  x = b.conv2d(b.concat(outs, 1, "trunk"), 64, 1, 1, 0, 1, true, "c1");
+  x = b.gelu(x, "gelu");
+  x = b.add(bsconv_u(b, x, 64, 3, 1, 1, "c2"), fea, "out_lr");
+  x = b.conv2d(x, 3 * 16, 3, 1, 1, 1, true, "upsampler.conv");
+  x = b.depth_to_space(x, 4, "upsampler.pixel_shuffle");
   return b.finish({x});
 }
 

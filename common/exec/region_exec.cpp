@@ -47,6 +47,7 @@ void for_each_in_region(const Shape& s, const Region& r, F fn) {
 }  // namespace
 
 TensorData extract_region(const TensorData& t, const Region& r) {
+  check_tensor_data(t, "extract_region: tensor");
   check_region(t.shape, r, "extract_region");
   TensorData tile = TensorData::zeros(region_shape(r), t.dtype);
   for_each_in_region(t.shape, r, [&](int64_t k, int64_t off) {
@@ -60,11 +61,21 @@ TensorData extract_region(const TensorData& t, const Region& r) {
 }
 
 void insert_region(TensorData& t, const Region& r, const TensorData& tile) {
+  // Every check before the first write: a tile whose rank, shape, dtype class or stored value
+  // count disagrees with the region (e.g. a default TensorData, shape [] with no values, for a
+  // rank-0 region) must throw, not index past the tile's values.
+  check_tensor_data(t, "insert_region: tensor");
   check_region(t.shape, r, "insert_region");
+  if (tile.shape.size() != r.size()) {
+    throw Error("insert_region: tile " + tensor_data_str(tile) + " has rank " +
+                std::to_string(tile.shape.size()) + " but region " + region_str(r) + " has rank " +
+                std::to_string(r.size()));
+  }
   if (tile.shape != region_shape(r) || tile.is_float() != t.is_float()) {
     throw Error("insert_region: tile " + tensor_data_str(tile) + " does not fit region " +
                 region_str(r) + " of " + tensor_data_str(t));
   }
+  check_tensor_data(tile, "insert_region: tile");
   for_each_in_region(t.shape, r, [&](int64_t k, int64_t off) {
     if (t.is_float()) {
       t.f[off] = tile.f[k];
@@ -91,7 +102,7 @@ TensorData run_op_region(const Graph& g, int o, const std::vector<Region>& input
     const int t = op.inputs[i];
     if (t < 0) continue;
     const Tensor& ten = g.tensor(t);
-    if (ten.role == TensorRole::Constant && input_tiles[i].numel() == 0 &&
+    if (ten.role == TensorRole::Constant && input_tiles[i].has_no_values() &&
         input_regions[i].empty()) {
       continue;  // run_op uses the graph data
     }

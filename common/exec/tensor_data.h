@@ -33,6 +33,9 @@ struct TensorData {
   int64_t size() const {
     return is_float() ? static_cast<int64_t>(f.size()) : static_cast<int64_t>(i.size());
   }
+  // True when no values are stored at all (a default-constructed TensorData). Note numel() of a
+  // default TensorData is 1 (shape [] is a scalar), so numel() cannot tell "no tensor" apart.
+  bool has_no_values() const { return f.empty() && i.empty(); }
   // Element `k` (row-major flat index) as a double, whatever the dtype.
   double at(int64_t k) const {
     return is_float() ? static_cast<double>(f[static_cast<size_t>(k)])

@@ -77,9 +77,10 @@ std::map<int, TensorData> run_group_tiled(const TileGraph& tg, const KernelGroup
         const int t = o.inputs[k];
         if (t < 0) continue;
         const Tensor& tt = g.tensor(t);
-        if (tt.role == TensorRole::Constant) {  // shape constants and scalars: given whole
-          in_regs[k] = full_region(tt.shape);
-          in_tiles[k] = constant_value(tt);
+        if (tt.role == TensorRole::Constant) {
+          // Left out (empty region, no values): run_op_region uses the graph data.
+          in_regs[k] = {};
+          in_tiles[k] = TensorData{};
           continue;
         }
         auto li = local.find(t);

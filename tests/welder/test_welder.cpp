@@ -3,6 +3,8 @@
 // multi-output consistency check, and fused-group equality with the CPU reference executor.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/exec/executor.h"
 #include "models/builder.h"
 #include "models/zoo.h"
@@ -244,6 +246,31 @@ TEST(WelderFusedExecution, VitGroupsMatchReference) {
   ZooOptions zo;
   zo.image_size = 64;
   check_fused_groups("vit_s32", zo, 6);
+}
+
+TEST(WelderFusedExecution, MobileVitGroupsMatchReference) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  check_fused_groups("mobilevit_s", zo, 4);
+}
+
+int64_t weight_count(const Graph& g) {
+  int64_t n = 0;
+  for (int t : g.weight_tensors()) n += numel(g.tensor(t).shape);
+  return n;
+}
+
+// The three Table 2 networks built from their papers' configurations have the parameter counts
+// their papers publish: MobileViT-S 5.6 M (MobileViT, ICLR'22, Table 1), Restormer 26.13 M
+// (Restormer, CVPR'22, Table 9), BSRN x4 352 K (BSRN, CVPRW'22, Table 5).
+TEST(WelderZoo, Table2ModelsHavePublishedParameterCounts) {
+  EXPECT_EQ(
+      std::llround(static_cast<double>(weight_count(build_zoo_model("mobilevit_s", {}))) / 1e5),
+      56);
+  EXPECT_EQ(std::llround(static_cast<double>(weight_count(build_zoo_model("restormer", {}))) / 1e4),
+            2613);
+  EXPECT_EQ(std::llround(static_cast<double>(weight_count(build_zoo_model("bsrn", {}))) / 1e3),
+            352);
 }
 
 }  // namespace
