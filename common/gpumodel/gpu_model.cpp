@@ -105,8 +105,11 @@ double default_value(std::string_view key) {
   throw Error("gpu model: unknown efficiency key '" + std::string(key) + "'");
 }
 double get(const GpuSpec& spec, std::string_view key) {
-  auto it = spec.efficiency.find(std::string(key));
-  return it == spec.efficiency.end() ? default_value(key) : it->second;
+  // A scan of the (short) section instead of find(std::string(key)): no string is built on this
+  // path, which every stage simulation takes several times.
+  for (const auto& [k, v] : spec.efficiency)
+    if (k == key) return v;
+  return default_value(key);
 }
 std::vector<std::string_view> all_keys() {
   std::vector<std::string_view> keys;
@@ -406,17 +409,69 @@ void water_fill(double total, const std::vector<double>& w, const std::vector<do
   }
 }
 
+// std::stable_sort for the short lists of the event loop, without its temporary buffer (an
+// allocation per call): insertion sort, which is stable (an element moves only past strictly
+// greater ones), so the order is exactly stable_sort's.
+template <typename T, typename Less>
+void small_stable_sort(std::vector<T>& v, Less less) {
+  for (size_t i = 1; i < v.size(); ++i) {
+    const T x = v[i];
+    size_t j = i;
+    for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+// The simulator's working vectors, kept per thread between simulations so that a search that
+// simulates many stages does not reallocate them each time (contents never carry over).
+struct SimScratch {
+  std::vector<int> next_in_stream;
+  std::vector<SmGroup> groups;
+  std::vector<int> pending;
+  std::vector<size_t> room;
+  std::vector<std::pair<size_t, size_t>> items;
+  std::vector<double> tc, td, tl, w, wb, cap, alloc;
+  std::vector<size_t> order;
+  std::vector<SimKernel> kernels;
+  std::vector<std::vector<int>> ids;
+};
+
+SimScratch& thread_scratch() {
+  thread_local SimScratch scratch;
+  return scratch;
+}
+
 class Simulator {
  public:
-  Simulator(const Model& m, std::vector<SimKernel>& ks, std::vector<std::vector<int>> streams)
-      : m_(m), ks_(ks), streams_(std::move(streams)) {}
+  Simulator(const Model& m, std::vector<SimKernel>& ks,
+            const std::vector<std::vector<int>>& streams, SimScratch& scratch)
+      : m_(m),
+        ks_(ks),
+        streams_(streams),
+        next_in_stream_(scratch.next_in_stream),
+        groups_(scratch.groups),
+        pending_(scratch.pending),
+        room_(scratch.room),
+        items_(scratch.items),
+        tc_(scratch.tc),
+        td_(scratch.td),
+        tl_(scratch.tl),
+        w_(scratch.w),
+        wb_(scratch.wb),
+        cap_(scratch.cap),
+        alloc_(scratch.alloc),
+        order_(scratch.order) {}
 
   StageResult run() {
     StageResult res;
-    groups_.clear();
-    SmGroup all;
+    // One group of all SMs, empty (the first group's resident list keeps its capacity from the
+    // previous simulation on this thread).
+    groups_.resize(1);
+    SmGroup& all = groups_[0];
     all.count = m_.sms;
-    groups_.push_back(all);
+    all.threads = all.warps = all.blocks = all.regs = 0;
+    all.smem = 0;
+    all.residents.clear();
     next_in_stream_.assign(streams_.size(), 0);
     for (size_t s = 0; s < streams_.size(); ++s)
       if (!streams_[s].empty()) ks_[static_cast<size_t>(streams_[s][0])].ready = m_.launch_us;
@@ -495,7 +550,7 @@ class Simulator {
       const SimKernel& k = ks_[static_cast<size_t>(kid)];
       if (k.ready <= t && k.dispatched < k.grid) pending_.push_back(kid);
     }
-    std::stable_sort(pending_.begin(), pending_.end(), [&](int a, int b) {
+    small_stable_sort(pending_, [&](int a, int b) {
       return ks_[static_cast<size_t>(a)].ready < ks_[static_cast<size_t>(b)].ready;
     });
     for (int kid : pending_) {
@@ -510,8 +565,8 @@ class Simulator {
             sms_with_room += groups_[gi].count;
           }
         if (room_.empty()) break;
-        std::stable_sort(room_.begin(), room_.end(),
-                         [&](size_t a, size_t b) { return groups_[a].warps < groups_[b].warps; });
+        small_stable_sort(room_,
+                          [&](size_t a, size_t b) { return groups_[a].warps < groups_[b].warps; });
         if (k.start < 0) k.start = t;
         int64_t n = k.grid - k.dispatched;
         if (n >= sms_with_room) {
@@ -641,34 +696,62 @@ class Simulator {
 
   const Model& m_;
   std::vector<SimKernel>& ks_;
-  std::vector<std::vector<int>> streams_;
-  std::vector<int> next_in_stream_;
-  std::vector<SmGroup> groups_;
-  std::vector<int> pending_;
-  std::vector<size_t> room_;
-  std::vector<std::pair<size_t, size_t>> items_;
-  std::vector<double> tc_, td_, tl_, w_, wb_, cap_, alloc_;
-  std::vector<size_t> order_;
+  const std::vector<std::vector<int>>& streams_;
+  std::vector<int>& next_in_stream_;
+  std::vector<SmGroup>& groups_;
+  std::vector<int>& pending_;
+  std::vector<size_t>& room_;
+  std::vector<std::pair<size_t, size_t>>& items_;
+  std::vector<double>&tc_, &td_, &tl_, &w_, &wb_, &cap_, &alloc_;
+  std::vector<size_t>& order_;
 };
 
 }  // namespace
 
-StageResult simulate_stage(const GpuSpec& spec,
-                           const std::vector<std::vector<KernelLaunch>>& streams) {
+namespace {
+const KernelLaunch& deref(const KernelLaunch& k) {
+  return k;
+}
+const KernelLaunch& deref(const KernelLaunch* k) {
+  return *k;
+}
+
+template <typename GetKernel>
+StageResult simulate_streams(const GpuSpec& spec, size_t num_streams, GetKernel&& kernels_of) {
   const Model m = make_model(spec);
-  std::vector<SimKernel> ks;
-  std::vector<std::vector<int>> ids(streams.size());
-  for (size_t s = 0; s < streams.size(); ++s)
-    for (size_t i = 0; i < streams[s].size(); ++i) {
+  SimScratch& scratch = thread_scratch();
+  std::vector<SimKernel>& ks = scratch.kernels;
+  std::vector<std::vector<int>>& ids = scratch.ids;
+  ks.clear();
+  ids.resize(num_streams);
+  for (size_t s = 0; s < num_streams; ++s) {
+    ids[s].clear();
+    const auto& stream = kernels_of(s);
+    for (size_t i = 0; i < stream.size(); ++i) {
       ids[s].push_back(static_cast<int>(ks.size()));
-      ks.push_back(prepare(spec, streams[s][i], static_cast<int>(s), static_cast<int>(i)));
+      ks.push_back(prepare(spec, deref(stream[i]), static_cast<int>(s), static_cast<int>(i)));
     }
-  Simulator sim(m, ks, std::move(ids));
+  }
+  Simulator sim(m, ks, ids, scratch);
   StageResult res = sim.run();
   res.kernels.reserve(ks.size());
   for (const SimKernel& k : ks)
     res.kernels.push_back(KernelTiming{k.stream, k.index, k.ready, k.start, k.end});
   return res;
+}
+}  // namespace
+
+StageResult simulate_stage(const GpuSpec& spec,
+                           const std::vector<std::vector<KernelLaunch>>& streams) {
+  return simulate_streams(spec, streams.size(),
+                          [&](size_t s) -> const std::vector<KernelLaunch>& { return streams[s]; });
+}
+
+StageResult simulate_stage_refs(const GpuSpec& spec,
+                                const std::vector<std::vector<const KernelLaunch*>>& streams) {
+  return simulate_streams(
+      spec, streams.size(),
+      [&](size_t s) -> const std::vector<const KernelLaunch*>& { return streams[s]; });
 }
 
 KernelEstimate estimate_kernel(const GpuSpec& spec, const KernelLaunch& k) {
@@ -687,7 +770,8 @@ KernelEstimate estimate_kernel(const GpuSpec& spec, const KernelLaunch& k) {
     ks[0].grid = per_wave;
     Model m0 = m;
     m0.launch_us = 0;
-    Simulator sim(m0, ks, {{0}});
+    const std::vector<std::vector<int>> one_stream{{0}};
+    Simulator sim(m0, ks, one_stream, thread_scratch());
     const StageResult r = sim.run();
     t_full = r.latency_us;
     warps_full = r.avg_active_warps_per_sm * r.latency_us;
@@ -700,7 +784,8 @@ KernelEstimate estimate_kernel(const GpuSpec& spec, const KernelLaunch& k) {
     ks[0].grid = tail_blocks;
     Model m0 = m;
     m0.launch_us = 0;
-    Simulator sim(m0, ks, {{0}});
+    const std::vector<std::vector<int>> one_stream{{0}};
+    Simulator sim(m0, ks, one_stream, thread_scratch());
     const StageResult r = sim.run();
     t_tail = r.latency_us;
     warps_tail = r.avg_active_warps_per_sm * r.latency_us;
@@ -998,6 +1083,42 @@ std::vector<KernelLaunch> kernels_for_merged_conv(const Graph& g, const std::vec
                       spec.sm_count)};
 }
 
+std::vector<KernelLaunch> kernels_for_merged_task(const Graph& g, const std::vector<int>& ops,
+                                                  const GpuSpec& spec, const KernelOptions& opts) {
+  std::vector<int> convs;
+  for (int op : ops) {
+    if (op < 0 || op >= g.num_ops())
+      throw Error("gpu model: merged task op index " + std::to_string(op) + " out of range");
+    if (g.op(op).kind == OpKind::Conv) convs.push_back(op);
+  }
+  if (convs.empty()) throw Error("gpu model: merged task holds no Conv; expected >= 1 Conv");
+  // Every other op must run in the epilogue of one of the task's convolutions.
+  for (int op : ops) {
+    if (g.op(op).kind == OpKind::Conv) continue;
+    if (!opts.fold_activation)
+      op_fail(g, op, "is in a merged task but KernelOptions::fold_activation is off",
+              "only Convs, or element-wise ops folded into their epilogues with fold_activation");
+    if (!is_folded_activation(g, op))
+      op_fail(g, op, "is in a merged task but is not an epilogue op of a Conv",
+              "an element-wise op whose input is produced only for it by a Conv of the task");
+    int x = g.op(op).inputs[0];
+    if (g.tensor(x).is_param() && g.op(op).inputs.size() > 1) x = g.op(op).inputs[1];
+    int producer = g.tensor(x).producer;
+    while (producer >= 0 && g.op(producer).kind != OpKind::Conv) {  // walk up an epilogue chain
+      const Op& p = g.op(producer);
+      int in = p.inputs[0];
+      if (g.tensor(in).is_param() && p.inputs.size() > 1) in = p.inputs[1];
+      producer = g.tensor(in).producer;
+    }
+    if (std::find(convs.begin(), convs.end(), producer) == convs.end())
+      op_fail(g, op, "is in a merged task but its convolution is not in the task",
+              "the epilogue op of one of the task's Convs");
+  }
+  std::vector<KernelLaunch> ks = kernels_for_merged_conv(g, convs, spec, opts);
+  for (auto& k : ks) k.ops = ops;
+  return ks;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Plans
 // ---------------------------------------------------------------------------------------------
@@ -1020,8 +1141,7 @@ std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage
         }
         break;
       case TaskKind::Merged:
-        ks = kernels_for_merged_conv(g, t.ops, spec, opts);
-        for (auto& k : ks) k.ops = t.ops;
+        ks = kernels_for_merged_task(g, t.ops, spec, opts);
         break;
       case TaskKind::Fused:
         if (!fused)
@@ -1041,9 +1161,16 @@ StageResult simulate_plan_stage(const Graph& g, const Stage& stage, const GpuSpe
   return simulate_stage(spec, stage_streams(g, stage, spec, fused, opts));
 }
 
+bool stage_ends_with_sync(size_t num_tasks) {
+  return num_tasks > 1;
+}
+
+double stage_sync_cost_us(const GpuSpec& spec, size_t num_tasks) {
+  return stage_ends_with_sync(num_tasks) ? spec.stage_sync_us : 0.0;
+}
+
 bool needs_stage_sync(const Plan& plan, size_t i) {
-  if (i + 1 >= plan.stages.size()) return false;
-  return !(plan.stages[i].tasks.size() <= 1 && plan.stages[i + 1].tasks.size() <= 1);
+  return i < plan.stages.size() && stage_ends_with_sync(plan.stages[i].tasks.size());
 }
 
 PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& spec,

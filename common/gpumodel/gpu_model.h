@@ -160,6 +160,10 @@ struct StageResult {
 // Empty streams are allowed; an empty stage has latency 0.
 StageResult simulate_stage(const GpuSpec& spec,
                            const std::vector<std::vector<KernelLaunch>>& streams);
+// The same, with the kernels given by pointer (no copies; for searches that assemble stages
+// from cached kernels).
+StageResult simulate_stage_refs(const GpuSpec& spec,
+                                const std::vector<std::vector<const KernelLaunch*>>& streams);
 
 // ---------------------------------------------------------------------------------------------
 // Operators -> kernels (the named rules a cuDNN-class library follows)
@@ -217,6 +221,16 @@ std::vector<KernelLaunch> kernels_for_merged_conv(const Graph& g, const std::vec
                                                   const GpuSpec& spec,
                                                   const KernelOptions& opts = {});
 
+// The kernels of a Merged plan task (IOS operator merge): `ops` holds the convolutions to merge
+// (read the same input; see kernels_for_merged_conv) plus, optionally, element-wise ops that run
+// in those convolutions' epilogues (is_folded_activation; requires opts.fold_activation, e.g.
+// IOS's Conv+Relu schedule units). Each epilogue op must follow (through a chain of epilogue ops)
+// a convolution of the task. Returns the merged conv's kernel with `ops` = the task's ops. Throws
+// dgs::Error naming the op that is neither.
+std::vector<KernelLaunch> kernels_for_merged_task(const Graph& g, const std::vector<int>& ops,
+                                                  const GpuSpec& spec,
+                                                  const KernelOptions& opts = {});
+
 // ---------------------------------------------------------------------------------------------
 // Plans
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +239,7 @@ using FusedKernelFn =
     std::function<std::vector<KernelLaunch>(const Graph&, const Task&, const GpuSpec&)>;
 
 // The streams of one stage: one per task, in task order. Sequential task = kernels_for_op of its
-// ops in order; Merged task = kernels_for_merged_conv (a single-op merged task = kernels_for_op);
+// ops in order; Merged task = kernels_for_merged_task (a single-conv merged task = kernels_for_op);
 // Fused task = fused(g, task, spec) (throws dgs::Error if `fused` is empty).
 std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage& stage,
                                                      const GpuSpec& spec,
@@ -237,9 +251,17 @@ std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage
 StageResult simulate_plan_stage(const Graph& g, const Stage& stage, const GpuSpec& spec,
                                 const FusedKernelFn& fused = {}, const KernelOptions& opts = {});
 
-// Whether a stage synchronisation (stage_sync_us) is paid between stage i and i+1: the IOS engine
-// synchronises the device after every stage except the last, and except when both stage i and
-// i+1 have a single task (they share stream 0).
+// THE SYNCHRONISATION RULE (one rule, used by evaluate_plan and by stage-wise searches such as
+// IOS's dynamic program, so that a search's objective equals the plan's evaluated latency): a
+// stage with more than one task runs its tasks on several streams and ends with one
+// synchronisation (stage_sync_us: its streams join before anything after it starts; the last
+// stage too, since the network's output is complete only after the join). A single-task stage
+// runs on stream 0 (the legacy default stream, which orders itself with every other stream) and
+// pays nothing. The cost is thus a property of the stage alone and adds up over stages.
+bool stage_ends_with_sync(size_t num_tasks);
+// stage_sync_us if stage_ends_with_sync(num_tasks), else 0.
+double stage_sync_cost_us(const GpuSpec& spec, size_t num_tasks);
+// stage_ends_with_sync(plan.stages[i].tasks.size()) (false for i out of range).
 bool needs_stage_sync(const Plan& plan, size_t i);
 
 struct PlanEvaluation {

@@ -167,8 +167,9 @@ void common_notes(ExperimentContext& ctx, const GpuSpec& spec) {
       "most 50 units");
   ctx.note(
       "a multi-group stage's latency includes one stage synchronisation "
-      "(stage_sync_us), as the "
-      "authors' profiler synchronises after each run of such a stage");
+      "(stage_sync_us), as the authors' profiler synchronises after each run of such a stage; "
+      "the end-to-end evaluation (the GPU model's evaluate_plan) charges the same rule "
+      "(stage_ends_with_sync), so the DP's objective is the evaluated latency");
 }
 
 }  // namespace dgs::ios

@@ -17,43 +17,25 @@ int IosStage::num_units() const {
 
 namespace {
 
-KernelOptions ios_kernel_options() {
-  KernelOptions o;
-  o.fold_activation = true;  // Conv+bias+Relu is one cuDNN call in the authors' engine
-  return o;
-}
+// Conv+bias+Relu is one cuDNN call in the authors' engine.
+constexpr KernelOptions kIosKernelOptions{.tensor_cores = true, .fold_activation = true};
 
-// The convolutions (and the ops after them) of a merge stage.
-std::vector<int> merged_convs(const Network& net, const IosStage& st) {
-  std::vector<int> convs;
-  for (const auto& g : st.groups)
-    for (int u : g) {
+// The ops of a merge stage's Merged task: the convolutions, then the ops after them (their
+// Relus, folded into the merged conv's epilogue).
+std::vector<int> merged_task_ops(const Network& net, const IosStage& st) {
+  std::vector<int> ops, after;
+  for (const auto& grp : st.groups)
+    for (int u : grp) {
       const Unit& un = net.units[static_cast<size_t>(u)];
       if (un.conv < 0)
         throw Error("IOS merge stage holds unit '" + un.name +
                     "' that is not a mergeable convolution");
-      convs.push_back(un.conv);
+      ops.push_back(un.conv);
+      for (int op : un.ops)
+        if (op != un.conv) after.push_back(op);
     }
-  return convs;
-}
-
-std::vector<std::vector<KernelLaunch>> stage_kernels(const Network& net, const IosStage& st,
-                                                     const GpuSpec& spec) {
-  const Graph& g = *net.graph;
-  const KernelOptions opts = ios_kernel_options();
-  std::vector<std::vector<KernelLaunch>> streams;
-  if (st.merge && st.num_units() > 1) {
-    streams.push_back(kernels_for_merged_conv(g, merged_convs(net, st), spec, opts));
-    return streams;
-  }
-  for (const auto& grp : st.groups) {
-    std::vector<KernelLaunch> ks;
-    for (int u : grp)
-      for (int op : net.units[static_cast<size_t>(u)].ops)
-        for (auto& k : kernels_for_op(g, op, spec, opts)) ks.push_back(std::move(k));
-    streams.push_back(std::move(ks));
-  }
-  return streams;
+  ops.insert(ops.end(), after.begin(), after.end());
+  return ops;
 }
 
 IosStage to_ios_stage(const Part& part, const StageChoice& c) {
@@ -75,13 +57,15 @@ const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& 
     net_ = &net;
     unit_kernels_.assign(net.units.size(), {});
     unit_known_.assign(net.units.size(), 0);
+    unit_signature_.assign(net.units.size(), -1);
+    signatures_.clear();
     by_kernels_.clear();
   }
   auto& ks = unit_kernels_[static_cast<size_t>(unit)];
   if (!unit_known_[static_cast<size_t>(unit)]) {
-    const KernelOptions opts = ios_kernel_options();
     for (int op : net.units[static_cast<size_t>(unit)].ops)
-      for (auto& k : kernels_for_op(*net.graph, op, spec_, opts)) ks.push_back(std::move(k));
+      for (auto& k : kernels_for_op(*net.graph, op, spec_, kIosKernelOptions))
+        ks.push_back(std::move(k));
     unit_known_[static_cast<size_t>(unit)] = 1;
   }
   return ks;
@@ -107,31 +91,56 @@ void append_kernel(std::string& key, const KernelLaunch& k) {
 }
 }  // namespace
 
+int32_t GpuModelStageCost::unit_signature(const Network& net, int unit) {
+  unit_kernels(net, unit);  // resets the caches when `net` changes
+  int32_t& sig = unit_signature_[static_cast<size_t>(unit)];
+  if (sig < 0) {
+    std::string key;
+    for (const auto& k : unit_kernels(net, unit)) append_kernel(key, k);
+    sig =
+        signatures_.emplace(std::move(key), static_cast<int32_t>(signatures_.size())).first->second;
+  }
+  return sig;
+}
+
 double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
+  const bool merged = stage.merge && stage.num_units() > 1;
+  // Key: the kernels the simulation reads, stream by stream. A concurrent stage is keyed by the
+  // signatures of its units (units with identical kernels share one), so that no kernel is copied
+  // unless the stage is simulated.
   std::vector<std::vector<KernelLaunch>> streams;
-  if (stage.merge && stage.num_units() > 1) {
-    streams = stage_kernels(net, stage, spec_);
+  std::string key;
+  if (merged) {
+    streams.push_back(
+        kernels_for_merged_task(*net.graph, merged_task_ops(net, stage), spec_, kIosKernelOptions));
+    key.push_back('M');
+    for (const auto& k : streams[0]) append_kernel(key, k);
   } else {
     for (const auto& grp : stage.groups) {
-      std::vector<KernelLaunch> ks;
-      for (int u : grp) {
-        const auto& uk = unit_kernels(net, u);
-        ks.insert(ks.end(), uk.begin(), uk.end());
-      }
-      streams.push_back(std::move(ks));
+      key.push_back('|');
+      for (int u : grp) append_raw(key, unit_signature(net, u));
     }
-  }
-  std::string key;
-  for (const auto& str : streams) {
-    key.push_back('|');
-    for (const auto& k : str) append_kernel(key, k);
   }
   auto it = by_kernels_.find(key);
   if (it != by_kernels_.end()) return it->second;
   ++simulations_;
-  const StageResult r = simulate_stage(spec_, streams);
-  const bool merged = stage.merge && stage.num_units() > 1;
-  const double v = r.latency_us + (!merged && stage.groups.size() > 1 ? spec_.stage_sync_us : 0.0);
+  StageResult r;
+  if (merged) {
+    r = simulate_stage(spec_, streams);
+  } else {
+    std::vector<std::vector<const KernelLaunch*>> refs;
+    refs.reserve(stage.groups.size());
+    for (const auto& grp : stage.groups) {
+      std::vector<const KernelLaunch*> ks;
+      for (int u : grp)
+        for (const KernelLaunch& k : unit_kernels(net, u)) ks.push_back(&k);
+      refs.push_back(std::move(ks));
+    }
+    r = simulate_stage_refs(spec_, refs);
+  }
+  // The GPU model's synchronisation rule, the one evaluate_plan applies (a merged stage is one
+  // task).
+  const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
   by_kernels_.emplace(std::move(key), v);
   return v;
 }
@@ -220,15 +229,7 @@ Plan to_plan(const Network& net, const IosSchedule& s) {
     if (st.merge && st.num_units() > 1) {
       Task t;
       t.kind = TaskKind::Merged;
-      std::vector<int> after;
-      for (const auto& grp : st.groups)
-        for (int u : grp) {
-          const Unit& un = net.units[static_cast<size_t>(u)];
-          t.ops.push_back(un.conv);
-          for (int op : un.ops)
-            if (op != un.conv) after.push_back(op);
-        }
-      t.ops.insert(t.ops.end(), after.begin(), after.end());
+      t.ops = merged_task_ops(net, st);
       t.placement = 0;
       stage.tasks.push_back(std::move(t));
     } else {
@@ -248,26 +249,15 @@ Plan to_plan(const Network& net, const IosSchedule& s) {
 }
 
 ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+  const Plan plan = to_plan(net, s);
+  const PlanEvaluation pe = evaluate_plan(*net.graph, plan, spec, {}, kIosKernelOptions);
   ScheduleEval e;
-  Plan shape;  // only the task counts matter for needs_stage_sync
-  for (const IosStage& st : s.stages) {
-    Stage stage;
-    stage.tasks.resize(st.merge ? 1 : st.groups.size());
-    shape.stages.push_back(std::move(stage));
-  }
-  double warp_time = 0;
-  for (size_t i = 0; i < s.stages.size(); ++i) {
-    const auto streams = stage_kernels(net, s.stages[i], spec);
-    for (const auto& str : streams)
-      for (const auto& k : str) e.flops += k.flops;
-    const StageResult r = simulate_stage(spec, streams);
-    double t = r.latency_us;
-    warp_time += r.avg_active_warps_per_sm * r.latency_us;
-    if (needs_stage_sync(shape, i)) t += spec.stage_sync_us;
-    e.stage_us.push_back(t);
-    e.latency_us += t;
-  }
-  if (e.latency_us > 0) e.avg_active_warps_per_sm = warp_time / e.latency_us;
+  e.latency_us = pe.latency_us;
+  e.avg_active_warps_per_sm = pe.avg_active_warps_per_sm;
+  e.flops = pe.flops;
+  for (size_t i = 0; i < pe.stage_latency_us.size(); ++i)
+    e.stage_us.push_back(pe.stage_latency_us[i] +
+                         (needs_stage_sync(plan, i) ? spec.stage_sync_us : 0.0));
   return e;
 }
 

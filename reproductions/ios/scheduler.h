@@ -40,15 +40,16 @@ class StageCostModel {
   virtual ~StageCostModel() = default;
   // Latency in microseconds of `stage` run alone, measured the way the authors'
   // profiler measures a stage: a multi-group stage includes the device
-  // synchronisation after it.
+  // synchronisation after it (the GPU model's rule, stage_ends_with_sync).
   virtual double stage_latency_us(const Network& net, const IosStage& stage) = 0;
   virtual std::string describe() const = 0;
 };
 
 // The suite's GPU performance model (common/gpumodel): each group's units'
 // kernels on one stream (Conv+bias+Relu as one kernel, as the authors' engine
-// fuses it), a merged stage as one merged convolution; simulate_stage; plus
-// stage_sync_us for multi-group stages. Kernels are computed once per unit;
+// fuses it), a merged stage as one merged convolution (kernels_for_merged_task);
+// simulate_stage; plus the GPU model's synchronisation (stage_sync_cost_us), so
+// that the DP's objective is evaluate_schedule's latency. Kernels are computed once per unit;
 // stages whose kernels are identical (e.g. the same branch of two identical
 // cells) are simulated once (simulations() counts the simulations run).
 class GpuModelStageCost : public StageCostModel {
@@ -61,10 +62,14 @@ class GpuModelStageCost : public StageCostModel {
 
  private:
   const std::vector<KernelLaunch>& unit_kernels(const Network& net, int unit);
+  // A small id per distinct kernel sequence of a unit (equal ids: identical kernels).
+  int32_t unit_signature(const Network& net, int unit);
   GpuSpec spec_;
   const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
   std::vector<std::vector<KernelLaunch>> unit_kernels_;
   std::vector<char> unit_known_;
+  std::vector<int32_t> unit_signature_;                  // -1: not yet computed
+  std::unordered_map<std::string, int32_t> signatures_;  // kernel bytes -> id
   std::unordered_map<std::string, double> by_kernels_;
   int64_t simulations_ = 0;
 };
@@ -118,9 +123,9 @@ struct ScheduleEval {
   double flops = 0;
 };
 
-// End-to-end latency under the GPU model: stages one after another, a
-// synchronisation after every stage except the last and except between two
-// single-group stages (needs_stage_sync).
+// End-to-end latency under the GPU model: evaluate_plan(to_plan(net, s)) with
+// Conv+Relu folded (KernelOptions::fold_activation); synchronisations by the GPU
+// model's rule (needs_stage_sync), the rule GpuModelStageCost charges.
 ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec);
 
 // Readable one-line description of a stage: "[a | b -> c] merge{d,e}".

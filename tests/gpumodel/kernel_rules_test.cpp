@@ -253,6 +253,63 @@ TEST(GpuPlan, FusedTasksNeedTheCallersKernels) {
   EXPECT_GT(e.latency_us, 0);
 }
 
+// An IOS merge stage: convs sharing an input plus the Relu after one of them, folded into the
+// merged conv's epilogue.
+TEST(GpuPlan, MergedTaskFoldsTheReluOfItsConvs) {
+  SmallNet n;
+  const GpuSpec v = hand_v100();
+  KernelOptions fold;
+  fold.fold_activation = true;
+  const Task merged{TaskKind::Merged, {n.conv3, n.conv13, n.relu}, {}, {}, -1, {}};
+  const auto ks = kernels_for_merged_task(n.g, merged.ops, v, fold);
+  const auto ref = kernels_for_merged_conv(n.g, {n.conv3, n.conv13}, v, fold);
+  ASSERT_EQ(ks.size(), 1u);
+  ASSERT_EQ(ref.size(), 1u);
+  EXPECT_EQ(ks[0].name, ref[0].name);
+  EXPECT_EQ(ks[0].grid_blocks, ref[0].grid_blocks);
+  EXPECT_DOUBLE_EQ(ks[0].flops, ref[0].flops);
+  EXPECT_DOUBLE_EQ(ks[0].dram_bytes, ref[0].dram_bytes);
+  EXPECT_EQ(ks[0].ops, merged.ops);
+  Plan p;
+  p.stages.push_back(Stage{{merged, seq({n.dw})}});
+  p.stages.push_back(Stage{{seq({n.conv31}), seq({n.reshape})}});
+  const PlanEvaluation e = evaluate_plan(n.g, p, v, {}, fold);
+  EXPECT_EQ(e.kernels, 3);  // merged conv, dw, conv31 (the reshape launches nothing)
+  EXPECT_DOUBLE_EQ(e.stage_latency_us[0],
+                   simulate_stage(v, {ref, kernels_for_op(n.g, n.dw, v, fold)}).latency_us);
+  // Without folding the Relu is a kernel of its own and cannot be in a merged task.
+  EXPECT_THROW(kernels_for_merged_task(n.g, merged.ops, v), Error);
+  EXPECT_THROW(evaluate_plan(n.g, p, v), Error);
+  // A Relu whose conv is not in the task, or an op that is no epilogue, is rejected too.
+  EXPECT_THROW(kernels_for_merged_task(n.g, {n.conv13, n.conv31, n.relu}, v, fold), Error);
+  EXPECT_THROW(kernels_for_merged_task(n.g, {n.conv3, n.conv13, n.reshape}, v, fold), Error);
+}
+
+// The synchronisation rule: every multi-task stage (the last one too) pays one stage_sync_us,
+// single-task stages pay nothing, so a plan's latency is the sum of per-stage costs.
+TEST(GpuPlan, SyncIsChargedPerMultiTaskStageSoStageCostsAdd) {
+  SmallNet n;
+  const GpuSpec v = hand_v100();
+  Plan p;
+  p.stages.push_back(Stage{{seq({n.conv3})}});
+  p.stages.push_back(Stage{{seq({n.conv13}), seq({n.conv31})}});
+  p.stages.push_back(Stage{{seq({n.relu, n.reshape})}});
+  p.stages.push_back(Stage{{seq({n.dw})}});
+  EXPECT_FALSE(needs_stage_sync(p, 0));
+  EXPECT_TRUE(needs_stage_sync(p, 1));
+  EXPECT_FALSE(needs_stage_sync(p, 2));
+  const PlanEvaluation e = evaluate_plan(n.g, p, v);
+  EXPECT_DOUBLE_EQ(e.sync_us, v.stage_sync_us);
+  double sum = 0;
+  for (const Stage& st : p.stages)
+    sum += simulate_plan_stage(n.g, st, v).latency_us + stage_sync_cost_us(v, st.tasks.size());
+  EXPECT_NEAR(e.latency_us, sum, 1e-9 * sum);
+  // A multi-task last stage pays its join as well.
+  p.stages.push_back(Stage{{seq({n.conv13}), seq({n.conv31})}});
+  EXPECT_TRUE(needs_stage_sync(p, 4));
+  EXPECT_DOUBLE_EQ(evaluate_plan(n.g, p, v).sync_us, 2 * v.stage_sync_us);
+}
+
 }  // namespace
 }  // namespace dgs
 

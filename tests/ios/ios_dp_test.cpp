@@ -384,5 +384,33 @@ TEST(IosCost, OneConvReluStageIsTheConvKernelAlone) {
   EXPECT_NEAR(cost.stage_latency_us(net, IosStage{true, {{a}, {d}}}), merged, 1e-9 * merged);
 }
 
+// The DP's objective (stage cost = simulated stage + the GPU model's sync rule) is the plan
+// evaluator's latency, so on every evaluation network IOS-Both, whose space holds the other
+// schedules, is never slower than IOS-Merge, IOS-Parallel or Sequential (batch 1, V100).
+TEST(IosSchedules, IosBothIsNeverSlowerAndTheSearchObjectiveIsTheEvaluatedLatency) {
+  const GpuSpec spec = load_gpu_spec("v100");
+  for (const char* m : {"inception_v3", "randwire", "nasnet_large", "squeezenet"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost cost(spec);
+    std::map<std::string, double> lat;
+    for (const IosSchedule& s :
+         {sequential_schedule(net), ios_schedule(net, StrategySet::Merge, Pruning{}, cost),
+          ios_schedule(net, StrategySet::Parallel, Pruning{}, cost),
+          ios_schedule(net, StrategySet::Both, Pruning{}, cost)}) {
+      const ScheduleEval e = evaluate_schedule(net, s, spec);
+      double objective = 0;  // what the DP minimised: the sum of its stage costs
+      for (const IosStage& st : s.stages) objective += cost.stage_latency_us(net, st);
+      EXPECT_NEAR(e.latency_us, objective, 1e-9 * objective) << m << " " << s.name;
+      ASSERT_EQ(e.stage_us.size(), s.stages.size());
+      lat[s.name] = e.latency_us;
+    }
+    const double both = lat.at("IOS-Both") * (1 - 1e-12);
+    EXPECT_LE(both, lat.at("IOS-Merge")) << m;
+    EXPECT_LE(both, lat.at("IOS-Parallel")) << m;
+    EXPECT_LE(both, lat.at("Sequential")) << m;
+  }
+}
+
 }  // namespace
 }  // namespace dgs::ios
