@@ -8,6 +8,7 @@
 #include "common/gpumodel/gpu_model.h"
 #include "reproductions/ios/experiment_util.h"
 #include "reproductions/ios/experiments.h"
+#include "reproductions/ios/measured.h"
 
 namespace dgs::ios {
 
@@ -157,6 +158,11 @@ void frameworks_figure(ExperimentContext& ctx, const std::string& gpu_name, bool
 }  // namespace
 
 void run_fig1_2(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    run_schedules_measured(ctx, "Fig. 1.2: schedules of the four-convolution graph",
+                           {"ios_fig1_2"});
+    return;
+  }
   const GpuSpec spec = gpu(ctx, "v100");
   common_notes(ctx, spec);
   ctx.note(
@@ -244,6 +250,10 @@ void run_fig1_2(ExperimentContext& ctx) {
 }
 
 void run_fig4_1(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    run_schedules_measured(ctx, "Fig. 4.1: schedules, batch 1", evaluation_models(ctx));
+    return;
+  }
   ctx.note(
       "known deviation (not fitted): IOS over Sequential comes out larger than the thesis' on "
       "RandWire (about 2.0x vs 1.41x) and NasNet (1.67x vs 1.43x). Most likely reason: the GPU "

@@ -1,0 +1,84 @@
+#include "reproductions/ios/measured.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "common/cuda/stage_executor.h"
+#include "reproductions/ios/experiment_util.h"
+
+namespace dgs::ios {
+
+namespace {
+
+// A group of units as the ops the executor runs, in unit order.
+std::vector<int> group_ops(const Network& net, const std::vector<int>& units) {
+  std::vector<int> ops;
+  for (int u : units) {
+    const Unit& unit = net.units.at(static_cast<size_t>(u));
+    ops.insert(ops.end(), unit.ops.begin(), unit.ops.end());
+  }
+  return ops;
+}
+
+}  // namespace
+
+MeasuredIosStageCost::MeasuredIosStageCost(const Network& net, uint64_t seed) {
+  gpu::StageExecutorOptions opts;
+  opts.seed = seed;
+  impl_ = std::make_unique<gpu::MeasuredStageCost>(*net.graph, opts);
+}
+
+MeasuredIosStageCost::~MeasuredIosStageCost() = default;
+
+double MeasuredIosStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
+  std::vector<std::vector<int>> groups;
+  for (const std::vector<int>& g : stage.groups) groups.push_back(group_ops(net, g));
+  const auto strategy = stage.merge ? gpu::MeasuredStageCost::Strategy::Merge
+                                    : gpu::MeasuredStageCost::Strategy::Concurrent;
+  return 1000.0 * impl_->stage_latency_ms(groups, strategy);
+}
+
+int64_t MeasuredIosStageCost::measurements() const {
+  return impl_->measurements();
+}
+
+void run_schedules_measured(ExperimentContext& ctx, const std::string& title,
+                            const std::vector<std::string>& models) {
+  ctx.note(
+      "measured mode: stage latencies for the DP and end-to-end latencies of each schedule are "
+      "measured on this GPU with the suite's CUDA stage executor (cuDNN convolutions with the "
+      "algorithm cuDNN finds fastest, FP32 on CUDA cores; CUDA events, warm-up, median of "
+      "repeats); pruning r = 3, s = 8");
+  const PaperData p = paper("fig4_1.csv");
+  Table t({"model", "schedule", "measured_ms", "paper_ms", "speedup_vs_sequential",
+           "paper_speedup_vs_sequential", "stages", "stages_measured", "kernel_calls"});
+  std::string gpu_name;
+  for (const std::string& m : models) {
+    const Network& net = network(ctx, m, 1);
+    MeasuredIosStageCost cost(net, ctx.options().seed);
+    std::vector<IosSchedule> schedules = {sequential_schedule(net), greedy_schedule(net)};
+    for (StrategySet s : {StrategySet::Merge, StrategySet::Parallel, StrategySet::Both}) {
+      IosSchedule found = ios_schedule(net, s, Pruning{}, cost);
+      found.name = std::string(strategy_set_name(s));
+      schedules.push_back(std::move(found));
+    }
+    gpu::StageExecutorOptions opts;
+    opts.seed = ctx.options().seed;
+    gpu::StageExecutor exec(*net.graph, opts);
+    gpu_name = exec.gpu().name;
+    std::optional<double> seq_ms;
+    const std::optional<double> paper_seq =
+        p.value({{"model", m}, {"schedule", "Sequential"}}, "latency_ms");
+    for (const IosSchedule& s : schedules) {
+      const gpu::PlanLatency lat = exec.measure(to_plan(net, s));
+      if (!seq_ms) seq_ms = lat.network_ms;  // schedules[0] is Sequential
+      const std::optional<double> pv = p.value({{"model", m}, {"schedule", s.name}}, "latency_ms");
+      t.add_row({m, s.name, lat.network_ms, cell(pv), *seq_ms / lat.network_ms,
+                 cell(pv && paper_seq ? std::optional<double>(*paper_seq / *pv) : std::nullopt),
+                 static_cast<int64_t>(s.stages.size()), cost.measurements(), lat.kernel_calls});
+    }
+  }
+  ctx.emit_table(title + " (measured on " + gpu_name + ")", t);
+}
+
+}  // namespace dgs::ios
