@@ -1,0 +1,78 @@
+// common/util: the built-in resources compiled into every executable, and atomic file writes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "common/util/error.h"
+#include "common/util/resources.h"
+
+namespace dgs {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(BuiltinResources, HoldEveryHardwareConfigAndPaperDataFileOfTheSourceTree) {
+  for (const char* folder : {"hw_configs", "data"}) {
+    for (const auto& e :
+         fs::recursive_directory_iterator(std::string(DGS_SOURCE_DIR) + "/" + folder)) {
+      if (!e.is_regular_file()) continue;
+      const std::string ext = e.path().extension().string();
+      if (ext != ".json" && ext != ".csv") continue;
+      const std::string rel = fs::relative(e.path(), DGS_SOURCE_DIR).string();
+      const auto content = builtin_resource(rel);
+      ASSERT_TRUE(content.has_value()) << rel << " is not built in";
+      EXPECT_EQ(std::string(*content), read_file(e.path().string())) << rel;
+    }
+  }
+  EXPECT_FALSE(builtin_resource("hw_configs/no_such.json").has_value());
+  EXPECT_FALSE(builtin_resource("").has_value());  // the generator's sentinel is not a resource
+}
+
+TEST(BuiltinResources, ListingUnderAFolderIsSortedAndPrefixed) {
+  const auto hw = builtin_resources_under("hw_configs/");
+  ASSERT_FALSE(hw.empty());
+  EXPECT_TRUE(std::is_sorted(hw.begin(), hw.end()));
+  for (const std::string& p : hw) EXPECT_EQ(p.rfind("hw_configs/", 0), 0u) << p;
+  EXPECT_NE(std::find(hw.begin(), hw.end(), "hw_configs/v100.json"), hw.end());
+}
+
+TEST(Files, ReadFileNamesTheMissingPath) {
+  try {
+    read_file("/nonexistent/dgs/file.txt");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot read /nonexistent/dgs/file.txt: ", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(Files, AtomicWriteCreatesFoldersAndLeavesNoTemporaryFile) {
+  const fs::path dir = fs::temp_directory_path() / ("dgs_util_" + std::to_string(::getpid()));
+  const fs::path target = dir / "a" / "b" / "out.csv";
+  write_file_atomic(target.string(), "x,y\n1,2\n");
+  EXPECT_EQ(read_file(target.string()), "x,y\n1,2\n");
+  write_file_atomic(target.string(), "replaced\n");
+  EXPECT_EQ(read_file(target.string()), "replaced\n");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(target.parent_path())) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);  // no out.csv.tmp left behind
+  fs::remove_all(dir);
+}
+
+TEST(Files, AtomicWriteOverAFolderFailsAndWritesNothing) {
+  const fs::path dir = fs::temp_directory_path() / ("dgs_util_dir_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "taken");
+  EXPECT_THROW(write_file_atomic((dir / "taken").string(), "data"), Error);
+  EXPECT_TRUE(fs::is_directory(dir / "taken"));
+  EXPECT_FALSE(fs::exists(dir / "taken.tmp"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace dgs
