@@ -69,6 +69,9 @@ void run_fig13(ExperimentContext& ctx) {
   ctx.note(
       "averages: arithmetic mean over the three models of the per-model reductions "
       "(the paper says 'averaged' without saying how)");
+  ctx.note(
+      "model mode only: measured Fig. 13 needs a fused-plan executor for whole networks (run "
+      "a Welder schedule's kernels on the GPU), which the suite does not have yet");
   std::vector<Fig13Model> models = kFig13Models;
   if (!ctx.options().model.empty()) models = {{ctx.options().model, ctx.options().model}};
   ZooOptions zo;

@@ -1,0 +1,58 @@
+#pragma once
+// Welder Fig. 2 in measured mode: the §2 Matmul+Softmax (A [98304x64] . B [64x128], row softmax)
+// run on the live GPU with the Welder kernel templates (common/cuda/welder_kernels.h): the
+// Matmul alone, the Softmax alone, the unfused sequence, each operator alone at the fused
+// kernel's tile, and the fused GEMM+softmax kernel at the tile Welder's scheduler chose (the
+// nearest instantiated template tile). Each kernel is checked once against the CPU reference
+// executor (common/cuda/kernel_testbed.h) and timed with CUDA events (warm-up + median of
+// repeats, common/cuda/runtime.h) on the same device buffers it was checked on.
+//
+// Without a GPU (or in a build without CUDA) measure_fig2 throws one-line dgs::Error.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "reproductions/welder/cost_model.h"
+
+namespace dgs::welder {
+
+// §2's shapes: A [rows x k], B [k x n], C = A.B, D = Softmax(C) over rows of n.
+inline constexpr int64_t kFig2Rows = 98304, kFig2K = 64, kFig2N = 128;
+
+// What the model-mode Fig. 2 computes (experiments_fig2.cpp): the tile of each kernel the
+// scheduler chose and its predicted latency.
+struct Fig2Model {
+  std::string arch_name;
+  std::vector<int64_t> matmul_tile, softmax_tile, fused_tile;  // output tiles [rows x cols]
+  double matmul_ms = 0, softmax_ms = 0;                        // each with its own best tile
+  double matmul_aligned_ms = 0, softmax_aligned_ms = 0;        // each at the fused tile
+  double fused_ms = 0;
+  double unfused_ms() const { return matmul_ms + softmax_ms; }
+};
+// The model-mode schedule of the §2 graph on `arch` (defined in experiments_fig2.cpp).
+Fig2Model fig2_model(const WelderArch& arch);
+
+// One measured kernel (or kernel sequence) of Fig. 2.
+struct Fig2Measurement {
+  std::string kernel;       // "Matmul (own tile)", ..., "fused"
+  std::string model_tile;   // the tile the scheduler chose, "[16x128]"
+  std::string kernel_tile;  // the instantiated template tile that ran, "gemm_softmax 16x128"
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int64_t launches = 0;   // kernels one run launches, read from the KernelLauncher
+  bool verified = false;  // output equals the CPU reference (kGpuTolerance)
+  std::string check;      // the comparison, one line per output
+  double model_ms = 0;    // the model-mode prediction
+};
+struct Fig2Measured {
+  std::string device;  // the live GPU's name
+  std::vector<Fig2Measurement> rows;
+  const Fig2Measurement& row(const std::string& kernel) const;  // throws dgs::Error if absent
+};
+
+// Runs measured Fig. 2 (model prediction on the experiment's --hw, default v100_pcie), emits
+// its table and claims into `ctx`, and returns the measurements. Throws dgs::Error (one line)
+// without a usable GPU.
+Fig2Measured measure_fig2(ExperimentContext& ctx);
+
+}  // namespace dgs::welder
