@@ -368,11 +368,8 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
 
     std::vector<int> model_only;
     if (p.opts.mode == RunMode::Measured) {
-      std::string why;
-      if (!cuda_gpu_available(&why)) {
-        err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
-        return kExitNoGpu;
-      }
+      // Usage first (an experiment without a measured version is refused on any machine), then
+      // the GPU.
       std::string refused;
       std::vector<int> runnable;
       for (int i : selected) {
@@ -390,6 +387,11 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       }
       if (runnable.empty())
         throw UsageError("--mode measured: no experiment has a measured version");
+      std::string why;
+      if (!cuda_gpu_available(&why)) {
+        err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
+        return kExitNoGpu;
+      }
       selected = runnable;
     }
 
