@@ -359,6 +359,19 @@ struct Resident {
   double remaining = 1.0;  // fraction of one block's work left
   double rate = 0;         // fraction per us
   int64_t stamp = 0;       // dispatch event
+  // Cache of the terms of the rate rule that depend only on the kernel and on its SM's resident
+  // warps (valid while cached_sm_warps equals the group's warps; -1: not computed): the
+  // compute-limited block time and the per-block DRAM / L2 demand caps. Recomputing them gives
+  // the same bits, so the cache changes no result.
+  int cached_sm_warps = -1;
+  double tc = 0;           // compute-limited block time (>= block_min_us)
+  double dram_cap_pb = 0;  // min(dram_b / tc, warps * dram_warp_cap); 0 if no DRAM bytes
+  double l2_cap_pb = 0;    // likewise for L2
+  // Cache of the rate when neither DRAM nor L2 is saturated (every block then gets its cap, so
+  // the rate depends only on the kernel, the SM's warps, the resident's blocks and the group's
+  // SM count); valid while those equal the key (-1: not computed).
+  int unsat_sm_warps = -1, unsat_blocks = -1, unsat_count = -1;
+  double unsat_rate = 0;
   bool operator==(const Resident& o) const {
     return kernel == o.kernel && blocks == o.blocks && remaining == o.remaining;
   }
@@ -429,8 +442,8 @@ struct SimScratch {
   std::vector<SmGroup> groups;
   std::vector<int> pending;
   std::vector<size_t> room;
-  std::vector<std::pair<size_t, size_t>> items;
-  std::vector<double> tc, td, tl, w, wb, cap, alloc;
+  std::vector<Resident*> items;
+  std::vector<double> tc, td, tl, w, alloc, blocks, dram_cap, l2_cap;
   std::vector<size_t> order;
   std::vector<SimKernel> kernels;
   std::vector<std::vector<int>> ids;
@@ -457,9 +470,10 @@ class Simulator {
         td_(scratch.td),
         tl_(scratch.tl),
         w_(scratch.w),
-        wb_(scratch.wb),
-        cap_(scratch.cap),
         alloc_(scratch.alloc),
+        blocks_(scratch.blocks),
+        dram_cap_(scratch.dram_cap),
+        l2_cap_(scratch.l2_cap),
         order_(scratch.order) {}
 
   StageResult run() {
@@ -477,10 +491,17 @@ class Simulator {
       if (!streams_[s].empty()) ks_[static_cast<size_t>(streams_[s][0])].ready = m_.launch_us;
     double t = 0, warp_integral = 0, busy_integral = 0;
     int64_t events = 0;
+    // Event-loop invariants: between two events every resident progresses at a constant rate;
+    // rates are a function of the SM groups (their counts and resident lists' kernels and block
+    // counts) only, so they are recomputed only after an event that changed a group
+    // (state_changed_: a dispatch, a completion, a split or a merge). Skipping the recomputation
+    // otherwise gives bit-identical rates.
+    state_changed_ = true;
     while (true) {
       // Kernels whose launch has completed and whose blocks are not all dispatched, FIFO.
       dispatch(t, events);
-      compute_rates();
+      if (state_changed_) compute_rates();
+      state_changed_ = false;
       // Next event: a resident group finishing, or a kernel becoming ready.
       double dt = std::numeric_limits<double>::infinity();
       for (const auto& g : groups_)
@@ -526,7 +547,8 @@ class Simulator {
            (m_.max_smem <= 0 || g.smem + k.smem <= m_.max_smem);
   }
 
-  static void add_block(SmGroup& g, const SimKernel& k, int kernel, int64_t stamp) {
+  void add_block(SmGroup& g, const SimKernel& k, int kernel, int64_t stamp) {
+    state_changed_ = true;
     g.threads += k.threads;
     g.warps += k.warps;
     g.blocks += 1;
@@ -537,7 +559,11 @@ class Simulator {
         ++r.blocks;
         return;
       }
-    g.residents.push_back(Resident{kernel, 1, 1.0, 0.0, stamp});
+    Resident r;
+    r.kernel = kernel;
+    r.blocks = 1;
+    r.stamp = stamp;
+    g.residents.push_back(r);
   }
 
   // The kernels that may dispatch at time t, in FIFO order of readiness (ties: stream order).
@@ -597,60 +623,87 @@ class Simulator {
     }
   }
 
+  // The rate rule (see the header) for every resident. Items are the residents of all groups,
+  // groups in order, residents in order (the order fixes the water-filling's arithmetic).
   void compute_rates() {
-    // Compute-limited block time per resident, then DRAM and L2 shares by water-filling.
-    items_.clear();
-    for (size_t gi = 0; gi < groups_.size(); ++gi) {
-      const SmGroup& g = groups_[gi];
-      for (size_t ri = 0; ri < g.residents.size(); ++ri) items_.push_back({gi, ri});
-    }
-    const size_t n = items_.size();
-    tc_.assign(n, 0.0);
-    w_.assign(n, 0.0);
-    cap_.assign(n, 0.0);
-    for (size_t i = 0; i < n; ++i) {
-      const SmGroup& g = groups_[items_[i].first];
-      const Resident& r = g.residents[items_[i].second];
-      const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-      const double share = k.warps / std::max(static_cast<double>(g.warps), m_.compute_sat_warps);
-      tc_[i] = k.flops_b > 0 ? k.flops_b / (k.sm_rate * share) : 0.0;
-      tc_[i] = std::max(tc_[i], m_.block_min_us);
-      w_[i] = static_cast<double>(k.warps) * r.blocks * g.count;
-    }
+    size_t n = 0;
+    for (const SmGroup& g : groups_) n += g.residents.size();
+    items_.resize(n);
+    tc_.resize(n);
+    w_.resize(n);
+    blocks_.resize(n);
+    dram_cap_.resize(n);
+    l2_cap_.resize(n);
     td_.assign(n, 0.0);
     tl_.assign(n, 0.0);
-    share_bytes(m_.dram_bw, m_.dram_warp_cap, &SimKernel::dram_b, td_);
-    if (m_.l2_bw > 0) share_bytes(m_.l2_bw, m_.l2_warp_cap, &SimKernel::l2_b, tl_);
-    for (size_t i = 0; i < n; ++i) {
-      Resident& r = groups_[items_[i].first].residents[items_[i].second];
-      r.rate = 1.0 / std::max({tc_[i], td_[i], tl_[i]});
+    size_t i = 0;
+    for (SmGroup& g : groups_) {
+      for (Resident& r : g.residents) {
+        const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
+        if (r.cached_sm_warps != g.warps) {
+          // Compute-limited block time, then what the block can use of DRAM / L2 at that speed
+          // (capped by Little's law).
+          const double share =
+              k.warps / std::max(static_cast<double>(g.warps), m_.compute_sat_warps);
+          r.tc = k.flops_b > 0 ? k.flops_b / (k.sm_rate * share) : 0.0;
+          r.tc = std::max(r.tc, m_.block_min_us);
+          r.dram_cap_pb = k.dram_b > 0 ? std::min(k.dram_b / r.tc, k.warps * m_.dram_warp_cap) : 0;
+          r.l2_cap_pb = k.l2_b > 0 ? std::min(k.l2_b / r.tc, k.warps * m_.l2_warp_cap) : 0;
+          r.cached_sm_warps = g.warps;
+        }
+        items_[i] = &r;
+        tc_[i] = r.tc;
+        w_[i] = static_cast<double>(k.warps) * r.blocks * g.count;
+        const double blocks = static_cast<double>(r.blocks) * g.count;
+        blocks_[i] = blocks;
+        // Items that move no bytes of a kind get cap 0 there (water_fill skips them).
+        dram_cap_[i] = r.dram_cap_pb * blocks;
+        l2_cap_[i] = r.l2_cap_pb * blocks;
+        ++i;
+      }
     }
+    // Neither bandwidth saturated (the sums as water_fill forms them): every item gets its caps,
+    // and an item's rate is a function of its own state only, cached in the resident. The
+    // arithmetic is water_fill's and share_bytes's for that case, so the bits are the same.
+    double dram_sum = 0, l2_sum = 0;
+    for (i = 0; i < n; ++i) dram_sum += dram_cap_[i];
+    for (i = 0; i < n; ++i) l2_sum += l2_cap_[i];
+    if (dram_sum <= m_.dram_bw && (m_.l2_bw <= 0 || l2_sum <= m_.l2_bw)) {
+      i = 0;
+      for (SmGroup& g : groups_) {
+        for (Resident& r : g.residents) {
+          if (r.unsat_sm_warps != g.warps || r.unsat_blocks != r.blocks ||
+              r.unsat_count != g.count) {
+            const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
+            const double td = dram_cap_[i] > 0 ? k.dram_b / (dram_cap_[i] / blocks_[i]) : 0.0;
+            const double tl =
+                m_.l2_bw > 0 && l2_cap_[i] > 0 ? k.l2_b / (l2_cap_[i] / blocks_[i]) : 0.0;
+            r.unsat_rate = 1.0 / std::max({tc_[i], td, tl});
+            r.unsat_sm_warps = g.warps;
+            r.unsat_blocks = r.blocks;
+            r.unsat_count = g.count;
+          }
+          r.rate = r.unsat_rate;
+          ++i;
+        }
+      }
+      return;
+    }
+    share_bytes(m_.dram_bw, dram_cap_, &SimKernel::dram_b, td_);
+    if (m_.l2_bw > 0) share_bytes(m_.l2_bw, l2_cap_, &SimKernel::l2_b, tl_);
+    for (i = 0; i < n; ++i) items_[i]->rate = 1.0 / std::max({tc_[i], td_[i], tl_[i]});
   }
 
-  void share_bytes(double bw, double warp_cap, double SimKernel::*bytes, std::vector<double>& t) {
+  // Water-fills bandwidth `bw` among the items (weights w_, caps `cap`) and sets t[i] to the
+  // item's per-block transfer time at its allocation (0 if it moves no bytes).
+  void share_bytes(double bw, const std::vector<double>& cap, double SimKernel::*bytes,
+                   std::vector<double>& t) {
+    water_fill(bw, w_, cap, alloc_, order_);
     const size_t n = items_.size();
-    cap_.assign(n, 0.0);
-    wb_.assign(n, 0.0);
-    for (size_t i = 0; i < n; ++i) {
-      const SmGroup& g = groups_[items_[i].first];
-      const Resident& r = g.residents[items_[i].second];
-      const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-      const double b = k.*bytes;
-      if (b <= 0) continue;
-      const double blocks = static_cast<double>(r.blocks) * g.count;
-      // Per block: what it can use at its compute-limited speed, and the Little's-law cap.
-      const double per_block = std::min(b / tc_[i], k.warps * warp_cap);
-      cap_[i] = per_block * blocks;
-      wb_[i] = w_[i];
-    }
-    water_fill(bw, wb_, cap_, alloc_, order_);
     for (size_t i = 0; i < n; ++i) {
       if (alloc_[i] <= 0) continue;
-      const SmGroup& g = groups_[items_[i].first];
-      const Resident& r = g.residents[items_[i].second];
-      const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-      const double per_block = alloc_[i] / (static_cast<double>(r.blocks) * g.count);
-      t[i] = (k.*bytes) / per_block;
+      const double per_block = alloc_[i] / blocks_[i];
+      t[i] = (ks_[static_cast<size_t>(items_[i]->kernel)].*bytes) / per_block;
     }
   }
 
@@ -663,6 +716,7 @@ class Simulator {
           continue;
         }
         SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
+        state_changed_ = true;
         g.threads -= k.threads * r.blocks;
         g.warps -= k.warps * r.blocks;
         g.blocks -= r.blocks;
@@ -687,6 +741,7 @@ class Simulator {
       for (size_t b = a + 1; b < groups_.size();) {
         if (groups_[a].same_state(groups_[b])) {
           groups_[a].count += groups_[b].count;
+          state_changed_ = true;
           groups_.erase(groups_.begin() + static_cast<std::ptrdiff_t>(b));
         } else {
           ++b;
@@ -694,6 +749,7 @@ class Simulator {
       }
   }
 
+  bool state_changed_ = true;  // a group changed since the rates were last computed
   const Model& m_;
   std::vector<SimKernel>& ks_;
   const std::vector<std::vector<int>>& streams_;
@@ -701,8 +757,8 @@ class Simulator {
   std::vector<SmGroup>& groups_;
   std::vector<int>& pending_;
   std::vector<size_t>& room_;
-  std::vector<std::pair<size_t, size_t>>& items_;
-  std::vector<double>&tc_, &td_, &tl_, &w_, &wb_, &cap_, &alloc_;
+  std::vector<Resident*>& items_;
+  std::vector<double>&tc_, &td_, &tl_, &w_, &alloc_, &blocks_, &dram_cap_, &l2_cap_;
   std::vector<size_t>& order_;
 };
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "tests/gpumodel/v100_spec.h"
 
@@ -227,6 +229,40 @@ TEST(GpuStage, TimingsAreOrderedAndEmptyStagesAreFree) {
   // Stream order: each kernel is ready a launch after its predecessor on the stream ends.
   EXPECT_NEAR(r.kernels[1].ready_us, r.kernels[0].end_us + kLaunch, 1e-9);
   EXPECT_NEAR(r.kernels[4].ready_us, r.kernels[3].end_us + kLaunch, 1e-9);
+}
+
+// The simulator keeps working vectors and per-resident rate caches between simulations on a
+// thread; none of it may leak into a result. Random stages (seeded) mixing compute- and
+// memory-bound kernels (so that DRAM is saturated in some events and not in others), simulated
+// forwards and then backwards, give bit-identical results each time.
+TEST(GpuStage, ResultsDoNotDependOnPreviousSimulations) {
+  const GpuSpec v = hand_v100();
+  std::mt19937 rng(20261121);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<std::vector<std::vector<KernelLaunch>>> stages;
+  for (int s = 0; s < 40; ++s) {
+    std::vector<std::vector<KernelLaunch>> streams(static_cast<size_t>(pick(1, 6)));
+    for (auto& stream : streams)
+      for (int i = pick(1, 3); i > 0; --i) {
+        const bool memory = pick(0, 1) == 1;
+        KernelLaunch k =
+            make_kernel(pick(1, 400), 32 * pick(1, 8), memory ? 32 : 126, memory ? 0 : 12288,
+                        memory ? 0 : 1e6 * pick(1, 8), 1e3 * pick(1, 100));
+        if (memory) k.klass = KernelClass::Memory;
+        stream.push_back(k);
+      }
+    stages.push_back(std::move(streams));
+  }
+  std::vector<StageResult> forward;
+  for (const auto& st : stages) forward.push_back(simulate_stage(v, st));
+  for (size_t s = stages.size(); s-- > 0;) {
+    const StageResult again = simulate_stage(v, stages[s]);
+    EXPECT_EQ(again.latency_us, forward[s].latency_us) << "stage " << s;
+    EXPECT_EQ(again.events, forward[s].events) << "stage " << s;
+    ASSERT_EQ(again.kernels.size(), forward[s].kernels.size());
+    for (size_t k = 0; k < again.kernels.size(); ++k)
+      EXPECT_EQ(again.kernels[k].end_us, forward[s].kernels[k].end_us) << "stage " << s;
+  }
 }
 
 TEST(GpuEfficiency, DefaultsAndConfigOverride) {
