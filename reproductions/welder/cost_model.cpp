@@ -36,9 +36,11 @@ constexpr int64_t kSmemAlign = 32;
 // tiles) may take before rstep is halved. Assumption: the artifact grows rstep only while the
 // occupancy of the chosen tile is kept; half the block's capacity keeps two blocks per SM.
 constexpr double kRstepShare = 0.5;
-// A dimension of the base tile starts at its full extent when that cuts the total traffic by
-// more than this factor (redundant re-reads of a whole row, e.g. Softmax); assumption standing in
-// for the artifact's "workload per item" test.
+// A dimension of the base tile starts at its full extent when that cuts the workload per item
+// (elements computed by all operators of the group / output elements; artifact policy/default.py)
+// by more than this factor: only redundant recomputation counts (a Softmax row, whose reductions
+// every partial-row tile would redo), not the reuse that a larger tile of a GEMM or pooling gets
+// (the search's ranking key weighs that against parallelism). The factor only absorbs rounding.
 constexpr double kBaseTileGain = 0.999;
 // Bytes per 32-bit register.
 constexpr int64_t kRegBytes = 4;
@@ -253,6 +255,10 @@ TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector
       return cfg;
     }
   }
+  // Elements computed by all operators over the whole grid (recomputation included).
+  cfg.work_elems = 0;
+  for (size_t i = 0; i < n; ++i)
+    cfg.work_elems += static_cast<double>(prod(region[i])) * static_cast<double>(cfg.grid);
   // Traffic per tile.
   double rank = 0, sectors = 0, unique = 0, raw = 0;
   for (const auto& [t, r] : ext_region) {
@@ -458,17 +464,16 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
   const size_t rank = root.space.size();
   std::vector<std::vector<int64_t>> steps(rank);
   for (size_t d = 0; d < rank; ++d) steps[d] = steps_for(root.space[d]);
-  // Base tile: all ones, except dimensions whose full extent lowers the total traffic (a Softmax
-  // row: the whole row is read for any tile of it, so a partial row re-reads it).
+  // Base tile: all ones, except dimensions whose full extent lowers the workload per item (a
+  // Softmax row: every partial-row tile recomputes the row's max and sum).
   std::vector<size_t> base(rank, 0);
   auto tile_of = [&](const std::vector<size_t>& idx) {
     std::vector<int64_t> t(rank);
     for (size_t d = 0; d < rank; ++d) t[d] = steps[d][idx[d]];
     return t;
   };
-  auto input_bytes = [&](const TileConfig& c) {
-    return c.rank_bytes;  // includes outputs, which scale the same way for both candidates
-  };
+  // Workload per item: the output element count is the same for both candidates.
+  auto workload = [&](const TileConfig& c) { return c.work_elems; };
   {
     TileConfig one = evaluate(p, arch, tile_of(base));
     for (size_t d = 0; d < rank; ++d) {
@@ -477,7 +482,7 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
       TileConfig full = evaluate(p, arch, tile_of(idx));
       res.visited += 2;
       const bool better = (full.valid && !one.valid) ||
-                          (full.valid && input_bytes(full) < input_bytes(one) * kBaseTileGain);
+                          (full.valid && workload(full) < workload(one) * kBaseTileGain);
       if (better) {
         base = idx;
         one = full;

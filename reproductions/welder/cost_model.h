@@ -69,6 +69,7 @@ struct TileConfig {
   double rank_bytes = 0;      // traffic with coalescing penalties, all tiles
   double sectors = 0;         // 32-B transactions, all tiles
   double unique_bytes = 0;    // compulsory DRAM bytes (each byte once; L2 absorbs re-reads)
+  double work_elems = 0;      // elements computed by all operators, all tiles (recomputation)
   int64_t smem = 0;
   int64_t regs = 0;
   int blocks_per_sm = 0;

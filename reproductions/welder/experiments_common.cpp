@@ -73,7 +73,8 @@ void note_common_choices(ExperimentContext& ctx, const WelderArch& arch) {
       "greedy group growth; a level's 'profile' is the analytic latency of the kernels the "
       "edge touches (best of the top-k tiles of each)");
   ctx.note(
-      "tile search: base tile (full extent where it costs no extra input traffic), divisor "
+      "tile search: base tile (full extent where it cuts the workload per item, i.e. "
+      "recomputation), divisor "
       "and power-of-two steps, best-first on (traffic+1) x waves, cap 2000 visited tiles, "
       "top-k = 20 (paper §5.2, artifact policy/default.py)");
   ctx.note(

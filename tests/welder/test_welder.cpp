@@ -67,6 +67,29 @@ TEST(WelderTraffic, SectorsCountUncoalescedRuns) {
   EXPECT_EQ(coalesced_bytes({4, 3}, {100, 100}, 4, 128), 4 * 128.0);
 }
 
+// A fully-connected layer at batch 1 (ResNet-50's fc: [1x2048] x [2048x1000]): a larger tile
+// only reuses A, it recomputes nothing, so the base tile must not start at the full 1000 columns
+// (that leaves one thread block for the whole layer).
+TEST(WelderTiles, GemvBaseTileKeepsParallelism) {
+  TileGraph g;
+  const int a = add_tensor(g, "A", {1, 2048}, false);
+  const int b = add_tensor(g, "B", {2048, 1000}, true);
+  const int mm = add_matmul(g, "fc", a, b);
+  g.tensors[g.ops[mm].output].graph_output = true;
+  KernelGroup grp;
+  grp.ops = {mm};
+  const WelderArch arch = v100_arch();
+  const TileConfig one = evaluate_tile(g, grp, arch, {1, 1});
+  const TileConfig full = evaluate_tile(g, grp, arch, {1, 1000});
+  ASSERT_TRUE(one.valid) << one.why;
+  ASSERT_TRUE(full.valid) << full.why;
+  EXPECT_EQ(one.work_elems, 1000.0);  // each output element computed once
+  EXPECT_EQ(full.work_elems, 1000.0);
+  const GroupResult r = schedule_group(g, grp, arch, SearchLimits{});
+  ASSERT_TRUE(r.valid) << r.why;
+  EXPECT_GT(r.best.grid, 1);
+}
+
 TEST(WelderPropagation, ConvStrideTwoNeedsHalo) {
   ModelBuilder b("conv", DType::F32);
   int x = b.input("x", {1, 8, 32, 32});
