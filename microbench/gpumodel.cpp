@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "common/gpumodel/gpu_model.h"
+#include "common/hw/hardware.h"
 #include "models/zoo.h"
 
 namespace {
@@ -12,27 +13,10 @@ namespace {
 using dgs::GpuSpec;
 using dgs::KernelLaunch;
 
-// V100 SXM2 datasheet numbers (the microbenchmark must not depend on a config file).
+// The built-in V100 config (compiled into the executable: no file is read).
 GpuSpec bench_v100() {
-  GpuSpec s;
-  s.name = "V100-bench";
-  s.sm_count = 80;
-  s.max_threads_per_sm = 2048;
-  s.max_threads_per_block = 1024;
-  s.max_blocks_per_sm = 32;
-  s.max_warps_per_sm = 64;
-  s.registers_per_sm = 65536;
-  s.max_registers_per_thread = 255;
-  s.shared_mem_per_sm = 96 * 1024;
-  s.shared_mem_per_block = 48 * 1024;
-  s.peak_fp32_tflops = 15.7;
-  s.peak_fp16_tflops = 31.4;
-  s.peak_tensor_tflops = 125;
-  s.dram_bandwidth_gbs = 900;
-  s.l2_bandwidth_gbs = 2155;
-  s.kernel_launch_us = 5;
-  s.stage_sync_us = 10;
-  return s;
+  static const GpuSpec spec = dgs::load_gpu_spec("v100");
+  return spec;
 }
 
 // An implicit-GEMM conv kernel of the 128x64 rule: M x N x K.
