@@ -8,6 +8,7 @@
 // (Reshape's shape, Slice's starts/ends, Split's sizes, ...) are tensors with role Constant that
 // carry their values in `int_data`.
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,12 +25,12 @@ namespace dgs {
 // Types
 // ---------------------------------------------------------------------------------------------
 enum class DType : uint8_t { F32, F16, I64, I32, Bool };
-int64_t dtype_size(DType t);         // bytes per element
+int64_t dtype_size(DType t);           // bytes per element
 std::string_view dtype_name(DType t);  // "float32", "float16", "int64", "int32", "bool"
 
 using Shape = std::vector<int64_t>;
-int64_t numel(const Shape& s);             // product of dimensions (1 for a scalar)
-std::string shape_str(const Shape& s);     // "[1,3,224,224]"
+int64_t numel(const Shape& s);          // product of dimensions (1 for a scalar)
+std::string shape_str(const Shape& s);  // "[1,3,224,224]"
 
 enum class TensorRole : uint8_t {
   Input,       // a graph input (activation data fed at run time)
@@ -45,10 +46,10 @@ struct Tensor {
   Shape shape;
   DType dtype = DType::F32;
   TensorRole role = TensorRole::Activation;
-  int producer = -1;               // index of the producing op; -1 for inputs, weights, constants
-  std::vector<int> consumers;      // indices of consuming ops (each op listed once)
-  std::vector<int64_t> int_data;   // values of an integer Constant
-  std::vector<float> float_data;   // values of a float Constant
+  int producer = -1;              // index of the producing op; -1 for inputs, weights, constants
+  std::vector<int> consumers;     // indices of consuming ops (each op listed once)
+  std::vector<int64_t> int_data;  // values of an integer Constant
+  std::vector<float> float_data;  // values of a float Constant
 
   int64_t numel() const { return dgs::numel(shape); }
   int64_t bytes() const { return numel() * dtype_size(dtype); }
@@ -61,30 +62,77 @@ struct Tensor {
 // Every operator the suite supports. The ONNX op_type of each is op_kind_name().
 enum class OpKind : uint16_t {
   // convolution and linear algebra
-  Conv, ConvTranspose, Gemm, MatMul,
+  Conv,
+  ConvTranspose,
+  Gemm,
+  MatMul,
   // pooling
-  MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool,
+  MaxPool,
+  AveragePool,
+  GlobalAveragePool,
+  GlobalMaxPool,
   // normalisation
-  BatchNormalization, LayerNormalization, Softmax,
+  BatchNormalization,
+  LayerNormalization,
+  Softmax,
   // element-wise unary
-  Relu, LeakyRelu, Sigmoid, Tanh, Gelu, Erf, Clip, Identity, Exp, Log, Sqrt, Reciprocal, Neg, Abs,
-  HardSigmoid, HardSwish, Sin, Cos, Cast, Dropout,
+  Relu,
+  LeakyRelu,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  Erf,
+  Clip,
+  Identity,
+  Exp,
+  Log,
+  Sqrt,
+  Reciprocal,
+  Neg,
+  Abs,
+  HardSigmoid,
+  HardSwish,
+  Sin,
+  Cos,
+  Cast,
+  Dropout,
   // element-wise binary (NumPy broadcasting)
-  Add, Sub, Mul, Div, Pow, Max, Min,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
   // data movement
-  Concat, Split, Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Pad, Resize,
-  DepthToSpace, SpaceToDepth, Gather, Expand,
+  Concat,
+  Split,
+  Slice,
+  Reshape,
+  Transpose,
+  Flatten,
+  Squeeze,
+  Unsqueeze,
+  Pad,
+  Resize,
+  DepthToSpace,
+  SpaceToDepth,
+  Gather,
+  Expand,
   // reductions
-  ReduceMean, ReduceSum, ReduceMax,
+  ReduceMean,
+  ReduceSum,
+  ReduceMax,
   kCount
 };
-std::string_view op_kind_name(OpKind k);                     // the ONNX op_type, e.g. "Conv"
+std::string_view op_kind_name(OpKind k);                      // the ONNX op_type, e.g. "Conv"
 std::optional<OpKind> op_kind_from_name(std::string_view s);  // inverse of op_kind_name
 // Coarse categories used by analyses and schedulers.
-bool is_elementwise(OpKind k);   // unary or binary element-wise (incl. Clip, Cast, Dropout)
-bool is_layout_only(OpKind k);   // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: no data moved
-bool is_conv_like(OpKind k);     // Conv, ConvTranspose
-bool is_matmul_like(OpKind k);   // Gemm, MatMul
+bool is_elementwise(OpKind k);  // unary or binary element-wise (incl. Clip, Cast, Dropout)
+bool is_layout_only(
+    OpKind k);  // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: no data moved
+bool is_conv_like(OpKind k);    // Conv, ConvTranspose
+bool is_matmul_like(OpKind k);  // Gemm, MatMul
 
 using AttrValue =
     std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
@@ -93,6 +141,10 @@ using AttrValue =
 // dgs::Error when it has the wrong type.
 class Attributes {
  public:
+  Attributes() = default;
+  // Attributes({{"group", int64_t{2}}, {"strides", std::vector<int64_t>{2, 2}}})
+  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> values)
+      : values_(values) {}
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   void set(const std::string& name, AttrValue v) { values_[name] = std::move(v); }
   int64_t get_int(const std::string& name, int64_t def) const;

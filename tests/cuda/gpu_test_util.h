@@ -20,12 +20,6 @@
 
 namespace dgs::testing {
 
-inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
 // The first output tensor of op `op`.
 inline int out0(const Graph& g, int op) {
   return g.op(op).outputs.at(0);
@@ -44,9 +38,9 @@ inline int conv(Graph& g, const std::string& name, int x, int64_t out_c, int64_t
   std::vector<int> in = {x, g.add_weight(name + ".w", {out_c, in_c / group, k, k})};
   if (bias) in.push_back(g.add_weight(name + ".b", {out_c}));
   return add(g, OpKind::Conv, name, in,
-             attrs({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
-                    {"strides", std::vector<int64_t>{stride, stride}},
-                    {"group", group}}));
+             Attributes({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                         {"strides", std::vector<int64_t>{stride, stride}},
+                         {"group", group}}));
 }
 
 }  // namespace dgs::testing

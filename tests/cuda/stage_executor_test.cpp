@@ -17,7 +17,6 @@ namespace dgs {
 namespace {
 
 using testing::add;
-using testing::attrs;
 using testing::conv;
 
 constexpr uint64_t kSeed = 7;
@@ -34,11 +33,12 @@ Graph inception_block() {
   const int b2 = add(g, OpKind::Relu, "b2_relu", {conv(g, "b2_conv", b2a, 8, 3, 1)});
   const int b3 = add(g, OpKind::Relu, "b3_relu", {conv(g, "b3_conv", x, 8, 3, 1)});
   const int p = add(g, OpKind::MaxPool, "b4_pool", {x},
-                    attrs({{"kernel_shape", std::vector<int64_t>{3, 3}},
-                           {"pads", std::vector<int64_t>{1, 1, 1, 1}},
-                           {"strides", std::vector<int64_t>{1, 1}}}));
+                    Attributes({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                {"strides", std::vector<int64_t>{1, 1}}}));
   const int b4 = add(g, OpKind::Relu, "b4_relu", {conv(g, "b4_conv", p, 8, 1, 0)});
-  g.mark_output(add(g, OpKind::Concat, "concat", {b1, b2, b3, b4}, attrs({{"axis", int64_t{1}}})));
+  g.mark_output(
+      add(g, OpKind::Concat, "concat", {b1, b2, b3, b4}, Attributes({{"axis", int64_t{1}}})));
   return g;
 }
 
@@ -203,29 +203,29 @@ OpsGraph ops_graph() {
                       g.add_weight("bn.mean", {8}), r.var});
   const int sg = add(g, OpKind::Sigmoid, "sigmoid", {bn});
   // SAME_UPPER with stride 2 on 10: total padding 1, all at the end (asymmetric: pre-padded).
-  const int c2 = add(
-      g, OpKind::Conv, "same_conv", {sg, g.add_weight("same_conv.w", {12, 8, 3, 3})},
-      attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", std::vector<int64_t>{2, 2}}}));
+  const int c2 = add(g, OpKind::Conv, "same_conv", {sg, g.add_weight("same_conv.w", {12, 8, 3, 3})},
+                     Attributes({{"auto_pad", std::string("SAME_UPPER")},
+                                 {"strides", std::vector<int64_t>{2, 2}}}));
   // Ceil mode: 3 outputs where cuDNN's floor gives 2 (the suite's pooling kernel).
   const int ap = add(g, OpKind::AveragePool, "ceil_pool", {c2},
-                     attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
-                            {"strides", std::vector<int64_t>{2, 2}},
-                            {"ceil_mode", int64_t{1}}}));
+                     Attributes({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                 {"strides", std::vector<int64_t>{2, 2}},
+                                 {"ceil_mode", int64_t{1}}}));
   const int a = add(g, OpKind::Add, "add_bcast", {ap, g.add_weight("chan_bias", {12, 1, 1})});
-  const int lr = add(g, OpKind::LeakyRelu, "leaky", {a}, attrs({{"alpha", 0.1}}));
+  const int lr = add(g, OpKind::LeakyRelu, "leaky", {a}, Attributes({{"alpha", 0.1}}));
   const int sl = add(g, OpKind::Slice, "slice",
                      {lr, g.add_constant_ints("sl.starts", {1}),
                       g.add_constant_ints("sl.ends", {3}), g.add_constant_ints("sl.axes", {3})});
   const int tr = add(g, OpKind::Transpose, "transpose", {sl},
-                     attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+                     Attributes({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
   const int pd =
       add(g, OpKind::Pad, "pad", {tr, g.add_constant_ints("pad.pads", {0, 0, 0, 1, 0, 0, 0, 2})});
-  const int fl = add(g, OpKind::Flatten, "flatten", {pd}, attrs({{"axis", int64_t{1}}}));
+  const int fl = add(g, OpKind::Flatten, "flatten", {pd}, Attributes({{"axis", int64_t{1}}}));
   const int64_t feat = g.tensor(fl).shape[1];
   const int gm = add(g, OpKind::Gemm, "gemm",
                      {fl, g.add_weight("gemm.w", {10, feat}), g.add_weight("gemm.b", {10})},
-                     attrs({{"transB", int64_t{1}}}));
-  g.mark_output(add(g, OpKind::Softmax, "softmax", {gm}, attrs({{"axis", int64_t{1}}})));
+                     Attributes({{"transB", int64_t{1}}}));
+  g.mark_output(add(g, OpKind::Softmax, "softmax", {gm}, Attributes({{"axis", int64_t{1}}})));
   // Second branch: global pool, reshape, batched MatMul, Clip, Split, Mul, Max.
   const int gap = add(g, OpKind::GlobalAveragePool, "gap", {c2});
   const int rs =
@@ -235,7 +235,7 @@ OpsGraph ops_graph() {
                      {mm, g.add_constant_floats("clip.min", {}, {-0.5f}),
                       g.add_constant_floats("clip.max", {}, {0.5f})});
   const int sp = g.add_op(OpKind::Split, "split", {cl, g.add_constant_ints("split.sizes", {2, 3})},
-                          attrs({{"axis", int64_t{2}}}), 2);
+                          Attributes({{"axis", int64_t{2}}}), 2);
   const int s0 = g.op(sp).outputs[0], s1 = g.op(sp).outputs[1];
   g.mark_output(add(g, OpKind::Mul, "mul", {s0, s0}));
   g.mark_output(add(g, OpKind::Max, "max", {s1, g.add_weight("max.w", {1, 3})}));

@@ -17,7 +17,6 @@ using gpu::ChainLayer;
 using gpu::DeviceTensors;
 using gpu::KernelLauncher;
 using testing::add;
-using testing::attrs;
 
 constexpr uint64_t kSeed = 11;
 
@@ -92,7 +91,7 @@ TEST(WelderKernels, GemmWithTransposedWeightAndResidualAdd) {
   g.name = "gemm_residual";
   const int a = g.add_input("A", {m, k});
   const int gm = add(g, OpKind::Gemm, "gemm", {a, g.add_weight("W", {n, k})},
-                     attrs({{"transB", int64_t{1}}, {"alpha", 0.5}}));
+                     Attributes({{"transB", int64_t{1}}, {"alpha", 0.5}}));
   g.mark_output(add(g, OpKind::Add, "residual", {gm, g.add_input("R", {m, n})}));
   run_cpu_reference(g);
   DGS_REQUIRE_GPU();
@@ -126,7 +125,7 @@ AttentionFragment attention(int64_t batch, int64_t heads, int64_t m, int64_t n, 
   const int mm = add(g, OpKind::MatMul, "mm", {q, kt});
   const int dv = add(g, OpKind::Div, "scale", {mm, g.add_constant_floats("eight", {}, {8.0f})});
   const int ad = add(g, OpKind::Add, "mask", {dv, g.add_input("M", {batch, 1, 1, n})});
-  g.mark_output(add(g, OpKind::Softmax, "softmax", {ad}, attrs({{"axis", int64_t{-1}}})));
+  g.mark_output(add(g, OpKind::Softmax, "softmax", {ad}, Attributes({{"axis", int64_t{-1}}})));
   return f;
 }
 
@@ -188,9 +187,10 @@ TEST(WelderKernels, ImplicitGemmConvolutionWithEpilogue) {
   Graph g;
   g.name = "conv_residual_relu";
   const int x = g.add_input("x", {2, 5, 9, 11});
-  const int c = add(
-      g, OpKind::Conv, "conv", {x, g.add_weight("w", {7, 5, 3, 3}), g.add_weight("b", {7})},
-      attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}}));
+  const int c =
+      add(g, OpKind::Conv, "conv", {x, g.add_weight("w", {7, 5, 3, 3}), g.add_weight("b", {7})},
+          Attributes({{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                      {"strides", std::vector<int64_t>{2, 2}}}));
   const int r = add(g, OpKind::Add, "res", {c, g.add_input("r", {2, 7, 5, 6})});
   g.mark_output(add(g, OpKind::Relu, "relu", {r}));
   ASSERT_EQ(g.tensor(c).shape, (Shape{2, 7, 5, 6}));
@@ -220,9 +220,9 @@ TEST(WelderKernels, ConvChainOfGroupedDilatedAndPointwiseConvolutions) {
   g.name = "conv_chain";
   const int x = g.add_input("x", {1, 8, 7, 7});
   const int c1 = add(g, OpKind::Conv, "c1", {x, g.add_weight("w1", {6, 4, 3, 3})},
-                     attrs({{"pads", std::vector<int64_t>{2, 2, 2, 2}},
-                            {"dilations", std::vector<int64_t>{2, 2}},
-                            {"group", int64_t{2}}}));
+                     Attributes({{"pads", std::vector<int64_t>{2, 2, 2, 2}},
+                                 {"dilations", std::vector<int64_t>{2, 2}},
+                                 {"group", int64_t{2}}}));
   const int c2 = add(g, OpKind::Conv, "c2", {c1, g.add_weight("w2", {5, 6, 1, 1})});
   g.mark_output(c2);
   run_cpu_reference(g);

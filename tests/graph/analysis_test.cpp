@@ -12,12 +12,6 @@ namespace {
 
 using I = std::vector<int64_t>;
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
 int out(const Graph& g, int op) {
   return g.op(op).outputs[0];
 }
@@ -33,7 +27,7 @@ TEST(OpCost, ConvFlopsMacsBytesParams) {
   Graph g;
   int x = g.add_input("x", {1, 64, 56, 56});
   int w = g.add_weight("w", {64, 64, 3, 3});
-  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   OpCost cost = op_cost(g, c);
   EXPECT_EQ(cost.flops, 2LL * 64 * 64 * 9 * 56 * 56);
   EXPECT_EQ(cost.macs, 64LL * 64 * 9 * 56 * 56);
@@ -44,7 +38,7 @@ TEST(OpCost, ConvFlopsMacsBytesParams) {
   int b = g.add_weight("b", {64});
   int wg = g.add_weight("wg", {64, 16, 3, 3});
   int cg = g.add_op(OpKind::Conv, "cg", {x, wg, b},
-                    attrs({{"pads", I{1, 1, 1, 1}}, {"group", int64_t{4}}}));
+                    Attributes({{"pads", I{1, 1, 1, 1}}, {"group", int64_t{4}}}));
   EXPECT_EQ(op_cost(g, cg).macs, 64LL * 16 * 9 * 56 * 56);
   EXPECT_EQ(op_cost(g, cg).flops, 2LL * 64 * 16 * 9 * 56 * 56 + 64 * 56 * 56);
   EXPECT_EQ(op_cost(g, cg).params, 64 * 16 * 9 + 64);
@@ -60,12 +54,12 @@ TEST(OpCost, MatMulGemmPoolElementwiseAndMovement) {
   int x = g.add_input("x", {64, 10});
   int wt = g.add_weight("wt", {7, 64}), bias = g.add_weight("bias", {7});
   int gemm = g.add_op(OpKind::Gemm, "gemm", {x, wt, bias},
-                      attrs({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
+                      Attributes({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
   EXPECT_EQ(op_cost(g, gemm).macs, 10LL * 7 * 64);
   EXPECT_EQ(op_cost(g, gemm).flops, 2LL * 10 * 7 * 64 + 10 * 7);
   int img = g.add_input("img", {1, 8, 10, 10});
   int mp = g.add_op(OpKind::MaxPool, "mp", {img},
-                    attrs({{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}}));
+                    Attributes({{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}}));
   EXPECT_EQ(op_cost(g, mp).flops, 8LL * 5 * 5 * 4);
   int relu = g.add_op(OpKind::Relu, "relu", {img});
   EXPECT_EQ(op_cost(g, relu).flops, 800);
@@ -161,7 +155,7 @@ TEST(Analysis, WidthOfDiamondAndParallelChains) {
     for (int i = 0; i < len; ++i) t = out(g, g.add_op(OpKind::Relu, name_of("r", n++), {t}));
     tails.push_back(t);
   }
-  int cat = g.add_op(OpKind::Concat, "cat", tails, attrs({{"axis", int64_t{1}}}));
+  int cat = g.add_op(OpKind::Concat, "cat", tails, Attributes({{"axis", int64_t{1}}}));
   g.mark_output(out(g, cat));
   OpDag dag = op_dag(g);
   TransitiveClosure tc = transitive_closure(dag);
@@ -237,7 +231,7 @@ TEST(Analysis, CompoundOperators) {
   Graph g;
   int x = g.add_input("x", {1, 8, 16, 16});
   int w0 = g.add_weight("w0", {16, 8, 3, 3}), b0 = g.add_weight("b0", {16});
-  int c0 = g.add_op(OpKind::Conv, "c0", {x, w0, b0}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int c0 = g.add_op(OpKind::Conv, "c0", {x, w0, b0}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   int r0 = g.add_op(OpKind::Relu, "r0", {out(g, c0)});
   int w1 = g.add_weight("w1", {16, 16, 1, 1});
   int c1 = g.add_op(OpKind::Conv, "c1", {out(g, r0), w1});
@@ -245,14 +239,14 @@ TEST(Analysis, CompoundOperators) {
   int pre = g.add_op(OpKind::Relu, "pre", {out(g, r0)});
   int wd = g.add_weight("wd", {16, 1, 3, 3});
   int dw = g.add_op(OpKind::Conv, "dw", {out(g, pre), wd},
-                    attrs({{"group", int64_t{16}}, {"pads", I{1, 1, 1, 1}}}));
+                    Attributes({{"group", int64_t{16}}, {"pads", I{1, 1, 1, 1}}}));
   int wp = g.add_weight("wp", {16, 16, 1, 1});
   int pw = g.add_op(OpKind::Conv, "pw", {out(g, dw), wp});
   int s = g.add_weight("s", {16}), bb = g.add_weight("bb", {16}), mu = g.add_weight("mu", {16}),
       var = g.add_weight("var", {16});
   int bn = g.add_op(OpKind::BatchNormalization, "bn", {out(g, pw), s, bb, mu, var});
   int cat =
-      g.add_op(OpKind::Concat, "cat", {out(g, r1), out(g, bn)}, attrs({{"axis", int64_t{1}}}));
+      g.add_op(OpKind::Concat, "cat", {out(g, r1), out(g, bn)}, Attributes({{"axis", int64_t{1}}}));
   int fl = g.add_op(OpKind::Flatten, "fl", {out(g, cat)});
   g.mark_output(out(g, fl));
 
@@ -321,10 +315,10 @@ TEST(Analysis, IdentityUnitsAndInputSums) {
   int add1 = g.add_op(OpKind::Add, "add1", {out(g, add0), c});
   int relu = g.add_op(OpKind::Relu, "relu", {out(g, add1)});
   int dw = g.add_op(OpKind::Conv, "dw", {out(g, relu), g.add_weight("wd", {4, 1, 3, 3})},
-                    attrs({{"group", int64_t{4}}, {"pads", I{1, 1, 1, 1}}}));
+                    Attributes({{"group", int64_t{4}}, {"pads", I{1, 1, 1, 1}}}));
   int pw = g.add_op(OpKind::Conv, "pw", {out(g, dw), g.add_weight("wp", {4, 4, 1, 1})});
   int id = g.add_op(OpKind::Identity, "copy", {out(g, pw)});
-  int cat = g.add_op(OpKind::Concat, "cat", {out(g, id), a}, attrs({{"axis", int64_t{1}}}));
+  int cat = g.add_op(OpKind::Concat, "cat", {out(g, id), a}, Attributes({{"axis", int64_t{1}}}));
   g.mark_output(out(g, cat));
   EXPECT_EQ(ios_operator_count(g), 4);  // add0, add1, Relu-SepConv (+ copy), cat
   CompoundOptions o;

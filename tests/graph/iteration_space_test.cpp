@@ -18,11 +18,6 @@ namespace {
 using I = std::vector<int64_t>;
 using R = Region;
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
 int out(const Graph& g, int op) {
   return g.op(op).outputs[0];
 }
@@ -33,7 +28,7 @@ TEST(IterationSpace, Conv3x3Stride2Pad1EdgeAndInteriorTiles) {
   int w = g.add_weight("w", {4, 8, 3, 3});
   int b = g.add_weight("b", {4});
   int c = g.add_op(OpKind::Conv, "c", {x, w, b},
-                   attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+                   Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
   ASSERT_EQ(g.tensor(out(g, c)).shape, (Shape{1, 4, 8, 8}));
   // Top-left tile: rows 2*o + k - 1 for o in [0,1], k in [0,2] -> [-1, 3].
   auto edge = input_access_regions(g, c, R{{0, 1}, {1, 3}, {0, 2}, {0, 2}});
@@ -60,7 +55,7 @@ TEST(IterationSpace, DilatedConv) {
   Graph g;
   int x = g.add_input("x", {1, 2, 10, 10});
   int w = g.add_weight("w", {2, 2, 3, 3});
-  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"dilations", I{2, 2}}}));
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"dilations", I{2, 2}}}));
   ASSERT_EQ(g.tensor(out(g, c)).shape, (Shape{1, 2, 6, 6}));
   // rows o + 2k for o in [2,3], k in [0,2] -> [2, 7]
   EXPECT_EQ(input_regions(g, c, R{{0, 1}, {0, 2}, {2, 4}, {0, 1}})[0],
@@ -71,7 +66,7 @@ TEST(IterationSpace, GroupedConvChannelTile) {
   Graph g;
   int x = g.add_input("x", {1, 8, 5, 5});
   int w = g.add_weight("w", {12, 2, 1, 1});
-  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"group", int64_t{4}}}));
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"group", int64_t{4}}}));
   // 3 output channels and 2 input channels per group: outputs [3,6) are group 1 -> inputs [2,4).
   auto r = input_regions(g, c, R{{0, 1}, {3, 6}, {0, 5}, {0, 5}});
   EXPECT_EQ(r[0], (R{{0, 1}, {2, 4}, {0, 5}, {0, 5}}));
@@ -81,8 +76,8 @@ TEST(IterationSpace, GroupedConvChannelTile) {
             (R{{0, 1}, {0, 4}, {1, 2}, {1, 2}}));
   // Depthwise: output channel m reads input channel m only.
   int wd = g.add_weight("wd", {8, 1, 3, 3});
-  int d =
-      g.add_op(OpKind::Conv, "d", {x, wd}, attrs({{"group", int64_t{8}}, {"pads", I{1, 1, 1, 1}}}));
+  int d = g.add_op(OpKind::Conv, "d", {x, wd},
+                   Attributes({{"group", int64_t{8}}, {"pads", I{1, 1, 1, 1}}}));
   EXPECT_EQ(input_regions(g, d, R{{0, 1}, {5, 7}, {0, 5}, {0, 5}})[0],
             (R{{0, 1}, {5, 7}, {0, 5}, {0, 5}}));
 }
@@ -92,7 +87,7 @@ TEST(IterationSpace, ConvSameUpperPadding) {
   int x = g.add_input("x", {1, 1, 8, 8});
   int w = g.add_weight("w", {1, 1, 4, 4});
   int c = g.add_op(OpKind::Conv, "c", {x, w},
-                   attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{2, 2}}}));
+                   Attributes({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{2, 2}}}));
   // out 4; total pad = 3*2 + 4 - 8 = 2 -> begin 1. Row o=0 reads [-1, 2].
   EXPECT_EQ(input_access_regions(g, c, R{{0, 1}, {0, 1}, {0, 1}, {0, 1}})[0].unclamped,
             (R{{0, 1}, {0, 1}, {-1, 3}, {-1, 3}}));
@@ -101,9 +96,9 @@ TEST(IterationSpace, ConvSameUpperPadding) {
 TEST(IterationSpace, MaxPoolAndGlobalPool) {
   Graph g;
   int x = g.add_input("x", {1, 3, 8, 8});
-  int p =
-      g.add_op(OpKind::MaxPool, "p", {x},
-               attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+  int p = g.add_op(
+      OpKind::MaxPool, "p", {x},
+      Attributes({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
   ASSERT_EQ(g.tensor(out(g, p)).shape, (Shape{1, 3, 4, 4}));
   auto r = input_access_regions(g, p, R{{0, 1}, {1, 2}, {1, 3}, {0, 1}});
   EXPECT_EQ(r[0].region, (R{{0, 1}, {1, 2}, {1, 6}, {0, 2}}));
@@ -134,7 +129,7 @@ TEST(IterationSpace, MatMulWithBatchBroadcastAndTransposedGemm) {
   int bt = g.add_weight("bt", {5, 6});  // [N, K]
   int c = g.add_weight("c", {5});
   int gm = g.add_op(OpKind::Gemm, "gm", {at, bt, c},
-                    attrs({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
+                    Attributes({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
   auto q = input_regions(g, gm, R{{1, 3}, {0, 2}});
   EXPECT_EQ(q[0], (R{{0, 6}, {1, 3}}));
   EXPECT_EQ(q[1], (R{{0, 2}, {0, 6}}));
@@ -152,7 +147,7 @@ TEST(IterationSpace, ElementwiseBroadcastSoftmaxReduceLayerNorm) {
   int sm = g.add_op(OpKind::Softmax, "sm", {x});
   EXPECT_EQ(input_regions(g, sm, R{{0, 1}, {1, 2}, {0, 1}})[0], (R{{0, 1}, {1, 2}, {0, 4}}));
   int rs = g.add_op(OpKind::ReduceSum, "rs", {x, g.add_constant_ints("ax", {1})},
-                    attrs({{"keepdims", int64_t{0}}}));
+                    Attributes({{"keepdims", int64_t{0}}}));
   ASSERT_EQ(g.tensor(out(g, rs)).shape, (Shape{2, 4}));
   auto rr = input_regions(g, rs, R{{1, 2}, {0, 2}});
   EXPECT_EQ(rr[0], (R{{1, 2}, {0, 3}, {0, 2}}));
@@ -167,14 +162,14 @@ TEST(IterationSpace, ElementwiseBroadcastSoftmaxReduceLayerNorm) {
 TEST(IterationSpace, TransposeConcatSplitSlice) {
   Graph g;
   int x = g.add_input("x", {1, 3, 4, 5});
-  int t = g.add_op(OpKind::Transpose, "t", {x}, attrs({{"perm", I{0, 2, 3, 1}}}));
+  int t = g.add_op(OpKind::Transpose, "t", {x}, Attributes({{"perm", I{0, 2, 3, 1}}}));
   ASSERT_EQ(g.tensor(out(g, t)).shape, (Shape{1, 4, 5, 3}));
   EXPECT_EQ(input_regions(g, t, R{{0, 1}, {1, 3}, {0, 5}, {2, 3}})[0],
             (R{{0, 1}, {2, 3}, {1, 3}, {0, 5}}));
 
   int a = g.add_input("a", {1, 4, 2, 2});
   int b = g.add_input("b", {1, 6, 2, 2});
-  int cat = g.add_op(OpKind::Concat, "cat", {a, b}, attrs({{"axis", int64_t{1}}}));
+  int cat = g.add_op(OpKind::Concat, "cat", {a, b}, Attributes({{"axis", int64_t{1}}}));
   auto both = input_regions(g, cat, R{{0, 1}, {2, 7}, {0, 2}, {1, 2}});
   EXPECT_EQ(both[0], (R{{0, 1}, {2, 4}, {0, 2}, {1, 2}}));
   EXPECT_EQ(both[1], (R{{0, 1}, {0, 3}, {0, 2}, {1, 2}}));
@@ -183,7 +178,7 @@ TEST(IterationSpace, TransposeConcatSplitSlice) {
   EXPECT_EQ(second[1], (R{{0, 1}, {1, 4}, {0, 2}, {0, 2}}));
 
   int sp = g.add_op(OpKind::Split, "sp", {b, g.add_constant_ints("sizes", {2, 4})},
-                    attrs({{"axis", int64_t{1}}}), 2);
+                    Attributes({{"axis", int64_t{1}}}), 2);
   EXPECT_EQ(input_regions(g, sp, R{{0, 1}, {1, 3}, {0, 2}, {0, 2}}, 1)[0],
             (R{{0, 1}, {3, 5}, {0, 2}, {0, 2}}));
 
@@ -225,14 +220,14 @@ TEST(IterationSpace, PadResizeDepthToSpaceGather) {
   Graph g;
   int x = g.add_input("x", {1, 1, 5});
   int pads = g.add_constant_ints("pads", {0, 0, 2, 0, 0, 2});
-  int pr = g.add_op(OpKind::Pad, "pr", {x, pads}, attrs({{"mode", std::string("reflect")}}));
+  int pr = g.add_op(OpKind::Pad, "pr", {x, pads}, Attributes({{"mode", std::string("reflect")}}));
   auto rr = input_access_regions(g, pr, R{{0, 1}, {0, 1}, {0, 2}});  // reads x[2], x[1]
   EXPECT_EQ(rr[0].region, (R{{0, 1}, {0, 1}, {1, 3}}));
   EXPECT_EQ(rr[0].unclamped, (R{{0, 1}, {0, 1}, {-2, 0}}));
   int pc = g.add_op(OpKind::Pad, "pc", {x, pads});
   EXPECT_TRUE(region_empty(input_regions(g, pc, R{{0, 1}, {0, 1}, {0, 2}})[0]));
   EXPECT_EQ(input_regions(g, pc, R{{0, 1}, {0, 1}, {1, 4}})[0], (R{{0, 1}, {0, 1}, {0, 2}}));
-  int pe = g.add_op(OpKind::Pad, "pe", {x, pads}, attrs({{"mode", std::string("edge")}}));
+  int pe = g.add_op(OpKind::Pad, "pe", {x, pads}, Attributes({{"mode", std::string("edge")}}));
   EXPECT_EQ(input_regions(g, pe, R{{0, 1}, {0, 1}, {7, 9}})[0], (R{{0, 1}, {0, 1}, {4, 5}}));
 
   int img = g.add_input("img", {1, 1, 4, 4});
@@ -242,12 +237,12 @@ TEST(IterationSpace, PadResizeDepthToSpaceGather) {
   EXPECT_EQ(input_regions(g, up, R{{0, 1}, {0, 1}, {2, 5}, {0, 8}})[0],
             (R{{0, 1}, {0, 1}, {1, 3}, {0, 4}}));
   int lin =
-      g.add_op(OpKind::Resize, "lin", {img, -1, sc}, attrs({{"mode", std::string("linear")}}));
+      g.add_op(OpKind::Resize, "lin", {img, -1, sc}, Attributes({{"mode", std::string("linear")}}));
   EXPECT_EQ(input_regions(g, lin, R{{0, 1}, {0, 1}, {2, 5}, {0, 1}})[0],
             (R{{0, 1}, {0, 1}, {0, 3}, {0, 1}}));
 
   int d = g.add_input("d", {1, 8, 2, 2});
-  int d2s = g.add_op(OpKind::DepthToSpace, "d2s", {d}, attrs({{"blocksize", int64_t{2}}}));
+  int d2s = g.add_op(OpKind::DepthToSpace, "d2s", {d}, Attributes({{"blocksize", int64_t{2}}}));
   // DCR: out[c, 2h+bh, 2w+bw] = in[(2bh+bw)*2 + c, h, w]; bh = 0, bw in {0,1}, c = 1 -> {1, 3}.
   EXPECT_EQ(input_regions(g, d2s, R{{0, 1}, {1, 2}, {0, 1}, {0, 2}})[0],
             (R{{0, 1}, {1, 4}, {0, 1}, {0, 1}}));
@@ -273,7 +268,7 @@ TEST(IterationSpace, ConvTranspose) {
   int x = g.add_input("x", {1, 4, 5, 5});
   int w = g.add_weight("w", {4, 3, 3, 3});
   int ct = g.add_op(OpKind::ConvTranspose, "ct", {x, w},
-                    attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+                    Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
   ASSERT_EQ(g.tensor(out(g, ct)).shape, (Shape{1, 3, 9, 9}));
   // out = 2*i + k - 1: outputs [3,5) come from i with 2i + k - 1 in [3,4] -> i in [1, 2].
   auto r = input_regions(g, ct, R{{0, 1}, {0, 3}, {3, 5}, {0, 1}});
@@ -287,11 +282,11 @@ TEST(IterationSpace, ChainConvReluConvPropagatedBackwards) {
   Graph g;
   int x = g.add_input("x", {1, 4, 16, 16});
   int w1 = g.add_weight("w1", {8, 4, 3, 3});
-  int c1 = g.add_op(OpKind::Conv, "c1", {x, w1}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int c1 = g.add_op(OpKind::Conv, "c1", {x, w1}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   int r = g.add_op(OpKind::Relu, "r", {out(g, c1)});
   int w2 = g.add_weight("w2", {8, 8, 3, 3});
   int c2 = g.add_op(OpKind::Conv, "c2", {out(g, r), w2},
-                    attrs({{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
+                    Attributes({{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
   ASSERT_EQ(g.tensor(out(g, c2)).shape, (Shape{1, 8, 8, 8}));
   auto regions = propagate_tile(g, {c1, r, c2}, c2, R{{0, 1}, {0, 8}, {2, 4}, {0, 8}});
   // c2 rows 2*o + k - 1 for o in [2,3] -> [3, 7]; columns [-1, 15] clamped to [0, 15].
@@ -311,7 +306,7 @@ TEST(IterationSpace, PropagateUnionsBranches) {
   int x = g.add_input("x", {1, 2, 8, 8});
   int wa = g.add_weight("wa", {2, 2, 3, 3});
   int wb = g.add_weight("wb", {2, 2, 1, 1});
-  int a = g.add_op(OpKind::Conv, "a", {x, wa}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int a = g.add_op(OpKind::Conv, "a", {x, wa}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   int b = g.add_op(OpKind::Conv, "b", {x, wb});
   int add = g.add_op(OpKind::Add, "add", {out(g, a), out(g, b)});
   auto regions = propagate_tile(g, {a, b, add}, add, R{{0, 1}, {0, 2}, {4, 6}, {4, 6}});

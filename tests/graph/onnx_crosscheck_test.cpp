@@ -14,11 +14,6 @@ namespace {
 
 using I = std::vector<int64_t>;
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
 int out(const Graph& g, int op) {
   return g.op(op).outputs[0];
 }
@@ -53,29 +48,29 @@ TEST(OnnxCrossCheck, ConvPoolLinear) {
   int x = g.add_input("x", {2, 6, 17, 19});
   int w = g.add_weight("w", {8, 3, 3, 2});
   int c = g.add_op(OpKind::Conv, "conv", {x, w},
-                   attrs({{"group", int64_t{2}},
-                          {"strides", I{2, 3}},
-                          {"pads", I{1, 0, 2, 1}},
-                          {"dilations", I{2, 1}}}));
+                   Attributes({{"group", int64_t{2}},
+                               {"strides", I{2, 3}},
+                               {"pads", I{1, 0, 2, 1}},
+                               {"dilations", I{2, 1}}}));
   int ws = g.add_weight("ws", {4, 8, 3, 3});
   int s = g.add_op(OpKind::Conv, "same", {out(g, c), ws},
-                   attrs({{"auto_pad", std::string("SAME_LOWER")}, {"strides", I{2, 2}}}));
+                   Attributes({{"auto_pad", std::string("SAME_LOWER")}, {"strides", I{2, 2}}}));
   int wt = g.add_weight("wt", {4, 2, 3, 3});
-  int ct =
-      g.add_op(OpKind::ConvTranspose, "deconv", {out(g, s), wt},
-               attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}, {"output_padding", I{1, 0}}}));
-  int mp =
-      g.add_op(OpKind::MaxPool, "maxpool", {out(g, ct)},
-               attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"ceil_mode", int64_t{1}}}));
+  int ct = g.add_op(
+      OpKind::ConvTranspose, "deconv", {out(g, s), wt},
+      Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}, {"output_padding", I{1, 0}}}));
+  int mp = g.add_op(
+      OpKind::MaxPool, "maxpool", {out(g, ct)},
+      Attributes({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"ceil_mode", int64_t{1}}}));
   int ap = g.add_op(
       OpKind::AveragePool, "avgpool", {out(g, mp)},
-      attrs(
+      Attributes(
           {{"kernel_shape", I{2, 2}}, {"pads", I{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}}));
   int gap = g.add_op(OpKind::GlobalAveragePool, "gap", {out(g, ap)});
   int fl = g.add_op(OpKind::Flatten, "flatten", {out(g, gap)});
   int fw = g.add_weight("fw", {10, 2});
   int fb = g.add_weight("fb", {10});
-  int fc = g.add_op(OpKind::Gemm, "fc", {out(g, fl), fw, fb}, attrs({{"transB", int64_t{1}}}));
+  int fc = g.add_op(OpKind::Gemm, "fc", {out(g, fl), fw, fb}, Attributes({{"transB", int64_t{1}}}));
   int sm = g.add_op(OpKind::Softmax, "softmax", {out(g, fc)});
   g.mark_output(out(g, sm));
   round_trip(g);
@@ -94,10 +89,10 @@ TEST(OnnxCrossCheck, ElementwiseNormalisationReductions) {
   int gamma = g.add_weight("gamma", {8}), beta = g.add_weight("beta", {8});
   int ln = g.add_op(OpKind::LayerNormalization, "ln", {out(g, clip), gamma, beta});
   int rm = g.add_op(OpKind::ReduceMean, "rmean", {out(g, ln)},
-                    attrs({{"axes", I{-1}}, {"keepdims", int64_t{1}}}));
+                    Attributes({{"axes", I{-1}}, {"keepdims", int64_t{1}}}));
   int rs = g.add_op(OpKind::ReduceSum, "rsum", {out(g, ln), g.add_constant_ints("ax", {0, 2})},
-                    attrs({{"keepdims", int64_t{0}}}));
-  int cast = g.add_op(OpKind::Cast, "cast", {out(g, rs)}, attrs({{"to", int64_t{7}}}));
+                    Attributes({{"keepdims", int64_t{0}}}));
+  int cast = g.add_op(OpKind::Cast, "cast", {out(g, rs)}, Attributes({{"to", int64_t{7}}}));
   int sig = g.add_op(OpKind::Sigmoid, "sig", {out(g, rm)});
   int pw = g.add_op(OpKind::Pow, "pow", {out(g, sig), g.add_constant_floats("two", {}, {2.f})});
   g.mark_output(out(g, pw));
@@ -116,30 +111,31 @@ TEST(OnnxCrossCheck, DataMovement) {
   g.name = "movement";
   int x = g.add_input("x", {1, 8, 6, 10});
   int sp = g.add_op(OpKind::Split, "split", {x, g.add_constant_ints("sizes", {3, 5})},
-                    attrs({{"axis", int64_t{1}}}), 2);
+                    Attributes({{"axis", int64_t{1}}}), 2);
   int cat = g.add_op(OpKind::Concat, "concat", {g.op(sp).outputs[1], g.op(sp).outputs[0]},
-                     attrs({{"axis", int64_t{1}}}));
+                     Attributes({{"axis", int64_t{1}}}));
   int sl = g.add_op(
       OpKind::Slice, "slice",
       {out(g, cat), g.add_constant_ints("st", {-1, 1}), g.add_constant_ints("en", {-100, 1000}),
        g.add_constant_ints("axs", {3, 2}), g.add_constant_ints("stp", {-3, 2})});
-  int tr = g.add_op(OpKind::Transpose, "transpose", {out(g, sl)}, attrs({{"perm", I{0, 3, 1, 2}}}));
+  int tr =
+      g.add_op(OpKind::Transpose, "transpose", {out(g, sl)}, Attributes({{"perm", I{0, 3, 1, 2}}}));
   int rs =
       g.add_op(OpKind::Reshape, "reshape", {out(g, tr), g.add_constant_ints("shape", {0, -1, 3})});
   int us =
       g.add_op(OpKind::Unsqueeze, "unsqueeze", {out(g, rs), g.add_constant_ints("ua", {1, -1})});
   int sq = g.add_op(OpKind::Squeeze, "squeeze", {out(g, us), g.add_constant_ints("sa", {1})});
   int pad = g.add_op(OpKind::Pad, "pad", {x, g.add_constant_ints("pads", {0, 0, 1, 2, 0, 0, 3, 0})},
-                     attrs({{"mode", std::string("edge")}}));
+                     Attributes({{"mode", std::string("edge")}}));
   int d2s = g.add_op(OpKind::DepthToSpace, "d2s", {out(g, pad)},
-                     attrs({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
+                     Attributes({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
   int s2d =
-      g.add_op(OpKind::SpaceToDepth, "s2d", {out(g, d2s)}, attrs({{"blocksize", int64_t{2}}}));
+      g.add_op(OpKind::SpaceToDepth, "s2d", {out(g, d2s)}, Attributes({{"blocksize", int64_t{2}}}));
   int up = g.add_op(OpKind::Resize, "resize",
                     {out(g, s2d), -1, g.add_constant_floats("scales", {4}, {1, 1, 1.5f, 2})});
   int sz = g.add_op(OpKind::Resize, "resize_sizes",
                     {out(g, up), -1, -1, g.add_constant_ints("resize_to", {1, 8, 5, 7})},
-                    attrs({{"mode", std::string("linear")}}));
+                    Attributes({{"mode", std::string("linear")}}));
   int emb = g.add_weight("emb", {100, 16});
   int ids = g.add_input("ids", {2, 5}, DType::I64);
   int ga = g.add_op(OpKind::Gather, "gather", {emb, ids});
@@ -158,28 +154,31 @@ TEST(OnnxCrossCheck, MoreAttributesAndOperandForms) {
   int w1 = g.add_weight("w1", {6, 2, 4});
   int c1 = g.add_op(
       OpKind::Conv, "conv1d", {x1, w1},
-      attrs({{"group", int64_t{2}}, {"auto_pad", std::string("SAME_UPPER")}, {"strides", I{4}}}));
+      Attributes(
+          {{"group", int64_t{2}}, {"auto_pad", std::string("SAME_UPPER")}, {"strides", I{4}}}));
   int x3 = g.add_input("x3", {1, 2, 7, 9, 11});
   int w3 = g.add_weight("w3", {4, 2, 3, 3, 3});
   int c3 = g.add_op(
       OpKind::Conv, "conv3d", {x3, w3},
-      attrs({{"pads", I{1, 0, 2, 1, 0, 2}}, {"strides", I{2, 1, 3}}, {"dilations", I{1, 2, 1}}}));
+      Attributes(
+          {{"pads", I{1, 0, 2, 1, 0, 2}}, {"strides", I{2, 1, 3}}, {"dilations", I{1, 2, 1}}}));
   int mp = g.add_op(OpKind::MaxPool, "maxpool_idx", {out(g, c3)},
-                    attrs({{"kernel_shape", I{2, 2, 2}},
-                           {"pads", I{1, 1, 1, 0, 0, 0}},
-                           {"strides", I{2, 2, 2}},
-                           {"ceil_mode", int64_t{1}}}),
+                    Attributes({{"kernel_shape", I{2, 2, 2}},
+                                {"pads", I{1, 1, 1, 0, 0, 0}},
+                                {"strides", I{2, 2, 2}},
+                                {"ceil_mode", int64_t{1}}}),
                     2);
   int ap = g.add_op(
       OpKind::AveragePool, "avg_same", {out(g, c1)},
-      attrs({{"kernel_shape", I{3}}, {"auto_pad", std::string("SAME_LOWER")}, {"strides", I{2}}}));
+      Attributes(
+          {{"kernel_shape", I{3}}, {"auto_pad", std::string("SAME_LOWER")}, {"strides", I{2}}}));
   int xt = g.add_input("xt", {1, 4, 5, 6});
   int wt = g.add_weight("wt", {4, 3, 3, 3});
   int ct = g.add_op(OpKind::ConvTranspose, "deconv_shape", {xt, wt},
-                    attrs({{"strides", I{2, 2}}, {"output_shape", I{10, 13}}}));
+                    Attributes({{"strides", I{2, 2}}, {"output_shape", I{10, 13}}}));
   int ct2 = g.add_op(
       OpKind::ConvTranspose, "deconv_same", {xt, wt},
-      attrs(
+      Attributes(
           {{"strides", I{3, 2}}, {"auto_pad", std::string("SAME_UPPER")}, {"dilations", I{2, 1}}}));
   int a = g.add_input("a", {7});
   int b = g.add_input("b", {3, 1, 7, 5});
@@ -191,13 +190,14 @@ TEST(OnnxCrossCheck, MoreAttributesAndOperandForms) {
   int ga = g.add_input("ga", {9, 3});
   int gb = g.add_weight("gb", {9, 4});
   int gc = g.add_weight("gc", {1, 4});
-  int gm = g.add_op(OpKind::Gemm, "gemm_ta", {ga, gb, gc}, attrs({{"transA", int64_t{1}}}));
+  int gm = g.add_op(OpKind::Gemm, "gemm_ta", {ga, gb, gc}, Attributes({{"transA", int64_t{1}}}));
   int t = g.add_input("t", {2, 3, 4, 5});
   int sc = g.add_weight("sc", {4, 5});
-  int ln = g.add_op(OpKind::LayerNormalization, "ln3", {t, sc}, attrs({{"axis", int64_t{2}}}), 3);
-  int dr = g.add_op(OpKind::Dropout, "dropout", {t}, attrs({}), 2);
-  int rx = g.add_op(OpKind::ReduceMax, "rmax_all", {t}, attrs({{"keepdims", int64_t{0}}}));
-  int fl = g.add_op(OpKind::Flatten, "flatten0", {t}, attrs({{"axis", int64_t{0}}}));
+  int ln =
+      g.add_op(OpKind::LayerNormalization, "ln3", {t, sc}, Attributes({{"axis", int64_t{2}}}), 3);
+  int dr = g.add_op(OpKind::Dropout, "dropout", {t}, Attributes({}), 2);
+  int rx = g.add_op(OpKind::ReduceMax, "rmax_all", {t}, Attributes({{"keepdims", int64_t{0}}}));
+  int fl = g.add_op(OpKind::Flatten, "flatten0", {t}, Attributes({{"axis", int64_t{0}}}));
   int tr = g.add_op(OpKind::Transpose, "transpose_rev", {t});
   int sq = g.add_op(OpKind::Squeeze, "squeeze_x1", {x1, g.add_constant_ints("sqa", {0})});
   for (int o : {c1, mp, ap, ct, ct2, mv, mm, bm, gm, ln, dr, rx, fl, tr, sq}) {

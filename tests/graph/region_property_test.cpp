@@ -20,11 +20,6 @@ namespace {
 
 using I = std::vector<int64_t>;
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
 int out(const Graph& g, int op) {
   return g.op(op).outputs[0];
 }
@@ -139,26 +134,26 @@ TEST(RegionProperty, ConvolutionsAndPools) {
   int w = g.add_weight("w", {6, 4, 3, 3});
   int b = g.add_weight("b", {6});
   g.add_op(OpKind::Conv, "conv_s2p1", {x, w, b},
-           attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+           Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
   int wd = g.add_weight("wd", {4, 4, 3, 2});
   g.add_op(OpKind::Conv, "conv_dilated", {x, wd},
-           attrs({{"dilations", I{2, 3}}, {"pads", I{0, 1, 2, 0}}}));
+           Attributes({{"dilations", I{2, 3}}, {"pads", I{0, 1, 2, 0}}}));
   int wg = g.add_weight("wg", {6, 2, 1, 3});
   g.add_op(OpKind::Conv, "conv_grouped", {x, wg},
-           attrs({{"group", int64_t{2}}, {"strides", I{3, 1}}}));
+           Attributes({{"group", int64_t{2}}, {"strides", I{3, 1}}}));
   int wdw = g.add_weight("wdw", {4, 1, 3, 3});
   g.add_op(OpKind::Conv, "conv_depthwise", {x, wdw},
-           attrs({{"group", int64_t{4}}, {"auto_pad", std::string("SAME_UPPER")}}));
+           Attributes({{"group", int64_t{4}}, {"auto_pad", std::string("SAME_UPPER")}}));
   int wt = g.add_weight("wt", {4, 3, 3, 2});
   g.add_op(OpKind::ConvTranspose, "deconv", {x, wt},
-           attrs({{"strides", I{2, 3}}, {"pads", I{1, 0, 0, 1}}, {"group", int64_t{2}}}));
+           Attributes({{"strides", I{2, 3}}, {"pads", I{1, 0, 0, 1}}, {"group", int64_t{2}}}));
   g.add_op(OpKind::MaxPool, "maxpool", {x},
-           attrs({{"kernel_shape", I{3, 3}},
-                  {"strides", I{2, 2}},
-                  {"pads", I{1, 1, 1, 1}},
-                  {"ceil_mode", int64_t{1}}}));
+           Attributes({{"kernel_shape", I{3, 3}},
+                       {"strides", I{2, 2}},
+                       {"pads", I{1, 1, 1, 1}},
+                       {"ceil_mode", int64_t{1}}}));
   g.add_op(OpKind::AveragePool, "avgpool", {x},
-           attrs({{"kernel_shape", I{2, 3}}, {"strides", I{1, 2}}, {"pads", I{0, 1, 1, 1}}}));
+           Attributes({{"kernel_shape", I{2, 3}}, {"strides", I{1, 2}}, {"pads", I{0, 1, 1, 1}}}));
   g.add_op(OpKind::GlobalAveragePool, "gap", {x});
   check_regions(g);
 }
@@ -172,16 +167,16 @@ TEST(RegionProperty, LinearAlgebraAndNormalisation) {
   int bt = g.add_weight("bt", {7, 6});
   int c = g.add_weight("c", {1, 7});
   g.add_op(OpKind::Gemm, "gemm", {at, bt, c},
-           attrs({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
+           Attributes({{"transA", int64_t{1}}, {"transB", int64_t{1}}}));
   int x = g.add_input("x", {2, 3, 4, 5});
   int y = g.add_input("y", {3, 1, 5});
   g.add_op(OpKind::Add, "add", {x, y});
-  g.add_op(OpKind::Softmax, "softmax", {x}, attrs({{"axis", int64_t{2}}}));
+  g.add_op(OpKind::Softmax, "softmax", {x}, Attributes({{"axis", int64_t{2}}}));
   int gamma = g.add_weight("gamma", {4, 5});
-  g.add_op(OpKind::LayerNormalization, "ln", {x, gamma}, attrs({{"axis", int64_t{2}}}));
+  g.add_op(OpKind::LayerNormalization, "ln", {x, gamma}, Attributes({{"axis", int64_t{2}}}));
   g.add_op(OpKind::ReduceSum, "rsum", {x, g.add_constant_ints("axes", {1, 3})},
-           attrs({{"keepdims", int64_t{0}}}));
-  g.add_op(OpKind::ReduceMax, "rmax", {x}, attrs({{"axes", I{2}}}));
+           Attributes({{"keepdims", int64_t{0}}}));
+  g.add_op(OpKind::ReduceMax, "rmax", {x}, Attributes({{"axes", I{2}}}));
   int s = g.add_weight("s", {3}), bb = g.add_weight("bb", {3}), m = g.add_weight("m", {3});
   int v = g.add_constant_floats("v", {3}, {0.5f, 1.0f, 2.0f});  // variances must be positive
   g.add_op(OpKind::BatchNormalization, "bn", {x, s, bb, m, v});
@@ -192,37 +187,37 @@ TEST(RegionProperty, DataMovement) {
   Graph g;
   int x = g.add_input("x", {2, 6, 4, 6});
   int x2 = g.add_input("x2", {2, 3, 4, 6});
-  g.add_op(OpKind::Concat, "concat", {x, x2, x}, attrs({{"axis", int64_t{1}}}));
+  g.add_op(OpKind::Concat, "concat", {x, x2, x}, Attributes({{"axis", int64_t{1}}}));
   g.add_op(OpKind::Split, "split", {x, g.add_constant_ints("sizes", {1, 2, 3})},
-           attrs({{"axis", int64_t{1}}}), 3);
+           Attributes({{"axis", int64_t{1}}}), 3);
   g.add_op(OpKind::Slice, "slice",
            {x, g.add_constant_ints("st", {5, 1}), g.add_constant_ints("en", {-100, 6}),
             g.add_constant_ints("ax", {1, 3}), g.add_constant_ints("stp", {-2, 2})});
-  g.add_op(OpKind::Transpose, "transpose", {x}, attrs({{"perm", I{2, 0, 3, 1}}}));
+  g.add_op(OpKind::Transpose, "transpose", {x}, Attributes({{"perm", I{2, 0, 3, 1}}}));
   g.add_op(OpKind::Reshape, "reshape", {x, g.add_constant_ints("shape", {2, 6, 24})});
   g.add_op(OpKind::Reshape, "reshape_split", {x, g.add_constant_ints("shape2", {4, 3, 2, 12})});
-  g.add_op(OpKind::Flatten, "flatten", {x}, attrs({{"axis", int64_t{2}}}));
+  g.add_op(OpKind::Flatten, "flatten", {x}, Attributes({{"axis", int64_t{2}}}));
   g.add_op(OpKind::Unsqueeze, "unsqueeze", {x, g.add_constant_ints("ua", {0, 3})});
   g.add_op(OpKind::Pad, "pad_reflect", {x, g.add_constant_ints("p1", {0, 0, 2, 3, 0, 0, 1, 4})},
-           attrs({{"mode", std::string("reflect")}}));
+           Attributes({{"mode", std::string("reflect")}}));
   g.add_op(OpKind::Pad, "pad_edge", {x, g.add_constant_ints("p2", {0, 1, 2, 0, 0, 1, 3, 2})},
-           attrs({{"mode", std::string("edge")}}));
+           Attributes({{"mode", std::string("edge")}}));
   g.add_op(OpKind::Pad, "pad_constant", {x, g.add_constant_ints("p3", {0, 0, 1, 1, 0, 0, 2, 2})});
   g.add_op(OpKind::Resize, "resize_nearest",
            {x, -1, g.add_constant_floats("sc", {4}, {1, 1, 2.5f, 0.5f})});
   g.add_op(OpKind::Resize, "resize_linear", {x, -1, -1, g.add_constant_ints("sz", {2, 6, 9, 4})},
-           attrs({{"mode", std::string("linear")}}));
+           Attributes({{"mode", std::string("linear")}}));
   g.add_op(OpKind::Resize, "resize_asym", {x, -1, g.add_constant_floats("sc2", {4}, {1, 1, 2, 3})},
-           attrs({{"coordinate_transformation_mode", std::string("asymmetric")},
-                  {"nearest_mode", std::string("floor")}}));
+           Attributes({{"coordinate_transformation_mode", std::string("asymmetric")},
+                       {"nearest_mode", std::string("floor")}}));
   g.add_op(OpKind::Resize, "resize_corners", {x, -1, -1, g.add_constant_ints("sz2", {2, 6, 7, 11})},
-           attrs({{"coordinate_transformation_mode", std::string("align_corners")},
-                  {"mode", std::string("linear")}}));
+           Attributes({{"coordinate_transformation_mode", std::string("align_corners")},
+                       {"mode", std::string("linear")}}));
   int d = g.add_input("d", {1, 8, 3, 2});
-  g.add_op(OpKind::DepthToSpace, "d2s_dcr", {d}, attrs({{"blocksize", int64_t{2}}}));
+  g.add_op(OpKind::DepthToSpace, "d2s_dcr", {d}, Attributes({{"blocksize", int64_t{2}}}));
   g.add_op(OpKind::DepthToSpace, "d2s_crd", {d},
-           attrs({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
-  g.add_op(OpKind::SpaceToDepth, "s2d", {x}, attrs({{"blocksize", int64_t{2}}}));
+           Attributes({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
+  g.add_op(OpKind::SpaceToDepth, "s2d", {x}, Attributes({{"blocksize", int64_t{2}}}));
   int table = g.add_weight("table", {7, 5});
   Tensor idx;
   idx.name = "idx";
@@ -232,7 +227,7 @@ TEST(RegionProperty, DataMovement) {
   idx.int_data = {4, 0, 6, 2, 2, -1};
   g.add_op(OpKind::Gather, "gather_const", {table, g.add_tensor(idx)});
   g.add_op(OpKind::Gather, "gather_axis1", {x, g.add_input("ids", {3}, DType::I64)},
-           attrs({{"axis", int64_t{3}}}));
+           Attributes({{"axis", int64_t{3}}}));
   g.add_op(OpKind::Expand, "expand", {x2, g.add_constant_ints("es", {3, 1, 3, 1, 1})});
   check_regions(g);
 }
@@ -243,10 +238,10 @@ TEST(RegionProperty, FusedChainMatchesTileExecution) {
   Graph g;
   int x = g.add_input("x", {1, 3, 12, 12});
   int w = g.add_weight("w", {4, 3, 3, 3});
-  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   int r = g.add_op(OpKind::Relu, "r", {out(g, c)});
   int p = g.add_op(OpKind::MaxPool, "p", {out(g, r)},
-                   attrs({{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}}));
+                   Attributes({{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}}));
   const TensorValues full = run_graph(g, {}, kSeed);
   const Region tile{{0, 1}, {1, 3}, {2, 4}, {3, 6}};
   auto need = propagate_tile(g, {c, r, p}, p, tile);

@@ -9,12 +9,6 @@
 namespace dgs {
 namespace {
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> kv) {
-  Attributes a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
 using I = std::vector<int64_t>;
 
 // Shape of output `i` of op `o`.
@@ -41,20 +35,20 @@ TEST(ShapeInference, Conv2dStridesPadsDilationsGroups) {
   int w = g.add_weight("w", {128, 64, 3, 3});
   int b = g.add_weight("b", {128});
   int c = g.add_op(OpKind::Conv, "c", {x, w, b},
-                   attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+                   Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
   EXPECT_EQ(out_shape(g, c), (Shape{1, 128, 28, 28}));  // floor((56+2-3)/2)+1 = 28
   int wd = g.add_weight("wd", {32, 64, 3, 3});
-  int d = g.add_op(OpKind::Conv, "d", {x, wd}, attrs({{"dilations", I{2, 2}}}));
+  int d = g.add_op(OpKind::Conv, "d", {x, wd}, Attributes({{"dilations", I{2, 2}}}));
   EXPECT_EQ(out_shape(g, d), (Shape{1, 32, 52, 52}));  // 56 - (2*2+1) + 1
   int wg = g.add_weight("wg", {64, 16, 3, 3});
-  int gr =
-      g.add_op(OpKind::Conv, "g", {x, wg}, attrs({{"group", int64_t{4}}, {"pads", I{0, 1, 2, 1}}}));
+  int gr = g.add_op(OpKind::Conv, "g", {x, wg},
+                    Attributes({{"group", int64_t{4}}, {"pads", I{0, 1, 2, 1}}}));
   EXPECT_EQ(out_shape(g, gr), (Shape{1, 64, 56, 56}));  // H: 56+0+2-3+1, W: 56+1+1-3+1
   int ws = g.add_weight("ws", {8, 64, 4, 4});
   int s = g.add_op(OpKind::Conv, "s", {x, ws},
-                   attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{3, 3}}}));
+                   Attributes({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{3, 3}}}));
   EXPECT_EQ(out_shape(g, s), (Shape{1, 8, 19, 19}));  // ceil(56/3)
-  int v = g.add_op(OpKind::Conv, "v", {x, ws}, attrs({{"auto_pad", std::string("VALID")}}));
+  int v = g.add_op(OpKind::Conv, "v", {x, ws}, Attributes({{"auto_pad", std::string("VALID")}}));
   EXPECT_EQ(out_shape(g, v), (Shape{1, 8, 53, 53}));
 }
 
@@ -62,13 +56,14 @@ TEST(ShapeInference, Conv1dAnd3d) {
   Graph g;
   int x1 = g.add_input("x1", {2, 4, 100});
   int w1 = g.add_weight("w1", {6, 4, 5});
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Conv, "c1", {x1, w1}, attrs({{"strides", I{5}}}))),
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Conv, "c1", {x1, w1}, Attributes({{"strides", I{5}}}))),
             (Shape{2, 6, 20}));
   int x3 = g.add_input("x3", {1, 3, 16, 32, 32});
   int w3 = g.add_weight("w3", {8, 3, 3, 3, 3});
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Conv, "c3", {x3, w3},
-                                  attrs({{"pads", I{1, 1, 1, 1, 1, 1}}, {"strides", I{1, 2, 2}}}))),
-            (Shape{1, 8, 16, 16, 16}));
+  EXPECT_EQ(
+      out_shape(g, g.add_op(OpKind::Conv, "c3", {x3, w3},
+                            Attributes({{"pads", I{1, 1, 1, 1, 1, 1}}, {"strides", I{1, 2, 2}}}))),
+      (Shape{1, 8, 16, 16, 16}));
 }
 
 TEST(ShapeInference, ConvChannelMismatchNamesTheOp) {
@@ -95,7 +90,7 @@ TEST(ShapeInference, ConvErrors) {
   int w = g.add_weight("w", {6, 2, 5, 5});
   expect_error(
       [&] {
-        g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"group", int64_t{4}}}));
+        g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"group", int64_t{4}}}));
       },
       {"op 'c' (Conv)", "not divisible by group 4"});
   int w2 = g.add_weight("w2", {8, 8, 5, 5});
@@ -115,16 +110,16 @@ TEST(ShapeInference, ConvTranspose) {
   int x = g.add_input("x", {1, 16, 7, 7});
   int w = g.add_weight("w", {16, 8, 3, 3});
   // 2*(7-1) + 1 + 3 - 1 - 1 = 14
-  int a =
-      g.add_op(OpKind::ConvTranspose, "a", {x, w},
-               attrs({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}, {"output_padding", I{1, 1}}}));
+  int a = g.add_op(
+      OpKind::ConvTranspose, "a", {x, w},
+      Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}, {"output_padding", I{1, 1}}}));
   EXPECT_EQ(out_shape(g, a), (Shape{1, 8, 14, 14}));
   int wg = g.add_weight("wg", {16, 4, 4, 4});
   int b = g.add_op(OpKind::ConvTranspose, "b", {x, wg},
-                   attrs({{"group", int64_t{2}}, {"strides", I{2, 2}}}));
+                   Attributes({{"group", int64_t{2}}, {"strides", I{2, 2}}}));
   EXPECT_EQ(out_shape(g, b), (Shape{1, 8, 16, 16}));  // 2*6 + 4
   int c = g.add_op(OpKind::ConvTranspose, "c", {x, w},
-                   attrs({{"strides", I{2, 2}}, {"output_shape", I{15, 13}}}));
+                   Attributes({{"strides", I{2, 2}}, {"output_shape", I{15, 13}}}));
   EXPECT_EQ(out_shape(g, c), (Shape{1, 8, 15, 13}));
 }
 
@@ -133,13 +128,14 @@ TEST(ShapeInference, GemmAndMatMul) {
   int a = g.add_input("a", {32, 64});
   int bt = g.add_weight("bt", {10, 64});
   int bias = g.add_weight("bias", {10});
-  EXPECT_EQ(
-      out_shape(g, g.add_op(OpKind::Gemm, "fc", {a, bt, bias}, attrs({{"transB", int64_t{1}}}))),
-      (Shape{32, 10}));
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Gemm, "fc", {a, bt, bias},
+                                  Attributes({{"transB", int64_t{1}}}))),
+            (Shape{32, 10}));
   int at = g.add_input("at", {64, 32});
   int b = g.add_weight("b", {64, 5});
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Gemm, "g2", {at, b}, attrs({{"transA", int64_t{1}}}))),
-            (Shape{32, 5}));
+  EXPECT_EQ(
+      out_shape(g, g.add_op(OpKind::Gemm, "g2", {at, b}, Attributes({{"transA", int64_t{1}}}))),
+      (Shape{32, 5}));
   expect_error(
       [&] {
         g.add_op(OpKind::Gemm, "bad", {a, bt});
@@ -162,22 +158,22 @@ TEST(ShapeInference, Pooling) {
   int x = g.add_input("x", {1, 64, 112, 112});
   int m = g.add_op(
       OpKind::MaxPool, "mp", {x},
-      attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}), 2);
+      Attributes({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}), 2);
   EXPECT_EQ(out_shape(g, m), (Shape{1, 64, 56, 56}));
   EXPECT_EQ(g.tensor(g.op(m).outputs[1]).dtype, DType::I64);
   int y = g.add_input("y", {1, 96, 109, 109});
   // SqueezeNet: 3x3/2 on 109 -> floor(106/2)+1 = 54; ceil_mode -> ceil(106/2)+1 = 54; on 110: 54/55
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::MaxPool, "p1", {y},
-                                  attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}}))),
+                                  Attributes({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}}))),
             (Shape{1, 96, 54, 54}));
   int z = g.add_input("z", {1, 96, 110, 110});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::MaxPool, "p2", {z},
-                                  attrs({{"kernel_shape", I{3, 3}},
-                                         {"strides", I{2, 2}},
-                                         {"ceil_mode", int64_t{1}}}))),
+                                  Attributes({{"kernel_shape", I{3, 3}},
+                                              {"strides", I{2, 2}},
+                                              {"ceil_mode", int64_t{1}}}))),
             (Shape{1, 96, 55, 55}));
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::AveragePool, "ap", {z},
-                                  attrs({{"kernel_shape", I{5, 5}}, {"strides", I{3, 3}}}))),
+                                  Attributes({{"kernel_shape", I{5, 5}}, {"strides", I{3, 3}}}))),
             (Shape{1, 96, 36, 36}));
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::GlobalAveragePool, "gap", {z})), (Shape{1, 96, 1, 1}));
   expect_error([&] { g.add_op(OpKind::MaxPool, "nok", {z}); },
@@ -199,14 +195,14 @@ TEST(ShapeInference, Normalisation) {
       {"op 'bn2' (BatchNormalization)", "scale has shape [7]", "[16]"});
   int t = g.add_input("t", {4, 128, 768});
   int gam = g.add_weight("gam", {768}), bet = g.add_weight("bet", {768});
-  int ln = g.add_op(OpKind::LayerNormalization, "ln", {t, gam, bet}, attrs({}), 3);
+  int ln = g.add_op(OpKind::LayerNormalization, "ln", {t, gam, bet}, Attributes({}), 3);
   EXPECT_EQ(out_shape(g, ln), (Shape{4, 128, 768}));
   EXPECT_EQ(out_shape(g, ln, 1), (Shape{4, 128, 1}));
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Softmax, "sm", {t}, attrs({{"axis", int64_t{1}}}))),
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Softmax, "sm", {t}, Attributes({{"axis", int64_t{1}}}))),
             (Shape{4, 128, 768}));
   expect_error(
       [&] {
-        g.add_op(OpKind::Softmax, "sm2", {t}, attrs({{"axis", int64_t{3}}}));
+        g.add_op(OpKind::Softmax, "sm2", {t}, Attributes({{"axis", int64_t{3}}}));
       },
       {"op 'sm2' (Softmax)", "out of range for rank 3"});
 }
@@ -229,14 +225,14 @@ TEST(ShapeInference, ElementwiseBroadcastClipCastDropout) {
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Clip, "clip", {a, lo, hi})), (Shape{8, 1, 6, 1}));
   int r = g.add_op(OpKind::Relu, "relu", {b});
   EXPECT_EQ(out_shape(g, r), (Shape{7, 1, 5}));
-  int cast = g.add_op(OpKind::Cast, "cast", {b}, attrs({{"to", int64_t{7}}}));
+  int cast = g.add_op(OpKind::Cast, "cast", {b}, Attributes({{"to", int64_t{7}}}));
   EXPECT_EQ(g.tensor(g.op(cast).outputs[0]).dtype, DType::I64);
   expect_error(
       [&] {
         g.add_op(OpKind::Add, "mixed", {g.op(cast).outputs[0], b});
       },
       {"op 'mixed' (Add)", "int64", "float32"});
-  int d = g.add_op(OpKind::Dropout, "drop", {a}, attrs({}), 2);
+  int d = g.add_op(OpKind::Dropout, "drop", {a}, Attributes({}), 2);
   EXPECT_EQ(out_shape(g, d, 1), (Shape{8, 1, 6, 1}));
   EXPECT_EQ(g.tensor(g.op(d).outputs[1]).dtype, DType::Bool);
 }
@@ -245,30 +241,31 @@ TEST(ShapeInference, ConcatAndSplit) {
   Graph g;
   int a = g.add_input("a", {1, 64, 28, 28});
   int b = g.add_input("b", {1, 32, 28, 28});
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Concat, "cat", {a, b}, attrs({{"axis", int64_t{1}}}))),
-            (Shape{1, 96, 28, 28}));
+  EXPECT_EQ(
+      out_shape(g, g.add_op(OpKind::Concat, "cat", {a, b}, Attributes({{"axis", int64_t{1}}}))),
+      (Shape{1, 96, 28, 28}));
   expect_error(
       [&] {
-        g.add_op(OpKind::Concat, "cat2", {a, b}, attrs({{"axis", int64_t{2}}}));
+        g.add_op(OpKind::Concat, "cat2", {a, b}, Attributes({{"axis", int64_t{2}}}));
       },
       {"op 'cat2' (Concat)", "input 1 has shape [1,32,28,28]"});
   int sizes = g.add_constant_ints("sizes", {16, 48});
-  int s = g.add_op(OpKind::Split, "split", {a, sizes}, attrs({{"axis", int64_t{1}}}), 2);
+  int s = g.add_op(OpKind::Split, "split", {a, sizes}, Attributes({{"axis", int64_t{1}}}), 2);
   EXPECT_EQ(out_shape(g, s, 0), (Shape{1, 16, 28, 28}));
   EXPECT_EQ(out_shape(g, s, 1), (Shape{1, 48, 28, 28}));
-  int e = g.add_op(OpKind::Split, "split_eq", {a}, attrs({{"axis", int64_t{-1}}}), 4);
+  int e = g.add_op(OpKind::Split, "split_eq", {a}, Attributes({{"axis", int64_t{-1}}}), 4);
   EXPECT_EQ(out_shape(g, e, 3), (Shape{1, 64, 28, 7}));
   int n = g.add_op(OpKind::Split, "split_n", {b},
-                   attrs({{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}}), 3);
+                   Attributes({{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}}), 3);
   EXPECT_EQ(out_shape(g, n, 0), (Shape{1, 11, 28, 28}));
   EXPECT_EQ(out_shape(g, n, 2), (Shape{1, 10, 28, 28}));
   int at = g.add_op(OpKind::Split, "split_attr", {b},
-                    attrs({{"axis", int64_t{1}}, {"split", I{30, 2}}}), 2);
+                    Attributes({{"axis", int64_t{1}}, {"split", I{30, 2}}}), 2);
   EXPECT_EQ(out_shape(g, at, 1), (Shape{1, 2, 28, 28}));
   int bad = g.add_constant_ints("bad", {16, 40});
   expect_error(
       [&] {
-        g.add_op(OpKind::Split, "sb", {a, bad}, attrs({{"axis", int64_t{1}}}), 2);
+        g.add_op(OpKind::Split, "sb", {a, bad}, Attributes({{"axis", int64_t{1}}}), 2);
       },
       {"op 'sb' (Split)", "sum to 56", "size 64"});
 }
@@ -310,21 +307,22 @@ TEST(ShapeInference, ReshapeTransposeFlattenSqueeze) {
       {"op 'rb' (Reshape)", "cannot infer the -1"});
   int z = g.add_input("z", {0, 4});
   int sz = g.add_constant_ints("sz", {4, 0});
-  EXPECT_EQ(
-      out_shape(g, g.add_op(OpKind::Reshape, "rz", {z, sz}, attrs({{"allowzero", int64_t{1}}}))),
-      (Shape{4, 0}));
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Reshape, "rz", {z, sz},
+                                  Attributes({{"allowzero", int64_t{1}}}))),
+            (Shape{4, 0}));
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Transpose, "t", {x})), (Shape{5, 4, 3, 2}));
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Transpose, "t2", {x}, attrs({{"perm", I{0, 2, 3, 1}}}))),
-            (Shape{2, 4, 5, 3}));
+  EXPECT_EQ(
+      out_shape(g, g.add_op(OpKind::Transpose, "t2", {x}, Attributes({{"perm", I{0, 2, 3, 1}}}))),
+      (Shape{2, 4, 5, 3}));
   expect_error(
       [&] {
-        g.add_op(OpKind::Transpose, "tb", {x}, attrs({{"perm", I{0, 1, 1, 2}}}));
+        g.add_op(OpKind::Transpose, "tb", {x}, Attributes({{"perm", I{0, 1, 1, 2}}}));
       },
       {"op 'tb' (Transpose)", "permutation"});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Flatten, "f", {x})), (Shape{2, 60}));
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Flatten, "f0", {x}, attrs({{"axis", int64_t{0}}}))),
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Flatten, "f0", {x}, Attributes({{"axis", int64_t{0}}}))),
             (Shape{1, 120}));
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Flatten, "f3", {x}, attrs({{"axis", int64_t{-1}}}))),
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::Flatten, "f3", {x}, Attributes({{"axis", int64_t{-1}}}))),
             (Shape{24, 5}));
   int y = g.add_input("y", {1, 3, 1, 5});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Squeeze, "sq", {y})), (Shape{3, 5}));
@@ -345,23 +343,23 @@ TEST(ShapeInference, PadResizeDepthSpaceGatherExpandReduce) {
   int x = g.add_input("x", {1, 8, 10, 12});
   int pads = g.add_constant_ints("pads", {0, 0, 1, 2, 0, 0, 3, 4});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Pad, "pad", {x, pads},
-                                  attrs({{"mode", std::string("reflect")}}))),
+                                  Attributes({{"mode", std::string("reflect")}}))),
             (Shape{1, 8, 14, 18}));
   int scales = g.add_constant_floats("scales", {4}, {1.f, 1.f, 2.f, 1.5f});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Resize, "up", {x, -1, scales})), (Shape{1, 8, 20, 18}));
   int sizes = g.add_constant_ints("sizes", {1, 8, 7, 9});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Resize, "rs", {x, -1, -1, sizes},
-                                  attrs({{"mode", std::string("linear")}}))),
+                                  Attributes({{"mode", std::string("linear")}}))),
             (Shape{1, 8, 7, 9}));
   expect_error([&] { g.add_op(OpKind::Resize, "rbad", {x}); },
                {"op 'rbad' (Resize)", "neither scales nor sizes"});
   EXPECT_EQ(
       out_shape(g, g.add_op(OpKind::DepthToSpace, "d2s", {x},
-                            attrs({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}))),
+                            Attributes({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}))),
       (Shape{1, 2, 20, 24}));
-  EXPECT_EQ(
-      out_shape(g, g.add_op(OpKind::SpaceToDepth, "s2d", {x}, attrs({{"blocksize", int64_t{2}}}))),
-      (Shape{1, 32, 5, 6}));
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::SpaceToDepth, "s2d", {x},
+                                  Attributes({{"blocksize", int64_t{2}}}))),
+            (Shape{1, 32, 5, 6}));
   int emb = g.add_weight("emb", {1000, 64});
   int ids = g.add_input("ids", {4, 16}, DType::I64);
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Gather, "gather", {emb, ids})), (Shape{4, 16, 64}));
@@ -373,22 +371,22 @@ TEST(ShapeInference, PadResizeDepthSpaceGatherExpandReduce) {
   int es = g.add_constant_ints("es", {3, 1, 1, 1});
   int one = g.add_input("one", {1, 8, 1, 12});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::Expand, "ex", {one, es})), (Shape{3, 8, 1, 12}));
-  EXPECT_EQ(out_shape(g, g.add_op(OpKind::ReduceMean, "rm", {x}, attrs({{"axes", I{2, 3}}}))),
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::ReduceMean, "rm", {x}, Attributes({{"axes", I{2, 3}}}))),
             (Shape{1, 8, 1, 1}));
   int rax = g.add_constant_ints("rax", {1});
   EXPECT_EQ(out_shape(g, g.add_op(OpKind::ReduceSum, "rsum", {x, rax},
-                                  attrs({{"keepdims", int64_t{0}}}))),
+                                  Attributes({{"keepdims", int64_t{0}}}))),
             (Shape{1, 10, 12}));
-  EXPECT_EQ(
-      out_shape(g, g.add_op(OpKind::ReduceMax, "rmax", {x}, attrs({{"keepdims", int64_t{0}}}))),
-      (Shape{}));
+  EXPECT_EQ(out_shape(g, g.add_op(OpKind::ReduceMax, "rmax", {x},
+                                  Attributes({{"keepdims", int64_t{0}}}))),
+            (Shape{}));
 }
 
 TEST(ShapeInference, InferShapesRecomputesAChain) {
   Graph g;
   int x = g.add_input("x", {1, 3, 32, 32});
   int w = g.add_weight("w", {8, 3, 3, 3});
-  int c = g.add_op(OpKind::Conv, "c", {x, w}, attrs({{"pads", I{1, 1, 1, 1}}}));
+  int c = g.add_op(OpKind::Conv, "c", {x, w}, Attributes({{"pads", I{1, 1, 1, 1}}}));
   int r = g.add_op(OpKind::Relu, "r", {g.op(c).outputs[0]});
   g.tensor(x).shape = {2, 3, 16, 16};
   infer_shapes(g);
