@@ -336,6 +336,37 @@ Graph build_unet(const ZooOptions& opts) {
   return b.finish({x});
 }
 
+// UNet of Welder's host-memory experiment (Table 7), as the authors' artifact defines it
+// (experimental/host_device/host_unet.py and unet_arch.py): DoubleConv = two 3x3 convs with bias
+// and ReLU (no BatchNorm), MaxPool down, UpConv = ConvTranspose(k2, s2, bias) to half the
+// channels, concat [skip, up], DoubleConv; no output conv (forward returns up4's output, 64
+// channels). Default 8192x8192, batch 1.
+Graph build_unet_host(const ZooOptions& opts) {
+  check_zoo_options(opts, "unet_host");
+  const int64_t img = zoo_image_size(opts, 8192);
+  ModelBuilder b("unet_host", opts.dtype);
+  int x = b.input("image", {opts.batch, 3, img, img});
+  auto double_conv_relu = [&](int in, int64_t c, const std::string& name) {
+    return conv_relu(b, conv_relu(b, in, c, name + ".conv1"), c, name + ".conv2");
+  };
+  std::vector<int> skips;
+  x = double_conv_relu(x, 64, "inc");
+  const int64_t chans[4] = {128, 256, 512, 1024};
+  for (int l = 0; l < 4; ++l) {
+    skips.push_back(x);
+    x = b.max_pool2d(x, 2, 2, 0, false, "down" + std::to_string(l + 1) + ".pool");
+    x = double_conv_relu(x, chans[l], "down" + std::to_string(l + 1));
+  }
+  for (int l = 0; l < 4; ++l) {
+    const int64_t c = b.dim(x, 1) / 2;
+    const std::string n = "up" + std::to_string(l + 1);
+    x = b.conv_transpose2d(x, c, 2, 2, 0, true, n + ".up");
+    x = b.concat({skips[static_cast<size_t>(3 - l)], x}, 1, n + ".concat");
+    x = double_conv_relu(x, c, n);
+  }
+  return b.finish({x});
+}
+
 namespace {
 int conv_bn_silu(ModelBuilder& b, int x, int64_t c, int64_t k, int64_t stride, int64_t groups,
                  const std::string& name) {
