@@ -130,19 +130,38 @@ int group_root(const TileGraph& g, const KernelGroup& grp) {
 
 namespace {
 
+bool uses_tensor_cores(const TileOp& op) {
+  return op.type == "Conv" || op.type == "MatMul" || op.type == "Gemm" ||
+         op.type == "ConvTranspose";
+}
+
+// One input of a group's operator, resolved once per group.
+struct PreparedInput {
+  int k = 0;                 // index into TileOp::inputs
+  int tensor = -1;           // tile tensor
+  int producer = -1;         // local index of the in-group producer, or -1
+  int ext = -1;              // slot in Prepared::ext_tensors when read from global memory, else -1
+  bool custom = false;       // region from the shared iteration spaces
+  bool staged = false;       // a reduction stages it in rstep buffers (not kept in shared memory)
+  bool shared_edge = false;  // the producer's edge to this op is at the shared-memory level
+};
+
 struct Prepared {
   const TileGraph* g = nullptr;
   std::vector<int> ops;                                            // topological
   std::vector<int> local;                                          // tile op -> local index or -1
   std::vector<std::vector<std::pair<int, Conn>>> inner_consumers;  // local -> (local, level)
-  std::vector<bool> out_global;  // output written to global memory
-  std::vector<bool> out_shared;  // output kept in shared memory
-  std::vector<int> sinks;        // local indices
-  int root = -1;                 // local index
-  std::vector<int> ext_tensors;  // tensors read from global memory
+  std::vector<bool> out_global;                    // output written to global memory
+  std::vector<bool> out_shared;                    // output kept in shared memory
+  std::vector<int> sinks;                          // local indices
+  int root = -1;                                   // local index
+  std::vector<int> ext_tensors;                    // tensors read from global memory (ascending)
+  std::vector<std::vector<PreparedInput>> inputs;  // per local op
+  std::vector<int> shared_consumers;  // per local op: consumers at a non-register level
+  double t_comp = 0;                  // compute time of the whole group (roofline), s
 };
 
-Prepared prepare(const TileGraph& g, const KernelGroup& grp) {
+Prepared prepare(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch) {
   Prepared p;
   p.g = &g;
   p.ops = grp.ops;
@@ -153,6 +172,7 @@ Prepared prepare(const TileGraph& g, const KernelGroup& grp) {
   p.inner_consumers.resize(n);
   p.out_global.assign(n, false);
   p.out_shared.assign(n, false);
+  p.shared_consumers.assign(n, 0);
   std::set<int> ext;
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
@@ -166,7 +186,10 @@ Prepared prepare(const TileGraph& g, const KernelGroup& grp) {
       auto it = grp.edges.find({p.ops[i], c});
       const Conn lvl = it == grp.edges.end() ? Conn::Shared : it->second;
       p.inner_consumers[i].push_back({p.local[c], lvl});
-      if (lvl != Conn::Register) p.out_shared[i] = true;
+      if (lvl != Conn::Register) {
+        p.out_shared[i] = true;
+        ++p.shared_consumers[i];
+      }
     }
     p.out_global[i] = outside;
     if (p.inner_consumers[i].empty()) p.sinks.push_back(static_cast<int>(i));
@@ -177,92 +200,191 @@ Prepared prepare(const TileGraph& g, const KernelGroup& grp) {
   }
   p.root = p.sinks.empty() ? static_cast<int>(n) - 1 : p.sinks.back();
   p.ext_tensors.assign(ext.begin(), ext.end());
+  p.inputs.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TileOp& op = g.ops[p.ops[i]];
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      PreparedInput pi;
+      pi.k = static_cast<int>(k);
+      pi.tensor = op.inputs[k].tensor;
+      pi.custom = op.inputs[k].custom;
+      const int pr = g.tensors[pi.tensor].producer;
+      if (pr >= 0 && p.local[pr] >= 0) {
+        pi.producer = p.local[pr];
+        for (const auto& [c, lvl] : p.inner_consumers[pi.producer])
+          if (c == static_cast<int>(i) && lvl != Conn::Register) pi.shared_edge = true;
+      } else {
+        pi.ext = static_cast<int>(
+            std::lower_bound(p.ext_tensors.begin(), p.ext_tensors.end(), pi.tensor) -
+            p.ext_tensors.begin());
+      }
+      pi.staged = !(pi.producer >= 0 && p.out_shared[pi.producer]);
+      p.inputs[i].push_back(pi);
+    }
+  }
+  for (int op : p.ops) {
+    const TileOp& o = g.ops[op];
+    const double peak_t = arch.tensor_cores && uses_tensor_cores(o) && arch.peak_tensor_tflops > 0
+                              ? arch.peak_tensor_tflops
+                              : arch.peak_tflops;
+    p.t_comp += o.flops / (arch.eta_compute * peak_t * 1e12);
+  }
   return p;
 }
 
-void merge_max(std::vector<int64_t>& into, const std::vector<int64_t>& r) {
-  if (into.empty()) {
-    into = r;
-    return;
-  }
-  for (size_t d = 0; d < into.size(); ++d) into[d] = std::max(into[d], r[d]);
-}
-
-int64_t grid_of(const std::vector<int64_t>& space, const std::vector<int64_t>& region) {
+int64_t grid_of(const std::vector<int64_t>& space, const int64_t* region) {
   int64_t gsz = 1;
   for (size_t d = 0; d < space.size(); ++d) gsz *= ceil_div(space[d], region[d]);
   return gsz;
 }
 
-bool uses_tensor_cores(const TileOp& op) {
-  return op.type == "Conv" || op.type == "MatMul" || op.type == "Gemm" ||
-         op.type == "ConvTranspose";
+int64_t prod_n(const int64_t* v, size_t n) {
+  int64_t p = 1;
+  for (size_t i = 0; i < n; ++i) p *= v[i];
+  return p;
 }
 
-TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector<int64_t>& tile) {
+// Why a tile is invalid; the message is built only when asked for (evaluate_why).
+enum class Invalid { None, Rank, InconsistentSinks, NoTile, Unaligned, Smem, Registers, NoBlock };
+
+// Buffers of the evaluation, reused across the tiles of one search (no allocation per tile).
+struct Workspace {
+  std::vector<std::vector<int64_t>> region;  // per local op: its output tile
+  std::vector<char> has_region;
+  std::vector<std::vector<int64_t>> ext_region;  // per ext tensor: the region read
+  std::vector<char> has_ext;
+  std::vector<int64_t> in_region;  // one input region
+  std::vector<int64_t> rstep;
+  std::vector<int> remaining;
+  CustomRegionMemo* memo = nullptr;  // null: custom regions are recomputed
+  CustomRegionMemo own_memo;
+  Invalid invalid = Invalid::None;
+  int invalid_op = -1;  // local op the reason names
+  explicit Workspace(const Prepared& p, CustomRegionMemo* m) : memo(m ? m : &own_memo) {
+    const size_t n = p.ops.size();
+    region.resize(n);
+    has_region.assign(n, 0);
+    ext_region.resize(p.ext_tensors.size());
+    has_ext.assign(p.ext_tensors.size(), 0);
+    remaining.assign(n, 0);
+  }
+};
+
+// The region of input `in` of local op `i` for the op's tile `tile` and reduction tile `reduce`,
+// into ws.in_region; returns its data (input_region's values).
+const int64_t* input_region_of(const Prepared& p, Workspace& ws, int i, const PreparedInput& in,
+                               const int64_t* tile, const int64_t* reduce) {
   const TileGraph& g = *p.g;
-  TileConfig cfg;
+  if (in.custom) return ws.memo->region(g, p.ops[i], in.k, tile);
+  const TileOp& op = g.ops[p.ops[i]];
+  ws.in_region.resize(g.tensors[in.tensor].shape.size());
+  affine_input_region(g, op, in.k, tile, reduce, ws.in_region.data());
+  return ws.in_region.data();
+}
+
+// Bounding box; an unset (or rank-0) region takes `r` as it is.
+void merge_max(std::vector<int64_t>& into, char& has, const int64_t* r, size_t n) {
+  if (!has) {
+    into.assign(r, r + n);
+    has = n > 0;
+    return;
+  }
+  for (size_t d = 0; d < into.size(); ++d) into[d] = std::max(into[d], r[d]);
+}
+
+std::string invalid_why(const Prepared& p, const Workspace& ws, const TileConfig& cfg,
+                        size_t tile_rank) {
+  const TileGraph& g = *p.g;
+  const std::string& root = g.ops[p.ops[p.root]].name;
+  const std::string op = ws.invalid_op >= 0 ? g.ops[p.ops[ws.invalid_op]].name : "";
+  switch (ws.invalid) {
+    case Invalid::None:
+      return "";
+    case Invalid::Rank:
+      return "tile rank " + std::to_string(tile_rank) + " differs from output rank of '" + root +
+             "'";
+    case Invalid::InconsistentSinks:
+      return "outputs '" + op + "' and '" + root + "' have inconsistent tiles";
+    case Invalid::NoTile:
+      return "op '" + op + "' gets no tile";
+    case Invalid::Unaligned:
+      return "tile of '" + op + "' is not aligned with the group's output tile";
+    case Invalid::Smem:
+      return "footprint " + std::to_string(cfg.smem) + " B exceeds shared memory";
+    case Invalid::Registers:
+      return "tile needs too many registers";
+    case Invalid::NoBlock:
+      return "no block fits on an SM";
+  }
+  return "";
+}
+
+// Propagates the root tile `tile` (rank `tile_rank`) through the group and costs it. Fills every
+// field of `cfg` but `why` (see invalid_why; ws.invalid says why it is invalid).
+void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* tile, size_t tile_rank,
+                   Workspace& ws, TileConfig& cfg) {
+  const TileGraph& g = *p.g;
+  cfg.tile.clear();
+  cfg.grid = 0;
+  cfg.tile_bytes = cfg.rank_bytes = cfg.sectors = cfg.unique_bytes = cfg.work_elems = 0;
+  cfg.smem = cfg.regs = 0;
+  cfg.blocks_per_sm = 0;
+  cfg.waves = 0;
+  cfg.priority = cfg.latency_us = 0;
+  cfg.valid = false;
+  cfg.why.clear();
+  ws.invalid = Invalid::None;
+  ws.invalid_op = -1;
+  auto fail = [&](Invalid why, int op) {
+    ws.invalid = why;
+    ws.invalid_op = op;
+  };
   const size_t n = p.ops.size();
   const TileOp& root = g.ops[p.ops[p.root]];
-  if (tile.size() != root.space.size()) {
-    cfg.why = "tile rank " + std::to_string(tile.size()) + " differs from output rank of '" +
-              root.name + "'";
-    return cfg;
-  }
+  if (tile_rank != root.space.size()) return fail(Invalid::Rank, p.root);
   cfg.tile.resize(root.space.size());
   for (size_t d = 0; d < root.space.size(); ++d)
     cfg.tile[d] = std::max<int64_t>(1, std::min(tile[d], root.space[d]));
-  std::vector<std::vector<int64_t>> region(n);
-  region[p.root] = cfg.tile;
+  std::fill(ws.has_region.begin(), ws.has_region.end(), 0);
+  std::fill(ws.has_ext.begin(), ws.has_ext.end(), 0);
+  ws.region[p.root].assign(cfg.tile.begin(), cfg.tile.end());
+  ws.has_region[p.root] = !cfg.tile.empty();
   for (int s : p.sinks) {
     if (s == p.root) continue;
     const TileOp& so = g.ops[p.ops[s]];
-    if (so.space != root.space) {
-      cfg.why = "outputs '" + so.name + "' and '" + root.name + "' have inconsistent tiles";
-      return cfg;
-    }
-    region[s] = cfg.tile;
+    if (so.space != root.space) return fail(Invalid::InconsistentSinks, s);
+    ws.region[s].assign(cfg.tile.begin(), cfg.tile.end());
+    ws.has_region[s] = !cfg.tile.empty();
   }
-  // Input regions per (local op, input k), for the footprint pass.
-  std::vector<std::vector<std::vector<int64_t>>> in_regions(n);
-  std::map<int, std::vector<int64_t>> ext_region;
   for (int i = static_cast<int>(n) - 1; i >= 0; --i) {
     const TileOp& op = g.ops[p.ops[i]];
-    if (region[i].empty()) {
-      cfg.why = "op '" + op.name + "' gets no tile";
-      return cfg;
-    }
-    in_regions[i].resize(op.inputs.size());
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-      auto r = input_region(g, op, static_cast<int>(k), region[i], op.reduce);
-      const int t = op.inputs[k].tensor;
-      const int pr = g.tensors[t].producer;
-      if (pr >= 0 && p.local[pr] >= 0) {
-        merge_max(region[p.local[pr]], r);
-      } else {
-        merge_max(ext_region[t], r);
-      }
-      in_regions[i][k] = std::move(r);
+    if (!ws.has_region[i]) return fail(Invalid::NoTile, i);
+    for (const PreparedInput& in : p.inputs[i]) {
+      const int64_t* r = input_region_of(p, ws, i, in, ws.region[i].data(), op.reduce.data());
+      const size_t rank = g.tensors[in.tensor].shape.size();
+      if (in.producer >= 0)
+        merge_max(ws.region[in.producer], ws.has_region[in.producer], r, rank);
+      else
+        merge_max(ws.ext_region[in.ext], ws.has_ext[in.ext], r, rank);
     }
   }
   // Consistency: every operator of the group covers its output with the same number of tiles
   // (§3.1 multi-output alignment; artifact: "node grid sizes must agree").
-  cfg.grid = grid_of(root.space, cfg.tile);
+  cfg.grid = grid_of(root.space, cfg.tile.data());
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
-    if (grid_of(op.space, region[i]) != cfg.grid) {
-      cfg.why = "tile of '" + op.name + "' is not aligned with the group's output tile";
-      return cfg;
-    }
+    if (grid_of(op.space, ws.region[i].data()) != cfg.grid)
+      return fail(Invalid::Unaligned, static_cast<int>(i));
   }
   // Elements computed by all operators over the whole grid (recomputation included).
   cfg.work_elems = 0;
   for (size_t i = 0; i < n; ++i)
-    cfg.work_elems += static_cast<double>(prod(region[i])) * static_cast<double>(cfg.grid);
+    cfg.work_elems += static_cast<double>(prod(ws.region[i])) * static_cast<double>(cfg.grid);
   // Traffic per tile.
   double rank = 0, sectors = 0, unique = 0, raw = 0;
-  for (const auto& [t, r] : ext_region) {
-    const TileTensor& tt = g.tensors[t];
+  for (size_t e = 0; e < p.ext_tensors.size(); ++e) {
+    const TileTensor& tt = g.tensors[p.ext_tensors[e]];
+    const std::vector<int64_t>& r = ws.ext_region[e];
     raw += static_cast<double>(prod(r) * tt.elem_bytes);
     rank += coalesced_bytes(r, tt.shape, tt.elem_bytes, arch.read_transaction);
     const double sec = sector_count(r, tt.shape, tt.elem_bytes, arch.sector_bytes);
@@ -273,9 +395,9 @@ TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector
   for (size_t i = 0; i < n; ++i) {
     if (!p.out_global[i]) continue;
     const TileTensor& tt = g.tensors[g.ops[p.ops[i]].output];
-    raw += static_cast<double>(prod(region[i]) * tt.elem_bytes);
-    rank += coalesced_bytes(region[i], tt.shape, tt.elem_bytes, arch.write_transaction);
-    sectors += sector_count(region[i], tt.shape, tt.elem_bytes, arch.sector_bytes);
+    raw += static_cast<double>(prod(ws.region[i]) * tt.elem_bytes);
+    rank += coalesced_bytes(ws.region[i], tt.shape, tt.elem_bytes, arch.write_transaction);
+    sectors += sector_count(ws.region[i], tt.shape, tt.elem_bytes, arch.sector_bytes);
     unique += static_cast<double>(tt.bytes());
   }
   const double grid = static_cast<double>(cfg.grid);
@@ -285,32 +407,33 @@ TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector
   cfg.unique_bytes = unique;
   // Footprint: intermediates kept in shared memory live from their producer to their last
   // in-group consumer; reduction ops stage their non-shared inputs in rstep-sized buffers.
-  std::vector<int> remaining(n, 0);
+  std::fill(ws.remaining.begin(), ws.remaining.end(), 0);
   int64_t live = 0, peak = 0, max_reg_elems = 0;
   const int64_t rstep_cap =
       static_cast<int64_t>(kRstepShare * static_cast<double>(arch.smem_per_block));
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
+    const std::vector<int64_t>& reg = ws.region[i];
     max_reg_elems =
-        std::max(max_reg_elems, prod(region[i]) * g.tensors[op.output].elem_bytes / kRegBytes);
+        std::max(max_reg_elems, prod(reg) * g.tensors[op.output].elem_bytes / kRegBytes);
     int64_t transient = 0;
     if (op.is_reduction()) {
-      std::vector<int64_t> rstep = op.reduce;
+      ws.rstep.assign(op.reduce.begin(), op.reduce.end());
       auto staged = [&]() {
         int64_t b = 0;
-        for (size_t k = 0; k < op.inputs.size(); ++k) {
-          const int t = op.inputs[k].tensor;
-          const int pr = g.tensors[t].producer;
-          if (pr >= 0 && p.local[pr] >= 0 && p.out_shared[p.local[pr]]) continue;
-          auto r = input_region(g, op, static_cast<int>(k), region[i], rstep);
-          b += align_up(prod(r) * g.tensors[t].elem_bytes);
+        for (const PreparedInput& in : p.inputs[i]) {
+          if (!in.staged) continue;
+          const int64_t* r =
+              input_region_of(p, ws, static_cast<int>(i), in, reg.data(), ws.rstep.data());
+          b += align_up(prod_n(r, g.tensors[in.tensor].shape.size()) *
+                        g.tensors[in.tensor].elem_bytes);
         }
         return b;
       };
       transient = staged();
       const int64_t avail = arch.smem_per_block - live;
       while (transient > std::min(avail, rstep_cap)) {
-        auto it = std::max_element(rstep.begin(), rstep.end());
+        auto it = std::max_element(ws.rstep.begin(), ws.rstep.end());
         if (*it <= 1) break;
         *it = (*it + 1) / 2;
         transient = staged();
@@ -318,62 +441,47 @@ TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector
     }
     int64_t out_buf = 0;
     if (p.out_shared[i]) {
-      out_buf = align_up(prod(region[i]) * g.tensors[op.output].elem_bytes);
-      remaining[i] = 0;
-      for (const auto& [c, lvl] : p.inner_consumers[i])
-        if (lvl != Conn::Register) ++remaining[i];
+      out_buf = align_up(prod(reg) * g.tensors[op.output].elem_bytes);
+      ws.remaining[i] = p.shared_consumers[i];
     }
     peak = std::max(peak, live + transient + out_buf);
     live += out_buf;
     // Free inputs whose last shared consumer is this op.
-    for (const auto& in : op.inputs) {
-      const int pr = g.tensors[in.tensor].producer;
-      if (pr < 0 || p.local[pr] < 0) continue;
-      const int li = p.local[pr];
+    for (const PreparedInput& in : p.inputs[i]) {
+      if (in.producer < 0) continue;
+      const int li = in.producer;
       if (!p.out_shared[li]) continue;
-      bool is_shared_edge = false;
-      for (const auto& [c, lvl] : p.inner_consumers[li])
-        if (c == static_cast<int>(i) && lvl != Conn::Register) is_shared_edge = true;
-      if (is_shared_edge && --remaining[li] == 0)
-        live -= align_up(prod(region[li]) * g.tensors[g.ops[p.ops[li]].output].elem_bytes);
+      if (in.shared_edge && --ws.remaining[li] == 0)
+        live -= align_up(prod(ws.region[li]) * g.tensors[g.ops[p.ops[li]].output].elem_bytes);
     }
   }
   cfg.smem = peak;
   cfg.regs = 2 * max_reg_elems;  // artifact estimate: 2 x largest tile in 32-bit words
-  if (cfg.smem > arch.smem_per_block) {
-    cfg.why = "footprint " + std::to_string(cfg.smem) + " B exceeds shared memory";
-    return cfg;
-  }
-  if (cfg.regs > arch.reg_cap) {
-    cfg.why = "tile needs too many registers";
-    return cfg;
-  }
+  if (cfg.smem > arch.smem_per_block) return fail(Invalid::Smem, -1);
+  if (cfg.regs > arch.reg_cap) return fail(Invalid::Registers, -1);
   int64_t bps = arch.max_blocks_per_sm;
   if (cfg.smem > 0) bps = std::min<int64_t>(bps, arch.smem_per_sm / cfg.smem);
   if (cfg.regs > 0) bps = std::min<int64_t>(bps, arch.reg_cap / cfg.regs);
-  if (bps < 1) {
-    cfg.why = "no block fits on an SM";
-    return cfg;
-  }
+  if (bps < 1) return fail(Invalid::NoBlock, -1);
   cfg.blocks_per_sm = static_cast<int>(bps);
   const int64_t slots = bps * arch.sm_count;
   cfg.waves = ceil_div(cfg.grid, slots);
   cfg.priority = (cfg.rank_bytes + 1) * static_cast<double>(cfg.waves);
   // Analytic latency ("profile"): memory or compute bound, with wave quantisation.
   const double util = grid / static_cast<double>(cfg.waves * slots);
-  double t_comp = 0;
-  for (int op : p.ops) {
-    const TileOp& o = g.ops[op];
-    const double peak_t = arch.tensor_cores && uses_tensor_cores(o) && arch.peak_tensor_tflops > 0
-                              ? arch.peak_tensor_tflops
-                              : arch.peak_tflops;
-    t_comp += o.flops / (arch.eta_compute * peak_t * 1e12);
-  }
   const double t_dram = cfg.unique_bytes / (arch.eta_dram * arch.dram_gbs * 1e9);
   const double t_l2 = cfg.sectors * arch.sector_bytes / (arch.eta_l2 * arch.l2_gbs * 1e9);
-  const double t = std::max({t_comp, t_dram, t_l2}) / std::max(util, 1e-9);
+  const double t = std::max({p.t_comp, t_dram, t_l2}) / std::max(util, 1e-9);
   cfg.latency_us = arch.launch_us + t * 1e6;
   cfg.valid = true;
+}
+
+TileConfig evaluate(const Prepared& p, const WelderArch& arch, const std::vector<int64_t>& tile,
+                    CustomRegionMemo* memo = nullptr) {
+  Workspace ws(p, memo);
+  TileConfig cfg;
+  evaluate_into(p, arch, tile.data(), tile.size(), ws, cfg);
+  if (!cfg.valid) cfg.why = invalid_why(p, ws, cfg, tile.size());
   return cfg;
 }
 
@@ -432,21 +540,72 @@ std::vector<int64_t> steps_for(int64_t extent) {
 
 TileConfig evaluate_tile(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                          const std::vector<int64_t>& tile) {
-  return evaluate(prepare(g, grp), arch, tile);
+  return evaluate(prepare(g, grp, arch), arch, tile);
 }
 
 TileConfig profile_tile(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                         const std::vector<int64_t>& tile) {
-  const Prepared p = prepare(g, grp);
+  const Prepared p = prepare(g, grp, arch);
   TileConfig c = evaluate(p, arch, tile);
   if (c.valid) c.latency_us = profile_latency(p, arch, c);
   return c;
 }
 
+namespace {
+
+// The tiles a search has seen, as index vectors into the per-dimension steps: stored once in
+// one flat array and found through an open-addressing hash index (no allocation per tile).
+class SeenTiles {
+ public:
+  explicit SeenTiles(size_t rank) : rank_(rank), slots_(4096, -1) {}
+  // Adds `idx` (rank entries); its id, or -1 when it was seen before.
+  int insert(const size_t* idx) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (size_t d = 0; d < rank_; ++d) {
+      h ^= idx[d];
+      h *= 1099511628211ull;
+    }
+    size_t mask = slots_.size() - 1;
+    size_t s = static_cast<size_t>(h) & mask;
+    for (; slots_[s] >= 0; s = (s + 1) & mask)
+      if (hashes_[static_cast<size_t>(slots_[s])] == h &&
+          std::equal(idx, idx + rank_, at(slots_[s])))
+        return -1;
+    const int id = static_cast<int>(hashes_.size());
+    flat_.insert(flat_.end(), idx, idx + rank_);
+    hashes_.push_back(h);
+    slots_[s] = id;
+    if (2 * hashes_.size() > slots_.size()) {  // grow and re-index
+      slots_.assign(2 * slots_.size(), -1);
+      mask = slots_.size() - 1;
+      for (size_t i = 0; i < hashes_.size(); ++i) {
+        size_t t = static_cast<size_t>(hashes_[i]) & mask;
+        while (slots_[t] >= 0) t = (t + 1) & mask;
+        slots_[t] = static_cast<int>(i);
+      }
+    }
+    return id;
+  }
+  const size_t* at(int id) const { return flat_.data() + static_cast<size_t>(id) * rank_; }
+
+ private:
+  size_t rank_;
+  std::vector<size_t> flat_;
+  std::vector<uint64_t> hashes_;  // per id
+  std::vector<int> slots_;        // ids; -1 = empty; a power of two, at most half full
+};
+
+}  // namespace
+
 GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                            const SearchLimits& lim) {
+  return schedule_group(g, grp, arch, lim, nullptr);
+}
+
+GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
+                           const SearchLimits& lim, CustomRegionMemo* memo) {
   GroupResult res;
-  const Prepared p = prepare(g, grp);
+  const Prepared p = prepare(g, grp, arch);
   bool all_layout = true;
   for (int op : p.ops) all_layout = all_layout && g.ops[op].layout_only;
   for (size_t i = 0; i < p.ops.size(); ++i)
@@ -460,64 +619,73 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
     res.best.valid = true;
     return res;
   }
+  Workspace ws(p, memo);
   const TileOp& root = g.ops[p.ops[p.root]];
   const size_t rank = root.space.size();
   std::vector<std::vector<int64_t>> steps(rank);
   for (size_t d = 0; d < rank; ++d) steps[d] = steps_for(root.space[d]);
+  std::vector<int64_t> tile(rank);
+  // Evaluates the tile at step indices `idx` into `cfg`.
+  auto eval_at = [&](const size_t* idx, TileConfig& cfg) {
+    for (size_t d = 0; d < rank; ++d) tile[d] = steps[d][idx[d]];
+    evaluate_into(p, arch, tile.data(), rank, ws, cfg);
+  };
   // Base tile: all ones, except dimensions whose full extent lowers the workload per item (a
   // Softmax row: every partial-row tile recomputes the row's max and sum).
   std::vector<size_t> base(rank, 0);
-  auto tile_of = [&](const std::vector<size_t>& idx) {
-    std::vector<int64_t> t(rank);
-    for (size_t d = 0; d < rank; ++d) t[d] = steps[d][idx[d]];
-    return t;
-  };
   // Workload per item: the output element count is the same for both candidates.
   auto workload = [&](const TileConfig& c) { return c.work_elems; };
+  TileConfig cfg;  // scratch
   {
-    TileConfig one = evaluate(p, arch, tile_of(base));
+    TileConfig one;
+    eval_at(base.data(), one);
+    std::vector<size_t> idx;
     for (size_t d = 0; d < rank; ++d) {
-      auto idx = base;
+      idx = base;
       idx[d] = steps[d].size() - 1;
-      TileConfig full = evaluate(p, arch, tile_of(idx));
+      eval_at(idx.data(), cfg);
       res.visited += 2;
-      const bool better = (full.valid && !one.valid) ||
-                          (full.valid && workload(full) < workload(one) * kBaseTileGain);
+      const bool better =
+          (cfg.valid && !one.valid) || (cfg.valid && workload(cfg) < workload(one) * kBaseTileGain);
       if (better) {
         base = idx;
-        one = full;
+        std::swap(one, cfg);
       }
     }
   }
-  // Best-first search on the ranking key.
-  using Item = std::pair<double, std::vector<size_t>>;
+  // Best-first search on the ranking key. Items hold a tile's id in `seen`; the heap compares
+  // the key only.
+  using Item = std::pair<double, int>;
   auto cmp = [](const Item& a, const Item& b) { return a.first > b.first; };
   std::priority_queue<Item, std::vector<Item>, decltype(cmp)> frontier(cmp);
-  std::set<std::vector<size_t>> seen;
-  std::vector<TileConfig> valid;
-  auto push = [&](const std::vector<size_t>& idx) {
-    if (!seen.insert(idx).second) return;
-    TileConfig c = evaluate(p, arch, tile_of(idx));
+  SeenTiles seen(rank);
+  std::vector<Item> valid;  // (ranking key, tile id), in the order found
+  auto push = [&](const size_t* idx) {
+    const int id = seen.insert(idx);
+    if (id < 0) return;
+    eval_at(idx, cfg);
     ++res.visited;
-    if (!c.valid) {
-      if (res.why.empty()) res.why = c.why;
+    if (!cfg.valid) {
+      if (res.why.empty()) res.why = invalid_why(p, ws, cfg, rank);
       // A tile that fails only the alignment check may still grow into an aligned one.
-      if (c.grid == 0 || c.why.find("aligned") == std::string::npos) return;
-      frontier.push({std::numeric_limits<double>::max() / 4, idx});
+      if (cfg.grid == 0 || ws.invalid != Invalid::Unaligned) return;
+      frontier.push({std::numeric_limits<double>::max() / 4, id});
       return;
     }
-    valid.push_back(c);
-    frontier.push({c.priority, idx});
+    valid.push_back({cfg.priority, id});
+    frontier.push({cfg.priority, id});
   };
-  push(base);
+  push(base.data());
+  std::vector<size_t> cur(rank), nb(rank);
   while (!frontier.empty() && res.visited < lim.max_visits) {
-    const auto idx = frontier.top().second;
+    const size_t* top = seen.at(frontier.top().second);
+    cur.assign(top, top + rank);  // `seen` may grow below
     frontier.pop();
     for (size_t d = 0; d < rank; ++d) {
-      if (idx[d] + 1 >= steps[d].size()) continue;
-      auto nb = idx;
+      if (cur[d] + 1 >= steps[d].size()) continue;
+      nb = cur;
       ++nb[d];
-      push(nb);
+      push(nb.data());
     }
   }
   if (valid.empty()) {
@@ -525,14 +693,16 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
     if (res.why.empty()) res.why = "no valid tile";
     return res;
   }
+  // Same comparison as on the configurations, so the order (ties included) is the same.
   std::sort(valid.begin(), valid.end(),
-            [](const TileConfig& a, const TileConfig& b) { return a.priority < b.priority; });
+            [](const Item& a, const Item& b) { return a.first < b.first; });
   const size_t k = std::min<size_t>(valid.size(), static_cast<size_t>(lim.topk));
   res.candidates = static_cast<int>(k);
-  for (size_t i = 0; i < k; ++i) valid[i].latency_us = profile_latency(p, arch, valid[i]);
-  res.best = valid[0];
-  for (size_t i = 1; i < k; ++i)
-    if (valid[i].latency_us < res.best.latency_us) res.best = valid[i];
+  for (size_t i = 0; i < k; ++i) {
+    eval_at(seen.at(valid[i].second), cfg);
+    cfg.latency_us = profile_latency(p, arch, cfg);
+    if (i == 0 || cfg.latency_us < res.best.latency_us) res.best = cfg;
+  }
   res.valid = true;
   res.why.clear();
   return res;

@@ -105,6 +105,10 @@ TileConfig profile_tile(const TileGraph& g, const KernelGroup& grp, const Welder
 // SubGraphTiling for one kernel at the shared-memory level: enumerate, filter, top-k, profile.
 GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                            const SearchLimits& lim);
+// The same, with the custom regions memoised in `memo` (shared by the groups of one scheduling
+// run; null: a memo of its own).
+GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
+                           const SearchLimits& lim, CustomRegionMemo* memo);
 // Root op of the group (its last sink in topological order).
 int group_root(const TileGraph& g, const KernelGroup& grp);
 // A canonical description of the group (shapes, accesses, edges) used to cache results of

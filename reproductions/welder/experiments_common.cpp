@@ -31,9 +31,11 @@ TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
                                    const std::vector<Variant>& variants) {
   std::vector<Schedule> out;
+  CustomRegionMemo regions;  // the variants share the tile-graph's custom regions
   for (Variant v : variants) {
     ScheduleOptions o;
     o.variant = v;
+    o.regions = &regions;
     out.push_back(schedule_graph(tg, arch, o));
   }
   return out;

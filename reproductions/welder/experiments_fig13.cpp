@@ -1,8 +1,14 @@
 // Fig. 13: the ablation (Ansor-like, Welder-none, Welder-base, Welder) on NAFNet, ViT and Swin-T,
-// FP32, batch 64: latency, kernels, global memory transactions and IRS.
+// FP32, batch 64: latency, kernels, global memory transactions and IRS. Beside the figure: where
+// transactions and IRS remain (_breakdown), what the fusions Welder adds over Welder-base cost
+// and save (_fusion_tradeoff), and a sensitivity study with connection levels chosen by
+// transactions instead of the modelled latency (_sensitivity; no claim uses it).
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "common/report/report.h"
 #include "reproductions/welder/experiments.h"
@@ -58,6 +64,46 @@ Breakdown breakdown(const TileGraph& tg, const Schedule& s) {
   return {tr > 0 ? 100 * heavy_tr / tr : 0, irs > 0 ? 100 * lone_irs / irs : 0};
 }
 
+// The Welder kernels that hold operators of two or more launched Welder-base kernels ("merged"),
+// against those base kernels (each counted once): what the shared-memory level's fusions cost
+// and save.
+struct FusionTradeoff {
+  int merged_kernels = 0;
+  int base_kernels = 0;
+  double merged_transactions = 0, base_transactions = 0;
+  double merged_latency_ms = 0, base_latency_ms = 0;
+};
+FusionTradeoff fusion_tradeoff(const TileGraph& tg, const Schedule& base, const Schedule& welder) {
+  std::vector<int> base_of(tg.ops.size(), -1);
+  for (size_t i = 0; i < base.groups.size(); ++i)
+    for (int op : base.groups[i].group.ops) base_of[op] = static_cast<int>(i);
+  FusionTradeoff t;
+  std::set<int> parts_all;
+  for (const auto& g : welder.groups) {
+    if (!g.result.launches) continue;
+    std::set<int> parts;
+    for (int op : g.group.ops)
+      if (base_of[op] >= 0 && base.groups[base_of[op]].result.launches) parts.insert(base_of[op]);
+    if (parts.size() < 2) continue;
+    ++t.merged_kernels;
+    t.merged_transactions += g.result.best.sectors;
+    t.merged_latency_ms += g.result.best.latency_us / 1000;
+    parts_all.insert(parts.begin(), parts.end());
+  }
+  for (int b : parts_all) {
+    ++t.base_kernels;
+    t.base_transactions += base.groups[b].result.best.sectors;
+    t.base_latency_ms += base.groups[b].result.best.latency_us / 1000;
+  }
+  return t;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
 }  // namespace
 
 void run_fig13(ExperimentContext& ctx) {
@@ -83,9 +129,50 @@ void run_fig13(ExperimentContext& ctx) {
   Table groups = group_table();
   Table bd({"model", "variant", "transactions_in_conv_matmul_kernels_pct",
             "irs_from_lone_conv_matmul_kernels_pct"});
+  Table tradeoff({"model", "merged_welder_kernels", "merged_transactions_M",
+                  "base_kernels_of_their_ops", "base_transactions_M", "merged_latency_ms",
+                  "base_latency_ms"});
+  Table sens(
+      {"model", "variant", "connect_cost", "latency_ms", "kernels", "transactions_M", "irs_mib"});
+  // Sensitivity study: metrics[model][variant] with levels chosen by transactions.
+  std::map<std::string, std::map<Variant, PlanMetrics>> m_tr;
+  std::string tradeoff_text;  // per model: merged kernels vs their base kernels
+  std::string more_text;      // models whose merged kernels raise transactions, lower latency
   for (const auto& fm : models) {
     const TileGraph tg = model_tile_graph(fm.zoo, zo);
     const auto scheds = run_variants(tg, arch, kFig13Variants);
+    {
+      const Schedule* base = nullptr;
+      const Schedule* welder = nullptr;
+      for (const auto& s : scheds) {
+        if (s.variant == Variant::Base) base = &s;
+        if (s.variant == Variant::Welder) welder = &s;
+      }
+      const FusionTradeoff ft = fusion_tradeoff(tg, *base, *welder);
+      tradeoff.add_row({fm.label, int64_t{ft.merged_kernels}, ft.merged_transactions / 1e6,
+                        int64_t{ft.base_kernels}, ft.base_transactions / 1e6, ft.merged_latency_ms,
+                        ft.base_latency_ms});
+      if (ft.merged_transactions > ft.base_transactions &&
+          ft.merged_latency_ms < ft.base_latency_ms)
+        more_text += (more_text.empty() ? "" : ", ") + fm.label;
+      tradeoff_text += (tradeoff_text.empty() ? "" : "; ") + fm.label + " " +
+                       fixed(ft.merged_transactions / 1e6, 0) + "M vs " +
+                       fixed(ft.base_transactions / 1e6, 0) + "M transactions, " +
+                       fixed(ft.merged_latency_ms, 1) + " vs " + fixed(ft.base_latency_ms, 1) +
+                       " ms";
+      CustomRegionMemo regions;
+      for (Variant v : {Variant::Base, Variant::Welder}) {
+        ScheduleOptions o;
+        o.variant = v;
+        o.connect_cost = ConnectCost::Transactions;
+        o.regions = &regions;
+        const Schedule st = schedule_graph(tg, arch, o);
+        m_tr[fm.label][v] = st.metrics;
+        sens.add_row({fm.label, variant_name(v), std::string("transactions"), st.metrics.latency_ms,
+                      int64_t{st.metrics.kernels}, st.metrics.transactions / 1e6,
+                      st.metrics.irs_mib});
+      }
+    }
     for (const auto& s : scheds) {
       add_group_rows(groups, fm.label, tg, s);
       if (s.variant == Variant::Welder) {  // the plan, for any evaluator of the suite
@@ -105,18 +192,32 @@ void run_fig13(ExperimentContext& ctx) {
   ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), model mode, " + arch.name, t);
   ctx.emit_file("_kernels.csv", to_csv(groups));
   ctx.emit_table("Figure 13 - where transactions and IRS remain (model mode)", bd, "_breakdown");
+  ctx.emit_table(
+      "Figure 13 - Welder kernels merging several Welder-base kernels, against those kernels",
+      tradeoff, "_fusion_tradeoff");
+  ctx.emit_table(
+      "Figure 13 - sensitivity (not the paper's rule): connection levels chosen by "
+      "transactions instead of the modelled latency",
+      sens, "_sensitivity");
   ctx.note(
-      "deviation, transactions (Welder vs base): the reported transactions are "
-      "L1-level 32-B sectors incl. L2 hits, as nvprof's gld/gst counts; most of them are re-reads "
-      "of convolution/matrix-product operands per tile (breakdown table), which no fusion "
-      "removes. Welder's latency-driven choice often takes fused groups whose tiles re-read "
-      "weights more (smaller or less coalesced tiles that fit shared memory), so reads grow "
-      "while writes fall (ViT and Swin-T rise vs base: groups chaining MatMul, LayerNorm and "
-      "MatMul on tiles of a few rows re-read both weight matrices per tile). Most likely "
-      "reason for the gap to the "
-      "paper: the suite's GPU model rates large, coalesced tiles slow (register-bound "
-      "occupancy: <= 256 threads, 4 outputs/thread), so searched tiles are smaller and re-read "
-      "more than the paper's kernels did; this inflates the unfusable part of every variant");
+      "deviation, transactions (Welder vs base): the reported transactions are L1-level 32-B "
+      "sectors incl. L2 hits, as nvprof's gld/gst counts; most of them are re-reads of "
+      "convolution/matrix-product operands per tile (breakdown table). Welder kernels that "
+      "merge several Welder-base kernels, against those base kernels (fusion_tradeoff table): " +
+      tradeoff_text + ". In " + (more_text.empty() ? std::string("no model") : more_text) +
+      " they execute more transactions at a lower modelled latency. Cause: Fig. 7 (line 8) "
+      "keeps the level whose kernels profile fastest, and the suite's profile is the GPU "
+      "model. A fused kernel holding a LayerNorm and the MatMul(s) after it (ViT, Swin-T) "
+      "runs on tiles of a few rows: the LayerNorm needs whole rows, the grid-alignment rule "
+      "then makes the MatMul's tile span its whole output row, and the kept intermediate tile "
+      "must fit the 48 KiB of shared memory; every tile then re-reads whole weight matrices "
+      "(L2 hits). "
+      "The GPU model still rates such a kernel faster than the separate ones: it charges the "
+      "re-reads at the L2 bandwidth and the matrix products at a compute rate that depends on "
+      "a kernel's FLOPs and occupancy, not on its tile's shape, so thin GEMM tiles cost "
+      "nothing extra; a real GPU likely runs them well below peak, which the paper's "
+      "profiling on the V100 would see. The cost model and the Fig. 7 loop follow the paper; "
+      "the gap comes from the latency model");
   ctx.note(
       "deviation, IRS (Welder vs base): NAFNet keeps its full-resolution convolutions as lone "
       "kernels (breakdown table): a 3x3 depthwise conv joins its producer only with a tile "
@@ -163,6 +264,28 @@ void run_fig13(ExperimentContext& ctx) {
     }
     return sum / static_cast<double>(models.size());
   };
+  {
+    // Sensitivity: Welder vs base when both pick levels by transactions.
+    double red[4] = {0, 0, 0, 0};
+    for (const auto& fm : models) {
+      const PlanMetrics& a = m_tr[fm.label][Variant::Base];
+      const PlanMetrics& b = m_tr[fm.label][Variant::Welder];
+      red[0] += reduction_pct(a.latency_ms, b.latency_ms);
+      red[1] += reduction_pct(a.kernels, b.kernels);
+      red[2] += reduction_pct(a.transactions, b.transactions);
+      red[3] += reduction_pct(a.irs_mib, b.irs_mib);
+    }
+    const double n = static_cast<double>(models.size());
+    ctx.note(
+        "sensitivity (sensitivity table; not the paper's rule, no claim uses it): when both "
+        "Welder-base and Welder pick each edge's level by the transactions of the kernels it "
+        "touches instead of the modelled latency (tiles still chosen as before), Welder vs "
+        "base reduces latency by " +
+        fixed(red[0] / n, 1) + "%, kernels by " + fixed(red[1] / n, 1) + "%, transactions by " +
+        fixed(red[2] / n, 1) + "% and IRS by " + fixed(red[3] / n, 1) +
+        "% (mean of per-model; paper: 29, 60, 25, 65): the transactions then fall, as in the "
+        "paper, so their deviation comes from the fusions the latency model accepts");
+  }
   const PaperData pd = PaperData::load("welder", "fig13.csv");
   auto paper = [&](const std::string& cmp, const std::string& metric) {
     auto v = pd.value({{"comparison", cmp}, {"metric", metric}}, "value");

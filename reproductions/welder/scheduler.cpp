@@ -81,14 +81,29 @@ class Connector {
   }
 
   const GroupResult& evaluate(const KernelGroup& k) {
+    // The same group (ops and edge levels) again: no signature to build.
+    identity_.clear();
+    for (int o : k.ops) identity_.push_back(o);
+    identity_.push_back(-1);
+    for (const auto& [e, lvl] : k.edges) {
+      identity_.push_back(e.first);
+      identity_.push_back(e.second);
+      identity_.push_back(static_cast<int>(lvl));
+    }
+    auto same = by_identity_.find(identity_);
+    if (same != by_identity_.end()) return *same->second;
     std::string sig = group_signature(g_, k);
     auto it = cache_.find(sig);
-    if (it != cache_.end()) return it->second;
-    GroupResult r = schedule_group(g_, k, arch_, opt_.limits);
-    ++subgraphs_;
-    candidates_ += r.candidates;
-    visited_ += r.visited;
-    return cache_.emplace(std::move(sig), std::move(r)).first->second;
+    if (it == cache_.end()) {
+      GroupResult r =
+          schedule_group(g_, k, arch_, opt_.limits, opt_.regions ? opt_.regions : &regions_);
+      ++subgraphs_;
+      candidates_ += r.candidates;
+      visited_ += r.visited;
+      it = cache_.emplace(std::move(sig), std::move(r)).first;
+    }
+    by_identity_.emplace(identity_, &it->second);
+    return it->second;
   }
 
   // Convex: no path leaves the set and comes back (otherwise the fused kernel would need an
@@ -139,10 +154,13 @@ class Connector {
     return true;
   }
 
-  double latency(const std::vector<int>& ops) {
-    const GroupResult& r = evaluate(group_of(ops));
-    return r.valid ? r.best.latency_us : std::numeric_limits<double>::infinity();
+  // What connect_edge minimises for one kernel (ScheduleOptions::connect_cost).
+  double cost(const GroupResult& r) const {
+    if (!r.valid) return std::numeric_limits<double>::infinity();
+    return opt_.connect_cost == ConnectCost::Latency ? r.best.latency_us : r.best.sectors;
   }
+
+  double cost(const std::vector<int>& ops) { return cost(evaluate(group_of(ops))); }
 
   void connect_edge(int p, int c, const std::vector<Conn>& options) {
     const bool same = find(p) == find(c);
@@ -158,14 +176,13 @@ class Connector {
       double t;
       levels_[{p, c}] = lvl;
       if (lvl == Conn::Dram) {
-        t = latency(members_[find(p)]) + latency(members_[find(c)]);
+        t = cost(members_[find(p)]) + cost(members_[find(c)]);
       } else {
         if (!is_convex) continue;
         bool legal = true;
         KernelGroup k = group_of(merged, &legal);
         if (!legal || !register_rule(k)) continue;
-        const GroupResult& r = evaluate(k);
-        t = r.valid ? r.best.latency_us : std::numeric_limits<double>::infinity();
+        t = cost(evaluate(k));
       }
       if (t < best) {
         best = t;
@@ -216,7 +233,22 @@ class Connector {
   std::vector<int> comp_;
   std::unordered_map<int, std::vector<int>> members_;
   std::map<std::pair<int, int>, Conn> levels_;
-  std::unordered_map<std::string, GroupResult> cache_;
+  std::unordered_map<std::string, GroupResult> cache_;  // by signature (identical sub-graphs)
+  struct IdentityHash {
+    size_t operator()(const std::vector<int>& v) const {
+      uint64_t h = 1469598103934665603ull;  // FNV-1a
+      for (int x : v) {
+        h ^= static_cast<uint64_t>(static_cast<uint32_t>(x));
+        h *= 1099511628211ull;
+      }
+      return static_cast<size_t>(h);
+    }
+  };
+  // The same group again (ops, -1, then producer, consumer, level per edge) -> its result in
+  // cache_ (unordered_map nodes do not move).
+  std::unordered_map<std::vector<int>, const GroupResult*, IdentityHash> by_identity_;
+  std::vector<int> identity_;
+  CustomRegionMemo regions_;  // custom input regions, shared by every group's tile search
 };
 
 // Orders groups topologically (Kahn on the condensed graph; ties by smallest op index).
@@ -301,6 +333,8 @@ Schedule schedule_graph(const TileGraph& g, const WelderArch& arch, const Schedu
       s.algorithm = opt.variant == Variant::Base
                         ? "Fig. 7 graph connecting, levels {DRAM, register}"
                         : "Fig. 7 graph connecting, levels {DRAM, register, shared}";
+      if (opt.connect_cost == ConnectCost::Transactions)
+        s.algorithm += " (levels chosen by transactions, not latency: sensitivity study)";
       std::vector<Conn> options{Conn::Dram, Conn::Register};
       if (opt.variant == Variant::Welder) options.push_back(Conn::Shared);
       for (int p = 0; p < n; ++p) {

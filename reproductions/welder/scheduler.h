@@ -25,9 +25,20 @@ namespace dgs::welder {
 enum class Variant { None, Base, Welder, AnsorLike };
 std::string variant_name(Variant v);  // "Welder-none", "Welder-base", "Welder", "Ansor-like"
 
+// What the graph-connecting step minimises when it picks an edge's level. The paper's rule
+// (Fig. 7 line 8) keeps the level whose kernels profile fastest: Latency, the "profile" being the
+// analytic latency of the best of the top-k tiles. Transactions (the 32-B global-memory
+// transactions of the kernels the edge touches) is not the paper's rule: Fig. 13 runs it only as
+// a sensitivity study of its transaction claim.
+enum class ConnectCost { Latency, Transactions };
+
 struct ScheduleOptions {
   Variant variant = Variant::Welder;
   SearchLimits limits;
+  ConnectCost connect_cost = ConnectCost::Latency;
+  // Memo of custom input regions to use (and fill); it may be shared by runs on the same
+  // tile-graph (e.g. the variants of one model). Null: the run keeps a memo of its own.
+  CustomRegionMemo* regions = nullptr;
 };
 
 struct ScheduledGroup {

@@ -32,29 +32,39 @@ int64_t clip(int64_t v, int64_t hi) {
 
 }  // namespace
 
-std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
-                                  const std::vector<int64_t>& space_tile,
-                                  const std::vector<int64_t>& reduce_tile) {
-  const InputAccess& in = op.inputs.at(static_cast<size_t>(k));
-  const Shape& shape = g.tensors[in.tensor].shape;
-  if (in.custom) {
-    // Concat, Reshape-like, Resize, DepthToSpace, ConvTranspose, ...: the shared iteration
-    // spaces compute the region (common/graph/iteration_space.h).
-    Region tile;
-    for (size_t d = 0; d < op.space.size(); ++d)
-      tile.push_back({0, std::max<int64_t>(1, std::min(space_tile[d], op.space[d]))});
-    const auto regions = input_regions(*g.source, op.graph_op, tile, op.output_index);
+namespace {
+
+// The region of every custom input of `op` for the (already clipped) output tile; other inputs
+// get an empty vector.
+std::vector<std::vector<int64_t>> custom_regions(const TileGraph& g, const TileOp& op,
+                                                 const int64_t* clipped_tile) {
+  Region tile;
+  for (size_t d = 0; d < op.space.size(); ++d) tile.push_back({0, clipped_tile[d]});
+  const auto regions = input_regions(*g.source, op.graph_op, tile, op.output_index);
+  std::vector<std::vector<int64_t>> out(op.inputs.size());
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    const InputAccess& in = op.inputs[k];
+    if (!in.custom) continue;
+    const Shape& shape = g.tensors[in.tensor].shape;
     const Region& r = regions.at(static_cast<size_t>(in.graph_input));
-    std::vector<int64_t> out(shape.size(), 1);
-    for (size_t d = 0; d < r.size() && d < out.size(); ++d) out[d] = clip(r[d].size(), shape[d]);
-    return out;
+    out[k].assign(shape.size(), 1);
+    for (size_t d = 0; d < r.size() && d < shape.size(); ++d)
+      out[k][d] = clip(r[d].size(), shape[d]);
   }
-  std::vector<int64_t> region(shape.size(), 1);
+  return out;
+}
+
+}  // namespace
+
+void affine_input_region(const TileGraph& g, const TileOp& op, int k, const int64_t* space_tile,
+                         const int64_t* reduce_tile, int64_t* out) {
+  const InputAccess& in = op.inputs[static_cast<size_t>(k)];
+  const Shape& shape = g.tensors[in.tensor].shape;
   const size_t ns = op.space.size();
   for (size_t d = 0; d < shape.size(); ++d) {
     const DimAccess& a = in.dims[d];
     if (a.full) {
-      region[d] = shape[d];
+      out[d] = shape[d];
       continue;
     }
     int64_t span = 1;
@@ -67,9 +77,80 @@ std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
     }
     int64_t r = a.divisor == 1 ? span : (span - 1) / a.divisor + 2;
     r += a.extra;
-    region[d] = clip(r, shape[d]);
+    out[d] = clip(r, shape[d]);
   }
+}
+
+std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
+                                  const std::vector<int64_t>& space_tile,
+                                  const std::vector<int64_t>& reduce_tile) {
+  const InputAccess& in = op.inputs.at(static_cast<size_t>(k));
+  const Shape& shape = g.tensors[in.tensor].shape;
+  if (in.custom) {
+    // Concat, Reshape-like, Resize, DepthToSpace, ConvTranspose, ...: the shared iteration
+    // spaces compute the region (common/graph/iteration_space.h).
+    std::vector<int64_t> tile(op.space.size());
+    for (size_t d = 0; d < op.space.size(); ++d)
+      tile[d] = std::max<int64_t>(1, std::min(space_tile[d], op.space[d]));
+    return custom_regions(g, op, tile.data())[static_cast<size_t>(k)];
+  }
+  std::vector<int64_t> region(shape.size(), 1);
+  affine_input_region(g, op, k, space_tile.data(), reduce_tile.data(), region.data());
   return region;
+}
+
+const int64_t* CustomRegionMemo::region(const TileGraph& g, int op_index, int k,
+                                        const int64_t* space_tile) {
+  const TileOp& op = g.ops[static_cast<size_t>(op_index)];
+  key_.resize(op.space.size() + 1);
+  key_[0] = op_index;
+  for (size_t d = 0; d < op.space.size(); ++d)
+    key_[d + 1] = std::max<int64_t>(1, std::min(space_tile[d], op.space[d]));
+  return find_or_add(g, op_index, k);
+}
+
+const int64_t* CustomRegionMemo::find_or_add(const TileGraph& g, int op_index, int k) {
+  const TileOp& op = g.ops[static_cast<size_t>(op_index)];
+  // Offset of input k's region inside the op's value block.
+  auto value_of = [&](const Entry& e) {
+    size_t off = e.value;
+    for (int j = 0; j < k; ++j)
+      if (op.inputs[static_cast<size_t>(j)].custom)
+        off += g.tensors[op.inputs[static_cast<size_t>(j)].tensor].shape.size();
+    return values_.data() + off;
+  };
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the key's words
+  for (int64_t v : key_) {
+    h ^= static_cast<uint64_t>(v);
+    h *= 1099511628211ull;
+  }
+  if (slots_.empty()) slots_.assign(1024, -1);
+  size_t mask = slots_.size() - 1;
+  size_t s = static_cast<size_t>(h) & mask;
+  for (; slots_[s] >= 0; s = (s + 1) & mask) {
+    const Entry& e = entries_[static_cast<size_t>(slots_[s])];
+    if (e.hash == h && std::equal(key_.begin(), key_.end(), keys_.begin() + e.key))
+      return value_of(e);
+  }
+  Entry e;
+  e.key = keys_.size();
+  e.value = values_.size();
+  e.hash = h;
+  keys_.insert(keys_.end(), key_.begin(), key_.end());
+  for (const auto& r : custom_regions(g, op, key_.data() + 1))
+    values_.insert(values_.end(), r.begin(), r.end());
+  entries_.push_back(e);
+  slots_[s] = static_cast<int>(entries_.size()) - 1;
+  if (2 * entries_.size() > slots_.size()) {  // grow and re-index
+    slots_.assign(2 * slots_.size(), -1);
+    mask = slots_.size() - 1;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      size_t t = static_cast<size_t>(entries_[i].hash) & mask;
+      while (slots_[t] >= 0) t = (t + 1) & mask;
+      slots_[t] = static_cast<int>(i);
+    }
+  }
+  return value_of(entries_.back());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -90,6 +90,37 @@ std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
                                   const std::vector<int64_t>& space_tile,
                                   const std::vector<int64_t>& reduce_tile);
 
+// input_region for an affine (non-custom) access, without allocating: `space_tile` has the op's
+// rank, `reduce_tile` its reduction rank, `out` the input's rank.
+void affine_input_region(const TileGraph& g, const TileOp& op, int k, const int64_t* space_tile,
+                         const int64_t* reduce_tile, int64_t* out);
+
+// Memo of the regions answered by the shared iteration spaces (custom accesses: Reshape,
+// Concat, ConvTranspose, ... are recomputed from the source graph and cost far more than the
+// affine maps): per (tile op, output tile clipped to the op), the region of every custom input,
+// exactly as input_region returns it. One scheduling run owns one memo (the tile-graph must
+// outlive it and stay unchanged).
+class CustomRegionMemo {
+ public:
+  // The region of input `k` (a custom access) of op `op_index` for the output tile `space_tile`
+  // (the op's rank; clipped here as input_region clips it). Valid until the next call.
+  const int64_t* region(const TileGraph& g, int op_index, int k, const int64_t* space_tile);
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    size_t key = 0;    // offset of (op index, clipped tile) in keys_
+    size_t value = 0;  // offset of the op's custom input regions, in input order, in values_
+    uint64_t hash = 0;
+  };
+  const int64_t* find_or_add(const TileGraph& g, int op_index, int k);
+  // Flat storage (no allocation per entry) and an open-addressing index of entry ids.
+  std::vector<int64_t> keys_, values_;
+  std::vector<Entry> entries_;
+  std::vector<int> slots_;    // -1 = empty; size a power of two, at most half full
+  std::vector<int64_t> key_;  // the key being looked up
+};
+
 // Converts a dgs::Graph into a tile-graph: one TileOp per operator output (layout-only operators
 // are views); iteration spaces from common/graph/iteration_space.h, FLOPs from analysis.h.
 TileGraph build_tile_graph(const Graph& g);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "common/exec/executor.h"
 #include "models/builder.h"
@@ -148,6 +149,87 @@ TEST(WelderPropagation, InconsistentOutputsAreNotConnected) {
   const TileConfig c = evaluate_tile(g, k, v100_arch(), {8, 32});
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.why.find("inconsistent"), std::string::npos) << c.why;
+}
+
+// The memo of custom regions (Reshape, Concat, ... answered by the shared iteration spaces)
+// returns what input_region computes, on a first lookup and on a repeated one.
+TEST(WelderPropagation, CustomRegionMemoEqualsInputRegion) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  const TileGraph tg = build_tile_graph(build_zoo_model("mobilevit_s", zo));
+  CustomRegionMemo memo;
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (size_t o = 0; o < tg.ops.size(); ++o) {
+    const TileOp& op = tg.ops[o];
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      if (!op.inputs[k].custom) continue;
+      for (int trial = 0; trial < 4; ++trial) {
+        std::vector<int64_t> tile(op.space.size());
+        for (size_t d = 0; d < tile.size(); ++d)
+          tile[d] = std::uniform_int_distribution<int64_t>(1, op.space[d] + 2)(rng);
+        const auto want = input_region(tg, op, static_cast<int>(k), tile, op.reduce);
+        for (int lookup = 0; lookup < 2; ++lookup) {
+          const int64_t* got =
+              memo.region(tg, static_cast<int>(o), static_cast<int>(k), tile.data());
+          EXPECT_EQ(std::vector<int64_t>(got, got + want.size()), want)
+              << op.name << " input " << k << " lookup " << lookup;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 20);
+  EXPECT_LE(memo.size(), static_cast<size_t>(checked));
+}
+
+// Sharing one memo between the variants of a model changes no schedule.
+TEST(WelderSearch, SharedRegionMemoKeepsSchedules) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  const TileGraph tg = build_tile_graph(build_zoo_model("vit_s32", zo));
+  CustomRegionMemo memo;
+  for (Variant v : {Variant::Base, Variant::Welder}) {
+    ScheduleOptions own;
+    own.variant = v;
+    ScheduleOptions shared = own;
+    shared.regions = &memo;
+    const Schedule a = schedule_graph(tg, v100_arch(), own);
+    const Schedule b = schedule_graph(tg, v100_arch(), shared);
+    ASSERT_EQ(a.groups.size(), b.groups.size()) << variant_name(v);
+    for (size_t i = 0; i < a.groups.size(); ++i) {
+      EXPECT_EQ(a.groups[i].group.ops, b.groups[i].group.ops);
+      EXPECT_EQ(a.groups[i].result.best.tile, b.groups[i].result.best.tile);
+      EXPECT_EQ(a.groups[i].result.best.latency_us, b.groups[i].result.best.latency_us);
+    }
+    EXPECT_EQ(a.metrics.transactions, b.metrics.transactions);
+    EXPECT_EQ(a.tiles_visited, b.tiles_visited);
+  }
+  EXPECT_GT(memo.size(), 0u);
+}
+
+// Fig. 7 keeps, per edge, the level whose kernels cost least: by modelled latency (the paper's
+// rule) or, in the sensitivity study, by transactions. On the §2 MatMul->Softmax graph the two
+// options are two kernels or one fused kernel; each rule must pick its own minimum.
+TEST(WelderVariants, ConnectCostPicksTheCheaperLevel) {
+  MatmulSoftmax s;
+  const WelderArch arch = v100_arch();
+  KernelGroup mm, sm;
+  mm.ops = {s.mm};
+  sm.ops = {s.sm};
+  const GroupResult rm = schedule_group(s.g, mm, arch, SearchLimits{});
+  const GroupResult rs = schedule_group(s.g, sm, arch, SearchLimits{});
+  const GroupResult rf = schedule_group(s.g, s.fused, arch, SearchLimits{});
+  ASSERT_TRUE(rm.valid && rs.valid && rf.valid);
+  ScheduleOptions o;
+  o.variant = Variant::Welder;
+  const Schedule by_latency = schedule_graph(s.g, arch, o);
+  EXPECT_DOUBLE_EQ(by_latency.metrics.latency_ms * 1000,
+                   std::min(rf.best.latency_us, rm.best.latency_us + rs.best.latency_us));
+  o.connect_cost = ConnectCost::Transactions;
+  const Schedule by_transactions = schedule_graph(s.g, arch, o);
+  EXPECT_DOUBLE_EQ(by_transactions.metrics.transactions,
+                   std::min(rf.best.sectors, rm.best.sectors + rs.best.sectors));
 }
 
 // Hand-checked two-operator graph: C = A.B, D = Relu(C), A [4096x64], B [64x64].
