@@ -13,6 +13,12 @@ namespace {
 using dgs::GpuSpec;
 using dgs::KernelLaunch;
 
+// The simulation rate as its own counter: kernels simulated per second (= items_per_second).
+void report_kernel_rate(benchmark::State& state, int64_t kernels) {
+  state.counters["kernels_per_s"] =
+      benchmark::Counter(static_cast<double>(kernels), benchmark::Counter::kIsRate);
+}
+
 // The built-in V100 config (compiled into the executable: no file is read).
 GpuSpec bench_v100() {
   static const GpuSpec spec = dgs::load_gpu_spec("v100");
@@ -59,6 +65,7 @@ void BM_SimulateSingleKernel(benchmark::State& state) {
     benchmark::DoNotOptimize(r.latency_us);
   }
   state.SetItemsProcessed(state.iterations());
+  report_kernel_rate(state, state.iterations());
   state.counters["blocks"] = static_cast<double>(streams[0][0].grid_blocks);
   state.counters["events_per_kernel"] =
       static_cast<double>(events) / static_cast<double>(state.iterations());
@@ -93,6 +100,7 @@ void BM_SimulateIosStage(benchmark::State& state) {
     benchmark::DoNotOptimize(r.latency_us);
   }
   state.SetItemsProcessed(state.iterations() * kernels);
+  report_kernel_rate(state, state.iterations() * kernels);
   state.counters["stages_per_second"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["events_per_stage"] =
@@ -112,6 +120,7 @@ void BM_SimulateWideStage(benchmark::State& state) {
   for (const auto& s : streams) kernels += static_cast<int64_t>(s.size());
   for (auto _ : state) benchmark::DoNotOptimize(dgs::simulate_stage(v, streams).latency_us);
   state.SetItemsProcessed(state.iterations() * kernels);
+  report_kernel_rate(state, state.iterations() * kernels);
 }
 BENCHMARK(BM_SimulateWideStage);
 
@@ -135,6 +144,7 @@ void BM_EvaluateInceptionV3Sequential(benchmark::State& state) {
     benchmark::DoNotOptimize(e.latency_us);
   }
   state.SetItemsProcessed(kernels);
+  report_kernel_rate(state, kernels);
 }
 BENCHMARK(BM_EvaluateInceptionV3Sequential)->Arg(1)->Arg(32);
 

@@ -51,6 +51,12 @@ constexpr double kDefaultBlockMinUs = 0.5;
 // Relative tolerance below which a block's remaining work counts as done.
 constexpr double kDoneEpsilon = 1e-9;
 
+// Relative margin by which stage_latency_lower_bound_us lowers its bound: far above the
+// simulation's rounding (a block ends kDoneEpsilon early; event times accumulate ~1e-16 relative
+// error per event), so the bound stays below the simulated latency, yet far below any difference
+// between two stages' latencies that a search could act on.
+constexpr double kLowerBoundMargin = 1e-6;
+
 struct EfficiencyDefault {
   std::string_view key;
   double value;
@@ -259,6 +265,9 @@ struct SimKernel {
   double ready = 0;
   int64_t dispatched = 0, finished = 0;
   double start = -1, end = -1;
+  // No SM had room for a block of it at the last dispatch, and no block has ended since (SM
+  // resources only shrink until one does, so it still fits nowhere).
+  bool blocked = false;
 };
 
 struct Model {
@@ -331,7 +340,21 @@ double class_efficiency(const GpuSpec& spec, const KernelLaunch& k) {
   return 1.0;
 }
 
-SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int index) {
+// class_efficiency for the kernels of one simulation, each (class, math unit) looked up once (the
+// lookup scans the config's efficiency section).
+struct EfficiencyCache {
+  double value[4][3] = {{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}};
+  double get(const GpuSpec& spec, const KernelLaunch& k) {
+    if (k.compute_efficiency > 0) return k.compute_efficiency;
+    const size_t c = static_cast<size_t>(k.klass), u = static_cast<size_t>(k.math);
+    if (c >= 4 || u >= 3) return class_efficiency(spec, k);
+    if (value[c][u] < 0) value[c][u] = class_efficiency(spec, k);
+    return value[c][u];
+  }
+};
+
+SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int index,
+                  EfficiencyCache* efficiency = nullptr) {
   const Occupancy o = occupancy(spec, k);
   SimKernel s;
   s.grid = k.grid_blocks;
@@ -343,7 +366,8 @@ SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int in
   s.flops_b = std::max(0.0, k.flops) / g;
   s.dram_b = std::max(0.0, k.dram_bytes) / g;
   s.l2_b = std::max(0.0, k.l2_bytes) / g;
-  s.sm_rate = peak_tflops(spec, k.math) * 1e6 / spec.sm_count * class_efficiency(spec, k);
+  s.sm_rate = peak_tflops(spec, k.math) * 1e6 / spec.sm_count *
+              (efficiency ? efficiency->get(spec, k) : class_efficiency(spec, k));
   if (!(s.sm_rate > 0))
     throw Error("gpu model: kernel '" + k.name + "' on " + spec.name + ": compute efficiency of " +
                 std::string(kernel_class_name(k.klass)) + " kernels is 0; expected > 0");
@@ -516,19 +540,23 @@ class Simulator {
       if (!std::isfinite(dt)) break;  // nothing resident, nothing to come
       // Advance.
       int64_t warps_now = 0, busy_now = 0;
+      bool any_done = false;  // complete() changes nothing otherwise (an event of a launch)
       for (auto& g : groups_) {
         warps_now += int64_t{g.count} * g.warps;
         if (g.blocks > 0) busy_now += g.count;
         for (auto& r : g.residents) {
           r.remaining -= r.rate * dt;
-          if (r.remaining <= kDoneEpsilon) r.remaining = 0;
+          if (r.remaining <= kDoneEpsilon) {
+            r.remaining = 0;
+            any_done = true;
+          }
         }
       }
       warp_integral += static_cast<double>(warps_now) * dt;
       busy_integral += static_cast<double>(busy_now) * dt;
       t += dt;
       ++events;
-      complete(t);
+      if (any_done) complete(t);
       merge_groups();
     }
     res.latency_us = t;
@@ -547,21 +575,38 @@ class Simulator {
            (m_.max_smem <= 0 || g.smem + k.smem <= m_.max_smem);
   }
 
+  // How many more blocks of k fit on each SM of g (>= 1 when fits(g, k)).
+  int64_t room_for(const SmGroup& g, const SimKernel& k) const {
+    int n = m_.max_blocks - g.blocks;  // per-SM counts fit in int
+    if (k.threads > 0) n = std::min(n, (m_.max_threads - g.threads) / k.threads);
+    if (k.warps > 0) n = std::min(n, (m_.max_warps - g.warps) / k.warps);
+    if (k.regs > 0) n = std::min(n, (m_.max_regs - g.regs) / k.regs);
+    if (m_.max_smem > 0 && k.smem > 0)
+      n = static_cast<int>(std::min<int64_t>(n, (m_.max_smem - g.smem) / k.smem));
+    return n;
+  }
+
   void add_block(SmGroup& g, const SimKernel& k, int kernel, int64_t stamp) {
+    add_blocks(g, k, kernel, stamp, 1);
+  }
+
+  // `blocks` blocks of k on every SM of g, dispatched at event `stamp`.
+  void add_blocks(SmGroup& g, const SimKernel& k, int kernel, int64_t stamp, int blocks) {
     state_changed_ = true;
-    g.threads += k.threads;
-    g.warps += k.warps;
-    g.blocks += 1;
-    g.regs += k.regs;
-    g.smem += k.smem;
-    for (auto& r : g.residents)
-      if (r.kernel == kernel && r.stamp == stamp) {
-        ++r.blocks;
+    g.threads += k.threads * blocks;
+    g.warps += k.warps * blocks;
+    g.blocks += blocks;
+    g.regs += k.regs * blocks;
+    g.smem += k.smem * blocks;
+    // Residents are in dispatch order: this event's are at the end.
+    for (auto r = g.residents.rbegin(); r != g.residents.rend() && r->stamp == stamp; ++r)
+      if (r->kernel == kernel) {
+        r->blocks += blocks;
         return;
       }
     Resident r;
     r.kernel = kernel;
-    r.blocks = 1;
+    r.blocks = blocks;
     r.stamp = stamp;
     g.residents.push_back(r);
   }
@@ -581,6 +626,8 @@ class Simulator {
     });
     for (int kid : pending_) {
       SimKernel& k = ks_[static_cast<size_t>(kid)];
+      if (k.blocked && !freed_) continue;
+      k.blocked = false;
       while (k.dispatched < k.grid) {
         // SM groups with room for one more block, least loaded first.
         room_.clear();
@@ -590,14 +637,26 @@ class Simulator {
             room_.push_back(gi);
             sms_with_room += groups_[gi].count;
           }
-        if (room_.empty()) break;
+        if (room_.empty()) {
+          k.blocked = true;
+          break;
+        }
         small_stable_sort(room_,
                           [&](size_t a, size_t b) { return groups_[a].warps < groups_[b].warps; });
         if (k.start < 0) k.start = t;
         int64_t n = k.grid - k.dispatched;
         if (n >= sms_with_room) {
-          for (size_t gi : room_) add_block(groups_[gi], k, kid, stamp);
-          k.dispatched += sms_with_room;
+          // Full passes: every group with room gets one more block per SM, which keeps their
+          // order by warps (all grow alike), so the next passes see the same groups in the same
+          // order for as long as each still has room: as many passes as all of them and the
+          // remaining blocks allow are done at once (the same blocks, residents and counts).
+          int64_t passes = n / sms_with_room;
+          for (size_t gi : room_) {
+            if (passes <= 1) break;
+            passes = std::min(passes, room_for(groups_[gi], k));
+          }
+          for (size_t gi : room_) add_blocks(groups_[gi], k, kid, stamp, static_cast<int>(passes));
+          k.dispatched += sms_with_room * passes;
           continue;
         }
         // Partial pass: the first n SMs (least loaded first) get one block each.
@@ -621,6 +680,7 @@ class Simulator {
         }
       }
     }
+    freed_ = false;
   }
 
   // The rate rule (see the header) for every resident. Items are the residents of all groups,
@@ -689,17 +749,27 @@ class Simulator {
       }
       return;
     }
-    share_bytes(m_.dram_bw, dram_cap_, &SimKernel::dram_b, td_);
-    if (m_.l2_bw > 0) share_bytes(m_.l2_bw, l2_cap_, &SimKernel::l2_b, tl_);
+    share_bytes(m_.dram_bw, dram_cap_, dram_sum, &SimKernel::dram_b, td_);
+    if (m_.l2_bw > 0) share_bytes(m_.l2_bw, l2_cap_, l2_sum, &SimKernel::l2_b, tl_);
     for (i = 0; i < n; ++i) items_[i]->rate = 1.0 / std::max({tc_[i], td_[i], tl_[i]});
   }
 
   // Water-fills bandwidth `bw` among the items (weights w_, caps `cap`) and sets t[i] to the
   // item's per-block transfer time at its allocation (0 if it moves no bytes).
-  void share_bytes(double bw, const std::vector<double>& cap, double SimKernel::*bytes,
-                   std::vector<double>& t) {
-    water_fill(bw, w_, cap, alloc_, order_);
+  // cap_sum: the caps summed in item order (as water_fill sums them). When it fits in `bw`, every
+  // item gets its cap (water_fill's first case, without the copy).
+  void share_bytes(double bw, const std::vector<double>& cap, double cap_sum,
+                   double SimKernel::*bytes, std::vector<double>& t) {
     const size_t n = items_.size();
+    if (cap_sum <= bw) {
+      for (size_t i = 0; i < n; ++i) {
+        if (cap[i] <= 0) continue;
+        const double per_block = cap[i] / blocks_[i];
+        t[i] = (ks_[static_cast<size_t>(items_[i]->kernel)].*bytes) / per_block;
+      }
+      return;
+    }
+    water_fill(bw, w_, cap, alloc_, order_);
     for (size_t i = 0; i < n; ++i) {
       if (alloc_[i] <= 0) continue;
       const double per_block = alloc_[i] / blocks_[i];
@@ -717,6 +787,7 @@ class Simulator {
         }
         SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
         state_changed_ = true;
+        freed_ = true;
         g.threads -= k.threads * r.blocks;
         g.warps -= k.warps * r.blocks;
         g.blocks -= r.blocks;
@@ -750,6 +821,7 @@ class Simulator {
   }
 
   bool state_changed_ = true;  // a group changed since the rates were last computed
+  bool freed_ = true;          // a block ended since the last dispatch
   const Model& m_;
   std::vector<SimKernel>& ks_;
   const std::vector<std::vector<int>>& streams_;
@@ -780,12 +852,14 @@ StageResult simulate_streams(const GpuSpec& spec, size_t num_streams, GetKernel&
   std::vector<std::vector<int>>& ids = scratch.ids;
   ks.clear();
   ids.resize(num_streams);
+  EfficiencyCache efficiency;
   for (size_t s = 0; s < num_streams; ++s) {
     ids[s].clear();
     const auto& stream = kernels_of(s);
     for (size_t i = 0; i < stream.size(); ++i) {
       ids[s].push_back(static_cast<int>(ks.size()));
-      ks.push_back(prepare(spec, deref(stream[i]), static_cast<int>(s), static_cast<int>(i)));
+      ks.push_back(
+          prepare(spec, deref(stream[i]), static_cast<int>(s), static_cast<int>(i), &efficiency));
     }
   }
   Simulator sim(m, ks, ids, scratch);
@@ -851,6 +925,59 @@ KernelEstimate estimate_kernel(const GpuSpec& spec, const KernelLaunch& k) {
     e.achieved_warps_per_sm =
         (static_cast<double>(full_waves) * warps_full + warps_tail) / e.latency_us;
   return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lower bounds
+// ---------------------------------------------------------------------------------------------
+KernelWorkBound& KernelWorkBound::operator+=(const KernelWorkBound& o) {
+  stream_us += o.stream_us;
+  sm_us += o.sm_us;
+  dram_us += o.dram_us;
+  l2_us += o.l2_us;
+  kernels += o.kernels;
+  return *this;
+}
+
+KernelWorkBound kernel_work_bound(const GpuSpec& spec, const KernelLaunch& k) {
+  const Model m = make_model(spec);
+  const SimKernel s = prepare(spec, k, 0, 0);
+  const Occupancy o = occupancy(spec, k);
+  // The least time of one block: the rate rule with the block alone on its SM (the largest
+  // compute share, the same arithmetic as compute_rates) and its Little's-law bandwidth caps
+  // (a block never gets more than its caps, saturated or not).
+  const double share = s.warps / std::max(static_cast<double>(s.warps), m.compute_sat_warps);
+  double block_us = s.flops_b > 0 ? s.flops_b / (s.sm_rate * share) : 0.0;
+  block_us = std::max(block_us, m.block_min_us);
+  if (s.dram_b > 0) block_us = std::max(block_us, s.dram_b / (s.warps * m.dram_warp_cap));
+  if (m.l2_bw > 0 && s.l2_b > 0) block_us = std::max(block_us, s.l2_b / (s.warps * m.l2_warp_cap));
+  const int64_t resident = int64_t{o.blocks_per_sm} * m.sms;
+  const double waves = static_cast<double>(ceil_div(s.grid, resident));
+  KernelWorkBound b;
+  const double g = static_cast<double>(s.grid);
+  b.sm_us = s.flops_b * g / (s.sm_rate * m.sms);
+  b.dram_us = s.dram_b * g / m.dram_bw;
+  b.l2_us = m.l2_bw > 0 ? s.l2_b * g / m.l2_bw : 0.0;
+  // Some SM runs ceil(grid / sm_count) of the blocks; an SM's resident blocks share at most its
+  // full rate (their compute shares sum to <= 1), so it needs their FLOPs at that rate.
+  const double per_sm = static_cast<double>(ceil_div(s.grid, m.sms)) * (s.flops_b / s.sm_rate);
+  b.stream_us = m.launch_us + std::max({waves * block_us, per_sm, b.sm_us, b.dram_us, b.l2_us});
+  b.kernels = 1;
+  return b;
+}
+
+double stage_latency_lower_bound_us(const GpuSpec& spec,
+                                    const std::vector<KernelWorkBound>& streams) {
+  KernelWorkBound total;
+  double longest = 0;
+  for (const KernelWorkBound& s : streams) {
+    total += s;
+    longest = std::max(longest, s.stream_us);
+  }
+  if (total.kernels == 0) return 0.0;
+  // Nothing runs before the first launch completes.
+  const double work = spec.kernel_launch_us + std::max({total.sm_us, total.dram_us, total.l2_us});
+  return std::max(longest, work) * (1.0 - kLowerBoundMargin);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
+#include <vector>
 
 #include "common/util/error.h"
 
@@ -77,18 +77,93 @@ struct Entry {
   bool merge = false;
 };
 
+// Hash table from masks to values for the DP's memos, which see a lookup per transition
+// (millions per search): open addressing with linear probing in one array (no node per entry),
+// Fibonacci hashing (the high bits of key * 2^64/phi mix every unit's bit). A reference to a
+// value stays valid until the next insertion.
+template <typename Value>
+class MaskTable {
+ public:
+  MaskTable() { slots_.resize(kInitialSlots); }
+  const Value* find(Mask key) const {
+    for (size_t i = home(key);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& sl = slots_[i];
+      if (!sl.used) return nullptr;
+      if (sl.key == key) return &sl.value;
+    }
+  }
+  // The value of `key`, value-initialised if absent (then `inserted`).
+  Value& find_or_insert(Mask key, bool& inserted) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    for (size_t i = home(key);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& sl = slots_[i];
+      if (!sl.used) {
+        sl.used = true;
+        sl.key = key;
+        sl.value = Value{};
+        ++size_;
+        inserted = true;
+        return sl.value;
+      }
+      if (sl.key == key) {
+        inserted = false;
+        return sl.value;
+      }
+    }
+  }
+
+ private:
+  static constexpr size_t kInitialSlots = 64;  // a power of two
+  struct Slot {
+    Mask key = 0;
+    bool used = false;
+    Value value{};
+  };
+  size_t home(Mask key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    --shift_;
+    size_ = 0;
+    for (Slot& o : old)
+      if (o.used) {
+        bool inserted = false;
+        find_or_insert(o.key, inserted) = std::move(o.value);
+      }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  int shift_ = 64 - std::countr_zero(kInitialSlots);
+};
+
+// An ending of the state being solved, with the cost of the state it leaves.
+struct Candidate {
+  Mask units = 0, heads = 0;
+  bool merge = false;
+  double rest_cost = 0;  // cost of (state - units)
+  double key = 0;        // rest_cost + the stage's lower bound (or its cost, when known)
+  bool open = true;      // the stage's cost is not known yet
+};
+
 class Solver {
  public:
-  Solver(const PartDag& dag, StrategySet strategies, const Pruning& prune, const StageCostFn& cost)
-      : dag_(dag), strategies_(strategies), prune_(prune), cost_(cost) {
-    memo_.reserve(1024);
-    memo_[0] = Entry{0.0, 1, 0, 0, false};
+  Solver(const PartDag& dag, StrategySet strategies, const Pruning& prune, const StageCostFn& cost,
+         const StageCostFn& lower_bound, const StageCostFn& tight_bound)
+      : dag_(dag),
+        strategies_(strategies),
+        prune_(prune),
+        cost_(cost),
+        lower_bound_(lower_bound),
+        tight_bound_(tight_bound) {
+    bool inserted = false;
+    memo_.find_or_insert(0, inserted) = Entry{0.0, 1, 0, 0, false};
     stats_.states = 1;  // the empty state
   }
 
   const Entry& solve(Mask s) {
-    auto it = memo_.find(s);
-    if (it != memo_.end()) return it->second;
+    if (const Entry* known = memo_.find(s)) return *known;
     ++stats_.states;
     Entry best;
     // desc[u] = {u} + every descendant of u inside s (units in topological
@@ -102,19 +177,29 @@ class Solver {
         d |= desc[std::countr_zero(su)];
       desc[u] = d;
     }
+    // The endings are collected (solving the states they leave) on a stack shared by the
+    // recursion: this state's candidates are cands_[first..], above those of its callers.
+    const size_t first = cands_.size();
     if (strategies_ != StrategySet::Parallel) merge_transitions(s, desc, best);
     if (strategies_ != StrategySet::Merge) parallel_transitions(s, desc, best);
+    choose(s, first, best);
+    cands_.resize(first);
     if (best.schedules == 0)
       throw Error("IOS DP: state with no allowed ending (pruning r=" +
                   std::to_string(prune_.max_group_size) +
                   ", s=" + std::to_string(prune_.max_num_groups) + " leaves no stage)");
-    return memo_.emplace(s, best).first->second;
+    bool inserted = false;
+    Entry& e = memo_.find_or_insert(s, inserted);
+    e = best;
+    return e;
   }
 
   std::vector<StageChoice> reconstruct(Mask s) {
     std::vector<StageChoice> out;
     while (s) {
-      const Entry& e = memo_.at(s);
+      const Entry* known = memo_.find(s);
+      if (!known) throw Error("IOS DP: a state of the schedule is missing from the memo");
+      const Entry& e = *known;
       out.push_back(make_stage(s, e.stage, e.heads, e.merge));
       s &= ~e.stage;
     }
@@ -127,14 +212,22 @@ class Solver {
  private:
   StageChoice make_stage(Mask s, Mask units, Mask heads, bool merge) const {
     StageChoice st;
+    make_stage_into(s, units, heads, merge, st);
+    return st;
+  }
+
+  // make_stage into `st`, reusing its storage.
+  void make_stage_into(Mask s, Mask units, Mask heads, bool merge, StageChoice& st) const {
+    st.merge = false;
+    st.groups.clear();
     if (merge && std::popcount(units) > 1) {
       st.merge = true;
       st.groups.push_back(units);
-      return st;
+      return;
     }
     if (merge) {  // a one-unit "merge" is a one-unit stage
       st.groups.push_back(units);
-      return st;
+      return;
     }
     // groups: closure of each head inside s
     for (Mask h = heads; h; h &= h - 1) {
@@ -149,32 +242,145 @@ class Solver {
       }
       st.groups.push_back(d);
     }
-    return st;
+  }
+
+  // The memo entry of a stage (counted in stages_costed when first requested), keyed by its
+  // units and whether it is a merge (a one-unit merge is the same stage as a one-unit group).
+  struct StageMemo {
+    double cost = 0, bound = 0;
+    bool has_cost = false, has_bound = false, has_tight_bound = false;
+  };
+  StageMemo& stage_memo(Mask units, bool& merge) {
+    if (merge && std::popcount(units) == 1) merge = false;
+    const Mask key_tag = merge ? 1 : 0;
+    bool inserted = false;
+    StageMemo& m = (key_tag ? merge_stage_memo_ : stage_memo_).find_or_insert(units, inserted);
+    if (inserted) ++stats_.stages_costed;
+    return m;
   }
 
   double stage_cost(Mask s, Mask units, Mask heads, bool merge) {
     if (!cost_) return 0.0;
-    if (merge && std::popcount(units) == 1) merge = false;  // same stage as a one-unit group
-    const Mask key_tag = merge ? 1 : 0;
-    auto key = std::make_pair(units, key_tag);
-    auto it = stage_memo_.find(key);
-    if (it != stage_memo_.end()) return it->second;
-    ++stats_.stages_costed;
-    const double c = cost_(make_stage(s, units, merge ? 0 : (heads ? heads : units), merge));
-    stage_memo_.emplace(key, c);
-    return c;
+    StageMemo& m = stage_memo(units, merge);
+    if (!m.has_cost) {
+      make_stage_into(s, units, merge ? 0 : (heads ? heads : units), merge, scratch_stage_);
+      m.cost = cost_(scratch_stage_);
+      m.has_cost = true;
+    }
+    return m.cost;
+  }
+
+  // The stage's lower bound, or its cost when known (then *exact = true).
+  double stage_bound(Mask s, Mask units, Mask heads, bool merge, bool& exact) {
+    StageMemo& m = stage_memo(units, merge);
+    exact = m.has_cost;
+    if (m.has_cost) return m.cost;
+    if (!m.has_bound) {
+      make_stage_into(s, units, merge ? 0 : (heads ? heads : units), merge, scratch_stage_);
+      m.bound = lower_bound_(scratch_stage_);
+      m.has_bound = true;
+    }
+    return m.bound;
+  }
+
+  // Before an open ending is costed: with a tight bound, whether rest cost + that bound still
+  // lets it win (the bound is kept as the stage's bound for later states).
+  bool tight_may_win(Mask s, size_t i, double best_cost, size_t best_i) {
+    if (!tight_bound_) return true;
+    const Candidate& c = cands_[i];
+    bool merge = c.merge;
+    StageMemo& m = stage_memo(c.units, merge);
+    if (m.has_cost) return true;
+    if (!m.has_tight_bound) {
+      make_stage_into(s, c.units, merge ? 0 : (c.heads ? c.heads : c.units), merge, scratch_stage_);
+      m.bound = std::max(m.bound, tight_bound_(scratch_stage_));
+      m.has_tight_bound = true;
+    }
+    const double key = c.rest_cost + m.bound;
+    return !(key > best_cost) && !(key == best_cost && i > best_i);
   }
 
   void consider(Mask s, Mask units, Mask heads, bool merge, Entry& best) {
     ++stats_.transitions;
     const Entry& sub = solve(s & ~units);
     best.schedules += sub.schedules;
-    const double c = sub.cost + stage_cost(s, units, heads, merge);
-    if (c < best.cost) {
-      best.cost = c;
-      best.stage = units;
-      best.heads = heads;
-      best.merge = merge;
+    cands_.push_back(Candidate{units, heads, merge, sub.cost, 0.0});
+  }
+
+  void take(const Candidate& c, double cost, Entry& best) {
+    best.cost = cost;
+    best.stage = c.units;
+    best.heads = c.heads;
+    best.merge = c.merge;
+  }
+
+  // Algorithm 1 L17-21 over the endings cands_[first..] (in the authors' order): the first
+  // ending of least cost wins (a later one replaces the best only when strictly cheaper).
+  void choose(Mask s, size_t first, Entry& best) {
+    const size_t end = cands_.size();
+    if (!cost_ || !lower_bound_) {
+      for (size_t i = first; i < end; ++i) {
+        const Candidate& c = cands_[i];
+        const double v = c.rest_cost + stage_cost(s, c.units, c.heads, c.merge);
+        if (v < best.cost) take(c, v, best);
+      }
+      return;
+    }
+    // An ending whose cost is known (memoised) is compared at once. The others are taken best
+    // first by key = rest cost + lower bound: one whose key exceeds the best cost found cannot
+    // win, nor can one whose key equals it and that comes after the best in the authors' order
+    // (it could only tie). Costs are computed as above, so the winner is the same: the cheapest,
+    // the first in the authors' order among equals.
+    constexpr size_t kNone = std::numeric_limits<size_t>::max();
+    size_t best_i = kNone;
+    auto better = [&](double v, size_t i) {
+      return v < best.cost || (v == best.cost && best_i != kNone && i < best_i);
+    };
+    size_t lead = kNone;  // the open ending of least key (first among equals)
+    for (size_t i = first; i < end; ++i) {
+      Candidate& c = cands_[i];
+      bool exact = false;
+      c.key = c.rest_cost + stage_bound(s, c.units, c.heads, c.merge, exact);
+      c.open = !exact;
+      if (exact) {
+        if (better(c.key, i)) {  // key = rest cost + cost, computed as v below
+          take(c, c.key, best);
+          best_i = i;
+        }
+      } else if (lead == kNone || c.key < cands_[lead].key) {
+        lead = i;
+      }
+    }
+    if (lead == kNone) return;
+    auto open_may_win = [&](size_t i) {
+      const double key = cands_[i].key;
+      return !(key > best.cost) && !(key == best.cost && i > best_i);
+    };
+    if (open_may_win(lead) && tight_may_win(s, lead, best.cost, best_i)) {
+      const Candidate& c = cands_[lead];
+      const double v = c.rest_cost + stage_cost(s, c.units, c.heads, c.merge);
+      if (better(v, lead)) {
+        take(c, v, best);
+        best_i = lead;
+      }
+    }
+    // Only the open endings that may still win are sorted.
+    order_.clear();
+    for (size_t i = first; i < end; ++i)
+      if (i != lead && cands_[i].open && open_may_win(i)) order_.push_back(i);
+    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      return cands_[a].key < cands_[b].key || (cands_[a].key == cands_[b].key && a < b);
+    });
+    for (size_t i : order_) {
+      const Candidate& c = cands_[i];
+      if (c.key > best.cost) break;
+      if (c.key == best.cost && i > best_i) continue;
+      if (!tight_may_win(s, i, best.cost, best_i)) continue;
+      const double v = c.rest_cost + stage_cost(s, c.units, c.heads, c.merge);
+      if (v < best.cost || (v == best.cost && best_i != kNone && i < best_i)) {
+        take(c, v, best);
+        best_i = i;
+      }
     }
   }
 
@@ -240,13 +446,14 @@ class Solver {
   StrategySet strategies_;
   Pruning prune_;
   const StageCostFn& cost_;
-  std::unordered_map<Mask, Entry> memo_;
-  struct PairHash {
-    size_t operator()(const std::pair<Mask, Mask>& p) const {
-      return std::hash<Mask>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
-    }
-  };
-  std::unordered_map<std::pair<Mask, Mask>, double, PairHash> stage_memo_;
+  const StageCostFn& lower_bound_;
+  const StageCostFn& tight_bound_;
+  MaskTable<Entry> memo_;
+  std::vector<Candidate> cands_;           // endings of the states being solved (a stack)
+  std::vector<size_t> order_;              // scratch: cands_ indices, best first
+  StageChoice scratch_stage_;              // the stage whose cost or bound is asked (no allocation)
+  MaskTable<StageMemo> stage_memo_;        // concurrent stages (and one-unit stages) by units
+  MaskTable<StageMemo> merge_stage_memo_;  // operator-merge stages of >= 2 units by units
   DpStats stats_;
 };
 
@@ -254,8 +461,14 @@ class Solver {
 
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost) {
+  return solve_part(dag, strategies, prune, cost, StageCostFn{}, StageCostFn{});
+}
+
+DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
+                    const StageCostFn& cost, const StageCostFn& lower_bound,
+                    const StageCostFn& tight_bound) {
   if (dag.n > 64) throw Error("IOS part has " + std::to_string(dag.n) + " units; at most 64");
-  Solver solver(dag, strategies, prune, cost);
+  Solver solver(dag, strategies, prune, cost, lower_bound, tight_bound);
   DpResult r;
   const Mask all = dag.all();
   const Entry& e = solver.solve(all);

@@ -90,6 +90,20 @@ struct DpResult {
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost);
 
+// The same result (latency, stages, and stats: stages_costed still counts every distinct stage
+// of the search), with `lower_bound(stage) <= cost(stage)` for every stage (each called at most
+// once per distinct stage): a state's endings are costed in ascending order of (cost of the rest
+// + lower bound), and an ending is not costed when that sum already exceeds the best ending's
+// cost (or equals it and the ending comes later in the authors' order, so it could only tie).
+// The winner is the cheapest ending, the first in the authors' order among equals: exactly
+// Algorithm 1's. An empty `lower_bound` gives solve_part(dag, strategies, prune, cost).
+// `tight_bound` (optional, also <= cost; costlier than `lower_bound`, so asked only for an ending
+// that is about to be costed, at most once per distinct stage): the ending is not costed when
+// rest cost + that bound rules it out as above.
+DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
+                    const StageCostFn& cost, const StageCostFn& lower_bound,
+                    const StageCostFn& tight_bound = {});
+
 // Counting only (no cost): states, transitions and schedules.
 DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune);
 

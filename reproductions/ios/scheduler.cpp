@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "common/gpumodel/gpu_model.h"
@@ -16,6 +18,11 @@ int IosStage::num_units() const {
 }
 
 namespace {
+
+// Relative margin by which a bound from a simulated prefix stage is lowered: it covers the
+// rounding of the sum of the appended kernels' least times (the prefix's end time itself is
+// exact: both simulations are the same up to it).
+constexpr double kPrefixBoundMargin = 1e-6;
 
 // Conv+bias+Relu is one cuDNN call in the authors' engine.
 constexpr KernelOptions kIosKernelOptions{.tensor_cores = true, .fold_activation = true};
@@ -38,15 +45,21 @@ std::vector<int> merged_task_ops(const Network& net, const IosStage& st) {
   return ops;
 }
 
+// The stage `c` over the part's units, into `st` (reusing its storage).
+void assign_ios_stage(const Part& part, const StageChoice& c, IosStage& st) {
+  st.merge = c.merge;
+  st.groups.resize(c.groups.size());
+  for (size_t i = 0; i < c.groups.size(); ++i) {
+    std::vector<int>& grp = st.groups[i];
+    grp.clear();
+    for (Mask r = c.groups[i]; r; r &= r - 1)
+      grp.push_back(part.units[static_cast<size_t>(std::countr_zero(r))]);
+  }
+}
+
 IosStage to_ios_stage(const Part& part, const StageChoice& c) {
   IosStage st;
-  st.merge = c.merge;
-  for (Mask m : c.groups) {
-    std::vector<int> grp;
-    for (Mask r = m; r; r &= r - 1)
-      grp.push_back(part.units[static_cast<size_t>(std::countr_zero(r))]);
-    st.groups.push_back(std::move(grp));
-  }
+  assign_ios_stage(part, c, st);
   return st;
 }
 
@@ -58,6 +71,9 @@ const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& 
     unit_kernels_.assign(net.units.size(), {});
     unit_known_.assign(net.units.size(), 0);
     unit_signature_.assign(net.units.size(), -1);
+    unit_bound_.assign(net.units.size(), {});
+    unit_bound_known_.assign(net.units.size(), 0);
+    stream_ends_.clear();
     signatures_.clear();
     by_kernels_.clear();
   }
@@ -137,12 +153,98 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
       refs.push_back(std::move(ks));
     }
     r = simulate_stage_refs(spec_, refs);
+    std::vector<double> ends(stage.groups.size(), -1.0);
+    for (const KernelTiming& k : r.kernels) ends[static_cast<size_t>(k.stream)] = k.end_us;
+    stream_ends_.emplace(key, std::move(ends));
   }
+  simulated_kernels_ += static_cast<int64_t>(r.kernels.size());
   // The GPU model's synchronisation rule, the one evaluate_plan applies (a merged stage is one
   // task).
   const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
   by_kernels_.emplace(std::move(key), v);
   return v;
+}
+
+double StageCostModel::stage_latency_lower_bound_us(const Network&, const IosStage&) {
+  return 0.0;  // latencies are never negative
+}
+
+double GpuModelStageCost::stage_latency_lower_bound_us(const Network& net, const IosStage& stage) {
+  if (stage.merge && stage.num_units() > 1) return 0.0;  // one task: no synchronisation
+  stream_bounds_.assign(stage.groups.size(), KernelWorkBound{});
+  for (size_t gi = 0; gi < stage.groups.size(); ++gi)
+    for (int u : stage.groups[gi]) stream_bounds_[gi] += unit_bound(net, u);
+  // The latency's bound plus the synchronisation stage_latency_us adds (rounding is monotone, so
+  // the sum stays at or below stage_latency_us's sum).
+  return dgs::stage_latency_lower_bound_us(spec_, stream_bounds_) +
+         stage_sync_cost_us(spec_, stage.groups.size());
+}
+
+const KernelWorkBound& GpuModelStageCost::unit_bound(const Network& net, int unit) {
+  const auto& ks = unit_kernels(net, unit);  // resets the caches when `net` changes
+  const size_t ui = static_cast<size_t>(unit);
+  if (!unit_bound_known_[ui]) {
+    for (const KernelLaunch& k : ks) unit_bound_[ui] += kernel_work_bound(spec_, k);
+    unit_bound_known_[ui] = 1;
+  }
+  return unit_bound_[ui];
+}
+
+double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
+                                                             const IosStage& stage) {
+  if (stage.merge && stage.num_units() > 1) return 0.0;
+  double best = 0;
+  for (size_t gi = 0; gi < stage.groups.size(); ++gi) {
+    const auto& grp = stage.groups[gi];
+    // The stage with group gi cut to its first `len` units.
+    for (size_t len = 1; len < grp.size(); ++len) {
+      prefix_key_.clear();
+      for (size_t gj = 0; gj < stage.groups.size(); ++gj) {
+        prefix_key_.push_back('|');
+        const size_t n = gj == gi ? len : stage.groups[gj].size();
+        for (size_t k = 0; k < n; ++k)
+          append_raw(prefix_key_, unit_signature(net, stage.groups[gj][k]));
+      }
+      auto it = stream_ends_.find(prefix_key_);
+      if (it == stream_ends_.end() || it->second[gi] < 0) continue;
+      double appended = 0;
+      for (size_t k = len; k < grp.size(); ++k) appended += unit_bound(net, grp[k]).stream_us;
+      best = std::max(best, (it->second[gi] + appended) * (1.0 - kPrefixBoundMargin));
+    }
+  }
+  // Every group cut to its first unit at once: the simulations agree until the first cut group
+  // whose appended units launch kernels ends in the smaller stage.
+  size_t cut_groups = 0;
+  for (const auto& grp : stage.groups) cut_groups += grp.size() > 1 ? 1 : 0;
+  if (cut_groups > 1) {
+    prefix_key_.clear();
+    for (const auto& grp : stage.groups) {
+      prefix_key_.push_back('|');
+      append_raw(prefix_key_, unit_signature(net, grp[0]));
+    }
+    auto it = stream_ends_.find(prefix_key_);
+    if (it != stream_ends_.end()) {
+      double first_end = std::numeric_limits<double>::infinity(), appended_there = 0;
+      bool valid = true;
+      for (size_t gi = 0; gi < stage.groups.size() && valid; ++gi) {
+        const auto& grp = stage.groups[gi];
+        double appended = 0;
+        size_t kernels = 0;
+        for (size_t k = 1; k < grp.size(); ++k) {
+          appended += unit_bound(net, grp[k]).stream_us;
+          kernels += unit_kernels(net, grp[k]).size();
+        }
+        if (kernels == 0) continue;  // the same kernels in both stages
+        if (it->second[gi] < 0)
+          valid = false;  // they would differ from the first launch
+        else if (it->second[gi] < first_end)
+          first_end = it->second[gi], appended_there = appended;
+      }
+      if (valid && std::isfinite(first_end))
+        best = std::max(best, (first_end + appended_there) * (1.0 - kPrefixBoundMargin));
+    }
+  }
+  return best > 0 ? best + stage_sync_cost_us(spec_, stage.groups.size()) : 0.0;
 }
 
 double MemoStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
@@ -205,10 +307,21 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
   for (const Part& p : net.parts) {
     s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
     const PartDag d = part_dag(net, p);
+    IosStage scratch;  // asked for every distinct stage: no allocation per call
     const StageCostFn fn = [&](const StageChoice& c) {
-      return cost.stage_latency_us(net, to_ios_stage(p, c));
+      assign_ios_stage(p, c, scratch);
+      return cost.stage_latency_us(net, scratch);
     };
-    const DpResult r = solve_part(d, strategies, prune, fn);
+    const StageCostFn bound = [&](const StageChoice& c) {
+      assign_ios_stage(p, c, scratch);
+      return cost.stage_latency_lower_bound_us(net, scratch);
+    };
+    const StageCostFn tight = [&](const StageChoice& c) {
+      assign_ios_stage(p, c, scratch);
+      return cost.stage_latency_tight_lower_bound_us(net, scratch);
+    };
+    const DpResult r = cost.has_lower_bound() ? solve_part(d, strategies, prune, fn, bound, tight)
+                                              : solve_part(d, strategies, prune, fn);
     for (const StageChoice& c : r.stages) s.stages.push_back(to_ios_stage(p, c));
     total.states += r.stats.states;
     total.transitions += r.stats.transitions;

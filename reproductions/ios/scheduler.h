@@ -43,6 +43,16 @@ class StageCostModel {
   // synchronisation after it (the GPU model's rule, stage_ends_with_sync).
   virtual double stage_latency_us(const Network& net, const IosStage& stage) = 0;
   virtual std::string describe() const = 0;
+  // A lower bound on stage_latency_us(net, stage), much cheaper to compute: with one, the DP
+  // skips endings that cannot win (solve_part with a lower bound; same schedule). Models without
+  // one (has_lower_bound() false) have every ending costed.
+  virtual bool has_lower_bound() const { return false; }
+  virtual double stage_latency_lower_bound_us(const Network& net, const IosStage& stage);
+  // A tighter lower bound, costlier than stage_latency_lower_bound_us (asked only for stages the
+  // DP is about to cost); default: that bound.
+  virtual double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) {
+    return stage_latency_lower_bound_us(net, stage);
+  }
 };
 
 // The suite's GPU performance model (common/gpumodel): each group's units'
@@ -51,27 +61,49 @@ class StageCostModel {
 // simulate_stage; plus the GPU model's synchronisation (stage_sync_cost_us), so
 // that the DP's objective is evaluate_schedule's latency. Kernels are computed once per unit;
 // stages whose kernels are identical (e.g. the same branch of two identical
-// cells) are simulated once (simulations() counts the simulations run).
+// cells) are simulated once (simulations() counts the simulations run); with its lower bounds
+// the DP skips simulating stages that cannot win (the same schedule).
 class GpuModelStageCost : public StageCostModel {
  public:
   explicit GpuModelStageCost(GpuSpec spec) : spec_(std::move(spec)) {}
   double stage_latency_us(const Network& net, const IosStage& stage) override;
   std::string describe() const override { return "GPU model (" + spec_.name + ")"; }
+  // The GPU model's bound (stage_latency_lower_bound_us of the units' kernels, plus the
+  // synchronisation); a merged stage is bounded by 0 + its (zero) synchronisation.
+  bool has_lower_bound() const override { return true; }
+  double stage_latency_lower_bound_us(const Network& net, const IosStage& stage) override;
+  // From a simulated stage whose groups are the same except one that is a prefix of the stage's
+  // (the DP costs the smaller closures of a state's sub-states first): both simulations are the
+  // same event for event until that group's last kernel ends in the smaller stage (at e), so the
+  // stage takes at least e plus the least times of the kernels it appends there, plus the
+  // synchronisation. Likewise from a simulated stage of the first units of every group, with the
+  // earliest such e among the groups that append kernels. 0 when no such stage was simulated.
+  double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override;
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }
+  int64_t simulated_kernels() const { return simulated_kernels_; }  // summed over simulations
 
  private:
   const std::vector<KernelLaunch>& unit_kernels(const Network& net, int unit);
   // A small id per distinct kernel sequence of a unit (equal ids: identical kernels).
   int32_t unit_signature(const Network& net, int unit);
+  const KernelWorkBound& unit_bound(const Network& net, int unit);
   GpuSpec spec_;
   const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
   std::vector<std::vector<KernelLaunch>> unit_kernels_;
   std::vector<char> unit_known_;
-  std::vector<int32_t> unit_signature_;                  // -1: not yet computed
+  std::vector<int32_t> unit_signature_;      // -1: not yet computed
+  std::vector<KernelWorkBound> unit_bound_;  // sum over the unit's kernels
+  std::vector<char> unit_bound_known_;
+  std::vector<KernelWorkBound> stream_bounds_;  // scratch
+  // Per simulated concurrent stage (keyed as by_kernels_): when each stream's last kernel ended
+  // (-1: the stream launched nothing).
+  std::unordered_map<std::string, std::vector<double>> stream_ends_;
+  std::string prefix_key_;                               // scratch
   std::unordered_map<std::string, int32_t> signatures_;  // kernel bytes -> id
   std::unordered_map<std::string, double> by_kernels_;
   int64_t simulations_ = 0;
+  int64_t simulated_kernels_ = 0;
 };
 
 // Memoises another cost model by (units, strategy) and counts the distinct
@@ -81,6 +113,13 @@ class MemoStageCost : public StageCostModel {
   explicit MemoStageCost(StageCostModel& inner) : inner_(inner) {}
   double stage_latency_us(const Network& net, const IosStage& stage) override;
   std::string describe() const override { return inner_.describe(); }
+  bool has_lower_bound() const override { return inner_.has_lower_bound(); }
+  double stage_latency_lower_bound_us(const Network& net, const IosStage& stage) override {
+    return inner_.stage_latency_lower_bound_us(net, stage);
+  }
+  double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override {
+    return inner_.stage_latency_tight_lower_bound_us(net, stage);
+  }
   int64_t distinct_stages() const { return static_cast<int64_t>(cache_.size()); }
 
  private:

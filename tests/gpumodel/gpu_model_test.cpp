@@ -265,6 +265,44 @@ TEST(GpuStage, ResultsDoNotDependOnPreviousSimulations) {
   }
 }
 
+// The stage lower bound (used by IOS's DP to skip stages that cannot win) never exceeds the
+// simulated latency: random stages (seeded) of compute- and memory-bound kernels, 1 to 8 streams,
+// grids from one block to several waves; also zoo-like tails (84-block GEMMs on 80 SMs), where
+// the per-SM bound is tight.
+TEST(GpuStage, LowerBoundNeverExceedsTheSimulatedLatency) {
+  const GpuSpec v = hand_v100();
+  std::mt19937 rng(20261122);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int tight = 0;
+  for (int s = 0; s < 300; ++s) {
+    std::vector<std::vector<KernelLaunch>> streams(static_cast<size_t>(pick(1, 8)));
+    std::vector<KernelWorkBound> bounds(streams.size());
+    for (size_t j = 0; j < streams.size(); ++j)
+      for (int i = pick(1, 4); i > 0; --i) {
+        const bool memory = pick(0, 1) == 1;
+        KernelLaunch k = make_kernel(pick(0, 3) == 0 ? 80 + pick(1, 8) : pick(1, 2000),
+                                     32 * pick(1, 8), memory ? 32 : 126, memory ? 0 : 12288,
+                                     memory ? 0 : 1e5 * pick(1, 80), 1e3 * pick(0, 100));
+        if (memory) k.klass = KernelClass::Memory;
+        k.l2_bytes = k.dram_bytes * pick(1, 4);
+        streams[j].push_back(k);
+        bounds[j] += kernel_work_bound(v, k);
+      }
+    const double sim = simulate_stage(v, streams).latency_us;
+    const double lb = stage_latency_lower_bound_us(v, bounds);
+    EXPECT_LE(lb, sim) << "stage " << s;
+    EXPECT_GT(lb, 0.0) << "stage " << s;
+    if (lb > 0.99 * sim) ++tight;
+  }
+  EXPECT_GT(tight, 0);  // a bound that is never close would prune nothing
+  // A lone kernel of 84 compute-bound blocks on 80 SMs: 4 SMs run two blocks at half rate each,
+  // which the per-SM term of the bound captures exactly.
+  const KernelLaunch k = make_kernel(84, 256, 126, 12288, 1e6, 0);
+  const double sim = simulate_stage(v, {{k}}).latency_us;
+  EXPECT_NEAR(stage_latency_lower_bound_us(v, {kernel_work_bound(v, k)}), sim, 1e-5 * sim);
+  EXPECT_EQ(stage_latency_lower_bound_us(v, {}), 0.0);
+}
+
 TEST(GpuEfficiency, DefaultsAndConfigOverride) {
   GpuSpec v = hand_v100();
   v.efficiency.clear();

@@ -245,6 +245,61 @@ TEST(IosDp, OptimalOnRandomDagsAgainstBruteForce) {
   }
 }
 
+// With a lower bound, the DP skips endings that cannot win, yet returns exactly what it returns
+// without one: the same latency (bit for bit), the same stages (ties resolved the same way: costs
+// are drawn from a few values so that ties are common) and the same statistics; only the costs it
+// asks for are fewer.
+TEST(IosDp, LowerBoundPruningGivesTheSameResult) {
+  std::mt19937_64 rng(11);
+  int asked_without = 0, asked_with = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const PartDag d = random_dag(rng, 4 + trial % 8, 0.3);
+    std::map<Mask, double> cost_of, bound_of;
+    std::uniform_int_distribution<int> few(1, 4);
+    std::uniform_real_distribution<double> frac(0, 1);
+    auto cost = [&](Mask m) {
+      auto it = cost_of.find(m);
+      if (it == cost_of.end()) {
+        it = cost_of.emplace(m, few(rng) * 0.5 + std::popcount(m) * 0.25).first;
+        bound_of[m] = it->second * (trial % 4 == 0 ? 1.0 : frac(rng));  // sometimes exact
+      }
+      return it->second;
+    };
+    for (const StrategySet strat : {StrategySet::Parallel, StrategySet::Both})
+      for (const Pruning prune : {Pruning::none(), Pruning{2, 3}}) {
+        int n0 = 0, n1 = 0;
+        const DpResult a = solve_part(d, strat, prune, [&](const StageChoice& c) {
+          ++n0;
+          return cost(c.units());
+        });
+        const DpResult b = solve_part(
+            d, strat, prune,
+            [&](const StageChoice& c) {
+              ++n1;
+              return cost(c.units());
+            },
+            [&](const StageChoice& c) {
+              cost(c.units());  // draws the stage's cost and bound
+              return bound_of.at(c.units());
+            });
+        EXPECT_EQ(a.latency, b.latency) << "trial " << trial;
+        ASSERT_EQ(a.stages.size(), b.stages.size()) << "trial " << trial;
+        for (size_t i = 0; i < a.stages.size(); ++i) {
+          EXPECT_EQ(a.stages[i].merge, b.stages[i].merge) << "trial " << trial;
+          EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << "trial " << trial;
+        }
+        EXPECT_EQ(a.stats.states, b.stats.states);
+        EXPECT_EQ(a.stats.transitions, b.stats.transitions);
+        EXPECT_EQ(a.stats.stages_costed, b.stats.stages_costed);
+        EXPECT_TRUE(a.stats.schedules == b.stats.schedules);
+        EXPECT_LE(n1, n0);
+        asked_without += n0;
+        asked_with += n1;
+      }
+  }
+  EXPECT_LT(asked_with, asked_without);  // the bound does skip endings
+}
+
 TEST(IosDp, PruningNeverAddsTransitions) {
   std::mt19937_64 rng(3);
   for (int trial = 0; trial < 10; ++trial) {
@@ -382,6 +437,76 @@ TEST(IosCost, OneConvReluStageIsTheConvKernelAlone) {
       g, {net.units[static_cast<size_t>(a)].conv, net.units[static_cast<size_t>(d)].conv}, spec, o);
   const double merged = simulate_stage(spec, {km}).latency_us;
   EXPECT_NEAR(cost.stage_latency_us(net, IosStage{true, {{a}, {d}}}), merged, 1e-9 * merged);
+}
+
+// The GPU model's stage bound prunes the search of real networks without changing it: the same
+// schedule (stage by stage) and statistics as a search that costs every ending, and fewer
+// simulations.
+TEST(IosSchedules, GpuModelLowerBoundKeepsTheSchedule) {
+  struct NoBound : StageCostModel {  // the same costs, no lower bound
+    GpuModelStageCost& inner;
+    explicit NoBound(GpuModelStageCost& c) : inner(c) {}
+    double stage_latency_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_us(n, s);
+    }
+    std::string describe() const override { return inner.describe(); }
+  };
+  const GpuSpec spec = load_gpu_spec("v100");
+  for (const char* m : {"inception_v3", "squeezenet", "nasnet_large"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost pruned(spec), full(spec);
+    NoBound full_nb(full);
+    SearchStats sp, sf;
+    const Pruning prune = std::string(m) == "nasnet_large" ? Pruning{3, 3} : Pruning{3, 8};
+    const IosSchedule a = ios_schedule(net, StrategySet::Both, prune, pruned, &sp);
+    const IosSchedule b = ios_schedule(net, StrategySet::Both, prune, full_nb, &sf);
+    ASSERT_EQ(a.stages.size(), b.stages.size()) << m;
+    for (size_t i = 0; i < a.stages.size(); ++i) {
+      EXPECT_EQ(a.stages[i].merge, b.stages[i].merge) << m << " stage " << i;
+      EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << m << " stage " << i;
+    }
+    EXPECT_EQ(evaluate_schedule(net, a, spec).latency_us,
+              evaluate_schedule(net, b, spec).latency_us)
+        << m;
+    EXPECT_EQ(sp.transitions, sf.transitions) << m;
+    EXPECT_EQ(sp.stages_costed, sf.stages_costed) << m;
+    EXPECT_LE(pruned.simulations(), full.simulations()) << m;
+  }
+}
+
+// The bound from a simulated stage whose groups are prefixes of the stage's (one group grown, or
+// all grown from one unit): once the smaller stage was simulated, the larger one's tight bound is
+// found (> 0) and never exceeds its cost; it is a group's end in the smaller stage plus the
+// appended units' least times, so it exceeds the cheap bound on some stages. Random stages of
+// NasNet units (seeded), 1 to 4 groups.
+TEST(IosCost, PrefixStageBoundNeverExceedsTheCost) {
+  const GpuSpec spec = load_gpu_spec("v100");
+  const Graph g = build_zoo_model("nasnet_large");
+  const Network net = make_network(g, default_part_rule("nasnet_large"));
+  std::mt19937 rng(5);
+  auto unit = [&] {
+    return std::uniform_int_distribution<int>(0, static_cast<int>(net.units.size()) - 1)(rng);
+  };
+  int above_cheap = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    GpuModelStageCost cost(spec);  // nothing simulated yet
+    IosStage small;
+    const int groups = 1 + trial % 4;
+    for (int i = 0; i < groups; ++i) small.groups.push_back({unit()});
+    IosStage big = small;  // one group grown, or (every third trial) every group
+    for (size_t gi = 0; gi < big.groups.size(); ++gi)
+      if (trial % 3 == 0 || gi == static_cast<size_t>(trial) % small.groups.size())
+        for (int extra = 1 + trial % 2; extra > 0; --extra) big.groups[gi].push_back(unit());
+    EXPECT_EQ(cost.stage_latency_tight_lower_bound_us(net, big), 0.0) << "trial " << trial;
+    cost.stage_latency_us(net, small);  // simulated: now a prefix of `big`
+    const double tight = cost.stage_latency_tight_lower_bound_us(net, big);
+    const double exact = cost.stage_latency_us(net, big);
+    EXPECT_GT(tight, 0.0) << "trial " << trial;
+    EXPECT_LE(tight, exact) << "trial " << trial;
+    if (tight > cost.stage_latency_lower_bound_us(net, big)) ++above_cheap;
+  }
+  EXPECT_GT(above_cheap, 0);
 }
 
 // The DP's objective (stage cost = simulated stage + the GPU model's sync rule) is the plan
