@@ -12,22 +12,12 @@
 
 #include "common/report/report.h"
 #include "reproductions/welder/experiments.h"
+#include "reproductions/welder/measured_fig13.h"
 
 namespace dgs::welder {
 
 namespace {
 
-struct Fig13Model {
-  std::string zoo;
-  std::string label;
-};
-
-// Models: artifact artifacts/Figure13 (NAFNet/64, vit/64, swin/64); the paper does not name them.
-const std::vector<Fig13Model> kFig13Models = {
-    {"nafnet", "NAFNet"}, {"vit_s32", "ViT"}, {"swin_t", "Swin-T"}};
-const std::vector<Variant> kFig13Variants = {Variant::AnsorLike, Variant::None, Variant::Base,
-                                             Variant::Welder};
-constexpr int64_t kFig13Batch = 64;
 // Tolerance of the claims, in percentage points of reduction (and 0.5x on speedups): the model
 // is analytic, the paper's numbers are measured on a V100.
 constexpr double kReductionTolPct = 15;
@@ -106,7 +96,23 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
+// Models: artifact artifacts/Figure13 (NAFNet/64, vit/64, swin/64); the paper does not name them.
+const std::vector<Fig13Model>& fig13_models() {
+  static const std::vector<Fig13Model> models = {
+      {"nafnet", "NAFNet"}, {"vit_s32", "ViT"}, {"swin_t", "Swin-T"}};
+  return models;
+}
+const std::vector<Variant>& fig13_variants() {
+  static const std::vector<Variant> variants = {Variant::AnsorLike, Variant::None, Variant::Base,
+                                                Variant::Welder};
+  return variants;
+}
+
 void run_fig13(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    measure_fig13(ctx);
+    return;
+  }
   const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
   note_common_choices(ctx, arch);
   ctx.note(
@@ -116,9 +122,9 @@ void run_fig13(ExperimentContext& ctx) {
       "averages: arithmetic mean over the three models of the per-model reductions "
       "(the paper says 'averaged' without saying how)");
   ctx.note(
-      "model mode only: measured Fig. 13 needs a fused-plan executor for whole networks (run "
-      "a Welder schedule's kernels on the GPU), which the suite does not have yet");
-  std::vector<Fig13Model> models = kFig13Models;
+      "model mode; --mode measured runs each variant's kernels on the GPU through the "
+      "suite's generic tile-program interpreter (one launch per kernel of the plan)");
+  std::vector<Fig13Model> models = fig13_models();
   if (!ctx.options().model.empty()) models = {{ctx.options().model, ctx.options().model}};
   ZooOptions zo;
   zo.batch = kFig13Batch;
@@ -140,7 +146,7 @@ void run_fig13(ExperimentContext& ctx) {
   std::string more_text;      // models whose merged kernels raise transactions, lower latency
   for (const auto& fm : models) {
     const TileGraph tg = model_tile_graph(fm.zoo, zo);
-    const auto scheds = run_variants(tg, arch, kFig13Variants);
+    const auto scheds = run_variants(tg, arch, fig13_variants());
     {
       const Schedule* base = nullptr;
       const Schedule* welder = nullptr;
@@ -235,7 +241,7 @@ void run_fig13(ExperimentContext& ctx) {
     c.title = metric_names[k];
     c.y_label = metric_names[k];
     for (const auto& fm : models) c.categories.push_back(fm.label);
-    for (Variant v : kFig13Variants) {
+    for (Variant v : fig13_variants()) {
       Series s;
       s.name = variant_name(v);
       for (const auto& fm : models) {

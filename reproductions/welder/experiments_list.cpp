@@ -20,7 +20,7 @@ std::vector<Experiment> welder_experiments() {
       {"fig", "12", "Comparing with TensorRT on RTX 3090",
        [](ExperimentContext& c) { run_end_to_end(c, "12"); }, false},
       {"fig", "13", "Latency, kernel count, global memory transactions and IRS (FP32, batch 64)",
-       run_fig13, false},
+       run_fig13, true},
       {"fig", "14", "Varying input size, comparing with Welder-base", run_fig14, false},
       {"fig", "15", "End-to-end performance on AMD MI50 (batch 1 and 64)",
        [](ExperimentContext& c) { run_end_to_end(c, "15"); }, false},

@@ -1,11 +1,13 @@
 // Welder Fig. 2 in measured mode (reproductions/welder/measured.h): without a GPU it refuses in
 // one line; with a GPU it runs on the live device and every kernel (the fused GEMM+softmax above
-// all) equals the CPU reference. Only Fig. 2 offers a measured version.
+// all) equals the CPU reference. Figs. 2 and 13 offer a measured version (Fig. 13's GPU run is
+// tested at small sizes in tests/welder/test_welder_tile_program.cpp).
 #include "reproductions/welder/measured.h"
 
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -43,18 +45,19 @@ RunOptions measured_options(const fs::path& out) {
   return o;
 }
 
-TEST(WelderMeasured, OnlyFigure2HasAMeasuredVersion) {
+TEST(WelderMeasured, Figures2And13HaveAMeasuredVersion) {
   int measured = 0;
   for (const Experiment& e : welder_experiments()) {
-    EXPECT_EQ(e.supports_measured, e.id() == "fig2") << e.id();
+    EXPECT_EQ(e.supports_measured, e.id() == "fig2" || e.id() == "fig13") << e.id();
     measured += e.supports_measured ? 1 : 0;
   }
-  EXPECT_EQ(measured, 1);
+  EXPECT_EQ(measured, 2);
 }
 
-// The CLI checks for a GPU first (exit 4, tests/cli), then refuses a model-only experiment
-// (exit 2); Fig. 13 has no measured version (it needs a fused-plan executor for whole networks).
-TEST(WelderMeasured, CliRefusesMeasuredFigure13) {
+// Without a GPU the CLI refuses measured Fig. 13 in one line (exit 4) and writes nothing.
+TEST(WelderMeasured, CliRefusesMeasuredFigure13WithoutGpu) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the refusal is not reachable";
   TempOut tmp("fig13");
   const std::string out_dir = tmp.dir.string();
   const char* argv[] = {"repro_welder", "--fig", "13",           "--mode",
@@ -62,9 +65,29 @@ TEST(WelderMeasured, CliRefusesMeasuredFigure13) {
   std::ostringstream out, err;
   const PaperInfo paper{"welder", "Welder", "welder_osdi23.txt"};
   const int code = run_cli(7, argv, paper, welder_experiments(), out, err);
-  // Refused as a usage error on any machine (checked before the GPU).
-  EXPECT_EQ(code, 2) << err.str();
-  EXPECT_NE(err.str().find("no measured version of fig13"), std::string::npos) << err.str();
+  EXPECT_EQ(code, 4) << err.str();
+  const std::string e = err.str();
+  EXPECT_NE(e.find("needs an NVIDIA GPU"), std::string::npos) << e;
+  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
+  EXPECT_TRUE(fs::is_empty(tmp.dir));
+}
+
+// Called directly (past the CLI), measured Fig. 13 refuses in one line too.
+TEST(WelderMeasured, Figure13RefusesInOneLineWithoutGpu) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the refusal is not reachable";
+  TempOut tmp("refuse13");
+  std::ostringstream out;
+  ExperimentContext ctx("welder", "fig13", measured_options(tmp.dir), out);
+  try {
+    run_fig13(ctx);
+    FAIL() << "measured Fig. 13 ran without a GPU";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fig13 --mode measured needs an NVIDIA GPU"), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(out.str().empty()) << out.str();
   EXPECT_TRUE(fs::is_empty(tmp.dir));
 }
 

@@ -1,0 +1,93 @@
+#pragma once
+// Welder Fig. 13 in measured mode: the ablation's schedules (Welder-none, Welder-base, Welder,
+// Ansor-like) of NAFNet, ViT-S/32 and Swin-T (FP32, batch 64, the schedules model mode reports)
+// run on the live GPU, ONE kernel launch per launched group: each group compiled into a tile
+// program (reproductions/welder/tile_program_compile.h) and run by the suite's generic tile-program
+// interpreter kernel (common/cuda/tile_program_gpu.h); layout-only groups launch nothing (their
+// output is a view of their input's buffer). The whole network is timed with CUDA events
+// (warm-up, median of repeats: common/cuda/runtime.h), launches are read from the
+// KernelLauncher, transactions are not readable (no CUPTI). Welder-none's output (sample 0) is
+// checked against the CPU reference executor at batch 1 with the same weights and input sample;
+// every other variant's whole output against Welder-none's.
+//
+// The kernels are one interpreter, not cuDNN or Welder's generated code: absolute latencies are
+// far from the paper's; what the run measures is how the variants compare when every group runs
+// as one kernel of the same quality.
+//
+// Without a GPU (or in a build without CUDA) measure_fig13 throws one-line dgs::Error; the CLI
+// refuses earlier (exit 4).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "common/cuda/runtime.h"
+#include "common/cuda/tile_program_gpu.h"
+#include "reproductions/welder/tile_program_compile.h"
+
+namespace dgs::welder {
+
+// The models and variants of Fig. 13 (experiments_fig13.cpp: both modes use them) and its batch.
+struct Fig13Model {
+  std::string zoo;
+  std::string label;
+};
+const std::vector<Fig13Model>& fig13_models();
+const std::vector<Variant>& fig13_variants();  // in the order model mode schedules them
+inline constexpr int64_t kFig13Batch = 64;
+
+// Device memory all blocks of one kernel may use for scratch (the tensors of a batch-64 network
+// take tens of GiB; the largest fused groups need ~100 K floats per block, far below this).
+inline constexpr int64_t kTpScratchBudgetBytes = int64_t{2} << 30;
+
+// Blocks program `p` runs with: a persistent grid of the resident blocks (`sm_count` SMs x
+// `blocks_per_sm`, gpu::tile_program_resident_blocks_per_sm() on the live GPU), never more than
+// its tiles, and no more than the scratch budget holds (at least 1; a program whose one block
+// exceeds the budget is refused).
+int tile_program_blocks(const gpu::TileProgram& p, int sm_count, int blocks_per_sm);
+
+// A compiled schedule on the device: a buffer per tensor the kernels touch (views share their
+// base tensor's buffer), inputs/weights/constants uploaded from `feeds` (the reference executor's
+// values, make_graph_feeds), every other buffer filled with NaN, one DeviceTileProgram per kernel
+// and one scratch buffer shared by the kernels (they run one after another on one stream).
+class DeviceNetwork {
+ public:
+  DeviceNetwork(const Graph& g, const NetworkProgram& np, const TensorValues& feeds, int sm_count);
+  // Every kernel once, in the schedule's order (one launch each).
+  void run(gpu::KernelLauncher& l) const;
+  // The value of tensor t (a view is downloaded from its base buffer with t's shape).
+  TensorData download(int t) const;
+  int64_t device_bytes() const { return bytes_; }
+
+ private:
+  const Graph* g_;
+  const NetworkProgram* np_;
+  std::map<int, gpu::DeviceBuffer> bufs_;
+  std::vector<gpu::DeviceTileProgram> programs_;
+  std::vector<int> blocks_;
+  gpu::DeviceBuffer scratch_;
+  int64_t bytes_ = 0;
+};
+
+struct Fig13MeasuredRow {
+  std::string model, variant;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int64_t launches = 0;    // read from the KernelLauncher for one network run
+  int kernels_model = 0;   // the scheduler's kernel count (model mode)
+  double model_ms = 0;     // the model-mode latency (sum of the analytic kernel latencies)
+  int64_t computed_m = 0;  // elements the programs compute per run, millions (recomputation incl.)
+  bool verified = false;
+  std::string check;  // what it was compared with, and the result
+};
+struct Fig13Measured {
+  std::string device;
+  std::vector<Fig13MeasuredRow> rows;
+};
+
+// Runs measured Fig. 13 (schedules on the experiment's --hw, default v100_pcie, as model mode),
+// emits its table, notes and claims into `ctx`. Throws dgs::Error (one line) without a usable
+// GPU, or when a variant's output differs from its reference.
+Fig13Measured measure_fig13(ExperimentContext& ctx);
+
+}  // namespace dgs::welder

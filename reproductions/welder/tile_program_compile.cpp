@@ -1,0 +1,563 @@
+#include "reproductions/welder/tile_program_compile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/cuda/tile_program_core.h"
+
+namespace dgs::welder {
+
+namespace {
+
+using gpu::kTpMaxAttrs;
+using gpu::kTpMaxInputs;
+using gpu::kTpMaxRank;
+using gpu::TpKind;
+using gpu::TpOp;
+using gpu::TpOperand;
+
+[[noreturn]] void fail(const Graph& g, int op, const std::string& what) {
+  const Op& o = g.op(op);
+  throw Error("tile program: op '" + o.name + "' (" + std::string(op_kind_name(o.kind)) +
+              "): " + what);
+}
+
+void check_rank(const Graph& g, int op, const Shape& s) {
+  if (static_cast<int>(s.size()) > kTpMaxRank)
+    fail(g, op,
+         "rank " + std::to_string(s.size()) + " exceeds the interpreter's " +
+             std::to_string(kTpMaxRank));
+}
+
+int64_t norm_axis(const Graph& g, int op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    fail(g, op, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+// The values of an integer Constant input (shape, axes, starts, ...); empty when absent.
+std::vector<int64_t> const_ints(const Graph& g, int op, size_t k) {
+  const Op& o = g.op(op);
+  if (k >= o.inputs.size() || o.inputs[k] < 0) return {};
+  const Tensor& t = g.tensor(o.inputs[k]);
+  if (t.role != TensorRole::Constant)
+    fail(g, op,
+         "input " + std::to_string(k) + " ('" + t.name +
+             "') must be a constant for the interpreter");
+  if (!t.int_data.empty()) return t.int_data;
+  std::vector<int64_t> r;
+  for (float f : t.float_data) r.push_back(static_cast<int64_t>(f));
+  return r;
+}
+
+TpKind tp_kind(const Graph& g, int op) {
+  switch (g.op(op).kind) {
+    case OpKind::Add:
+      return TpKind::Add;
+    case OpKind::Sub:
+      return TpKind::Sub;
+    case OpKind::Mul:
+      return TpKind::Mul;
+    case OpKind::Div:
+      return TpKind::Div;
+    case OpKind::Pow:
+      return TpKind::Pow;
+    case OpKind::Sqrt:
+      return TpKind::Sqrt;
+    case OpKind::Erf:
+      return TpKind::Erf;
+    case OpKind::Relu:
+      return TpKind::Relu;
+    case OpKind::Sigmoid:
+      return TpKind::Sigmoid;
+    case OpKind::Expand:
+      return TpKind::Expand;
+    case OpKind::ReduceMean:
+      return TpKind::ReduceMean;
+    case OpKind::GlobalAveragePool:
+      return TpKind::GlobalAveragePool;
+    case OpKind::Softmax:
+      return TpKind::Softmax;
+    case OpKind::MatMul:
+      return TpKind::MatMul;
+    case OpKind::Gemm:
+      return TpKind::Gemm;
+    case OpKind::Conv:
+      return TpKind::Conv;
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Identity:
+      return TpKind::Reshape;
+    case OpKind::Transpose:
+      return TpKind::Transpose;
+    case OpKind::Slice:
+      return TpKind::Slice;
+    case OpKind::Concat:
+      return TpKind::Concat;
+    case OpKind::Gather:
+      return TpKind::Gather;
+    case OpKind::DepthToSpace:
+      return TpKind::DepthToSpace;
+    default:
+      fail(g, op,
+           "operator kind not supported by the tile-program interpreter "
+           "(common/cuda/tile_program.h lists the supported kinds)");
+  }
+}
+
+// The inputs of `op` that the interpreter reads as data (the others are constants folded into
+// the attribute block).
+std::vector<size_t> data_inputs(const Graph& g, int op, TpKind k) {
+  const Op& o = g.op(op);
+  std::vector<size_t> r;
+  auto present = [&](size_t i) { return i < o.inputs.size() && o.inputs[i] >= 0; };
+  switch (k) {
+    case TpKind::Add:
+    case TpKind::Sub:
+    case TpKind::Mul:
+    case TpKind::Div:
+    case TpKind::Pow:
+    case TpKind::MatMul:
+      return {0, 1};
+    case TpKind::Gemm:
+    case TpKind::Conv:
+      r = {0, 1};
+      if (present(2)) r.push_back(2);
+      return r;
+    case TpKind::Concat:
+      for (size_t i = 0; i < o.inputs.size(); ++i)
+        if (present(i)) r.push_back(i);
+      return r;
+    default:
+      return {0};
+  }
+}
+
+// The attribute block of op `op` (graph op), given its input and output shapes.
+void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool) {
+  const Op& o = g.op(op);
+  const Shape& in0 = g.tensor(o.inputs.at(0)).shape;
+  const Shape& out = g.tensor(o.outputs.at(0)).shape;
+  const int64_t rank_in = static_cast<int64_t>(in0.size());
+  switch (t.kind) {
+    case TpKind::ReduceMean: {
+      std::vector<int64_t> axes = const_ints(g, op, 1);
+      if (o.inputs.size() < 2 || o.inputs[1] < 0) axes = o.attrs.get_ints("axes", {});
+      if (axes.empty() && o.attrs.get_int("noop_with_empty_axes", 0) != 0)
+        fail(g, op, "noop_with_empty_axes is not supported");
+      for (int64_t d = 0; d < rank_in; ++d) t.ia[d] = axes.empty() ? 1 : 0;
+      for (int64_t a : axes) t.ia[norm_axis(g, op, a, rank_in)] = 1;
+      t.ia[kTpMaxRank] = o.attrs.get_int("keepdims", 1) != 0 ? 1 : 0;
+      break;
+    }
+    case TpKind::GlobalAveragePool:
+      if (rank_in < 3) fail(g, op, "input of rank < 3");
+      break;
+    case TpKind::Softmax:
+      t.ia[0] = norm_axis(g, op, o.attrs.get_int("axis", -1), rank_in);
+      break;
+    case TpKind::MatMul: {
+      const Shape& in1 = g.tensor(o.inputs.at(1)).shape;
+      if (in0.size() < 2 || in1.size() < 2) fail(g, op, "operands of rank < 2 are not supported");
+      break;
+    }
+    case TpKind::Gemm:
+      if (in0.size() != 2 || g.tensor(o.inputs.at(1)).shape.size() != 2)
+        fail(g, op, "operands must be matrices");
+      t.ia[0] = o.attrs.get_int("transA", 0) != 0;
+      t.ia[1] = o.attrs.get_int("transB", 0) != 0;
+      t.fa[0] = static_cast<float>(o.attrs.get_float("alpha", 1.0));
+      t.fa[1] = static_cast<float>(o.attrs.get_float("beta", 1.0));
+      break;
+    case TpKind::Conv: {
+      if (in0.size() != 4) fail(g, op, "only 2-D (NCHW) convolutions are supported");
+      if (o.attrs.get_string("auto_pad", "NOTSET") != "NOTSET")
+        fail(g, op, "auto_pad is not supported (pads must be explicit)");
+      const auto strides = o.attrs.get_ints("strides", {1, 1});
+      const auto pads = o.attrs.get_ints("pads", {0, 0, 0, 0});
+      const auto dil = o.attrs.get_ints("dilations", {1, 1});
+      if (strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
+        fail(g, op, "strides/pads/dilations of the wrong length");
+      t.ia[0] = strides[0];
+      t.ia[1] = strides[1];
+      t.ia[2] = pads[0];
+      t.ia[3] = pads[1];
+      t.ia[4] = dil[0];
+      t.ia[5] = dil[1];
+      t.ia[6] = o.attrs.get_int("group", 1);
+      break;
+    }
+    case TpKind::Transpose: {
+      std::vector<int64_t> perm(in0.size());
+      for (size_t d = 0; d < perm.size(); ++d) perm[d] = static_cast<int64_t>(perm.size() - 1 - d);
+      perm = o.attrs.get_ints("perm", perm);
+      if (perm.size() != in0.size()) fail(g, op, "perm of the wrong length");
+      for (size_t d = 0; d < perm.size(); ++d) t.ia[d] = perm[d];
+      break;
+    }
+    case TpKind::Slice: {
+      std::vector<int64_t> starts, axes, steps;
+      if (o.inputs.size() > 1 && o.inputs[1] >= 0) {
+        starts = const_ints(g, op, 1);
+        axes = const_ints(g, op, 3);
+        steps = const_ints(g, op, 4);
+      } else {
+        starts = o.attrs.get_ints("starts", {});
+        axes = o.attrs.get_ints("axes", {});
+      }
+      if (axes.empty())
+        for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+      if (steps.empty()) steps.assign(starts.size(), 1);
+      if (axes.size() != starts.size() || steps.size() != starts.size())
+        fail(g, op, "starts/axes/steps of different lengths");
+      for (int64_t d = 0; d < rank_in; ++d) {
+        t.ia[d] = 0;
+        t.ia[kTpMaxRank + d] = 1;
+      }
+      for (size_t k = 0; k < starts.size(); ++k) {
+        const int64_t a = norm_axis(g, op, axes[k], rank_in);
+        const int64_t dim = in0[a];
+        const int64_t step = steps[k];
+        if (step == 0) fail(g, op, "a step of 0");
+        int64_t s = starts[k];
+        if (s < 0) s += dim;
+        s = step > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+        t.ia[a] = s;
+        t.ia[kTpMaxRank + a] = step;
+      }
+      break;
+    }
+    case TpKind::Concat:
+      t.ia[0] = norm_axis(g, op, o.attrs.get_int("axis", 0), rank_in);
+      break;
+    case TpKind::Gather: {
+      const int64_t axis = norm_axis(g, op, o.attrs.get_int("axis", 0), rank_in);
+      const Tensor& ind = g.tensor(o.inputs.at(1));
+      std::vector<int64_t> idx = const_ints(g, op, 1);
+      if (static_cast<int64_t>(idx.size()) != ind.numel())
+        fail(g, op, "indices without their values");
+      for (int64_t& v : idx) {
+        if (v < 0) v += in0[axis];
+        if (v < 0 || v >= in0[axis]) fail(g, op, "index out of range");
+      }
+      t.ia[0] = axis;
+      t.ia[1] = static_cast<int64_t>(int_pool.size());
+      t.ia[2] = static_cast<int64_t>(idx.size());
+      t.ia[3] = static_cast<int64_t>(ind.shape.size());
+      int_pool.insert(int_pool.end(), idx.begin(), idx.end());
+      break;
+    }
+    case TpKind::DepthToSpace: {
+      if (in0.size() != 4) fail(g, op, "input of rank != 4");
+      const std::string mode = o.attrs.get_string("mode", "DCR");
+      if (mode != "DCR" && mode != "CRD") fail(g, op, "mode '" + mode + "'");
+      t.ia[0] = o.attrs.get_int("blocksize", 0);
+      t.ia[1] = mode == "CRD" ? 1 : 0;
+      if (t.ia[0] < 1) fail(g, op, "blocksize < 1");
+      break;
+    }
+    case TpKind::Reshape:
+      if (numel(in0) != numel(out)) fail(g, op, "element counts differ");
+      break;
+    default:
+      break;
+  }
+  static_assert(2 * kTpMaxRank <= kTpMaxAttrs, "Slice needs 2 x rank attributes");
+}
+
+// The bounding box of elements [t*chunk, min((t+1)*chunk, numel)) of a row-major tensor of shape
+// `s`, chunk = ceil(numel / parts): the parts' boxes cover the tensor.
+Region linear_share(const Shape& s, int64_t t, int64_t parts) {
+  const int64_t n = numel(s);
+  const int64_t chunk = (n + parts - 1) / parts;
+  const int64_t first = t * chunk, last = std::min(n, (t + 1) * chunk) - 1;
+  Region r(s.size());
+  if (first > last) {
+    for (auto& iv : r) iv = {0, 0};
+    return r;
+  }
+  std::vector<int64_t> a(s.size()), b(s.size());
+  int64_t fa = first, fb = last;
+  for (size_t d = s.size(); d-- > 0;) {
+    a[d] = fa % s[d];
+    fa /= s[d];
+    b[d] = fb % s[d];
+    fb /= s[d];
+  }
+  size_t d = 0;
+  while (d < s.size() && a[d] == b[d]) {
+    r[d] = {a[d], a[d] + 1};
+    ++d;
+  }
+  if (d < s.size()) r[d] = {a[d], b[d] + 1};
+  for (size_t e = d + 1; e < s.size(); ++e) r[e] = {0, s[e]};
+  return r;
+}
+
+// Whether op i's regions over all tiles of `p` cover every element of its output (shape s).
+bool regions_cover(const gpu::TileProgram& p, size_t i, const Shape& s) {
+  std::vector<uint8_t> hit(static_cast<size_t>(numel(s)), 0);
+  const size_t nops = p.ops.size();
+  const int rank = static_cast<int>(s.size());
+  for (int64_t t = 0; t < p.tiles; ++t) {
+    const int64_t* row = p.regions.data() + (static_cast<size_t>(t) * nops + i) * p.region_stride();
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= row[kTpMaxRank + d];
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t r = e, off = 0, mul = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        off += (row[d] + r % row[kTpMaxRank + d]) * mul;
+        r /= row[kTpMaxRank + d];
+        mul *= s[d];
+      }
+      hit[static_cast<size_t>(off)] = 1;
+    }
+  }
+  return std::all_of(hit.begin(), hit.end(), [](uint8_t h) { return h != 0; });
+}
+
+void copy_shape(const Shape& s, int32_t& rank, int64_t* dst) {
+  rank = static_cast<int32_t>(s.size());
+  for (size_t d = 0; d < s.size(); ++d) dst[d] = s[d];
+}
+
+}  // namespace
+
+gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
+                               const std::vector<int64_t>& tile) {
+  if (!tg.source) throw Error("tile program: the tile-graph was not built from a graph");
+  const Graph& g = *tg.source;
+  std::vector<int> ops = grp.ops;
+  std::sort(ops.begin(), ops.end());
+  std::vector<int> gops;  // graph ops in tile-graph (topological) order
+  for (int o : ops) {
+    const int go = tg.ops[o].graph_op;
+    if (g.op(go).outputs.size() != 1)
+      fail(g, go, "operators with several outputs are not supported");
+    if (std::find(gops.begin(), gops.end(), go) == gops.end()) gops.push_back(go);
+  }
+  const int root = group_root(tg, grp);
+  const TileOp& rop = tg.ops[root];
+  if (tile.size() != rop.space.size())
+    throw Error("tile program: tile of rank " + std::to_string(tile.size()) + " for root '" +
+                rop.name + "' of rank " + std::to_string(rop.space.size()));
+  gpu::TileProgram p;
+  p.name = tg.ops[ops.front()].name + ".." + tg.ops[ops.back()].name;
+  // Which graph tensors the group produces, which it writes, which it keeps.
+  std::map<int, int> producer_index;  // graph tensor -> index in gops
+  for (size_t i = 0; i < gops.size(); ++i)
+    producer_index[g.op(gops[i]).outputs[0]] = static_cast<int>(i);
+  std::vector<bool> written(gops.size(), false), inner(gops.size(), false);
+  std::map<int, Region> seeds;
+  for (int o : ops) {
+    const TileTensor& t = tg.tensors[tg.ops[o].output];
+    const int i = producer_index.at(t.graph_tensor);
+    bool outside = t.graph_output || t.consumers.empty();
+    for (int c : t.consumers) {
+      const bool in = std::binary_search(ops.begin(), ops.end(), c);
+      outside = outside || !in;
+      inner[i] = inner[i] || in;
+    }
+    written[i] = outside;
+    if (!inner[i]) {
+      if (tg.ops[o].space != rop.space)
+        throw Error("tile program: kernel outputs '" + tg.ops[o].name + "' and '" + rop.name +
+                    "' have different shapes and cannot share one tile");
+      seeds[t.graph_tensor] = {};
+    }
+  }
+  // Global tensors: read (produced outside) or written.
+  std::map<int, int> global_slot;
+  auto global_of = [&](int t, bool write) {
+    auto it = global_slot.find(t);
+    if (it != global_slot.end()) {
+      if (write) p.global_written[it->second] = true;
+      return it->second;
+    }
+    const Tensor& tt = g.tensor(t);
+    if (tt.dtype != DType::F32)
+      throw Error("tile program: tensor '" + tt.name + "' of dtype " +
+                  std::string(dtype_name(tt.dtype)) + " (the interpreter reads float32 only)");
+    const int slot = static_cast<int>(p.global_ids.size());
+    p.global_ids.push_back(t);
+    p.global_shapes.push_back(tt.shape);
+    p.global_written.push_back(write);
+    global_slot[t] = slot;
+    return slot;
+  };
+  for (size_t i = 0; i < gops.size(); ++i) {
+    const int op = gops[i];
+    const Op& o = g.op(op);
+    TpOp t;
+    t.kind = tp_kind(g, op);
+    const Shape& out = g.tensor(o.outputs[0]).shape;
+    check_rank(g, op, out);
+    copy_shape(out, t.rank, t.shape);
+    const auto din = data_inputs(g, op, t.kind);
+    if (static_cast<int>(din.size()) > kTpMaxInputs)
+      fail(g, op,
+           std::to_string(din.size()) + " inputs exceed the interpreter's " +
+               std::to_string(kTpMaxInputs));
+    for (size_t k : din) {
+      if (k >= o.inputs.size() || o.inputs[k] < 0)
+        fail(g, op, "input " + std::to_string(k) + " is missing");
+      const int tin = o.inputs[k];
+      const Shape& s = g.tensor(tin).shape;
+      check_rank(g, op, s);
+      TpOperand& x = t.in[t.num_inputs++];
+      copy_shape(s, x.rank, x.shape);
+      auto pi = producer_index.find(tin);
+      if (pi != producer_index.end() && pi->second < static_cast<int>(i)) {
+        x.local = 1;
+        x.index = pi->second;
+      } else {
+        x.local = 0;
+        x.index = global_of(tin, false);
+      }
+    }
+    fill_attrs(g, op, t, p.int_pool);
+    if (written[i]) t.out_global = global_of(o.outputs[0], true);
+    p.ops.push_back(t);
+  }
+  // Tiles of the root output, in row-major order of their origins; the regions of every op.
+  const size_t rank = rop.space.size();
+  std::vector<int64_t> step(rank), count(rank);
+  p.tiles = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    step[d] = std::max<int64_t>(1, tile[d]);
+    count[d] = (rop.space[d] + step[d] - 1) / step[d];
+    p.tiles *= count[d];
+  }
+  const int64_t stride = p.region_stride();
+  const size_t nops = gops.size();
+  std::vector<int64_t> max_numel(nops, 0);
+  // One pass over the tiles: each seeded with the root's tile and, for each tensor in `spread`
+  // (index in gops), its own share of that tensor (see below). Fills p.regions and max_numel.
+  auto fill_regions = [&](const std::vector<size_t>& spread) {
+    p.regions.assign(static_cast<size_t>(p.tiles) * nops * static_cast<size_t>(stride), 0);
+    std::fill(max_numel.begin(), max_numel.end(), 0);
+    std::vector<int64_t> origin(rank, 0);
+    for (int64_t tix = 0; tix < p.tiles; ++tix) {
+      Region tr(rank);
+      for (size_t d = 0; d < rank; ++d)
+        tr[d] = {origin[d], std::min(origin[d] + step[d], rop.space[d])};
+      std::map<int, Region> tile_seeds = seeds;
+      for (auto& [t, r] : tile_seeds) r = tr;
+      for (size_t i : spread) {
+        const Region share = linear_share(g.tensor(g.op(gops[i]).outputs[0]).shape, tix, p.tiles);
+        if (!region_empty(share)) tile_seeds[g.op(gops[i]).outputs[0]] = share;
+      }
+      const auto regs = propagate_regions(g, gops, tile_seeds);
+      for (size_t i = 0; i < nops; ++i) {
+        int64_t* row = p.regions.data() + (static_cast<size_t>(tix) * nops + i) * stride;
+        for (int d = 0; d < kTpMaxRank; ++d) row[kTpMaxRank + d] = 1;
+        const int out_t = g.op(gops[i]).outputs[0];
+        auto it = regs.find(out_t);
+        const int r = p.ops[i].rank;
+        if (it == regs.end() || region_empty(it->second.region)) {
+          row[kTpMaxRank] = 0;  // nothing to compute for this tile
+          continue;
+        }
+        const Region& reg = it->second.region;
+        int64_t n = 1;
+        for (int d = 0; d < r; ++d) {
+          row[d] = reg[d].lo;
+          row[kTpMaxRank + d] = reg[d].size();
+          n *= reg[d].size();
+        }
+        max_numel[i] = std::max(max_numel[i], n);
+      }
+      for (size_t d = rank; d-- > 0;) {
+        origin[d] += step[d];
+        if (origin[d] < rop.space[d]) break;
+        origin[d] = 0;
+      }
+    }
+  };
+  fill_regions({});
+  // A tensor the kernel writes to global memory AND consumes inside (e.g. a Concat whose one
+  // consumer is in the kernel and another outside) must be written whole, but the root's tiles
+  // may need only part of it (a Slice after it). Where the regions miss elements of such a
+  // tensor, every tile also computes a share of it: the bounding box of its t-th of the tensor's
+  // elements in row-major order (recomputation, not charged by the cost model).
+  std::vector<size_t> spread;
+  for (size_t i = 0; i < nops; ++i) {
+    if (!written[i] || !inner[i]) continue;
+    const Shape& s = g.tensor(g.op(gops[i]).outputs[0]).shape;
+    if (!regions_cover(p, i, s)) spread.push_back(i);
+  }
+  if (!spread.empty()) fill_regions(spread);
+  // Scratch: one buffer per op output consumed inside the kernel, as large as its largest region.
+  for (size_t i = 0; i < nops; ++i) {
+    if (!inner[i]) continue;
+    p.ops[i].scratch_offset = p.scratch_floats;
+    p.scratch_floats += max_numel[i];
+  }
+  return p;
+}
+
+NetworkProgram compile_schedule(const TileGraph& tg, const Schedule& s) {
+  if (!tg.source) throw Error("tile program: the tile-graph was not built from a graph");
+  const Graph& g = *tg.source;
+  NetworkProgram np;
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const ScheduledGroup& sg = s.groups[gi];
+    if (sg.result.launches) {
+      np.kernels.push_back(compile_group(tg, sg.group, sg.result.best.tile));
+      np.kernel_group.push_back(static_cast<int>(gi));
+      continue;
+    }
+    ++np.layout_groups;
+    std::vector<int> ops = sg.group.ops;
+    std::sort(ops.begin(), ops.end());
+    for (int o : ops) {
+      const Op& op = g.op(tg.ops[o].graph_op);
+      if (!is_layout_only(op.kind) || op.inputs.empty() || op.inputs[0] < 0)
+        fail(g, tg.ops[o].graph_op, "a group that launches no kernel holds a non-view operator");
+      np.views[op.outputs.at(0)] = np.buffer_of(op.inputs[0]);
+    }
+  }
+  return np;
+}
+
+TensorValues run_network_host(const Graph& g, const NetworkProgram& np, const TensorValues& feeds,
+                              uint64_t seed) {
+  TensorValues v = make_graph_feeds(g, feeds, seed);
+  // Buffers: every tensor a kernel reads or writes (views resolved).
+  for (const auto& k : np.kernels) {
+    for (size_t i = 0; i < k.global_ids.size(); ++i) {
+      const int b = np.buffer_of(k.global_ids[i]);
+      if (v.count(b)) continue;
+      if (!k.global_written[i] && g.tensor(b).producer < 0)
+        throw Error("tile program: no value for input tensor '" + g.tensor(b).name + "'");
+      TensorData z;
+      z.shape = g.tensor(b).shape;
+      z.dtype = DType::F32;
+      z.f.assign(static_cast<size_t>(numel(z.shape)), std::numeric_limits<float>::quiet_NaN());
+      v[b] = std::move(z);
+    }
+  }
+  for (const auto& k : np.kernels) {
+    std::vector<float*> ptrs;
+    for (int t : k.global_ids) {
+      auto it = v.find(np.buffer_of(t));
+      if (it == v.end() || !it->second.is_float())
+        throw Error("tile program: no float buffer for tensor '" + g.tensor(t).name + "'");
+      ptrs.push_back(it->second.f.data());
+    }
+    gpu::run_tile_program_host(k, ptrs);
+  }
+  for (const auto& [t, b] : np.views) {
+    auto it = v.find(b);
+    if (it == v.end()) continue;
+    TensorData d = it->second;
+    d.shape = g.tensor(t).shape;
+    v[t] = std::move(d);
+  }
+  return v;
+}
+
+}  // namespace dgs::welder

@@ -1,0 +1,319 @@
+// Tile programs (common/cuda/tile_program.h) compiled from Welder schedules
+// (reproductions/welder/tile_program_compile.h) and run on the host interpreter
+// (common/cuda/tile_program_core.h, the code the GPU kernel runs): every tensor a fused kernel
+// writes equals the CPU reference executor's whole-graph run on random inputs, for the
+// Welder-none, Welder-base, Welder and Ansor-like schedules of NAFNet and ViT-S/32 (whole
+// networks, small inputs) and for the Swin-T kernels of its first stage (Swin-T needs 224x224).
+// The WelderTileProgramGpu tests run the same on the device (skipped without a GPU).
+#include "reproductions/welder/tile_program_compile.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "common/cuda/device.h"
+#include "common/cuda/kernel_testbed.h"
+#include "common/cuda/runtime.h"
+#include "common/cuda/tile_program_core.h"
+#include "common/exec/tensor_data.h"
+#include "common/hw/hardware.h"
+#include "common/util/error.h"
+#include "reproductions/welder/experiments.h"
+#include "reproductions/welder/measured_fig13.h"
+
+namespace dgs::welder {
+namespace {
+
+// Float32 sums in another order than the reference's (Eigen GEMMs, double reductions) through
+// a few dozen layers: relative differences ~1e-5; a wrong index or region gives O(1) errors.
+constexpr Tolerance kInterpTolerance{1e-3, 1e-3};
+constexpr uint64_t kSeed = 7;
+
+// The arch measured Fig. 13 schedules on by default (v100_pcie with the GPU model), so the
+// schedules checked here are of the same kind as the measured ones.
+WelderArch fig13_arch() {
+  return arch_from_gpu(load_gpu_spec("v100_pcie"), false);
+}
+
+const std::vector<Variant> kVariants = {Variant::None, Variant::Base, Variant::Welder,
+                                        Variant::AnsorLike};
+
+// Compares every tensor a kernel of `np` writes (and every graph output) with the reference.
+void expect_matches_reference(const Graph& g, const NetworkProgram& np, const TensorValues& got,
+                              const TensorValues& ref, const std::string& what) {
+  std::set<int> checked;
+  for (const auto& k : np.kernels)
+    for (size_t i = 0; i < k.global_ids.size(); ++i)
+      if (k.global_written[i]) checked.insert(k.global_ids[i]);
+  for (int t : g.output_tensors()) checked.insert(t);
+  ASSERT_FALSE(checked.empty());
+  for (int t : checked) {
+    ASSERT_TRUE(got.count(t)) << what << ": no value for '" << g.tensor(t).name << "'";
+    const Comparison c = compare_tensors(got.at(t), ref.at(t), kInterpTolerance);
+    EXPECT_TRUE(c.passed) << what << ": tensor '" << g.tensor(t).name << "': " << c.str();
+  }
+}
+
+void check_network(const std::string& model, int64_t image) {
+  ZooOptions zo;
+  zo.image_size = image;
+  const TileGraph tg = model_tile_graph(model, zo);
+  const Graph& g = *tg.source;
+  const TensorValues ref = run_graph(g, {}, kSeed);
+  const auto scheds = run_variants(tg, fig13_arch(), kVariants);
+  int kernels_none = 0;
+  for (const Schedule& s : scheds) {
+    const NetworkProgram np = compile_schedule(tg, s);
+    // One program per launched group: the kernel count the scheduler reports.
+    EXPECT_EQ(static_cast<int>(np.kernels.size()), s.metrics.kernels) << variant_name(s.variant);
+    EXPECT_EQ(np.kernels.size() + static_cast<size_t>(np.layout_groups), s.groups.size());
+    if (s.variant == Variant::None) kernels_none = static_cast<int>(np.kernels.size());
+    const TensorValues got = run_network_host(g, np, {}, kSeed);
+    expect_matches_reference(g, np, got, ref, model + " " + variant_name(s.variant));
+  }
+  // Fusion happened: the fused variants launch fewer kernels than Welder-none.
+  for (const Schedule& s : scheds) {
+    if (s.variant != Variant::None) {
+      EXPECT_LT(s.metrics.kernels, kernels_none);
+    }
+  }
+}
+
+int add(Graph& g, OpKind kind, const std::string& name, const std::vector<int>& inputs,
+        Attributes a = {}) {
+  return g.op(g.add_op(kind, name, inputs, std::move(a))).outputs.at(0);
+}
+
+// Operator forms the three networks do not use: strided, dilated, grouped convolution with
+// asymmetric padding; Relu, Sigmoid; Softmax over a middle axis; a MatMul with a broadcast batch;
+// Gemm with both transpositions and a bias; GlobalAveragePool; DepthToSpace in CRD mode.
+Graph small_ops_graph() {
+  Graph g;
+  g.name = "small_ops";
+  const int x = g.add_input("x", {2, 4, 9, 9});
+  const int w = g.add_weight("w", {8, 2, 3, 3});
+  const int b = g.add_weight("b", {8});
+  int y = add(g, OpKind::Conv, "conv", {x, w, b},
+              Attributes({{"pads", std::vector<int64_t>{1, 0, 2, 1}},
+                          {"strides", std::vector<int64_t>{2, 1}},
+                          {"dilations", std::vector<int64_t>{1, 2}},
+                          {"group", int64_t{2}}}));
+  y = add(g, OpKind::Relu, "relu", {y});
+  y = add(g, OpKind::Softmax, "softmax", {y}, Attributes({{"axis", int64_t{1}}}));
+  const int s = add(g, OpKind::Sigmoid, "sigmoid", {y});
+  const int pool = add(g, OpKind::GlobalAveragePool, "gap", {s});  // [2,8,1,1]
+  const int m = g.add_weight("m", {6, 3});
+  const int mm = add(g, OpKind::MatMul, "matmul", {s, m});  // [2,8,5,6] x [6,3] broadcast
+  const int d2s = add(g, OpKind::DepthToSpace, "d2s", {s},
+                      Attributes({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
+  const int flat = add(g, OpKind::Flatten, "flat", {pool});  // [2,8]
+  const int wg = g.add_weight("wg", {5, 8});
+  const int cg = g.add_weight("cg", {5});
+  const int at = add(g, OpKind::Transpose, "t", {flat});  // [8,2]
+  const int gm = add(
+      g, OpKind::Gemm, "gemm", {at, wg, cg},
+      Attributes({{"transA", int64_t{1}}, {"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}));
+  g.mark_output(mm);
+  g.mark_output(d2s);
+  g.mark_output(gm);
+  return g;
+}
+
+TEST(WelderTileProgram, SmallOpsEqualReference) {
+  const TileGraph tg = build_tile_graph(small_ops_graph());
+  const Graph& g = *tg.source;
+  const TensorValues ref = run_graph(g, {}, kSeed);
+  for (const Schedule& s : run_variants(tg, fig13_arch(), kVariants)) {
+    const NetworkProgram np = compile_schedule(tg, s);
+    EXPECT_EQ(static_cast<int>(np.kernels.size()), s.metrics.kernels);
+    expect_matches_reference(g, np, run_network_host(g, np, {}, kSeed), ref,
+                             "small_ops " + variant_name(s.variant));
+  }
+}
+
+// An operator the interpreter lacks: one line naming the op and its kind.
+TEST(WelderTileProgram, UnsupportedOperatorIsRefusedInOneLine) {
+  Graph g;
+  g.name = "pool";
+  const int x = g.add_input("x", {1, 2, 8, 8});
+  const int y = add(g, OpKind::MaxPool, "the_pool", {x},
+                    Attributes({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                {"strides", std::vector<int64_t>{2, 2}}}));
+  g.mark_output(y);
+  const TileGraph tg = build_tile_graph(g);
+  const Schedule s = run_variants(tg, fig13_arch(), {Variant::None}).at(0);
+  try {
+    compile_schedule(tg, s);
+    FAIL() << "MaxPool was accepted";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("op 'the_pool' (MaxPool)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("not supported"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST(WelderTileProgram, NafnetSchedulesEqualReference) {
+  check_network("nafnet", 32);
+}
+
+TEST(WelderTileProgram, VitSchedulesEqualReference) {
+  check_network("vit_s32", 64);
+}
+
+// Swin-T (224x224 only): the launched kernels of each variant whose ops all belong to the patch
+// embedding or the first stage (window attention, shifted windows with their Slice/Concat
+// rolls, the patch-merging Slice/Concat), each run alone from the reference's values of its
+// inputs.
+TEST(WelderTileProgram, SwinFirstStageKernelsEqualReference) {
+  const TileGraph tg = model_tile_graph("swin_t", {});
+  const Graph& g = *tg.source;
+  const TensorValues ref = run_graph(g, {}, kSeed);
+  const auto scheds = run_variants(tg, fig13_arch(), {Variant::Base, Variant::Welder});
+  auto first_stage = [&](const KernelGroup& grp) {
+    for (int o : grp.ops) {
+      const std::string& n = tg.ops[o].name;
+      if (n.rfind("patch_embed", 0) != 0 && n.rfind("layers.0.", 0) != 0) return false;
+    }
+    return true;
+  };
+  std::set<gpu::TpKind> kinds;
+  int checked = 0;
+  for (const Schedule& s : scheds) {
+    for (const ScheduledGroup& sg : s.groups) {
+      if (!sg.result.launches || !first_stage(sg.group)) continue;
+      const gpu::TileProgram p = compile_group(tg, sg.group, sg.result.best.tile);
+      TensorValues v;
+      std::vector<float*> ptrs;
+      for (size_t i = 0; i < p.global_ids.size(); ++i) {
+        const int t = p.global_ids[i];
+        TensorData d = ref.at(t);
+        if (p.global_written[i])
+          std::fill(d.f.begin(), d.f.end(), std::numeric_limits<float>::quiet_NaN());
+        v[t] = std::move(d);
+      }
+      for (int t : p.global_ids) ptrs.push_back(v.at(t).f.data());
+      gpu::run_tile_program_host(p, ptrs);
+      for (const auto& op : p.ops) kinds.insert(op.kind);
+      for (size_t i = 0; i < p.global_ids.size(); ++i) {
+        if (!p.global_written[i]) continue;
+        const int t = p.global_ids[i];
+        const Comparison c = compare_tensors(v.at(t), ref.at(t), kInterpTolerance);
+        EXPECT_TRUE(c.passed) << variant_name(s.variant) << " kernel " << p.name << ": tensor '"
+                              << g.tensor(t).name << "': " << c.str();
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 10);
+  for (gpu::TpKind k : {gpu::TpKind::Conv, gpu::TpKind::MatMul, gpu::TpKind::Softmax,
+                        gpu::TpKind::Slice, gpu::TpKind::Concat, gpu::TpKind::Transpose,
+                        gpu::TpKind::Reshape, gpu::TpKind::ReduceMean, gpu::TpKind::Erf})
+    EXPECT_TRUE(kinds.count(k)) << gpu::tp_kind_name(k) << " not exercised";
+}
+
+// The persistent grid: the resident blocks of all SMs, never more than tiles, and no more than
+// the scratch budget holds.
+TEST(WelderTileProgram, PersistentGridSize) {
+  gpu::TileProgram p;
+  p.tiles = 100000;
+  p.scratch_floats = 0;
+  EXPECT_EQ(tile_program_blocks(p, 80, 2), 160);
+  p.tiles = 7;
+  EXPECT_EQ(tile_program_blocks(p, 80, 2), 7);
+  p.tiles = 100000;
+  p.scratch_floats = kTpScratchBudgetBytes / 4 / 10;  // ten blocks' worth fit
+  EXPECT_EQ(tile_program_blocks(p, 80, 2), 10);
+  p.scratch_floats = kTpScratchBudgetBytes;  // one block does not fit: refused in one line
+  EXPECT_THROW(tile_program_blocks(p, 80, 2), Error);
+}
+
+// On the GPU: every variant's schedule as one interpreter launch per launched group
+// (DeviceNetwork, the measured Fig. 13's runner) equals the CPU reference on every tensor a
+// kernel writes and launches exactly the scheduler's kernel count.
+void check_network_on_gpu(const std::string& model, int64_t image) {
+  ZooOptions zo;
+  zo.image_size = image;
+  zo.batch = 2;
+  const TileGraph tg = model_tile_graph(model, zo);
+  const Graph& g = *tg.source;
+  const TensorValues feeds = make_graph_feeds(g, {}, kSeed);
+  const TensorValues ref = run_graph(g, feeds, kSeed);
+  const int sms = gpu::query_gpu_spec(0).sm_count;
+  for (const Schedule& s : run_variants(tg, fig13_arch(), kVariants)) {
+    const NetworkProgram np = compile_schedule(tg, s);
+    const DeviceNetwork dn(g, np, feeds, sms);
+    gpu::Stream stream;
+    gpu::KernelLauncher launcher(stream);
+    dn.run(launcher);
+    stream.synchronize();
+    EXPECT_EQ(launcher.launches(), s.metrics.kernels) << variant_name(s.variant);
+    TensorValues got;
+    for (const auto& k : np.kernels)
+      for (size_t i = 0; i < k.global_ids.size(); ++i)
+        if (k.global_written[i]) got[k.global_ids[i]] = dn.download(k.global_ids[i]);
+    for (int t : g.output_tensors()) got[t] = dn.download(t);
+    expect_matches_reference(g, np, got, ref, model + " on GPU " + variant_name(s.variant));
+  }
+}
+
+TEST(WelderTileProgramGpu, NafnetSchedulesEqualReference) {
+  std::string why;
+  if (!cuda_gpu_available(&why)) GTEST_SKIP() << "needs an NVIDIA GPU; here: " << why;
+  check_network_on_gpu("nafnet", 32);
+}
+
+TEST(WelderTileProgramGpu, VitSchedulesEqualReference) {
+  std::string why;
+  if (!cuda_gpu_available(&why)) GTEST_SKIP() << "needs an NVIDIA GPU; here: " << why;
+  check_network_on_gpu("vit_s32", 64);
+}
+
+// The small graph's rarer operator forms, on the GPU.
+TEST(WelderTileProgramGpu, SmallOpsEqualReference) {
+  std::string why;
+  if (!cuda_gpu_available(&why)) GTEST_SKIP() << "needs an NVIDIA GPU; here: " << why;
+  const TileGraph tg = build_tile_graph(small_ops_graph());
+  const Graph& g = *tg.source;
+  const TensorValues feeds = make_graph_feeds(g, {}, kSeed);
+  const TensorValues ref = run_graph(g, feeds, kSeed);
+  for (const Schedule& s : run_variants(tg, fig13_arch(), kVariants)) {
+    const NetworkProgram np = compile_schedule(tg, s);
+    const DeviceNetwork dn(g, np, feeds, gpu::query_gpu_spec(0).sm_count);
+    gpu::Stream stream;
+    gpu::KernelLauncher launcher(stream);
+    dn.run(launcher);
+    stream.synchronize();
+    EXPECT_EQ(launcher.launches(), s.metrics.kernels);
+    TensorValues got;
+    for (int t : g.output_tensors()) got[t] = dn.download(t);
+    for (int t : g.output_tensors()) {
+      const Comparison c = compare_tensors(got.at(t), ref.at(t), gpu::kGpuTolerance);
+      EXPECT_TRUE(c.passed) << variant_name(s.variant) << " '" << g.tensor(t).name
+                            << "': " << c.str();
+    }
+  }
+}
+
+// Without a GPU the device side refuses in one line (no CUDA build, or no device).
+TEST(WelderTileProgramGpu, DeviceProgramRefusesWithoutGpu) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the refusal is not reachable";
+  const TileGraph tg = build_tile_graph(small_ops_graph());
+  const Schedule s = run_variants(tg, fig13_arch(), {Variant::Welder}).at(0);
+  const NetworkProgram np = compile_schedule(tg, s);
+  try {
+    const DeviceNetwork dn(*tg.source, np, make_graph_feeds(*tg.source, {}, kSeed), 80);
+    FAIL() << "a device network was built without a GPU";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_FALSE(msg.empty());
+  }
+}
+
+}  // namespace
+}  // namespace dgs::welder
