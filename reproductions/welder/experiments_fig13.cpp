@@ -292,14 +292,12 @@ void run_fig13(ExperimentContext& ctx) {
         "% (mean of per-model; paper: 29, 60, 25, 65): the transactions then fall, as in the "
         "paper, so their deviation comes from the fusions the latency model accepts");
   }
-  const PaperData pd = PaperData::load("welder", "fig13.csv");
+  const Fig13PaperValues fig13_paper;
   auto paper = [&](const std::string& cmp, const std::string& metric) {
-    auto v = pd.value({{"comparison", cmp}, {"metric", metric}}, "value");
-    if (!v) throw Error("data/welder/fig13.csv: no value for " + cmp + "/" + metric);
-    return *v;
+    return fig13_paper.value(cmp, metric);
   };
   auto src = [&](const std::string& cmp, const std::string& metric) {
-    return pd.source({{"comparison", cmp}, {"metric", metric}});
+    return fig13_paper.source(cmp, metric);
   };
   std::vector<Claim> claims;
   const char* keys[4] = {"latency_reduction", "kernel_reduction", "transaction_reduction",

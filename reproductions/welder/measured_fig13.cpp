@@ -14,6 +14,17 @@
 
 namespace dgs::welder {
 
+double Fig13PaperValues::value(const std::string& comparison, const std::string& metric) const {
+  const auto v = data.value({{"comparison", comparison}, {"metric", metric}}, "value");
+  if (!v) throw Error("data/welder/fig13.csv: no value for " + comparison + "/" + metric);
+  return *v;
+}
+
+std::string Fig13PaperValues::source(const std::string& comparison,
+                                     const std::string& metric) const {
+  return data.source({{"comparison", comparison}, {"metric", metric}});
+}
+
 namespace {
 
 // The interpreter runs a batch-64 network in seconds, so the default protocol (2 warm-up runs,
@@ -236,14 +247,12 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
     if (!r.verified) ctx.note("CHECK FAILED for " + r.model + " " + r.variant + ": " + r.check);
 
   // Claims: the paper's latency and kernel-count reductions, from the measured numbers.
-  const PaperData pd = PaperData::load("welder", "fig13.csv");
+  const Fig13PaperValues fig13_paper;
   auto paper = [&](const std::string& cmp, const std::string& metric) {
-    auto v = pd.value({{"comparison", cmp}, {"metric", metric}}, "value");
-    if (!v) throw Error("data/welder/fig13.csv: no value for " + cmp + "/" + metric);
-    return *v;
+    return fig13_paper.value(cmp, metric);
   };
   auto src = [&](const std::string& cmp, const std::string& metric) {
-    return pd.source({{"comparison", cmp}, {"metric", metric}});
+    return fig13_paper.source(cmp, metric);
   };
   auto mean_red = [&](Variant from, Variant to, bool latency) {
     double sum = 0;

@@ -24,6 +24,7 @@
 #include "common/cli/cli.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/tile_program_gpu.h"
+#include "common/report/report.h"
 #include "reproductions/welder/tile_program_compile.h"
 
 namespace dgs::welder {
@@ -36,6 +37,15 @@ struct Fig13Model {
 const std::vector<Fig13Model>& fig13_models();
 const std::vector<Variant>& fig13_variants();  // in the order model mode schedules them
 inline constexpr int64_t kFig13Batch = 64;
+
+// The paper's Fig. 13 averages (data/welder/fig13.csv), by comparison ("base_vs_none",
+// "welder_vs_base", ...) and metric ("latency_reduction", ...); both modes' claims read them.
+struct Fig13PaperValues {
+  PaperData data = PaperData::load("welder", "fig13.csv");
+  // Throws dgs::Error naming the file when the row or value is missing.
+  double value(const std::string& comparison, const std::string& metric) const;
+  std::string source(const std::string& comparison, const std::string& metric) const;
+};
 
 // Device memory all blocks of one kernel may use for scratch (the tensors of a batch-64 network
 // take tens of GiB; the largest fused groups need ~100 K floats per block, far below this).
