@@ -59,7 +59,9 @@ DeviceTileProgram::DeviceTileProgram(const TileProgram& p, const std::vector<flo
 
 void DeviceTileProgram::launch(KernelLauncher& l, int blocks, float* scratch) const {
   if (blocks < 1) throw Error("tile program '" + name_ + "': launch with no blocks");
-  if (tiles_ == 0 || num_ops_ == 0) return;
+  if (tiles_ == 0 || num_ops_ == 0)
+    throw Error("tile program '" + name_ + "': no tiles or no operators; a kernel of the plan " +
+                "would not launch");
   tile_program_kernel<<<blocks, kTpThreadsPerBlock, 0,
                         static_cast<cudaStream_t>(l.stream_handle())>>>(
       static_cast<const TpOp*>(ops_.data()), num_ops_, static_cast<const int64_t*>(regions_.data()),

@@ -107,6 +107,12 @@ inline const char* tp_kind_name(TpKind k) {
   return "?";
 }
 
+// The order the host runs tiles in. Forward: in order, one scratch buffer. Adversarial (tests):
+// in reverse order with the scratch refilled with NaN before each tile, as blocks of a GPU grid
+// run tiles in any order on scratch left by other tiles: a tile that reads scratch it did not
+// write, or depends on another tile running first, then gives NaN or a different value.
+enum class HostTileOrder { Forward, Adversarial };
+
 // Where an op reads an operand from.
 struct TpOperand {
   int32_t local = 0;  // 1: the scratch buffer of op `index` of this program; 0: global `index`

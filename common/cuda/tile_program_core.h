@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -380,13 +382,18 @@ DGS_TP_HD inline TpTileView tp_tile_view(const TpOp* ops, int num_ops, const int
 
 // Runs `p` on the host, sequentially, tile by tile: globals[i] points at global tensor i of the
 // program (row-major, p.global_shapes[i]). The GPU kernel runs the same functions.
-inline void run_tile_program_host(const TileProgram& p, const std::vector<float*>& globals) {
+inline void run_tile_program_host(const TileProgram& p, const std::vector<float*>& globals,
+                                  HostTileOrder order = HostTileOrder::Forward) {
   if (globals.size() != p.global_shapes.size())
     throw Error("tile program '" + p.name + "': " + std::to_string(globals.size()) +
                 " global pointers for " + std::to_string(p.global_shapes.size()) + " tensors");
   std::vector<float> scratch(static_cast<size_t>(p.scratch_floats > 0 ? p.scratch_floats : 1));
   const int num_ops = static_cast<int>(p.ops.size());
-  for (int64_t t = 0; t < p.tiles; ++t) {
+  const bool adversarial = order == HostTileOrder::Adversarial;
+  for (int64_t k = 0; k < p.tiles; ++k) {
+    const int64_t t = adversarial ? p.tiles - 1 - k : k;
+    if (adversarial)
+      std::fill(scratch.begin(), scratch.end(), std::numeric_limits<float>::quiet_NaN());
     const TpTileView v = tp_tile_view(p.ops.data(), num_ops, p.regions.data(), t, scratch.data(),
                                       globals.data(), p.int_pool.data());
     for (int i = 0; i < num_ops; ++i) tp_run_op(v, i, 0, 1);

@@ -48,7 +48,8 @@ struct Fig13PaperValues {
 };
 
 // Device memory all blocks of one kernel may use for scratch (the tensors of a batch-64 network
-// take tens of GiB; the largest fused groups need ~100 K floats per block, far below this).
+// take tens of GiB; the largest fused groups of the three networks need ~330 K floats per
+// block, far below this).
 inline constexpr int64_t kTpScratchBudgetBytes = int64_t{2} << 30;
 
 // Blocks program `p` runs with: a persistent grid of the resident blocks (`sm_count` SMs x

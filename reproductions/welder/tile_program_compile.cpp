@@ -268,32 +268,35 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
   static_assert(2 * kTpMaxRank <= kTpMaxAttrs, "Slice needs 2 x rank attributes");
 }
 
-// The bounding box of elements [t*chunk, min((t+1)*chunk, numel)) of a row-major tensor of shape
-// `s`, chunk = ceil(numel / parts): the parts' boxes cover the tensor.
-Region linear_share(const Shape& s, int64_t t, int64_t parts) {
-  const int64_t n = numel(s);
-  const int64_t chunk = (n + parts - 1) / parts;
-  const int64_t first = t * chunk, last = std::min(n, (t + 1) * chunk) - 1;
-  Region r(s.size());
-  if (first > last) {
-    for (auto& iv : r) iv = {0, 0};
-    return r;
+// Box t of `parts` disjoint boxes that cover a tensor of shape `s` (empty past the last): the
+// leading dims d < k with s[0] x ... x s[k-1] <= parts are split into single indices (U boxes),
+// dim k into parts / U ranges, the dims after k are whole. No box spans two indices of a
+// leading dim, so each is about numel / parts elements when the extents divide evenly.
+Region grid_share(const Shape& s, int64_t t, int64_t parts) {
+  const size_t rank = s.size();
+  size_t k = 0;
+  int64_t units = 1;
+  while (k < rank && units * s[k] <= parts) units *= s[k++];
+  Region r(rank);
+  for (auto& iv : r) iv = {0, 0};
+  const int64_t pieces = k < rank ? std::max<int64_t>(1, parts / units) : 1;
+  const int64_t u = t / pieces, j = t % pieces;
+  if (u >= units) return r;
+  int64_t rest = u;
+  for (size_t d = k; d-- > 0;) {
+    r[d] = {rest % s[d], rest % s[d] + 1};
+    rest /= s[d];
   }
-  std::vector<int64_t> a(s.size()), b(s.size());
-  int64_t fa = first, fb = last;
-  for (size_t d = s.size(); d-- > 0;) {
-    a[d] = fa % s[d];
-    fa /= s[d];
-    b[d] = fb % s[d];
-    fb /= s[d];
+  if (k < rank) {
+    const int64_t step = (s[k] + pieces - 1) / pieces;
+    const int64_t lo = std::min(s[k], j * step), hi = std::min(s[k], (j + 1) * step);
+    if (lo >= hi) {
+      for (auto& iv : r) iv = {0, 0};
+      return r;
+    }
+    r[k] = {lo, hi};
+    for (size_t e = k + 1; e < rank; ++e) r[e] = {0, s[e]};
   }
-  size_t d = 0;
-  while (d < s.size() && a[d] == b[d]) {
-    r[d] = {a[d], a[d] + 1};
-    ++d;
-  }
-  if (d < s.size()) r[d] = {a[d], b[d] + 1};
-  for (size_t e = d + 1; e < s.size(); ++e) r[e] = {0, s[e]};
   return r;
 }
 
@@ -447,7 +450,7 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
       std::map<int, Region> tile_seeds = seeds;
       for (auto& [t, r] : tile_seeds) r = tr;
       for (size_t i : spread) {
-        const Region share = linear_share(g.tensor(g.op(gops[i]).outputs[0]).shape, tix, p.tiles);
+        const Region share = grid_share(g.tensor(g.op(gops[i]).outputs[0]).shape, tix, p.tiles);
         if (!region_empty(share)) tile_seeds[g.op(gops[i]).outputs[0]] = share;
       }
       const auto regs = propagate_regions(g, gops, tile_seeds);
@@ -481,15 +484,53 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
   // A tensor the kernel writes to global memory AND consumes inside (e.g. a Concat whose one
   // consumer is in the kernel and another outside) must be written whole, but the root's tiles
   // may need only part of it (a Slice after it). Where the regions miss elements of such a
-  // tensor, every tile also computes a share of it: the bounding box of its t-th of the tensor's
-  // elements in row-major order (recomputation, not charged by the cost model).
-  std::vector<size_t> spread;
+  // tensor, every tile also computes a share of it (box t of grid_share; recomputation, not
+  // charged by the cost model). An op that reads only global tensors gets a second copy at the
+  // end of the program that computes just the share and writes it (the first copy computes what
+  // the kernel's consumers need, into scratch only); any other op's share is seeded into the
+  // region propagation, so its inputs' regions grow with it.
+  std::vector<size_t> spread, split;
   for (size_t i = 0; i < nops; ++i) {
     if (!written[i] || !inner[i]) continue;
     const Shape& s = g.tensor(g.op(gops[i]).outputs[0]).shape;
-    if (!regions_cover(p, i, s)) spread.push_back(i);
+    if (regions_cover(p, i, s)) continue;
+    bool reads_globals_only = true;
+    for (int k = 0; k < p.ops[i].num_inputs; ++k)
+      reads_globals_only = reads_globals_only && !p.ops[i].in[k].local;
+    (reads_globals_only ? split : spread).push_back(i);
   }
   if (!spread.empty()) fill_regions(spread);
+  if (!split.empty()) {
+    const size_t n1 = nops + split.size();
+    std::vector<int64_t> regions(static_cast<size_t>(p.tiles) * n1 * static_cast<size_t>(stride),
+                                 0);
+    for (int64_t tix = 0; tix < p.tiles; ++tix) {
+      const auto old_row = p.regions.begin() + static_cast<ptrdiff_t>(tix * nops * stride);
+      auto row = regions.begin() + static_cast<ptrdiff_t>(tix * n1 * stride);
+      std::copy(old_row, old_row + static_cast<ptrdiff_t>(nops * stride), row);
+      for (size_t c = 0; c < split.size(); ++c) {
+        int64_t* share_row = regions.data() + (tix * n1 + nops + c) * stride;
+        const Region share =
+            grid_share(g.tensor(g.op(gops[split[c]]).outputs[0]).shape, tix, p.tiles);
+        for (int d = 0; d < kTpMaxRank; ++d) share_row[kTpMaxRank + d] = 1;
+        if (region_empty(share)) {
+          share_row[kTpMaxRank] = 0;
+          continue;
+        }
+        for (size_t d = 0; d < share.size(); ++d) {
+          share_row[d] = share[d].lo;
+          share_row[kTpMaxRank + d] = share[d].size();
+        }
+      }
+    }
+    p.regions = std::move(regions);
+    for (size_t i : split) {
+      gpu::TpOp copy = p.ops[i];
+      copy.scratch_offset = -1;
+      p.ops.push_back(copy);
+      p.ops[i].out_global = -1;
+    }
+  }
   // Scratch: one buffer per op output consumed inside the kernel, as large as its largest region.
   for (size_t i = 0; i < nops; ++i) {
     if (!inner[i]) continue;
@@ -524,7 +565,7 @@ NetworkProgram compile_schedule(const TileGraph& tg, const Schedule& s) {
 }
 
 TensorValues run_network_host(const Graph& g, const NetworkProgram& np, const TensorValues& feeds,
-                              uint64_t seed) {
+                              uint64_t seed, gpu::HostTileOrder order) {
   TensorValues v = make_graph_feeds(g, feeds, seed);
   // Buffers: every tensor a kernel reads or writes (views resolved).
   for (const auto& k : np.kernels) {
@@ -548,7 +589,7 @@ TensorValues run_network_host(const Graph& g, const NetworkProgram& np, const Te
         throw Error("tile program: no float buffer for tensor '" + g.tensor(t).name + "'");
       ptrs.push_back(it->second.f.data());
     }
-    gpu::run_tile_program_host(k, ptrs);
+    gpu::run_tile_program_host(k, ptrs, order);
   }
   for (const auto& [t, b] : np.views) {
     auto it = v.find(b);

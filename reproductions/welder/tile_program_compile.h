@@ -43,8 +43,10 @@ NetworkProgram compile_schedule(const TileGraph& tg, const Schedule& s);
 // Runs `np` on the host interpreter: inputs, weights and constants from make_graph_feeds(g,
 // feeds, seed) (the reference executor's values), every other buffer filled with NaN first (an
 // element no kernel writes fails a comparison). Returns the value of every tensor that has a
-// buffer or is a view (by graph tensor index, with the graph's shape).
+// buffer or is a view (by graph tensor index, with the graph's shape). The tests run tiles in the
+// adversarial order (gpu::HostTileOrder).
 TensorValues run_network_host(const Graph& g, const NetworkProgram& np, const TensorValues& feeds,
-                              uint64_t seed);
+                              uint64_t seed,
+                              gpu::HostTileOrder order = gpu::HostTileOrder::Forward);
 
 }  // namespace dgs::welder
