@@ -1091,30 +1091,23 @@ bool is_folded_activation(const Graph& g, int op) {
   if (o.inputs.empty() || o.outputs.empty()) return false;
   // The epilogue ops a cuDNN-class conv/GEMM applies before writing its output.
   int data = -1;  // the input that carries the activation
-  switch (o.kind) {
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Clip:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
-    case OpKind::BatchNormalization:
-      data = o.inputs[0];
-      break;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div: {
-      if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0) return false;
-      const bool p0 = g.tensor(o.inputs[0]).is_param(), p1 = g.tensor(o.inputs[1]).is_param();
-      if (p0 == p1) return false;  // needs exactly one bias/scale operand
-      data = p0 ? o.inputs[1] : o.inputs[0];
-      break;
+  if (is_activation(o.kind) || o.kind == OpKind::BatchNormalization) {
+    data = o.inputs[0];
+  } else {
+    switch (o.kind) {
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Div: {
+        if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0) return false;
+        const bool p0 = g.tensor(o.inputs[0]).is_param(), p1 = g.tensor(o.inputs[1]).is_param();
+        if (p0 == p1) return false;  // needs exactly one bias/scale operand
+        data = p0 ? o.inputs[1] : o.inputs[0];
+        break;
+      }
+      default:
+        return false;
     }
-    default:
-      return false;
   }
   if (data < 0) return false;
   const Tensor& x = g.tensor(data);

@@ -573,22 +573,6 @@ std::vector<std::vector<int>> graph_blocks(const Graph& g, const BlockOptions& o
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-bool is_activation(OpKind k) {
-  switch (k) {
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Clip:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class Grouper {
  public:
   Grouper(const Graph& g, const CompoundOptions& opts)

@@ -11,22 +11,32 @@ namespace dgs {
 
 int64_t dtype_size(DType t) {
   switch (t) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::I64: return 8;
-    case DType::I32: return 4;
-    case DType::Bool: return 1;
+    case DType::F32:
+      return 4;
+    case DType::F16:
+      return 2;
+    case DType::I64:
+      return 8;
+    case DType::I32:
+      return 4;
+    case DType::Bool:
+      return 1;
   }
   return 4;
 }
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::F32: return "float32";
-    case DType::F16: return "float16";
-    case DType::I64: return "int64";
-    case DType::I32: return "int32";
-    case DType::Bool: return "bool";
+    case DType::F32:
+      return "float32";
+    case DType::F16:
+      return "float16";
+    case DType::I64:
+      return "int64";
+    case DType::I32:
+      return "int32";
+    case DType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -47,35 +57,104 @@ std::string shape_str(const Shape& s) {
 
 std::string_view role_name(TensorRole r) {
   switch (r) {
-    case TensorRole::Input: return "input";
-    case TensorRole::Weight: return "weight";
-    case TensorRole::Constant: return "constant";
-    case TensorRole::Activation: return "activation";
-    case TensorRole::Output: return "output";
+    case TensorRole::Input:
+      return "input";
+    case TensorRole::Weight:
+      return "weight";
+    case TensorRole::Constant:
+      return "constant";
+    case TensorRole::Activation:
+      return "activation";
+    case TensorRole::Output:
+      return "output";
   }
   return "?";
 }
 
 namespace {
 constexpr std::array<std::string_view, static_cast<size_t>(OpKind::kCount)> kOpNames = {
-    "Conv", "ConvTranspose", "Gemm", "MatMul",
-    "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-    "BatchNormalization", "LayerNormalization", "Softmax",
-    "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Gelu", "Erf", "Clip", "Identity", "Exp", "Log", "Sqrt",
-    "Reciprocal", "Neg", "Abs", "HardSigmoid", "HardSwish", "Sin", "Cos", "Cast", "Dropout",
-    "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
-    "Concat", "Split", "Slice", "Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze", "Pad",
-    "Resize", "DepthToSpace", "SpaceToDepth", "Gather", "Expand",
-    "ReduceMean", "ReduceSum", "ReduceMax"};
+    "Conv",
+    "ConvTranspose",
+    "Gemm",
+    "MatMul",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "BatchNormalization",
+    "LayerNormalization",
+    "Softmax",
+    "Relu",
+    "LeakyRelu",
+    "Sigmoid",
+    "Tanh",
+    "Gelu",
+    "Erf",
+    "Clip",
+    "Identity",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Reciprocal",
+    "Neg",
+    "Abs",
+    "HardSigmoid",
+    "HardSwish",
+    "Sin",
+    "Cos",
+    "Cast",
+    "Dropout",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Pow",
+    "Max",
+    "Min",
+    "Concat",
+    "Split",
+    "Slice",
+    "Reshape",
+    "Transpose",
+    "Flatten",
+    "Squeeze",
+    "Unsqueeze",
+    "Pad",
+    "Resize",
+    "DepthToSpace",
+    "SpaceToDepth",
+    "Gather",
+    "Expand",
+    "ReduceMean",
+    "ReduceSum",
+    "ReduceMax"};
 }  // namespace
 
-std::string_view op_kind_name(OpKind k) { return kOpNames.at(static_cast<size_t>(k)); }
+std::string_view op_kind_name(OpKind k) {
+  return kOpNames.at(static_cast<size_t>(k));
+}
 
 std::optional<OpKind> op_kind_from_name(std::string_view s) {
   for (size_t i = 0; i < kOpNames.size(); ++i) {
     if (kOpNames[i] == s) return static_cast<OpKind>(i);
   }
   return std::nullopt;
+}
+
+bool is_activation(OpKind k) {
+  switch (k) {
+    case OpKind::Relu:
+    case OpKind::LeakyRelu:
+    case OpKind::Clip:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Gelu:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool is_elementwise(OpKind k) {
@@ -85,8 +164,12 @@ bool is_layout_only(OpKind k) {
   return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
          k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;
 }
-bool is_conv_like(OpKind k) { return k == OpKind::Conv || k == OpKind::ConvTranspose; }
-bool is_matmul_like(OpKind k) { return k == OpKind::Gemm || k == OpKind::MatMul; }
+bool is_conv_like(OpKind k) {
+  return k == OpKind::Conv || k == OpKind::ConvTranspose;
+}
+bool is_matmul_like(OpKind k) {
+  return k == OpKind::Gemm || k == OpKind::MatMul;
+}
 
 // --- Attributes -------------------------------------------------------------------------------
 namespace {
@@ -171,8 +254,8 @@ int Graph::add_constant_ints(const std::string& n, std::vector<int64_t> values) 
 
 int Graph::add_constant_floats(const std::string& n, Shape shape, std::vector<float> values) {
   if (numel(shape) != static_cast<int64_t>(values.size())) {
-    throw Error("constant '" + n + "': " + std::to_string(values.size()) +
-                " values for shape " + shape_str(shape));
+    throw Error("constant '" + n + "': " + std::to_string(values.size()) + " values for shape " +
+                shape_str(shape));
   }
   Tensor t;
   t.name = n;
@@ -281,7 +364,9 @@ std::vector<int> tensors_with_role(const std::vector<Tensor>& ts, TensorRole r) 
 }
 }  // namespace
 
-std::vector<int> Graph::input_tensors() const { return tensors_with_role(tensors_, TensorRole::Input); }
+std::vector<int> Graph::input_tensors() const {
+  return tensors_with_role(tensors_, TensorRole::Input);
+}
 std::vector<int> Graph::weight_tensors() const {
   return tensors_with_role(tensors_, TensorRole::Weight);
 }

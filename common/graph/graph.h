@@ -131,7 +131,8 @@ std::optional<OpKind> op_kind_from_name(std::string_view s);  // inverse of op_k
 bool is_elementwise(OpKind k);  // unary or binary element-wise (incl. Clip, Cast, Dropout)
 bool is_layout_only(
     OpKind k);  // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: no data moved
-bool is_conv_like(OpKind k);    // Conv, ConvTranspose
+bool is_conv_like(OpKind k);   // Conv, ConvTranspose
+bool is_activation(OpKind k);  // Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSigmoid, HardSwish
 bool is_matmul_like(OpKind k);  // Gemm, MatMul
 
 using AttrValue =

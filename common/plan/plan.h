@@ -14,8 +14,8 @@
 namespace dgs {
 
 enum class MemLevel : uint8_t { Host, DRAM, L2, Shared, Register };
-std::string_view mem_level_name(MemLevel m);               // "host", "dram", "l2", "shared", "register"
-MemLevel mem_level_from_name(std::string_view s);          // throws dgs::Error on an unknown name
+std::string_view mem_level_name(MemLevel m);       // "host", "dram", "l2", "shared", "register"
+MemLevel mem_level_from_name(std::string_view s);  // throws dgs::Error on an unknown name
 
 enum class TaskKind : uint8_t {
   Sequential,  // the ops run one after another (one kernel each), e.g. an IOS group on one stream
@@ -27,14 +27,14 @@ TaskKind task_kind_from_name(std::string_view s);
 
 struct Task {
   TaskKind kind = TaskKind::Sequential;
-  std::vector<int> ops;                 // op indices in the graph, in execution order
+  std::vector<int> ops;  // op indices in the graph, in execution order
   // For fused tasks: intermediate tensors that never reach DRAM, with the level they live at.
   std::map<int, MemLevel> kept;
   // For fused tasks: the output tile one thread block (or engine) computes, per output axis of
   // the task's last op; empty = not tiled / whole tensor.
   std::vector<int64_t> tile;
-  int placement = -1;                   // stream / engine / cluster index; -1 = unassigned
-  std::map<std::string, double> params; // scheduler-specific numbers (e.g. "batch_splits")
+  int placement = -1;                    // stream / engine / cluster index; -1 = unassigned
+  std::map<std::string, double> params;  // scheduler-specific numbers (e.g. "batch_splits")
 };
 
 struct Stage {
@@ -42,8 +42,8 @@ struct Stage {
 };
 
 struct Plan {
-  std::string scheduler;    // e.g. "IOS-Both", "Welder", "Sequential"
-  std::string graph;        // the graph's name
+  std::string scheduler;  // e.g. "IOS-Both", "Welder", "Sequential"
+  std::string graph;      // the graph's name
   std::vector<Stage> stages;
 
   int num_tasks() const;
@@ -52,8 +52,8 @@ struct Plan {
   void check(const Graph& g) const;
 };
 
-// JSON: {"scheduler": ..., "graph": ..., "stages": [{"tasks": [{"kind": "fused", "ops": ["op names"],
-// "kept": {"tensor name": "shared"}, "tile": [..], "placement": 0, "params": {...}}]}]}.
+// JSON: {"scheduler": ..., "graph": ..., "stages": [{"tasks": [{"kind": "fused", "ops": ["op
+// names"], "kept": {"tensor name": "shared"}, "tile": [..], "placement": 0, "params": {...}}]}]}.
 // Ops and tensors are named, not numbered, so a plan stays valid for a re-exported graph.
 std::string plan_to_json(const Plan& p, const Graph& g);
 Plan plan_from_json(const std::string& text, const Graph& g, const std::string& origin);

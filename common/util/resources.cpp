@@ -41,7 +41,8 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   std::error_code ec;
   if (target.has_parent_path()) {
     fs::create_directories(target.parent_path(), ec);
-    if (ec) throw Error("cannot create folder " + target.parent_path().string() + ": " + ec.message());
+    if (ec)
+      throw Error("cannot create folder " + target.parent_path().string() + ": " + ec.message());
   }
   fs::path tmp = target;
   tmp += ".tmp";
