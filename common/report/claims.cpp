@@ -30,6 +30,7 @@ std::string with_unit(double v, const std::string& unit) {
 
 bool Claim::holds() const {
   if (!std::isfinite(paper) || !std::isfinite(ours)) return false;
+  if (at_most) return ours - paper <= tolerance;
   return std::fabs(ours - paper) <= tolerance;
 }
 
@@ -42,7 +43,8 @@ void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
     os << "  " << (ok ? "holds   " : "deviates") << "  " << c.text;
     if (!c.source.empty()) os << " [" << c.source << "]";
     os << ": paper " << with_unit(c.paper, c.unit) << ", ours " << with_unit(c.ours, c.unit)
-       << ", tolerance " << with_unit(c.tolerance, c.unit) << "\n";
+       << ", tolerance " << with_unit(c.tolerance, c.unit)
+       << (c.at_most ? " (one-sided: holds when ours <= paper + tolerance)" : "") << "\n";
   }
   os << "  " << holding << " of " << claims.size() << " claims hold\n";
 }

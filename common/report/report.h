@@ -117,7 +117,8 @@ struct Claim {
   double ours = 0;       // computed by the suite
   double tolerance = 0;  // absolute tolerance on |ours - paper| (same unit as the values)
   std::string unit;      // "%", "x", "ms", ...
-  bool holds() const;    // |ours - paper| <= tolerance
+  bool at_most = false;  // one-sided: holds when ours <= paper + tolerance
+  bool holds() const;    // |ours - paper| <= tolerance (at_most: ours - paper <= tolerance)
 };
 // A block headed "Claims", one line per claim ("holds"/"deviates", the claim, its source, the
 // paper's value, ours, the tolerance), then "<k> of <n> claims hold".

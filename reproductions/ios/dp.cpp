@@ -278,6 +278,7 @@ class Solver {
     if (!m.has_bound) {
       make_stage_into(s, units, merge ? 0 : (heads ? heads : units), merge, scratch_stage_);
       m.bound = lower_bound_(scratch_stage_);
+      if (!(m.bound >= 0)) m.bound = 0;  // a NaN or negative bound would break the ordering
       m.has_bound = true;
     }
     return m.bound;

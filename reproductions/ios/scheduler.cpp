@@ -154,7 +154,10 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
     }
     r = simulate_stage_refs(spec_, refs);
     std::vector<double> ends(stage.groups.size(), -1.0);
-    for (const KernelTiming& k : r.kernels) ends[static_cast<size_t>(k.stream)] = k.end_us;
+    for (const KernelTiming& k : r.kernels) {
+      double& e = ends[static_cast<size_t>(k.stream)];
+      e = std::max(e, k.end_us);
+    }
     stream_ends_.emplace(key, std::move(ends));
   }
   simulated_kernels_ += static_cast<int64_t>(r.kernels.size());

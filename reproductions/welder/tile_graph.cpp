@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common/graph/analysis.h"
+#include "common/util/error.h"
 
 namespace dgs::welder {
 
@@ -101,6 +102,11 @@ std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
 
 const int64_t* CustomRegionMemo::region(const TileGraph& g, int op_index, int k,
                                         const int64_t* space_tile) {
+  if (graph_ != &g) {
+    if (graph_)
+      throw Error("Welder region memo: used with a second tile-graph (one memo per graph)");
+    graph_ = &g;
+  }
   const TileOp& op = g.ops[static_cast<size_t>(op_index)];
   key_.resize(op.space.size() + 1);
   key_[0] = op_index;

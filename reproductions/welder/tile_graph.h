@@ -103,7 +103,8 @@ void affine_input_region(const TileGraph& g, const TileOp& op, int k, const int6
 class CustomRegionMemo {
  public:
   // The region of input `k` (a custom access) of op `op_index` for the output tile `space_tile`
-  // (the op's rank; clipped here as input_region clips it). Valid until the next call.
+  // (the op's rank; clipped here as input_region clips it). Valid until the next call. A memo
+  // serves the one tile-graph it was first used with (dgs::Error for another).
   const int64_t* region(const TileGraph& g, int op_index, int k, const int64_t* space_tile);
   size_t size() const { return entries_.size(); }
 
@@ -119,6 +120,7 @@ class CustomRegionMemo {
   std::vector<Entry> entries_;
   std::vector<int> slots_;    // -1 = empty; size a power of two, at most half full
   std::vector<int64_t> key_;  // the key being looked up
+  const TileGraph* graph_ = nullptr;
 };
 
 // Converts a dgs::Graph into a tile-graph: one TileOp per operator output (layout-only operators

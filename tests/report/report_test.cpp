@@ -334,6 +334,22 @@ TEST(Claims, HoldsWithinTolerance) {
   EXPECT_FALSE(nan_claim.holds());
 }
 
+TEST(Claims, AtMostIsOneSided) {
+  Claim c{"search seconds (at most)", "Fig. 4.6", 43, 0.5, 0, "s"};
+  EXPECT_FALSE(c.holds());  // two-sided: far below the paper deviates
+  c.at_most = true;
+  EXPECT_TRUE(c.holds());
+  c.ours = 43.5;
+  EXPECT_FALSE(c.holds());  // above the paper's value
+  c.tolerance = 1;
+  EXPECT_TRUE(c.holds());
+  c.ours = kNaN;
+  EXPECT_FALSE(c.holds());
+  std::ostringstream os;
+  print_claims(os, {c});
+  EXPECT_NE(os.str().find("one-sided"), std::string::npos) << os.str();
+}
+
 TEST(Claims, BlockMatchesGolden) {
   std::ostringstream os;
   print_claims(os, sample_claims());

@@ -183,6 +183,32 @@ TEST(WelderPropagation, CustomRegionMemoEqualsInputRegion) {
   EXPECT_LE(memo.size(), static_cast<size_t>(checked));
 }
 
+// A memo keyed by op index and tile belongs to one tile-graph: another graph is refused.
+TEST(WelderPropagation, CustomRegionMemoRefusesASecondGraph) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  const TileGraph a = build_tile_graph(build_zoo_model("mobilevit_s", zo));
+  const TileGraph b = build_tile_graph(build_zoo_model("mobilevit_s", zo));
+  int op = -1, input = -1;
+  for (size_t o = 0; o < a.ops.size() && op < 0; ++o)
+    for (size_t k = 0; k < a.ops[o].inputs.size(); ++k)
+      if (a.ops[o].inputs[k].custom) {
+        op = static_cast<int>(o);
+        input = static_cast<int>(k);
+        break;
+      }
+  ASSERT_GE(op, 0);
+  const std::vector<int64_t> tile(a.ops[static_cast<size_t>(op)].space.size(), 1);
+  CustomRegionMemo memo;
+  EXPECT_NE(memo.region(a, op, input, tile.data()), nullptr);
+  try {
+    memo.region(b, op, input, tile.data());
+    FAIL() << "a memo answered for a second tile-graph";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("second tile-graph"), std::string::npos) << e.what();
+  }
+}
+
 // Sharing one memo between the variants of a model changes no schedule.
 TEST(WelderSearch, SharedRegionMemoKeepsSchedules) {
   ZooOptions zo;
