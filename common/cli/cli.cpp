@@ -366,6 +366,25 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       return kExitNotImplemented;
     }
 
+    std::vector<int> own_graphs;  // skipped under --all --model
+    if (!p.opts.model.empty()) {
+      std::string refused;
+      std::vector<int> runnable;
+      for (int i : selected) {
+        if (experiments[i].accepts_model)
+          runnable.push_back(i);
+        else if (p.all)
+          own_graphs.push_back(i);
+        else
+          refused += (refused.empty() ? "" : ", ") + experiments[i].id();
+      }
+      if (!refused.empty())
+        throw UsageError("--model: " + refused +
+                         " runs the paper's own graphs; --model does not apply (see --list)");
+      if (runnable.empty()) throw UsageError("--model: no experiment takes a model");
+      selected = runnable;
+    }
+
     std::vector<int> model_only;
     if (p.opts.mode == RunMode::Measured) {
       // Usage first (an experiment without a measured version is refused on any machine), then
@@ -406,6 +425,9 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     }
     for (int i : model_only) {
       out << "skipped " << experiments[i].id() << ": model mode only\n";
+    }
+    for (int i : own_graphs) {
+      out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
     }
     return run_selected(paper, experiments, selected, p.opts, out, err);
   } catch (const UsageError& e) {

@@ -69,6 +69,9 @@ struct Experiment {
   // Runs the experiment; empty = not implemented yet (listed, and refused with exit code 3).
   std::function<void(ExperimentContext&)> run;
   bool supports_measured = false;  // whether --mode measured does anything for it
+  // Whether --model replaces its networks; false: it runs the paper's own graphs, and --model is
+  // refused for it (skipped under --all).
+  bool accepts_model = true;
   std::string id() const { return kind + number; }
 };
 

@@ -109,6 +109,17 @@ std::vector<double> values_of(const std::map<std::string, double>& m) {
 }  // namespace
 
 void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
+  if (const std::string& only = ctx.options().model; !only.empty()) {
+    std::string names;
+    bool known = false;
+    for (const auto& m : kTable2) {
+      names += (names.empty() ? "" : ", ") + m.zoo;
+      known = known || m.zoo == only;
+    }
+    if (!known)
+      throw UsageError("--model " + only + ": fig " + fig +
+                       " runs the Table 2 models; --model picks one of them (" + names + ")");
+  }
   std::string hw = "v100_pcie";
   DType dt = DType::F32;
   bool tc = false;

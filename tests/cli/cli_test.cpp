@@ -266,6 +266,24 @@ TEST_F(CliTest, MeasuredModeWithoutGpuExitsFour) {
   EXPECT_EQ(r.out, "");
 }
 
+TEST_F(CliTest, ModelIsRefusedForAnExperimentOnItsOwnGraphs) {
+  std::vector<Experiment> e = experiments();
+  e[2].accepts_model = false;  // table3.1 runs the paper's own graphs
+  const Result r = run({"--table", "3.1", "--model", "resnet50", "--out", out_dir()}, e);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: --model: table3.1 runs the paper's own graphs; --model does not apply (see "
+            "--list)\n");
+  EXPECT_EQ(table3_runs_, 0);
+  EXPECT_FALSE(fs::exists(fs::path(out_dir()) / "fakepaper"));
+  // Under --all it is skipped and the others run on the model.
+  const Result all = run({"--all", "--model", "resnet50", "--out", out_dir()}, e);
+  EXPECT_NE(all.out.find("skipped table3.1: runs the paper's own graphs (no --model)"),
+            std::string::npos)
+      << all.out;
+  EXPECT_EQ(table3_runs_, 0);
+}
+
 TEST_F(CliTest, MeasuredModeRefusesAModelOnlyExperiment) {
   // A usage error on any machine, GPU or not: it is checked before the GPU.
   const Result r = run({"--fig", "1", "--mode", "measured", "--out", out_dir()}, experiments());
