@@ -81,21 +81,32 @@ struct E2eSetting {
   }
 };
 
-// Welder's speedup over the suite's Ansor-like fusion per Table 2 model (label -> speedup) in
-// one setting on `hw` (only the two variants needed).
-std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, const std::string& hw,
-                                                     const E2eSetting& st) {
-  const WelderArch arch = experiment_arch(ctx, hw, st.tc);
-  std::map<std::string, double> out;
+// The Table 2 models a setting runs (the batch-64 ones only at batch 64; --model picks one),
+// with the zoo options of the setting.
+std::vector<std::pair<const Table2Model*, ZooOptions>> e2e_cases(const ExperimentContext& ctx,
+                                                                 const E2eSetting& st) {
+  std::vector<std::pair<const Table2Model*, ZooOptions>> out;
   for (const auto& m : kTable2) {
     if (st.batch == 64 && !m.batch64) continue;
     if (!ctx.options().model.empty() && ctx.options().model != m.zoo) continue;
     ZooOptions zo;
     zo.batch = st.batch;
     zo.dtype = st.dtype;
+    out.emplace_back(&m, zo);
+  }
+  return out;
+}
+
+// Welder's speedup over the suite's Ansor-like fusion per Table 2 model (label -> speedup) in
+// one setting on `hw` (only the two variants needed).
+std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, const std::string& hw,
+                                                     const E2eSetting& st) {
+  const WelderArch arch = experiment_arch(ctx, hw, st.tc);
+  std::map<std::string, double> out;
+  for (const auto& [m, zo] : e2e_cases(ctx, st)) {
     const auto s =
-        run_variants(model_tile_graph(m.zoo, zo), arch, {Variant::AnsorLike, Variant::Welder});
-    out[m.label] = s[0].metrics.latency_ms / s[1].metrics.latency_ms;
+        run_variants(model_tile_graph(m->zoo, zo), arch, {Variant::AnsorLike, Variant::Welder});
+    out[m->label] = s[0].metrics.latency_ms / s[1].metrics.latency_ms;
   }
   return out;
 }
@@ -159,12 +170,8 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
   for (const E2eSetting& st : settings) {
     const WelderArch a = experiment_arch(ctx, hw, st.tc);
     std::vector<double> sp;
-    for (const auto& m : kTable2) {
-      if (st.batch == 64 && !m.batch64) continue;
-      if (!ctx.options().model.empty() && ctx.options().model != m.zoo) continue;
-      ZooOptions zo;
-      zo.batch = st.batch;
-      zo.dtype = st.dtype;
+    for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
+      const Table2Model& m = *mp;
       const TileGraph tg = model_tile_graph(m.zoo, zo);
       const auto s = run_variants(tg, a, kAllVariants);
       const double speed = s[0].metrics.latency_ms / s[3].metrics.latency_ms;
