@@ -86,8 +86,8 @@ void insert_region(TensorData& t, const Region& r, const TensorData& tile);
 // their graph data is used. Every element outside the given regions is unknown: float inputs
 // hold NaN there, so an output element that depends on a missing input element comes out NaN and
 // a comparison with the whole-tensor result (compare_tensors) fails. Integer inputs must be given
-// whole. The op is evaluated at full size and the tile cut out: this checks regions and
-// schedules, not speed.
+// whole. The work is proportional to the tile and its halo for most ops (compute_op_region in
+// region_eval.h says which; the others are evaluated whole and the tile cut out).
 TensorData run_op_region(const Graph& g, int op, const std::vector<Region>& input_regions,
                          const std::vector<TensorData>& input_tiles, const Region& output_tile,
                          int output_index = 0);

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "common/exec/executor.h"
+#include "common/exec/region_eval.h"
 
 namespace dgs {
 
@@ -97,27 +98,28 @@ TensorData run_op_region(const Graph& g, int o, const std::vector<Region>& input
   if (output_index < 0 || output_index >= static_cast<int>(op.outputs.size())) {
     throw Error(where + ": no output " + std::to_string(output_index));
   }
-  TensorValues values;
+  std::vector<TensorPiece> pieces(op.inputs.size());
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     const int t = op.inputs[i];
     if (t < 0) continue;
     const Tensor& ten = g.tensor(t);
     if (ten.role == TensorRole::Constant && input_tiles[i].has_no_values() &&
         input_regions[i].empty()) {
-      continue;  // run_op uses the graph data
+      continue;  // the graph data is used
     }
-    TensorData full = TensorData::zeros(ten.shape, ten.dtype);
-    if (full.is_float()) {
-      std::fill(full.f.begin(), full.f.end(), std::numeric_limits<float>::quiet_NaN());
-    } else if (input_regions[i] != full_region(ten.shape)) {
+    if (input_regions[i].size() != ten.shape.size()) {
+      throw Error(where + ": input " + std::to_string(i) + " '" + ten.name + "' region " +
+                  region_str(input_regions[i]) + " has rank " +
+                  std::to_string(input_regions[i].size()) + "; the tensor has rank " +
+                  std::to_string(ten.shape.size()));
+    }
+    if (!input_tiles[i].is_float() && input_regions[i] != full_region(ten.shape)) {
       throw Error(where + ": integer input '" + ten.name + "' must be given whole, not " +
                   region_str(input_regions[i]));
     }
-    insert_region(full, input_regions[i], input_tiles[i]);
-    values[t] = std::move(full);
+    pieces[i] = {input_regions[i], &input_tiles[i]};
   }
-  const std::vector<TensorData> outs = run_op(g, o, values);
-  return extract_region(outs[static_cast<size_t>(output_index)], output_tile);
+  return compute_op_region(g, o, output_tile, pieces, output_index);
 }
 
 }  // namespace dgs

@@ -64,7 +64,7 @@ dgs::Plan sequential_plan(const dgs::Graph& g) {
     dgs::Task t;
     t.kind = dgs::TaskKind::Sequential;
     t.ops = {op};
-    t.placement = 0;
+    t.placement = dgs::stream_placement(0);
     p.stages.push_back(dgs::Stage{{t}});
   }
   return p;

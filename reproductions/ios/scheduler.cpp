@@ -340,22 +340,24 @@ Plan to_plan(const Network& net, const IosSchedule& s) {
   Plan plan;
   plan.scheduler = s.name;
   plan.graph = net.graph->name;
+  plan.options = {.fold_activation = kIosKernelOptions.fold_activation,
+                  .tensor_cores = kIosKernelOptions.tensor_cores};
   for (const IosStage& st : s.stages) {
     Stage stage;
     if (st.merge && st.num_units() > 1) {
       Task t;
       t.kind = TaskKind::Merged;
       t.ops = merged_task_ops(net, st);
-      t.placement = 0;
+      t.placement = stream_placement(0);
       stage.tasks.push_back(std::move(t));
     } else {
-      int placement = 0;
+      int stream = 0;
       for (const auto& grp : st.groups) {
         Task t;
         t.kind = TaskKind::Sequential;
         for (int u : grp)
           for (int op : net.units[static_cast<size_t>(u)].ops) t.ops.push_back(op);
-        t.placement = placement++;
+        t.placement = stream_placement(stream++);
         stage.tasks.push_back(std::move(t));
       }
     }

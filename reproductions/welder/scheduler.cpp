@@ -384,9 +384,9 @@ Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_na
     for (const auto& [e, lvl] : sg.group.edges) {
       const int gt = tg.tensors[tg.ops[e.first].output].graph_tensor;
       if (gt < 0) continue;
-      const MemLevel m = lvl == Conn::Register ? MemLevel::Register : MemLevel::Shared;
+      const std::string m = lvl == Conn::Register ? "register" : "shared";
       auto it = t.kept.find(gt);
-      if (it == t.kept.end() || m == MemLevel::Shared) t.kept[gt] = m;
+      if (it == t.kept.end() || m == "shared") t.kept[gt] = m;
     }
     // A tensor also written to global memory is not "kept".
     for (auto it = t.kept.begin(); it != t.kept.end();) {
@@ -400,9 +400,6 @@ Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_na
       it = out ? t.kept.erase(it) : std::next(it);
     }
     t.tile = sg.result.best.tile;
-    t.params["kernels"] = sg.result.launches ? 1 : 0;
-    t.params["latency_us"] = sg.result.launches ? sg.result.best.latency_us : 0;
-    t.params["transactions"] = sg.result.best.sectors;
     if (t.ops.empty()) continue;
     Stage st;
     st.tasks.push_back(std::move(t));

@@ -169,12 +169,14 @@ TEST(GpuKernelRules, MergingConvsWithDifferentInputsIsAnError) {
 // ---------------------------------------------------------------------------------------------
 // Plans
 // ---------------------------------------------------------------------------------------------
-Task seq(std::vector<int> ops) {
+Task task(TaskKind kind, std::vector<int> ops) {
   Task t;
-  t.kind = TaskKind::Sequential;
+  t.kind = kind;
   t.ops = std::move(ops);
   return t;
 }
+
+Task seq(std::vector<int> ops) { return task(TaskKind::Sequential, std::move(ops)); }
 
 TEST(GpuPlan, SequentialPlanIsTheSumOfItsKernels) {
   SmallNet n;
@@ -220,7 +222,7 @@ TEST(GpuPlan, ConcurrentStageIsFasterAndPaysOneSync) {
   EXPECT_DOUBLE_EQ(simulate_plan_stage(n.g, p.stages[0], v).latency_us, e.stage_latency_us[0]);
   // A merged task gives the merged conv's single kernel.
   Plan m = p;
-  m.stages[0].tasks = {Task{TaskKind::Merged, {n.conv13, n.conv31}, {}, {}, -1, {}}, seq({n.dw})};
+  m.stages[0].tasks = {task(TaskKind::Merged, {n.conv13, n.conv31}), seq({n.dw})};
   const auto streams = stage_streams(n.g, m.stages[0], v);
   ASSERT_EQ(streams.size(), 2u);
   ASSERT_EQ(streams[0].size(), 1u);
@@ -231,7 +233,7 @@ TEST(GpuPlan, FusedTasksNeedTheCallersKernels) {
   SmallNet n;
   const GpuSpec v = hand_v100();
   Plan p;
-  p.stages.push_back(Stage{{Task{TaskKind::Fused, {n.conv3, n.relu, n.reshape}, {}, {}, -1, {}},
+  p.stages.push_back(Stage{{task(TaskKind::Fused, {n.conv3, n.relu, n.reshape}),
                             seq({n.conv13}), seq({n.conv31}), seq({n.dw})}});
   EXPECT_THROW(plan_latency(n.g, p, v), Error);
   int calls = 0;
@@ -260,7 +262,7 @@ TEST(GpuPlan, MergedTaskFoldsTheReluOfItsConvs) {
   const GpuSpec v = hand_v100();
   KernelOptions fold;
   fold.fold_activation = true;
-  const Task merged{TaskKind::Merged, {n.conv3, n.conv13, n.relu}, {}, {}, -1, {}};
+  const Task merged = task(TaskKind::Merged, {n.conv3, n.conv13, n.relu});
   const auto ks = kernels_for_merged_task(n.g, merged.ops, v, fold);
   const auto ref = kernels_for_merged_conv(n.g, {n.conv3, n.conv13}, v, fold);
   ASSERT_EQ(ks.size(), 1u);

@@ -1,24 +1,13 @@
-// Plans: names, check() and the JSON round trip.
+// Plans: names, the JSON round trip (version 2, and version 1 files), and Plan::check's rules,
+// each violation refused with one line naming it.
 #include "common/plan/plan.h"
 
 #include <gtest/gtest.h>
 
+#include "tests/plan/plan_test_graphs.h"
+
 namespace dgs {
 namespace {
-
-// a -> b -> c, a -> d
-Graph chain_graph() {
-  Graph g;
-  g.name = "chain";
-  const int x = g.add_input("x", {1, 8});
-  const int a = g.add_op(OpKind::Relu, "a", {x});
-  const int b = g.add_op(OpKind::Sigmoid, "b", {g.op(a).outputs[0]});
-  const int c = g.add_op(OpKind::Tanh, "c", {g.op(b).outputs[0]});
-  const int d = g.add_op(OpKind::Neg, "d", {g.op(a).outputs[0]});
-  g.mark_output(g.op(c).outputs[0]);
-  g.mark_output(g.op(d).outputs[0]);
-  return g;
-}
 
 Plan fused_plan(const Graph& g) {
   Plan p;
@@ -29,86 +18,259 @@ Plan fused_plan(const Graph& g) {
   Task t1;
   t1.kind = TaskKind::Fused;
   t1.ops = {g.find_op("b"), g.find_op("c")};
-  t1.kept[g.find_tensor("b:0")] = MemLevel::Shared;
+  t1.kept[g.find_tensor("b:0")] = "shared";
   t1.tile = {1, 4};
-  t1.placement = 0;
-  t1.params["batch_splits"] = 2;
+  t1.placement = stream_placement(0);
   Task t2;
   t2.kind = TaskKind::Merged;
   t2.ops = {g.find_op("d")};
-  t2.placement = 1;
+  t2.placement = stream_placement(1);
   p.stages.push_back(Stage{{t0}});
   p.stages.push_back(Stage{{t1, t2}});
   return p;
 }
 
 TEST(Plan, NamesRoundTrip) {
-  for (MemLevel m :
-       {MemLevel::Host, MemLevel::DRAM, MemLevel::L2, MemLevel::Shared, MemLevel::Register})
-    EXPECT_EQ(mem_level_from_name(mem_level_name(m)), m);
   for (TaskKind k : {TaskKind::Sequential, TaskKind::Merged, TaskKind::Fused})
     EXPECT_EQ(task_kind_from_name(task_kind_name(k)), k);
-  EXPECT_EQ(mem_level_name(MemLevel::Shared), "shared");
+  for (UnitKind k : {UnitKind::None, UnitKind::Stream, UnitKind::SmSet, UnitKind::Cluster,
+                     UnitKind::Core, UnitKind::Engine})
+    EXPECT_EQ(unit_kind_from_name(unit_kind_name(k)), k);
+  for (HaloMode m : {HaloMode::Recompute, HaloMode::Share})
+    EXPECT_EQ(halo_mode_from_name(halo_mode_name(m)), m);
+  EXPECT_EQ(accumulation_from_name(accumulation_name(Accumulation::Sum)), Accumulation::Sum);
   EXPECT_EQ(task_kind_name(TaskKind::Fused), "fused");
-  EXPECT_THROW(mem_level_from_name("smem"), Error);
+  EXPECT_EQ(unit_kind_name(UnitKind::SmSet), "sm_set");
   EXPECT_THROW(task_kind_from_name("parallel"), Error);
+  EXPECT_THROW(unit_kind_from_name("warp"), Error);
+  EXPECT_THROW(halo_mode_from_name("exchange"), Error);
 }
 
 TEST(Plan, JsonRoundTripKeepsEverything) {
-  const Graph g = chain_graph();
-  const Plan p = fused_plan(g);
+  const Graph g = conv_relu_graph();
+  Plan p;
+  p.scheduler = "test";
+  p.graph = g.name;
+  p.options.fold_activation = true;
+  p.options.tensor_cores = false;
+  for (int half = 0; half < 2; ++half) {
+    Task t;
+    t.kind = TaskKind::Fused;
+    t.ops = {g.find_op("conv"), g.find_op("relu")};
+    t.regions[g.find_tensor("y")] = {{0, 1}, {0, 8}, {4 * half, 4 * half + 4}, {0, 8}};
+    t.kept[g.find_tensor("conv:0")] = "register";
+    t.scope[g.find_tensor("y")] = "gb";
+    t.tile = {1, 8, 2, 4};
+    t.halo = {HaloMode::Share, "l2"};
+    t.placement.unit = UnitKind::Core;
+    t.placement.index = {0, 4 * half};
+    t.placement.count = 4;
+    t.placement.binding = {1, 2, 2, 1};
+    p.stages.push_back(Stage{{t}});
+  }
   p.check(g);
-  EXPECT_EQ(p.num_tasks(), 3);
   const std::string text = plan_to_json(p, g);
-  EXPECT_NE(text.find("\"b:0\": \"shared\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"version\": 2"), std::string::npos) << text;
   const Plan q = plan_from_json(text, g, "mem");
+  EXPECT_EQ(q.version, 2);
   EXPECT_EQ(q.scheduler, "test");
-  EXPECT_EQ(q.graph, "chain");
+  EXPECT_EQ(q.options, p.options);
   ASSERT_EQ(q.stages.size(), 2u);
-  ASSERT_EQ(q.stages[1].tasks.size(), 2u);
-  const Task& t = q.stages[1].tasks[0];
-  EXPECT_EQ(t.kind, TaskKind::Fused);
-  EXPECT_EQ(t.ops, p.stages[1].tasks[0].ops);
-  EXPECT_EQ(t.kept, p.stages[1].tasks[0].kept);
-  EXPECT_EQ(t.tile, (std::vector<int64_t>{1, 4}));
-  EXPECT_EQ(t.placement, 0);
-  EXPECT_EQ(t.params.at("batch_splits"), 2);
-  EXPECT_EQ(q.stages[1].tasks[1].kind, TaskKind::Merged);
-  EXPECT_EQ(q.stages[0].tasks[0].placement, -1);
+  const Task& t = q.stages[1].tasks.at(0);
+  const Task& u = p.stages[1].tasks[0];
+  EXPECT_EQ(t.kind, u.kind);
+  EXPECT_EQ(t.ops, u.ops);
+  EXPECT_EQ(t.regions, u.regions);
+  EXPECT_EQ(t.kept, u.kept);
+  EXPECT_EQ(t.scope, u.scope);
+  EXPECT_EQ(t.tile, u.tile);
+  EXPECT_EQ(t.halo, u.halo);
+  EXPECT_EQ(t.placement, u.placement);
   EXPECT_EQ(plan_to_json(q, g), text);  // byte-identical second round
+}
+
+TEST(Plan, JsonRoundTripKeepsReductionSplits) {
+  const Graph g = conv_relu_graph();
+  Plan p;
+  Task a;
+  a.ops = {g.find_op("conv")};
+  a.reduction.range = {"c_in", {0, 2}};
+  a.placement.unit = UnitKind::Engine;
+  a.placement.index = {1, 0};
+  Task b = a;
+  b.reduction.range = {"c_in", {2, 4}};
+  b.placement.index = {0, 1};
+  Task r;
+  r.ops = {g.find_op("relu")};
+  p.stages = {Stage{{a, b}}, Stage{{r}}};
+  p.check(g);
+  const Plan q = plan_from_json(plan_to_json(p, g), g, "mem");
+  EXPECT_EQ(q.stages[0].tasks[1].reduction, b.reduction);
+  EXPECT_EQ(q.stages[0].tasks[1].placement, b.placement);
+}
+
+TEST(Plan, VersionOneFilesLoad) {
+  const Graph g = chain_graph();
+  const std::string v1 = R"({"scheduler": "old", "graph": "chain", "stages": [
+    {"tasks": [{"kind": "sequential", "ops": ["a"], "placement": 0}]},
+    {"tasks": [{"kind": "fused", "ops": ["b", "c"], "kept": {"b:0": "shared"}, "tile": [1, 4],
+                "placement": 0, "params": {"latency_us": 3.5, "kernels": 1}},
+               {"ops": ["d"], "placement": 1}]}]})";
+  const Plan p = plan_from_json(v1, g, "v1.json");
+  p.check(g);
+  EXPECT_EQ(p.version, 1);
+  EXPECT_EQ(p.stages[1].tasks[0].placement, stream_placement(0));
+  EXPECT_EQ(p.stages[1].tasks[1].placement, stream_placement(1));
+  EXPECT_EQ(p.stages[1].tasks[0].kept.at(g.find_tensor("b:0")), "shared");
+  // Written back as version 2 with the same content (params were results: dropped).
+  const std::string v2 = plan_to_json(p, g);
+  EXPECT_EQ(v2.find("params"), std::string::npos) << v2;
+  EXPECT_EQ(plan_to_json(plan_from_json(v2, g, "v2"), g), v2);
 }
 
 TEST(Plan, CheckFindsMissingDuplicateAndOrderViolations) {
   const Graph g = chain_graph();
-  Plan p = fused_plan(g);
-  p.stages[1].tasks.pop_back();  // drop d
-  try {
-    p.check(g);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'d' is in no stage"), std::string::npos) << e.what();
-  }
-  Plan dup = fused_plan(g);
-  dup.stages[0].tasks[0].ops.push_back(g.find_op("d"));
-  dup.stages[0].tasks[0].ops.push_back(g.find_op("d"));
-  EXPECT_THROW(dup.check(g), Error);
-  // b and its producer a in the same stage, different tasks: not allowed.
-  Plan side = fused_plan(g);
-  side.stages[0].tasks.push_back(side.stages[1].tasks[0]);
-  side.stages[1].tasks.erase(side.stages[1].tasks.begin());
-  try {
-    side.check(g);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("producer 'a'"), std::string::npos) << e.what();
-  }
-  // c before b inside one task: not allowed; b before c: fine.
-  Plan order = fused_plan(g);
-  std::swap(order.stages[1].tasks[0].ops[0], order.stages[1].tasks[0].ops[1]);
-  EXPECT_THROW(order.check(g), Error);
-  Plan bad_index = fused_plan(g);
-  bad_index.stages[0].tasks[0].ops = {99};
-  EXPECT_THROW(bad_index.check(g), Error);
+  expect_check_error(
+      g,
+      [&] {
+        Plan p = fused_plan(g);
+        p.stages[1].tasks.pop_back();  // drop d
+        return p;
+      }(),
+      "'d' is in no stage");
+  expect_check_error(
+      g,
+      [&] {
+        Plan p = fused_plan(g);
+        p.stages[0].tasks[0].ops.push_back(g.find_op("a"));
+        return p;
+      }(),
+      "lists op 'a' twice");
+  // b and its producer a in the same stage, different tasks.
+  expect_check_error(
+      g,
+      [&] {
+        Plan p = fused_plan(g);
+        p.stages[0].tasks.push_back(p.stages[1].tasks[0]);
+        p.stages[1].tasks.erase(p.stages[1].tasks.begin());
+        return p;
+      }(),
+      "reads region [0:1,0:8] of 'a:0' before stage 0 task 0 writes");
+  // c before b inside one task.
+  expect_check_error(
+      g,
+      [&] {
+        Plan p = fused_plan(g);
+        std::swap(p.stages[1].tasks[0].ops[0], p.stages[1].tasks[0].ops[1]);
+        return p;
+      }(),
+      "produces later in the same task");
+  expect_check_error(
+      g,
+      [&] {
+        Plan p = fused_plan(g);
+        p.stages[0].tasks[0].ops = {99};
+        return p;
+      }(),
+      "op index 99");
+}
+
+TEST(Plan, CheckRequiresRegionsToTileEachWrittenTensor) {
+  const Graph g = conv_relu_graph();
+  const int y = g.find_tensor("y");
+  auto halves = [&](int64_t split0, int64_t split1) {
+    Plan p;
+    for (const Interval rows : {Interval{0, split0}, Interval{split1, 8}}) {
+      Task t;
+      t.kind = TaskKind::Fused;
+      t.ops = {g.find_op("conv"), g.find_op("relu")};
+      t.regions[y] = {{0, 1}, {0, 8}, rows, {0, 8}};
+      p.stages.push_back(Stage{{t}});
+    }
+    return p;
+  };
+  halves(4, 4).check(g);
+  expect_check_error(g, halves(5, 4),
+                     "region [0:1,0:8,4:8,0:8] of 'y' (op 'relu', stage 1 task 0) overlaps region "
+                     "[0:1,0:8,0:5,0:8] of 'y' (op 'relu', stage 0 task 0)");
+  expect_check_error(g, halves(3, 4),
+                     "64 of 512 elements of 'y' (op 'relu') are written by no task, e.g. "
+                     "[0:1,0:8,3:4,0:8]");
+  Plan bad = halves(4, 4);
+  bad.stages[0].tasks[0].regions[y] = {{0, 1}, {0, 8}, {0, 9}, {0, 8}};
+  expect_check_error(g, bad, "does not fit its shape [1,8,8,8]");
+}
+
+TEST(Plan, CheckAcceptsPartialSumsThatPartitionTheAxisOnly) {
+  const Graph g = conv_relu_graph();
+  auto split = [&](std::vector<Interval> ranges) {
+    Plan p;
+    Stage s;
+    for (const Interval& r : ranges) {
+      Task t;
+      t.ops = {g.find_op("conv")};
+      t.reduction.range = {"c_in", r};
+      s.tasks.push_back(t);
+    }
+    Task relu;
+    relu.ops = {g.find_op("relu")};
+    p.stages = {s, Stage{{relu}}};
+    return p;
+  };
+  split({{0, 1}, {1, 3}, {3, 4}}).check(g);
+  expect_check_error(g, split({{0, 2}, {1, 4}}), "partial sums over 'c_in' overlap at 1");
+  expect_check_error(g, split({{0, 1}, {2, 4}}), "partial sums over 'c_in' leave a gap at 1");
+  expect_check_error(g, split({{0, 1}, {1, 3}}), "partial sums over 'c_in' stop at 3");
+  expect_check_error(g, split({{0, 2}, {2, 5}}), "reduction range [2:5) of 'c_in'");
+  Plan wrong_axis = split({{0, 4}});
+  wrong_axis.stages[0].tasks[0].reduction.range.axis = "k";
+  expect_check_error(g, wrong_axis, "is split over reduction axis 'k'; expected 'c_in'");
+  Plan relu_split = split({{0, 4}});
+  relu_split.stages[1].tasks[0].reduction.range = {"c_in", {0, 4}};
+  expect_check_error(g, relu_split, "has no reduction that partial sums can split");
+  Plan two_ops = split({{0, 4}});
+  two_ops.stages[0].tasks[0].ops.push_back(g.find_op("relu"));
+  two_ops.stages.pop_back();
+  expect_check_error(g, two_ops, "splits a reduction but holds 2 ops");
+  // A reader in the same stage as the partial sums.
+  Plan early = split({{0, 2}, {2, 4}});
+  early.stages[0].tasks.push_back(early.stages[1].tasks[0]);
+  early.stages.pop_back();
+  expect_check_error(g, early, "reads region [0:1,0:8,0:8,0:8] of 'conv:0' before stage 0");
+}
+
+TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
+  const Graph g = chain_graph();
+  PlanTarget gpu;
+  gpu.name = "GPU";
+  gpu.memory_levels = {"register", "shared", "l2", "dram", "host"};
+  gpu.unit_extents[UnitKind::Stream] = {4};
+  Plan ok = fused_plan(g);
+  ok.check(g, &gpu);
+  Plan level = fused_plan(g);
+  level.stages[1].tasks[0].kept[g.find_tensor("b:0")] = "lb";
+  level.check(g);  // a name: fine without hardware
+  expect_check_error(g, level, "memory level 'lb' does not exist on GPU", &gpu);
+  Plan kept_written = fused_plan(g);
+  kept_written.stages[1].tasks[0].kept[g.find_tensor("c:0")] = "shared";
+  expect_check_error(g, kept_written, "keeps 'c:0' inside the task, but the task writes it");
+  Plan unit = fused_plan(g);
+  unit.stages[1].tasks[1].placement.unit = UnitKind::Engine;
+  unit.stages[1].tasks[1].placement.index = {0, 0};
+  expect_check_error(g, unit, "GPU has no unit of kind 'engine'", &gpu);
+  Plan far = fused_plan(g);
+  far.stages[1].tasks[1].placement = stream_placement(4);
+  expect_check_error(g, far, "uses stream coordinate 4 of axis 0; GPU has 4", &gpu);
+  Plan binding = fused_plan(g);
+  binding.stages[1].tasks[0].placement.count = 4;
+  binding.stages[1].tasks[0].placement.binding = {1, 2};
+  expect_check_error(g, binding, "binding multiplies to 2 units but count is 4");
+  Plan tile = fused_plan(g);
+  tile.stages[1].tasks[0].tile = {1, 4, 1};
+  expect_check_error(g, tile, "tile has 3 entries");
+  Plan halo = fused_plan(g);
+  halo.stages[1].tasks[0].halo.mode = HaloMode::Share;
+  expect_check_error(g, halo, "halo.level: memory level '' is not a name");
 }
 
 TEST(Plan, BadJsonGivesOneLineNamingTheField) {
@@ -121,17 +283,34 @@ TEST(Plan, BadJsonGivesOneLineNamingTheField) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message("{").find("plan.json: not valid JSON"), std::string::npos);
-  EXPECT_NE(message(R"({"stages": 3})").find("stages"), std::string::npos);
-  const std::string unknown = message(R"({"stages": [{"tasks": [{"ops": ["zz"]}]}]})");
-  EXPECT_NE(unknown.find("stages[0].tasks[0].ops: unknown op 'zz'"), std::string::npos) << unknown;
-  const std::string kind =
-      message(R"({"stages": [{"tasks": [{"kind": "parallel", "ops": ["a"]}]}]})");
-  EXPECT_NE(kind.find("stages[0].tasks[0].kind"), std::string::npos) << kind;
-  const std::string level =
-      message(R"({"stages": [{"tasks": [{"ops": ["a"], "kept": {"a:0": "hbm"}}]}]})");
-  EXPECT_NE(level.find("unknown memory level 'hbm'"), std::string::npos) << level;
-  for (const std::string& m : {unknown, kind, level}) EXPECT_EQ(m.find('\n'), std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{", "plan.json: not valid JSON"},
+      {R"({"stages": 3})", "stages"},
+      {R"({"stages": [{"tasks": [{"ops": ["zz"]}]}]})", "stages[0].tasks[0].ops: unknown op 'zz'"},
+      {R"({"stages": [{"tasks": [{"kind": "parallel", "ops": ["a"]}]}]})",
+       "stages[0].tasks[0].kind"},
+      {R"({"version": 3, "stages": []})", "version: format version 3 is not known"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "params": {}}]}]})",
+       "stages[0].tasks[0]: unknown key 'params'"},
+      {R"({"version": 2, "stage": []})", "top level: unknown key 'stage'"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "regions": {"a:0": [[0, 1, 2]]}}]}]})",
+       "stages[0].tasks[0].regions.a:0: not a pair"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "placement": {"index": [0]}}]}]})",
+       "stages[0].tasks[0].placement: no unit"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "placement": {"unit": "warp"}}]}]})",
+       "unknown unit kind 'warp'"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "halo": {"mode": "swap"}}]}]})",
+       "unknown halo mode 'swap'"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "reduction": {"axis": "k"}}]}]})",
+       "reduction: missing axis or range"},
+      {R"({"version": 2, "options": {"fold_activation": 1}, "stages": []})",
+       "options.fold_activation: not a boolean"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const std::string m = message(text);
+    EXPECT_NE(m.find(needle), std::string::npos) << text << " -> " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,386 @@
+// Plan::check (see plan.h): structure, placements, levels, reduction splits, the exact tiling of
+// every written tensor, and that every region a task reads is written by an earlier stage.
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <set>
+
+#include "common/plan/plan.h"
+#include "common/util/error.h"
+
+namespace dgs {
+
+namespace {
+
+struct TaskRef {
+  size_t stage = 0, task = 0;
+  std::string str() const {
+    return "stage " + std::to_string(stage) + " task " + std::to_string(task);
+  }
+};
+
+// One region of a tensor written by a task.
+struct Write {
+  TaskRef at;
+  Region region;
+  ReductionSplit reduction;  // active for partial sums
+};
+
+bool valid_level_name(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool regions_overlap(const Region& a, const Region& b) {
+  for (size_t d = 0; d < a.size(); ++d)
+    if (a[d].hi <= b[d].lo || b[d].hi <= a[d].lo) return false;
+  return true;
+}
+
+class Checker {
+ public:
+  Checker(const Plan& p, const Graph& g, const PlanTarget* target)
+      : p_(p),
+        g_(g),
+        target_(target),
+        where_("plan '" + p.scheduler + "' of graph '" + g.name + "'") {}
+
+  void run() {
+    for (size_t si = 0; si < p_.stages.size(); ++si)
+      for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) check_task({si, ti});
+    check_every_op_placed();
+    collect_writes();
+    for (const auto& [tensor, writes] : writes_) check_tiling(tensor, writes);
+    check_reads();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw Error(where_ + ": " + what); }
+  const Task& task(TaskRef r) const { return p_.stages[r.stage].tasks[r.task]; }
+  std::string op_name(int op) const { return "'" + g_.op(op).name + "'"; }
+  std::string tensor_name(int t) const { return "'" + g_.tensor(t).name + "'"; }
+
+  void check_tensor_index(TaskRef at, int t, const char* field) const {
+    if (t < 0 || t >= g_.num_tensors())
+      fail(at.str() + " " + field + " names tensor index " + std::to_string(t) + "; expected 0.." +
+           std::to_string(g_.num_tensors() - 1));
+  }
+
+  void check_level(TaskRef at, const std::string& level, const std::string& field) const {
+    if (!valid_level_name(level))
+      fail(at.str() + " " + field + ": memory level '" + level +
+           "' is not a name (lower-case letters, digits, '_')");
+    if (target_ && std::find(target_->memory_levels.begin(), target_->memory_levels.end(), level) ==
+                       target_->memory_levels.end()) {
+      std::string all;
+      for (const std::string& l : target_->memory_levels) all += (all.empty() ? "" : ", ") + l;
+      fail(at.str() + " " + field + ": memory level '" + level + "' does not exist on " +
+           target_->name + "; expected one of " + all);
+    }
+  }
+
+  void check_task(TaskRef at) {
+    const Task& t = task(at);
+    if (t.ops.empty()) fail(at.str() + " has no ops; expected at least one op");
+    std::set<int> seen;
+    for (int op : t.ops) {
+      if (op < 0 || op >= g_.num_ops())
+        fail(at.str() + " names op index " + std::to_string(op) + "; expected 0.." +
+             std::to_string(g_.num_ops() - 1));
+      if (!seen.insert(op).second) fail(at.str() + " lists op " + op_name(op) + " twice");
+    }
+    // Producers inside the task come earlier in it.
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+      for (size_t j = i + 1; j < t.ops.size(); ++j) {
+        for (int in : g_.op(t.ops[i]).inputs) {
+          if (in >= 0 && g_.tensor(in).producer == t.ops[j])
+            fail("op " + op_name(t.ops[i]) + " (" + at.str() + ") reads " + tensor_name(in) +
+                 ", which op " + op_name(t.ops[j]) +
+                 " produces later in the same task; expected producers first");
+        }
+      }
+    }
+    auto produced_here = [&](int tensor) {
+      const int p = g_.tensor(tensor).producer;
+      return p >= 0 && seen.count(p) != 0;
+    };
+    const std::vector<int> written = task_written_tensors(g_, t);
+    for (const auto& [tensor, region] : t.regions) {
+      check_tensor_index(at, tensor, "regions");
+      if (!produced_here(tensor))
+        fail(at.str() + " gives a region of " + tensor_name(tensor) +
+             ", which no op of the task produces");
+      const Shape& s = g_.tensor(tensor).shape;
+      if (region.size() != s.size() || region_empty(region) ||
+          !region_contains(full_region(s), region))
+        fail(at.str() + " region " + region_str(region) + " of " + tensor_name(tensor) +
+             " is empty or does not fit its shape " + shape_str(s));
+    }
+    for (const auto& [tensor, level] : t.kept) {
+      check_tensor_index(at, tensor, "kept");
+      if (!produced_here(tensor))
+        fail(at.str() + " keeps " + tensor_name(tensor) + ", which no op of the task produces");
+      if (std::binary_search(written.begin(), written.end(), tensor))
+        fail(at.str() + " keeps " + tensor_name(tensor) +
+             " inside the task, but the task writes it (it is a graph output or read by another "
+             "task)");
+      check_level(at, level, "kept." + g_.tensor(tensor).name);
+    }
+    for (const auto& [tensor, level] : t.scope) {
+      check_tensor_index(at, tensor, "scope");
+      if (!std::binary_search(written.begin(), written.end(), tensor))
+        fail(at.str() + " gives a buffer scope to " + tensor_name(tensor) +
+             ", which the task does not write");
+      check_level(at, level, "scope." + g_.tensor(tensor).name);
+    }
+    const Shape& primary = g_.tensor(task_primary_tensor(g_, t)).shape;
+    if (!t.tile.empty()) {
+      if (t.tile.size() != primary.size() ||
+          std::any_of(t.tile.begin(), t.tile.end(), [](int64_t v) { return v < 1; }))
+        fail(at.str() + " tile has " + std::to_string(t.tile.size()) +
+             " entries; expected one positive size per axis of " +
+             tensor_name(task_primary_tensor(g_, t)) + " " + shape_str(primary));
+    }
+    if (t.halo.mode == HaloMode::Share) {
+      check_level(at, t.halo.level, "halo.level");
+    } else if (!t.halo.level.empty()) {
+      fail(at.str() + " halo mode 'recompute' names level '" + t.halo.level +
+           "'; only 'share' takes a level");
+    }
+    if (t.reduction.active()) {
+      if (t.ops.size() != 1)
+        fail(at.str() + " splits a reduction but holds " + std::to_string(t.ops.size()) +
+             " ops; expected exactly one (its partial result is not final)");
+      const std::string err = reduction_slice_error(g_, t.ops[0], t.reduction.range);
+      if (!err.empty()) fail(at.str() + ": " + err);
+    }
+    check_placement(at, t, primary);
+  }
+
+  void check_placement(TaskRef at, const Task& t, const Shape& primary) const {
+    const Placement& pl = t.placement;
+    const std::string w = at.str() + " placement";
+    if (pl.unit == UnitKind::None) {
+      if (!pl.index.empty() || pl.count != 1 || !pl.binding.empty())
+        fail(w + " has an index, count or binding but no unit; expected a unit kind");
+      return;
+    }
+    if (pl.index.empty()) fail(w + " has no index; expected the unit's coordinates");
+    if (std::any_of(pl.index.begin(), pl.index.end(), [](int v) { return v < 0; }))
+      fail(w + " has a negative index");
+    if (pl.count < 1) fail(w + " count " + std::to_string(pl.count) + "; expected >= 1");
+    if (!pl.binding.empty()) {
+      if (pl.binding.size() != primary.size())
+        fail(w + " binding has " + std::to_string(pl.binding.size()) +
+             " entries; expected one per axis of " + shape_str(primary));
+      int64_t prod = 1;
+      for (int64_t b : pl.binding) {
+        if (b < 1) fail(w + " binding has an entry below 1");
+        prod *= b;
+      }
+      if (prod != pl.count)
+        fail(w + " binding multiplies to " + std::to_string(prod) + " units but count is " +
+             std::to_string(pl.count));
+    }
+    if (!target_) return;
+    auto it = target_->unit_extents.find(pl.unit);
+    if (it == target_->unit_extents.end())
+      fail(w + ": " + target_->name + " has no unit of kind '" +
+           std::string(unit_kind_name(pl.unit)) + "'");
+    const std::vector<int>& ext = it->second;
+    if (pl.index.size() != ext.size())
+      fail(w + " index has " + std::to_string(pl.index.size()) + " coordinates; a " +
+           std::string(unit_kind_name(pl.unit)) + " of " + target_->name + " has " +
+           std::to_string(ext.size()));
+    for (size_t d = 0; d < ext.size(); ++d) {
+      const int64_t last = pl.index[d] + (d + 1 == ext.size() ? pl.count - 1 : 0);
+      if (pl.index[d] >= ext[d] || last >= ext[d])
+        fail(w + " uses " + std::string(unit_kind_name(pl.unit)) + " coordinate " +
+             std::to_string(last) + " of axis " + std::to_string(d) + "; " + target_->name +
+             " has " + std::to_string(ext[d]));
+    }
+  }
+
+  void check_every_op_placed() const {
+    std::vector<bool> placed(static_cast<size_t>(g_.num_ops()), false);
+    for (const Stage& s : p_.stages)
+      for (const Task& t : s.tasks)
+        for (int op : t.ops) placed[static_cast<size_t>(op)] = true;
+    for (int op = 0; op < g_.num_ops(); ++op)
+      if (!placed[static_cast<size_t>(op)])
+        fail("op " + op_name(op) + " is in no stage; expected every op in at least one task");
+  }
+
+  void collect_writes() {
+    for (size_t si = 0; si < p_.stages.size(); ++si) {
+      for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
+        const Task& t = p_.stages[si].tasks[ti];
+        for (int w : task_written_tensors(g_, t))
+          writes_[w].push_back({{si, ti}, task_written_region(g_, t, w), t.reduction});
+      }
+    }
+    for (int out : g_.output_tensors())
+      if (!writes_.count(out) && g_.tensor(out).producer >= 0)
+        fail("graph output " + tensor_name(out) + " is written by no task");
+  }
+
+  std::string write_str(int tensor, const Write& w) const {
+    return "region " + region_str(w.region) + " of " + tensor_name(tensor) + " (op " +
+           op_name(g_.tensor(tensor).producer) + ", " + w.at.str() + ")";
+  }
+
+  // The writes of one tensor tile it exactly. Partial sums: the tasks splitting one region's
+  // reduction write the same region, with ranges that partition the axis; such a group then
+  // counts as one write of its region.
+  void check_tiling(int tensor, const std::vector<Write>& writes) const {
+    const Shape& shape = g_.tensor(tensor).shape;
+    std::vector<const Write*> boxes;
+    std::map<std::vector<int64_t>, std::vector<const Write*>> partial;  // by flattened region
+    for (const Write& w : writes) {
+      if (w.reduction.active()) {
+        std::vector<int64_t> key;
+        for (const Interval& iv : w.region) key.insert(key.end(), {iv.lo, iv.hi});
+        partial[key].push_back(&w);
+      } else {
+        boxes.push_back(&w);
+      }
+    }
+    for (auto& [key, group] : partial) {
+      std::sort(group.begin(), group.end(), [](const Write* a, const Write* b) {
+        return a->reduction.range.range.lo < b->reduction.range.range.lo;
+      });
+      const int op = g_.tensor(tensor).producer;
+      const IterationSpace s = iteration_space(g_, op);
+      int64_t extent = 0;
+      for (const ReductionAxis& a : s.reduction_axes)
+        if (a.name == group[0]->reduction.range.axis) extent = a.extent;
+      int64_t next = 0;
+      for (const Write* w : group) {
+        const Interval r = w->reduction.range.range;
+        if (r.lo != next)
+          fail(write_str(tensor, *w) + ": partial sums over '" + w->reduction.range.axis + "' " +
+               (r.lo < next ? "overlap" : "leave a gap") + " at " +
+               std::to_string(std::min(r.lo, next)) +
+               "; expected ranges that partition [0:" + std::to_string(extent) + ")");
+        next = r.hi;
+      }
+      if (next != extent)
+        fail(write_str(tensor, *group.back()) + ": partial sums over '" +
+             group[0]->reduction.range.axis + "' stop at " + std::to_string(next) +
+             "; expected ranges that partition [0:" + std::to_string(extent) + ")");
+      boxes.push_back(group[0]);
+    }
+    if (boxes.size() == 1 && boxes[0]->region == full_region(shape)) return;
+    // Overlaps: sweep along the axis with the most distinct starts.
+    const size_t rank = shape.size();
+    size_t axis = 0, most = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      std::set<int64_t> starts;
+      for (const Write* w : boxes) starts.insert(w->region[d].lo);
+      if (starts.size() > most) most = starts.size(), axis = d;
+    }
+    std::vector<const Write*> order = boxes;
+    std::sort(order.begin(), order.end(), [&](const Write* a, const Write* b) {
+      return rank == 0 ? false : a->region[axis].lo < b->region[axis].lo;
+    });
+    std::vector<const Write*> active;
+    int64_t volume = 0;
+    for (const Write* w : order) {
+      volume += region_numel(w->region);
+      if (rank > 0)
+        std::erase_if(active,
+                      [&](const Write* a) { return a->region[axis].hi <= w->region[axis].lo; });
+      for (const Write* a : active) {
+        if (regions_overlap(a->region, w->region))
+          fail(write_str(tensor, *w) + " overlaps " + write_str(tensor, *a) +
+               "; expected every element written exactly once");
+      }
+      active.push_back(w);
+    }
+    const int64_t total = numel(shape);
+    if (volume != total)
+      fail(std::to_string(total - volume) + " of " + std::to_string(total) + " elements of " +
+           tensor_name(tensor) + " (op " + op_name(g_.tensor(tensor).producer) +
+           ") are written by no task" + gap_example(shape, boxes) +
+           "; expected its regions to tile it");
+  }
+
+  // ", e.g. [a:b,...]": a box of the coordinate-compressed grid that no write covers (when the
+  // grid is small enough to scan).
+  static std::string gap_example(const Shape& shape, const std::vector<const Write*>& boxes) {
+    std::vector<std::vector<int64_t>> cuts(shape.size());
+    size_t cells = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      std::set<int64_t> c{0, shape[d]};
+      for (const Write* w : boxes) c.insert({w->region[d].lo, w->region[d].hi});
+      cuts[d].assign(c.begin(), c.end());
+      cells *= cuts[d].size() - 1;
+      if (cells > (size_t{1} << 20)) return "";
+    }
+    std::vector<size_t> idx(shape.size(), 0);
+    for (size_t k = 0; k < cells; ++k) {
+      Region cell;
+      for (size_t d = 0; d < shape.size(); ++d)
+        cell.push_back({cuts[d][idx[d]], cuts[d][idx[d] + 1]});
+      const bool covered = std::any_of(boxes.begin(), boxes.end(), [&](const Write* w) {
+        return region_contains(w->region, cell);
+      });
+      if (!covered) return ", e.g. " + region_str(cell);
+      for (size_t d = shape.size(); d-- > 0;) {
+        if (++idx[d] + 1 < cuts[d].size()) break;
+        idx[d] = 0;
+      }
+    }
+    return "";
+  }
+
+  // Every region a task reads from memory is written, entirely by tasks of earlier stages.
+  void check_reads() const {
+    for (size_t si = 0; si < p_.stages.size(); ++si) {
+      for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
+        const TaskRef at{si, ti};
+        const Task& t = task(at);
+        std::set<int> ops(t.ops.begin(), t.ops.end());
+        const std::map<int, Region> needed = task_needed_regions(g_, t);
+        for (int op : t.ops) {
+          for (int in : g_.op(op).inputs) {
+            if (in < 0) continue;
+            const int producer = g_.tensor(in).producer;
+            if (producer < 0 || ops.count(producer)) continue;  // graph input or internal
+            auto nit = needed.find(in);
+            if (nit == needed.end() || region_empty(nit->second)) continue;
+            auto wit = writes_.find(in);
+            if (wit == writes_.end())
+              fail("op " + op_name(op) + " (" + at.str() + ") reads " + tensor_name(in) +
+                   ", which no task writes (op " + op_name(producer) +
+                   " runs only inside other tasks)");
+            for (const Write& w : wit->second) {
+              if (w.at.stage < si || !regions_overlap(w.region, nit->second)) continue;
+              fail("op " + op_name(op) + " (" + at.str() + ") reads region " +
+                   region_str(nit->second) + " of " + tensor_name(in) + " before " + w.at.str() +
+                   " writes " + region_str(w.region) +
+                   " of it; expected its producers in an earlier stage");
+            }
+          }
+        }
+      }
+    }
+  }
+
+  const Plan& p_;
+  const Graph& g_;
+  const PlanTarget* target_;
+  std::string where_;
+  std::map<int, std::vector<Write>> writes_;
+};
+
+}  // namespace
+
+void Plan::check(const Graph& g, const PlanTarget* target) const {
+  Checker(*this, g, target).run();
+}
+
+}  // namespace dgs
