@@ -2,7 +2,7 @@
 // Welder schedules as tile programs (common/cuda/tile_program.h): each launched kernel group of a
 // Schedule becomes one program (one kernel launch), with the per-tile regions of every operator
 // from the suite's shared region propagation (propagate_regions, common/graph/iteration_space.h),
-// the same tiling fused_exec.cpp checks on the CPU reference. Layout-only groups (Reshape & co.,
+// the same tiling run_plan (common/exec/plan_exec.h) checks on the CPU reference. Layout-only groups (Reshape & co.,
 // which the scheduler counts as no kernel) launch nothing: their output is a view of their input's
 // buffer (row-major data, same order).
 //

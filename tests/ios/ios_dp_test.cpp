@@ -3,6 +3,8 @@
 // cost.
 #include <gtest/gtest.h>
 
+#include "common/exec/plan_exec.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -535,6 +537,30 @@ TEST(IosSchedules, IosBothIsNeverSlowerAndTheSearchObjectiveIsTheEvaluatedLatenc
     EXPECT_LE(both, lat.at("IOS-Parallel")) << m;
     EXPECT_LE(both, lat.at("Sequential")) << m;
   }
+}
+
+// IOS's plans run on the CPU reference (run_plan) equal the unscheduled network on random inputs:
+// merged convolutions (the merged task's ops, with their folded Relus) and concurrent groups on
+// streams. Inception V3 and SqueezeNet at reduced resolution, IOS-Both with its merges.
+TEST(IosSchedules, IosPlansRunOnTheReferenceEqualTheNetwork) {
+  const GpuSpec spec = load_gpu_spec("v100");
+  int merged = 0, concurrent = 0;
+  for (const char* m : {"inception_v3", "squeezenet"}) {
+    ZooOptions zo;
+    zo.image_size = std::string(m) == "inception_v3" ? 107 : 64;
+    const Graph g = build_zoo_model(m, zo);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost cost(spec);
+    const Plan plan = to_plan(net, ios_schedule(net, StrategySet::Both, Pruning{}, cost));
+    for (const Stage& st : plan.stages) {
+      merged += st.tasks.size() == 1 && st.tasks[0].kind == TaskKind::Merged;
+      concurrent += st.tasks.size() > 1;
+    }
+    const PlanComparison c = compare_plan_with_reference(g, plan, 11);
+    EXPECT_TRUE(c.passed) << m << ": " << c.str();
+  }
+  EXPECT_GT(merged, 0);
+  EXPECT_GT(concurrent, 0);
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 #include <random>
 
 #include "common/exec/executor.h"
+#include "common/exec/plan_exec.h"
 #include "models/builder.h"
 #include "models/zoo.h"
 #include "reproductions/welder/cost_model.h"
-#include "reproductions/welder/fused_exec.h"
 #include "reproductions/welder/scheduler.h"
 #include "reproductions/welder/tile_graph.h"
 
@@ -343,28 +343,24 @@ TEST(WelderVariants, PlanHasOneStagePerGroup) {
   EXPECT_EQ(s.metrics.kernels, 1);  // Dot Relu Dot: one kernel (Table 4's NeRF pattern)
 }
 
-// Fused-group equality: every multi-operator kernel Welder forms, run tile by tile, equals the
-// unfused graph on random inputs.
-void check_fused_groups(const std::string& model, const ZooOptions& zo, size_t max_groups) {
+// Fused-plan equality: Welder's whole plan of a network (every kernel a fused task computed tile
+// by tile at its chosen tile, halos recomputed) run by run_plan equals the unfused graph on random
+// inputs (within kNetworkTolerance: tens of layers evaluated tile by tile); the plan holds at
+// least `min_fused` multi-operator kernels.
+void check_fused_groups(const std::string& model, const ZooOptions& zo, size_t min_fused) {
   const Graph g = build_zoo_model(model, zo);
   const TileGraph tg = build_tile_graph(g);
   ScheduleOptions o;
   o.variant = Variant::Welder;
   const Schedule s = schedule_graph(tg, v100_arch(), o);
-  const TensorValues ref = run_graph(g, {}, /*seed=*/7);
-  size_t checked = 0;
-  for (const auto& sg : s.groups) {
-    if (sg.group.ops.size() < 2 || !sg.result.launches) continue;
-    const auto got = run_group_tiled(tg, sg.group, sg.result.best.tile, ref);
-    ASSERT_FALSE(got.empty());
-    for (const auto& [t, val] : got) {
-      const Comparison c = compare_tensors(val, ref.at(t));
-      EXPECT_TRUE(c.passed) << model << " kernel of '" << tg.ops[sg.group.ops.front()].name
-                            << "' tensor '" << g.tensor(t).name << "': " << c.str();
-    }
-    if (++checked == max_groups) break;
-  }
-  EXPECT_GE(checked, 2u) << model;
+  const Plan plan = to_plan(s, tg, g.name);
+  size_t fused = 0;
+  for (const Stage& st : plan.stages)
+    for (const Task& t : st.tasks) fused += t.kind == TaskKind::Fused && t.ops.size() > 1;
+  EXPECT_GE(fused, min_fused) << model;
+  const PlanComparison c = compare_plan_with_reference(g, plan, /*seed=*/7, kNetworkTolerance);
+  EXPECT_TRUE(c.passed) << model << ": " << c.str();
+  EXPECT_GT(c.stats.tiles, static_cast<int64_t>(plan.num_tasks())) << "tasks ran tile by tile";
 }
 
 TEST(WelderFusedExecution, NafnetGroupsMatchReference) {
