@@ -43,13 +43,14 @@ case "${1:-}" in
   reproduce)
     install_missing
     configure_and_build
-    for p in graphturbo ios welder atomic brickdl; do
+    # The papers of CMakeLists.txt's DGS_PAPERS, written by CMake into the build folder.
+    while read -r -u 3 p; do
       echo "== repro_$p --all"
       rc=0
       "$BUILD_DIR/repro_$p" --all --out "$ROOT/reports" || rc=$?
       # exit code 3: nothing of this paper is implemented yet (it says so); anything else fails.
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then exit $rc; fi
-    done
+    done 3< "$BUILD_DIR/papers.txt"
     echo "== reports written to $ROOT/reports/"
     ;;
   test)

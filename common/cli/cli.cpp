@@ -22,8 +22,36 @@ namespace dgs {
 // ---------------------------------------------------------------------------------------------
 
 ExperimentContext::ExperimentContext(std::string paper, std::string experiment_id, RunOptions opts,
-                                     std::ostream& out)
-    : paper_(std::move(paper)), id_(std::move(experiment_id)), opts_(std::move(opts)), out_(out) {}
+                                     std::ostream& out, std::string default_hardware)
+    : paper_(std::move(paper)),
+      id_(std::move(experiment_id)),
+      opts_(std::move(opts)),
+      out_(out),
+      hardware_name_(opts_.hw.empty() ? std::move(default_hardware) : opts_.hw) {}
+
+const std::string& ExperimentContext::hardware_name() const {
+  return hardware_name_;
+}
+
+const GpuSpec& ExperimentContext::gpu() const {
+  if (gpu_) return *gpu_;
+  if (hardware_name_.empty()) {
+    throw Error(
+        "no hardware: the experiment has no default machine; give one with --hw "
+        "NAME|FILE.json");
+  }
+  const std::string kind = hardware_config_kind(hardware_name_);
+  if (kind != "gpu") {
+    throw Error("hardware config '" + hardware_name_ + "' is of kind '" + kind +
+                "'; this experiment runs on a GPU (kind 'gpu')");
+  }
+  gpu_ = load_gpu_spec(hardware_name_);
+  return *gpu_;
+}
+
+PaperData ExperimentContext::paper_data(const std::string& file) const {
+  return PaperData::load(paper_, file);
+}
 
 std::string ExperimentContext::output_path(const std::string& suffix) const {
   return (std::filesystem::path(opts_.out_dir) / paper_ / (id_ + suffix)).string();
@@ -252,7 +280,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   for (int i : selected) {
     const Experiment& e = experiments[i];
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
-    ExperimentContext ctx(paper.key, e.id(), opts, out);
+    ExperimentContext ctx(paper.key, e.id(), opts, out, e.default_hardware);
     int code = kExitOk;
     std::string message;
     try {
@@ -281,7 +309,8 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
 }
 
 int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
-                 const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err) {
+                 const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
+                 const GpuProbe& gpu_available) {
   po::options_description desc("options");
   desc.add_options()                                                               //
       ("help,h", "print this help and exit")                                       //
@@ -392,7 +421,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       std::string refused;
       std::vector<int> runnable;
       for (int i : selected) {
-        if (experiments[i].supports_measured) {
+        if (experiments[i].has_measured_mode) {
           runnable.push_back(i);
         } else if (p.all) {
           model_only.push_back(i);
@@ -407,7 +436,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       if (runnable.empty())
         throw UsageError("--mode measured: no experiment has a measured version");
       std::string why;
-      if (!cuda_gpu_available(&why)) {
+      if (!(gpu_available ? gpu_available(&why) : cuda_gpu_available(&why))) {
         err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
         return kExitNoGpu;
       }
@@ -442,13 +471,14 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
-            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err) {
-  return run_cli_impl(argc, argv, paper, experiments, out, err);
+            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
+            const GpuProbe& gpu_available) {
+  return run_cli_impl(argc, argv, paper, experiments, out, err, gpu_available);
 }
 
 int run_cli(int argc, char** argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments) {
-  return run_cli_impl(argc, argv, paper, experiments, std::cout, std::cerr);
+  return run_cli_impl(argc, argv, paper, experiments, std::cout, std::cerr, {});
 }
 
 }  // namespace dgs

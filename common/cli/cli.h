@@ -1,15 +1,22 @@
 #pragma once
-// The command-line front end shared by the five repro_* executables (Boost.Program_options):
+// The command-line front end shared by every repro_* executable (Boost.Program_options):
 //   --list  --fig N  --table N  --all  --hw FILE|NAME  --model NAME|FILE.onnx
 //   --mode model|measured  --out DIR  --seed N  --help
-// A paper's main.cpp describes its experiments as data and calls run_cli().
+// and the experiment scaffolding every paper uses: a paper lists its figures and tables as
+// `Experiment`s (named fields, designated initializers) in
+// reproductions/<paper>/experiment_list.cpp, and its main.cpp passes that list to run_cli(). Each
+// experiment's function gets an `ExperimentContext`: the options, its hardware (--hw or the
+// experiment's default), the paper's data (data/<paper>/*.csv), and the places to put tables,
+// plots, claims and notes.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/hw/hardware.h"
 #include "common/report/report.h"
 
 namespace dgs {
@@ -24,18 +31,34 @@ struct RunOptions {
   uint64_t seed = 1;                // --seed
 };
 
-// What an experiment gets: the options and a place to put its results.
-// Files are staged in memory and written (each atomically) only when the experiment returns
-// without an exception (run_cli calls commit_files()), so a failed experiment writes nothing.
+// What an experiment gets: the options, its hardware, the paper's data, and a place to put its
+// results. Files are staged in memory and written (each atomically) only when the experiment
+// returns without an exception (run_cli calls commit_files()), so a failed experiment writes
+// nothing.
 class ExperimentContext {
  public:
+  // `default_hardware`: the experiment's own machine (Experiment::default_hardware), used when
+  // --hw is not given.
   ExperimentContext(std::string paper, std::string experiment_id, RunOptions opts,
-                    std::ostream& out);
+                    std::ostream& out, std::string default_hardware = "");
   const RunOptions& options() const { return opts_; }
   std::ostream& out() { return out_; }
   const std::string& paper() const { return paper_; }
+  const std::string& experiment_id() const { return id_; }
 
-  // "<out_dir>/<paper>/<experiment_id><suffix>", e.g. reports/welder/fig13.csv
+  // The hardware config the experiment runs on: --hw if given, else the experiment's default
+  // (a built-in name or a file); empty when there is neither.
+  const std::string& hardware_name() const;
+  // That config as a GPU, loaded on first use and kept for the experiment. This is the one place
+  // an experiment's hardware is loaded. Throws dgs::Error (one line) when there is no hardware
+  // (no --hw and no default) or the config is not a GPU config. An experiment that compares
+  // several machines loads the others itself (load_gpu_spec).
+  const GpuSpec& gpu() const;
+
+  // The paper's published numbers: data/<paper>/<file> (PaperData::load).
+  PaperData paper_data(const std::string& file) const;
+
+  // "<out_dir>/<paper>/<experiment_id><suffix>", e.g. reports/<paper>/fig13.csv
   std::string output_path(const std::string& suffix) const;
   // Prints the table (with `title`) and writes <id><suffix>.csv (suffix "" by default).
   void emit_table(const std::string& title, const Table& t, const std::string& suffix = "");
@@ -51,34 +74,44 @@ class ExperimentContext {
 
   // Writes the staged files (and <id>_notes.txt if there are notes); returns their paths.
   std::vector<std::string> commit_files();
-  const std::string& experiment_id() const { return id_; }
 
  private:
   void stage(const std::string& suffix, std::string content);
   std::string paper_, id_;
   RunOptions opts_;
   std::ostream& out_;
+  std::string hardware_name_;
+  mutable std::optional<GpuSpec> gpu_;  // loaded by gpu() on first use
   std::vector<std::string> notes_;
   std::vector<std::pair<std::string, std::string>> pending_;  // (suffix, content), in order
 };
 
+// One figure or table of a paper, written with designated initializers, e.g.
+//   {.kind = "fig", .number = "13", .caption = "...", .run = run_fig13,
+//    .has_measured_mode = true, .default_hardware = "v100"}
 struct Experiment {
   std::string kind;     // "fig" or "table"
   std::string number;   // "13", "3.1", "4.6"; the id is kind+number, e.g. "fig13", "table3.1"
   std::string caption;  // the paper's caption
   // Runs the experiment; empty = not implemented yet (listed, and refused with exit code 3).
-  std::function<void(ExperimentContext&)> run;
-  bool supports_measured = false;  // whether --mode measured does anything for it
+  std::function<void(ExperimentContext&)> run = {};
+  // Whether it has a measured version (--mode measured); under --all --mode measured only these
+  // run, and naming another one with --mode measured is a usage error.
+  bool has_measured_mode = false;
   // Whether --model replaces its networks; false: it runs the paper's own graphs, and --model is
   // refused for it (skipped under --all).
   bool accepts_model = true;
+  // The machine the paper ran it on (a built-in hardware config name, e.g. "v100"), which
+  // ExperimentContext::gpu() loads when --hw is not given; empty when it needs no hardware, or
+  // its machine has no config yet.
+  std::string default_hardware = {};
   std::string id() const { return kind + number; }
 };
 
 struct PaperInfo {
-  std::string key;         // "welder" (folder under reports/ and data/)
-  std::string title;       // "Welder (OSDI'23): tile-graph scheduling"
-  std::string paper_file;  // "welder_osdi23.txt"
+  std::string key;         // the paper's folder under reports/ and data/ (e.g. "mypaper")
+  std::string title;       // the paper's title, printed by --list, --help and every run
+  std::string paper_file;  // the paper's text under ../shared/papers/ (e.g. "mypaper.txt")
 };
 
 // Parses argv, runs the selected experiments, and returns the process exit code:
@@ -98,7 +131,11 @@ int run_cli(int argc, char** argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments);
 
 // The same with the output streams given (for tests).
+// `gpu_available` replaces the check for a usable GPU (cuda_gpu_available) when given, so that
+// measured-mode selection can be tested on any machine.
+using GpuProbe = std::function<bool(std::string* why)>;
 int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
-            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err);
+            const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
+            const GpuProbe& gpu_available = {});
 
 }  // namespace dgs

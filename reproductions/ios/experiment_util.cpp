@@ -62,10 +62,6 @@ const Network& network(const ExperimentContext& ctx, const std::string& model, i
   return n;
 }
 
-GpuSpec gpu(const ExperimentContext& ctx, const std::string& paper_default) {
-  return load_gpu_spec(ctx.options().hw.empty() ? paper_default : ctx.options().hw);
-}
-
 SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
                           const Pruning& prune) {
   GpuModelStageCost cost(spec);
@@ -106,10 +102,6 @@ double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_
   return evaluate_schedule(network(ctx, model, batch), s, spec).latency_us / 1e3;
 }
 
-PaperData paper(const std::string& file) {
-  return PaperData::load("ios", file);
-}
-
 Cell cell(std::optional<double> v) {
   if (!v) return Missing{};
   return *v;
@@ -121,14 +113,14 @@ std::optional<double> ratio(std::optional<double> ours, std::optional<double> p)
 }
 
 double claim_value(const std::string& claim) {
-  static const PaperData d = paper("claims.csv");
+  static const PaperData d = PaperData::load("ios", "claims.csv");
   auto v = d.value({{"claim", claim}}, "value");
   if (!v) throw Error("data/ios/claims.csv has no value for claim '" + claim + "'");
   return *v;
 }
 
 std::string claim_source(const std::string& claim) {
-  static const PaperData d = paper("claims.csv");
+  static const PaperData d = PaperData::load("ios", "claims.csv");
   return d.source({{"claim", claim}});
 }
 
@@ -139,7 +131,7 @@ Claim make_claim(const std::string& id, const std::string& text, double ours, do
   c.paper = claim_value(id);
   c.ours = ours;
   c.tolerance = tolerance;
-  PaperData d = paper("claims.csv");
+  PaperData d = PaperData::load("ios", "claims.csv");
   auto rows = d.rows();
   const int unit_col = [&] {
     for (size_t i = 0; i < d.columns().size(); ++i)

@@ -1,8 +1,7 @@
 #pragma once
-// Helpers shared by the IOS experiments: networks and searches cached for the
-// whole run (so that
-// `--all` searches each (network, batch, GPU, strategy, pruning) once), GPU
-// selection, paper data.
+// Helpers shared by the IOS experiments: networks and searches cached for the whole run (so that
+// `--all` searches each (network, batch, GPU, strategy, pruning) once), paper values and claims.
+// An experiment's GPU is ExperimentContext::gpu() (--hw or the experiment's default_hardware).
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +22,6 @@ std::string display_name(const std::string& model);
 // A network at a batch size, built once per run. RandWire's generated variant
 // ("randwire_ws") takes --seed.
 const Network& network(const ExperimentContext& ctx, const std::string& model, int64_t batch);
-
-// --hw if given, else `paper_default` (a built-in config name).
-GpuSpec gpu(const ExperimentContext& ctx, const std::string& paper_default);
 
 struct SearchResult {
   IosSchedule schedule;
@@ -48,8 +44,7 @@ SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet s
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
                   const GpuSpec& spec, const IosSchedule& s);
 
-// Paper values.
-PaperData paper(const std::string& file);
+// Paper values (the tables' own data: ExperimentContext::paper_data).
 Cell cell(std::optional<double> v);
 std::optional<double> ratio(std::optional<double> ours, std::optional<double> paper);
 double claim_value(const std::string& claim);  // data/ios/claims.csv

@@ -1,6 +1,5 @@
 #pragma once
-// The IOS thesis' tables and figures, one function each (listed as data in
-// main.cpp).
+// The IOS thesis' tables and figures, one function each (listed in experiment_list.cpp).
 #include "common/cli/cli.h"
 
 namespace dgs::ios {

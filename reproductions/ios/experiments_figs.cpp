@@ -22,12 +22,13 @@ int unit_by_name(const Network& net, const std::string& name) {
   throw Error("IOS: no schedule unit named '" + name + "' in graph '" + net.graph->name + "'");
 }
 
-// Fig. 4.1 / 4.4: the five schedules on the four networks.
-void schedules_figure(ExperimentContext& ctx, const std::string& gpu_name, bool with_paper,
+// Fig. 4.1 / 4.4: the five schedules on the four networks. `claims_device` names the paper's
+// device in data/ios/claims.csv ("v100" or "2080ti"), whatever --hw is.
+void schedules_figure(ExperimentContext& ctx, const std::string& claims_device, bool with_paper,
                       const std::string& title) {
-  const GpuSpec spec = gpu(ctx, gpu_name);
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
-  const PaperData p = paper("fig4_1.csv");
+  const PaperData p = ctx.paper_data("fig4_1.csv");
   Table t({"model", "schedule", "latency_ms", "paper_ms", "norm_throughput",
            "paper_norm_throughput", "speedup_vs_sequential", "paper_speedup_vs_sequential",
            "search_s"});
@@ -71,10 +72,9 @@ void schedules_figure(ExperimentContext& ctx, const std::string& gpu_name, bool 
   ctx.emit_table(title, t);
   ctx.emit_svg(bar_chart_svg(chart));
   const auto [mn, mx] = std::minmax_element(speedups.begin(), speedups.end());
-  const std::string dev = gpu_name == "v100" ? "v100" : "2080ti";
-  claims.push_back(make_claim("ios_vs_sequential_" + dev + "_low",
+  claims.push_back(make_claim("ios_vs_sequential_" + claims_device + "_low",
                               "IOS-Both over Sequential, smallest over the networks", *mn, 0.1));
-  claims.push_back(make_claim("ios_vs_sequential_" + dev + "_high",
+  claims.push_back(make_claim("ios_vs_sequential_" + claims_device + "_high",
                               "IOS-Both over Sequential, largest over the networks", *mx, 0.1));
   Claim c;
   c.text = "IOS-Both is the fastest schedule (networks where it is)";
@@ -88,9 +88,8 @@ void schedules_figure(ExperimentContext& ctx, const std::string& gpu_name, bool 
 }
 
 // Fig. 4.2 / 4.5: frameworks. Only what the suite has is computed.
-void frameworks_figure(ExperimentContext& ctx, const std::string& gpu_name, bool with_paper,
-                       const std::string& title) {
-  const GpuSpec spec = gpu(ctx, gpu_name);
+void frameworks_figure(ExperimentContext& ctx, bool with_paper, const std::string& title) {
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "the suite has no TensorFlow, TF-XLA, TASO, TVM or TensorRT: their bars "
@@ -98,7 +97,7 @@ void frameworks_figure(ExperimentContext& ctx, const std::string& gpu_name, bool
       "and marked 'not reproduced'; 'Sequential (cuDNN-class)' is the suite's "
       "stand-in for a "
       "framework running the operators one by one with cuDNN-class kernels");
-  const PaperData p = paper("fig4_2.csv");
+  const PaperData p = ctx.paper_data("fig4_2.csv");
   const std::vector<std::string> frameworks = {"TensorFlow", "TensorFlow-XLA", "TASO",
                                                "TVM-cuDNN",  "TensorRT",       "IOS"};
   Table t({"model", "framework", "latency_ms", "paper_ms", "ios_speedup", "paper_ios_speedup",
@@ -163,7 +162,7 @@ void run_fig1_2(ExperimentContext& ctx) {
                            {"ios_fig1_2"});
     return;
   }
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "the graph is the authors' utilization script's (384 channels, "
@@ -189,7 +188,7 @@ void run_fig1_2(ExperimentContext& ctx) {
   IosSchedule found = schedule_for(ctx, "ios_fig1_2", 1, spec, "IOS-Both").schedule;
   found.name = "IOS-Both (ours)";
   schedules.push_back(found);
-  const PaperData p = paper("fig1_2.csv");
+  const PaperData p = ctx.paper_data("fig1_2.csv");
   Table t({"schedule", "stage", "ops", "gflops", "tflops", "utilization_pct", "end_ms",
            "paper_gflops", "paper_tflops", "paper_utilization_pct", "paper_end_ms"});
   std::vector<Claim> claims;
@@ -262,8 +261,7 @@ void run_fig4_1(ExperimentContext& ctx) {
       "interference, while the authors' engine issues launches one after another from one host "
       "thread, so streams start staggered; these networks consist of many small SepConv kernels "
       "whose time is close to the launch overhead, where that difference matters most");
-  schedules_figure(ctx, "v100", true,
-                   "Fig. 4.1: schedules on " + gpu(ctx, "v100").name + ", batch 1");
+  schedules_figure(ctx, "v100", true, "Fig. 4.1: schedules on " + ctx.gpu().name + ", batch 1");
 }
 
 void run_fig4_4(ExperimentContext& ctx) {
@@ -271,23 +269,20 @@ void run_fig4_4(ExperimentContext& ctx) {
       "the thesis prints no per-bar values for Fig. 4.4; only its claim "
       "(1.1-1.5x over "
       "Sequential) is compared");
-  schedules_figure(ctx, "rtx2080ti", false,
-                   "Fig. 4.4: schedules on " + gpu(ctx, "rtx2080ti").name + ", batch 1");
+  schedules_figure(ctx, "2080ti", false, "Fig. 4.4: schedules on " + ctx.gpu().name + ", batch 1");
 }
 
 void run_fig4_2(ExperimentContext& ctx) {
-  frameworks_figure(ctx, "v100", true,
-                    "Fig. 4.2: frameworks on " + gpu(ctx, "v100").name + ", batch 1");
+  frameworks_figure(ctx, true, "Fig. 4.2: frameworks on " + ctx.gpu().name + ", batch 1");
 }
 
 void run_fig4_5(ExperimentContext& ctx) {
   ctx.note("the thesis prints no per-bar values for Fig. 4.5");
-  frameworks_figure(ctx, "rtx2080ti", false,
-                    "Fig. 4.5: frameworks on " + gpu(ctx, "rtx2080ti").name + ", batch 1");
+  frameworks_figure(ctx, false, "Fig. 4.5: frameworks on " + ctx.gpu().name + ", batch 1");
 }
 
 void run_fig4_3(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "active warps: the GPU model's time-averaged resident warps (x "
@@ -333,14 +328,14 @@ void run_fig4_3(ExperimentContext& ctx) {
 }
 
 void run_fig4_6(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "search seconds: wall time of the C++ DP with the GPU model on this "
       "machine (one core), "
       "fresh caches for each (r, s); the thesis' seconds are dominated by "
       "profiling on the GPU");
-  const PaperData p = paper("fig4_6.csv");
+  const PaperData p = ctx.paper_data("fig4_6.csv");
   const std::vector<std::string> models =
       ctx.options().model.empty() ? std::vector<std::string>{"inception_v3", "nasnet_large"}
                                   : std::vector<std::string>{ctx.options().model};
@@ -410,7 +405,7 @@ void run_fig4_6(ExperimentContext& ctx) {
 }
 
 void run_fig4_7(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   const std::string m = "inception_v3";
   const Network& net1 = network(ctx, m, 1);
@@ -465,7 +460,7 @@ void run_fig4_7(ExperimentContext& ctx) {
 }
 
 void run_fig4_8(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   const std::string m = ctx.options().model.empty() ? "inception_v3" : ctx.options().model;
   const Network& net = network(ctx, m, 1);
@@ -508,7 +503,7 @@ void run_fig4_8(ExperimentContext& ctx) {
 }
 
 void run_fig4_9(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "TVM-cuDNN, TASO and TensorRT are not in the suite: the paper's "
@@ -516,7 +511,7 @@ void run_fig4_9(ExperimentContext& ctx) {
       "shown, the others are not reproduced (TASO runs out of memory at "
       "batch 128 in the thesis)");
   const std::string m = ctx.options().model.empty() ? "inception_v3" : ctx.options().model;
-  const PaperData p = paper("fig4_9.csv");
+  const PaperData p = ctx.paper_data("fig4_9.csv");
   Table t({"batch", "schedule", "latency_ms", "throughput_img_s", "paper_ms",
            "paper_throughput_img_s", "ios_speedup", "paper_ios_speedup"});
   LineChart chart{"Fig. 4.9: throughput vs batch size, " + m + " (" + spec.name + ")",
@@ -573,14 +568,14 @@ void run_fig4_9(ExperimentContext& ctx) {
 }
 
 void run_fig4_10(ExperimentContext& ctx) {
-  const GpuSpec spec = gpu(ctx, "v100");
+  const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
   ctx.note(
       "TVM-AutoTune is not in the suite: its bars and its 208 GPU hours "
       "are the paper's; IOS's "
       "cost here is the search time of the DP with the GPU model on this "
       "CPU, not GPU hours");
-  const PaperData p = paper("fig4_10.csv");
+  const PaperData p = ctx.paper_data("fig4_10.csv");
   Table t({"model", "framework", "latency_ms", "paper_ms", "status", "search_s"});
   double total_search = 0;
   for (const std::string& m : evaluation_models(ctx)) {

@@ -41,7 +41,7 @@ void run_table3_1(ExperimentContext& ctx) {
       "(randwire, built in as "
       "data/ios/randwire_graphs.csv); the row randwire_ws uses graphs "
       "generated with --seed");
-  const PaperData p = paper("table3_1.csv");
+  const PaperData p = ctx.paper_data("table3_1.csv");
   Table t({"model", "block", "n", "d", "bound", "paper_bound", "transitions", "paper_transitions",
            "schedules", "schedules_exact", "paper_schedules", "states", "transitions_match",
            "schedules_match"});
@@ -119,7 +119,7 @@ void run_table4_1(ExperimentContext& ctx) {
       "are the code's "
       "containers (blocks found as single-value cuts; NasNet's per-cell "
       "parts from its names)");
-  const PaperData p = paper("table4_1.csv");
+  const PaperData p = ctx.paper_data("table4_1.csv");
   Table t({"model", "blocks", "parts", "paper_blocks", "operators", "paper_operators", "unit_kinds",
            "paper_operator_type", "graph_ops"});
   std::vector<Claim> claims;
@@ -154,7 +154,7 @@ void run_table4_1(ExperimentContext& ctx) {
 
 void run_table4_2(ExperimentContext& ctx) {
   const std::string model = ctx.options().model.empty() ? "inception_v3" : ctx.options().model;
-  const GpuSpec v100 = gpu(ctx, "v100");
+  const GpuSpec& v100 = ctx.gpu();
   const GpuSpec k80 = load_gpu_spec("k80");
   common_notes(ctx, v100);
   ctx.note(
@@ -162,7 +162,7 @@ void run_table4_2(ExperimentContext& ctx) {
       "model with the one "
       "optimised on the V100 model (" +
       v100.name + "); --hw replaces the V100");
-  const PaperData p = paper("table4_2.csv");
+  const PaperData p = ctx.paper_data("table4_2.csv");
   const int64_t batches[] = {1, 32, 128};
   Table t({"kind", "execute_on", "optimized_for", "latency_ms", "paper_ms", "vs_specialised",
            "paper_vs_specialised"});

@@ -49,7 +49,7 @@ void run_schedules_measured(ExperimentContext& ctx, const std::string& title,
       "measured on this GPU with the suite's CUDA stage executor (cuDNN convolutions with the "
       "algorithm cuDNN finds fastest, FP32 on CUDA cores; CUDA events, warm-up, median of "
       "repeats); pruning r = 3, s = 8");
-  const PaperData p = paper("fig4_1.csv");
+  const PaperData p = ctx.paper_data("fig4_1.csv");
   Table t({"model", "schedule", "measured_ms", "paper_ms", "speedup_vs_sequential",
            "paper_speedup_vs_sequential", "stages", "stages_measured", "kernel_calls"});
   std::string gpu_name;

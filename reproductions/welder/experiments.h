@@ -1,5 +1,6 @@
 #pragma once
-// The experiments of repro_welder (one small function per figure/table) and their shared helpers.
+// The experiments of repro_welder (one small function per figure/table, listed in
+// experiment_list.cpp) and their shared helpers.
 #include <string>
 #include <vector>
 
@@ -9,10 +10,9 @@
 
 namespace dgs::welder {
 
-std::vector<Experiment> welder_experiments();
-
-// The GPU of an experiment: --hw when given, else `default_name` (the paper's machine).
-WelderArch experiment_arch(ExperimentContext& ctx, const std::string& default_name, bool fp16_tc);
+// The GPU of an experiment (ExperimentContext::gpu(): --hw when given, else the experiment's
+// default_hardware) as the scheduler's architecture, with or without FP16 tensor cores.
+WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc);
 
 // A zoo model (or --model) as a tile-graph.
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts);

@@ -1,27 +1,11 @@
 #include <sstream>
 
-#include "common/hw/hardware.h"
 #include "reproductions/welder/experiments.h"
 
 namespace dgs::welder {
 
-WelderArch experiment_arch(ExperimentContext& ctx, const std::string& default_name, bool fp16_tc) {
-  const std::string name = ctx.options().hw.empty() ? default_name : ctx.options().hw;
-  try {
-    WelderArch a = arch_from_gpu(load_gpu_spec(name), fp16_tc);
-    return a;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    if (!ctx.options().hw.empty()) throw;
-    // The built-in config is missing from this build: fall back to the artifact's V100
-    // constants and say so (latency then comes from the cost model's own roofline).
-    ctx.note("hardware config '" + name + "' not available (" + e.what() +
-             "); using the built-in V100 cost-model constants and the roofline latency");
-    WelderArch a = v100_arch();
-    a.tensor_cores = fp16_tc;
-    return a;
-  }
+WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc) {
+  return arch_from_gpu(ctx.gpu(), fp16_tc);
 }
 
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {

@@ -113,7 +113,7 @@ void run_fig13(ExperimentContext& ctx) {
     measure_fig13(ctx);
     return;
   }
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "models (artifact artifacts/Figure13): NAFNet (width 16, 256x256), ViT-S/32 and Swin-T "

@@ -76,7 +76,7 @@ void run_fig2(ExperimentContext& ctx) {
     measure_fig2(ctx);
     return;
   }
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "workload: the §2 simplification (one shared B [64x128]); the artifact's Fig. 2 "
@@ -85,7 +85,7 @@ void run_fig2(ExperimentContext& ctx) {
   KernelGroup fused;
   fused.ops = {s.matmul, s.softmax};
   fused.edges[{s.matmul, s.softmax}] = Conn::Shared;
-  const PaperData pd = PaperData::load("welder", "sec2.csv");
+  const PaperData pd = ctx.paper_data("sec2.csv");
   Table t({"tile", "bytes_per_tile", "tiles", "total_MiB", "paper_bytes_per_tile", "paper_tiles",
            "paper_total_MiB"});
   std::vector<Claim> claims;
@@ -115,7 +115,7 @@ void run_fig2(ExperimentContext& ctx) {
                  t, "_traffic");
 
   const Fig2Model m = fig2_model(arch);
-  const PaperData p2 = PaperData::load("welder", "fig2.csv");
+  const PaperData p2 = ctx.paper_data("fig2.csv");
   Table f({"kernel", "tile", "latency_ms", "paper_ms"});
   const double unfused = m.unfused_ms();
   f.add_row({"Matmul (own tile)", tile_str(m.matmul_tile), m.matmul_ms, Missing{}});

@@ -98,10 +98,10 @@ std::vector<std::pair<const Table2Model*, ZooOptions>> e2e_cases(const Experimen
 }
 
 // Welder's speedup over the suite's Ansor-like fusion per Table 2 model (label -> speedup) in
-// one setting on `hw` (only the two variants needed).
-std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, const std::string& hw,
+// one setting on `gpu` (only the two variants needed).
+std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, const GpuSpec& gpu,
                                                      const E2eSetting& st) {
-  const WelderArch arch = experiment_arch(ctx, hw, st.tc);
+  const WelderArch arch = arch_from_gpu(gpu, st.tc);
   std::map<std::string, double> out;
   for (const auto& [m, zo] : e2e_cases(ctx, st)) {
     const auto s =
@@ -131,14 +131,11 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
       throw UsageError("--model " + only + ": fig " + fig +
                        " runs the Table 2 models; --model picks one of them (" + names + ")");
   }
-  std::string hw = "v100_pcie";
   DType dt = DType::F32;
   bool tc = false;
   if (fig == "10") dt = DType::F16, tc = true;
   if (fig == "11") dt = DType::F16;
-  if (fig == "12") hw = "rtx3090";
-  if (fig == "15") hw = "mi50";
-  const WelderArch arch = experiment_arch(ctx, hw, tc);
+  const WelderArch arch = experiment_arch(ctx, tc);
   note_common_choices(ctx, arch);
   ctx.note(
       "the suite has no PyTorch, ONNX Runtime, TensorRT, Rammer, BladeDISC, Nimble or Ansor: "
@@ -163,12 +160,12 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
   }
   Table t({"setting", "model", "welder_ms", "welder_base_ms", "welder_none_ms", "ansor_like_ms",
            "speedup_vs_ansor_like", "kernels_welder"});
-  const PaperData pd = PaperData::load("welder", "speedups.csv");
+  const PaperData pd = ctx.paper_data("speedups.csv");
   std::vector<Claim> claims;
   std::map<std::string, double> speed_bs1;  // per model, first batch-1 setting
   std::vector<double> all_cases;
   for (const E2eSetting& st : settings) {
-    const WelderArch a = experiment_arch(ctx, hw, st.tc);
+    const WelderArch a = experiment_arch(ctx, st.tc);
     std::vector<double> sp;
     for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
       const Table2Model& m = *mp;
@@ -231,7 +228,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
   }
   if (fig == "10" && !speed_bs1.empty()) {
     // The paper's TensorCore claims compare Fig. 10 with Fig. 9 (FP32, SIMT) at batch 1.
-    const auto simt = speedups_vs_ansor_like(ctx, hw, {DType::F32, false, 1});
+    const auto simt = speedups_vs_ansor_like(ctx, ctx.gpu(), {DType::F32, false, 1});
     const double g_tc = geomean(values_of(speed_bs1)), g_simt = geomean(values_of(simt));
     std::ostringstream txt;
     txt << std::setprecision(3)
@@ -251,10 +248,12 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
     }
   }
   if (fig == "12" && !all_cases.empty()) {
+    // The V100 of the comparison (a second machine); --hw replaces it too, as it replaces the
+    // RTX 3090.
+    const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
     std::vector<double> v100_cases;
     for (const E2eSetting& st : settings)
-      for (double x : values_of(speedups_vs_ansor_like(ctx, "v100_pcie", st)))
-        v100_cases.push_back(x);
+      for (double x : values_of(speedups_vs_ansor_like(ctx, v100, st))) v100_cases.push_back(x);
     const double g3090 = geomean(all_cases), gv100 = geomean(v100_cases);
     const double paper =
         paper_value("fig12", "RTX 3090 34 cases") / paper_value("fig12", "V100 34 cases");
@@ -276,7 +275,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
 // Fig. 1: compute and memory-bandwidth utilisation of unfused execution
 // ---------------------------------------------------------------------------------------------
 void run_fig1(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "ONNX Runtime is not available: utilisation is that of the suite's unfused plan "
@@ -306,7 +305,7 @@ void run_fig1(ExperimentContext& ctx) {
     t.add_row({m.label, zo.batch, cu, mu});
   }
   ctx.emit_table("Figure 1 - compute and memory utilisation of unfused execution (model mode)", t);
-  const PaperData pd = PaperData::load("welder", "speedups.csv");
+  const PaperData pd = ctx.paper_data("speedups.csv");
   ctx.emit_claims(
       {{"average compute utilisation",
         pd.source({{"figure", "fig1"}, {"baseline", "compute_util_pct"}}),
@@ -322,7 +321,7 @@ void run_fig1(ExperimentContext& ctx) {
 // Fig. 14: input-size sweep
 // ---------------------------------------------------------------------------------------------
 void run_fig14(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "sweep points (not given by the paper): BERT and Conformer 128/256/512, NAFNet "
@@ -363,7 +362,7 @@ void run_fig14(ExperimentContext& ctx) {
 // Table 3: FasterTransformer comparison (paper values; Welder's own modelled numbers)
 // ---------------------------------------------------------------------------------------------
 void run_table3(ExperimentContext& ctx) {
-  const PaperData pd = PaperData::load("welder", "table3.csv");
+  const PaperData pd = ctx.paper_data("table3.csv");
   ctx.note(
       "the suite has no FasterTransformer: its column is the paper's, not reproduced; "
       "'ours' is the suite's Welder plan under the GPU model");
@@ -371,8 +370,8 @@ void run_table3(ExperimentContext& ctx) {
   const std::map<std::string, std::string> zoo = {
       {"BERT", "bert_base"}, {"ViT", "vit_s32"}, {"swin-T", "swin_t"}};
   std::map<bool, WelderArch> archs;
-  archs.emplace(false, experiment_arch(ctx, "v100_pcie", false));
-  archs.emplace(true, experiment_arch(ctx, "v100_pcie", true));
+  archs.emplace(false, experiment_arch(ctx, false));
+  archs.emplace(true, experiment_arch(ctx, true));
   note_common_choices(ctx, archs.at(false));
   for (const auto& row : pd.rows()) {
     if (row.size() < 6 || row[0] == "geomean") continue;
@@ -393,7 +392,7 @@ void run_table3(ExperimentContext& ctx) {
 // Table 4: fusion patterns found
 // ---------------------------------------------------------------------------------------------
 void run_table4(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "patterns are counted as distinct operator-type sequences of kernels with >= 2 ops, "
@@ -434,7 +433,7 @@ void run_table4(ExperimentContext& ctx) {
   }
   ctx.emit_table("Table 4 - largest fused kernels found (model mode)", t);
   Table st({"statistic", "ours", "paper"});
-  const PaperData pd = PaperData::load("welder", "table4.csv");
+  const PaperData pd = ctx.paper_data("table4.csv");
   st.add_row({"distinct fused patterns (>= 2 ops)", static_cast<int64_t>(patterns.size()),
               *pd.value({{"pattern", "fused_subgraphs"}}, "ops")});
   st.add_row({"patterns with >= 2 reductions", static_cast<int64_t>(multi_red.size()),
@@ -452,7 +451,7 @@ void run_table4(ExperimentContext& ctx) {
 // Table 5: scheduling time and candidates
 // ---------------------------------------------------------------------------------------------
 void run_table5(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "ours: wall-clock of the Fig. 7 scheduler with the analytic cost model on this "
@@ -460,7 +459,7 @@ void run_table5(ExperimentContext& ctx) {
       "distinct sub-graphs (repeated layers are cached by signature, as the artifact does). "
       "The paper's times include TVM code generation and profiling on the GPU; Ansor is not "
       "run here");
-  const PaperData pd = PaperData::load("welder", "table5.csv");
+  const PaperData pd = ctx.paper_data("table5.csv");
   Table t({"model", "ours_time_s", "ours_candidates", "ours_subgraphs", "ours_tiles_visited",
            "paper_welder_time_s", "paper_welder_trials", "paper_ansor_time_s",
            "paper_ansor_trials"});
@@ -492,13 +491,13 @@ void run_table5(ExperimentContext& ctx) {
 // Table 6: compute-intensive models
 // ---------------------------------------------------------------------------------------------
 void run_table6(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   ctx.note(
       "TensorRT and Ansor are not available: their columns are the paper's; ours is the "
       "suite's Welder plan (direct convolution only: no Winograd, as in Welder); UNet at "
       "224x224 batch 1 (artifact)");
-  const PaperData pd = PaperData::load("welder", "table6.csv");
+  const PaperData pd = ctx.paper_data("table6.csv");
   Table t({"model", "ours_welder_ms", "ours_welder_base_ms", "paper_welder_ms", "paper_ansor_ms",
            "paper_tensorrt_ms"});
   for (const std::string m : {"resnet50", "resnet18", "unet", "vgg16"}) {

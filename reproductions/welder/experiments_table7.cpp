@@ -229,7 +229,7 @@ std::vector<HostPass> host_passes(const Graph& g, HostGrouping grouping, double 
 // The experiment
 // ---------------------------------------------------------------------------------------------
 void run_table7(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   const double cap = static_cast<double>(arch.dram_capacity);
   ctx.note(
       "host level (§5.4), as the authors' artifact computes it (experimental/host_device): "
@@ -257,7 +257,7 @@ void run_table7(ExperimentContext& ctx) {
   ctx.note("time = host bytes / PCIe bandwidth (" + std::to_string(arch.pcie_gbs) +
            " GB/s, no overlap with compute): the paper double-buffers, so its speedups are "
            "smaller than its traffic ratios");
-  const PaperData pd = PaperData::load("welder", "table7.csv");
+  const PaperData pd = ctx.paper_data("table7.csv");
   Table t({"model", "image", "base_passes", "welder_passes", "base_GB", "welder_GB",
            "traffic_ratio", "paper_ratio", "fit_only_ratio", "base_s", "welder_s", "paper_base_s",
            "paper_welder_s"});

@@ -155,7 +155,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   std::string why;
   if (!cuda_gpu_available(&why)) throw Error("fig2 --mode measured needs an NVIDIA GPU: " + why);
 
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   const Fig2Model model = fig2_model(arch);
   Fig2Measured out;

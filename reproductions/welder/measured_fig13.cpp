@@ -128,7 +128,7 @@ TensorData DeviceNetwork::download(int t) const {
 Fig13Measured measure_fig13(ExperimentContext& ctx) {
   std::string why;
   if (!cuda_gpu_available(&why)) throw Error("fig13 --mode measured needs an NVIDIA GPU: " + why);
-  const WelderArch arch = experiment_arch(ctx, "v100_pcie", false);
+  const WelderArch arch = experiment_arch(ctx, false);
   note_common_choices(ctx, arch);
   const GpuSpec spec = gpu::query_gpu_spec(0);
   Fig13Measured out;

@@ -3,41 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <sstream>
 
 #include "common/cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
+#include "tests/cli/run_cli_capture.h"
 
 namespace dgs {
 namespace {
 
 namespace fs = std::filesystem;
 
-const PaperInfo kPaper{"fakepaper", "Fake paper (test): a paper with four experiments", "fake.txt"};
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-  int err_lines() const {
-    int n = 0;
-    for (char c : err) n += c == '\n';
-    return n;
-  }
-};
-
-Result run(const std::vector<std::string>& args, const std::vector<Experiment>& experiments) {
-  std::vector<const char*> argv = {"repro_fakepaper"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  Result r;
-  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), kPaper, experiments, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using cli_test::kPaper;
+using cli_test::Result;
+using cli_test::run;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -58,31 +39,38 @@ class CliTest : public ::testing::Test {
 
   // fig1 (model only), fig2 (not implemented), table3 (model and measured), fig4 (fails).
   std::vector<Experiment> experiments() {
-    std::vector<Experiment> e;
-    e.push_back({"fig", "1", "Figure 1: speedups",
-                 [this](ExperimentContext& ctx) {
-                   seen_seed_ = ctx.options().seed;
-                   seen_hw_ = ctx.options().hw;
-                   ctx.note("batch size 1 (the paper does not say)");
-                   ctx.emit_table("Fig. 1", fig1_table());
-                   ctx.emit_svg("<svg/>\n");
-                   ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, 0.2, "x"}});
-                 },
-                 false});
-    e.push_back({"fig", "2", "Figure 2: not there yet", nullptr, false});
-    e.push_back({"table", "3.1", "Table 3.1: measured too",
-                 [this](ExperimentContext& ctx) {
-                   ++table3_runs_;
-                   ctx.emit_table("Table 3.1", fig1_table());
-                 },
-                 true});
-    e.push_back({"fig", "4", "Figure 4: fails",
-                 [](ExperimentContext& ctx) {
-                   ctx.emit_table("Fig. 4", fig1_table());
-                   throw Error("model file broken.onnx: node 3: unknown operator 'Foo'");
-                 },
-                 false});
-    return e;
+    return {
+        {.kind = "fig",
+         .number = "1",
+         .caption = "Figure 1: speedups",
+         .run =
+             [this](ExperimentContext& ctx) {
+               seen_seed_ = ctx.options().seed;
+               seen_hw_ = ctx.options().hw;
+               ctx.note("batch size 1 (the paper does not say)");
+               ctx.emit_table("Fig. 1", fig1_table());
+               ctx.emit_svg("<svg/>\n");
+               ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, 0.2, "x"}});
+             }},
+        {.kind = "fig", .number = "2", .caption = "Figure 2: not there yet"},
+        {.kind = "table",
+         .number = "3.1",
+         .caption = "Table 3.1: measured too",
+         .run =
+             [this](ExperimentContext& ctx) {
+               ++table3_runs_;
+               ctx.emit_table("Table 3.1", fig1_table());
+             },
+         .has_measured_mode = true},
+        {.kind = "fig",
+         .number = "4",
+         .caption = "Figure 4: fails",
+         .run =
+             [](ExperimentContext& ctx) {
+               ctx.emit_table("Fig. 4", fig1_table());
+               throw Error("model file broken.onnx: node 3: unknown operator 'Foo'");
+             }},
+    };
   }
 
   fs::path dir_;
@@ -246,8 +234,8 @@ TEST_F(CliTest, AllRunsImplementedListsTheRestAndReportsFailure) {
 }
 
 TEST_F(CliTest, AllWithNothingImplementedExitsThree) {
-  std::vector<Experiment> none = {{"fig", "5", "Figure 5: a", nullptr, false},
-                                  {"table", "2", "Table 2: b", nullptr, false}};
+  std::vector<Experiment> none = {{.kind = "fig", .number = "5", .caption = "Figure 5: a"},
+                                  {.kind = "table", .number = "2", .caption = "Table 2: b"}};
   const Result r = run({"--all"}, none);
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err, "error: none of the 2 experiments of repro_fakepaper is implemented yet\n");

@@ -15,6 +15,7 @@
 #include "common/cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/util/error.h"
+#include "reproductions/welder/experiment_list.h"
 #include "reproductions/welder/experiments.h"
 
 namespace dgs::welder {
@@ -47,9 +48,9 @@ RunOptions measured_options(const fs::path& out) {
 
 TEST(WelderMeasured, Figures2And13HaveAMeasuredVersion) {
   int measured = 0;
-  for (const Experiment& e : welder_experiments()) {
-    EXPECT_EQ(e.supports_measured, e.id() == "fig2" || e.id() == "fig13") << e.id();
-    measured += e.supports_measured ? 1 : 0;
+  for (const Experiment& e : experiments()) {
+    EXPECT_EQ(e.has_measured_mode, e.id() == "fig2" || e.id() == "fig13") << e.id();
+    measured += e.has_measured_mode ? 1 : 0;
   }
   EXPECT_EQ(measured, 2);
 }
@@ -64,7 +65,7 @@ TEST(WelderMeasured, CliRefusesMeasuredFigure13WithoutGpu) {
                         "measured",     "--out", out_dir.c_str()};
   std::ostringstream out, err;
   const PaperInfo paper{"welder", "Welder", "welder_osdi23.txt"};
-  const int code = run_cli(7, argv, paper, welder_experiments(), out, err);
+  const int code = run_cli(7, argv, paper, experiments(), out, err);
   EXPECT_EQ(code, 4) << err.str();
   const std::string e = err.str();
   EXPECT_NE(e.find("needs an NVIDIA GPU"), std::string::npos) << e;
@@ -78,7 +79,7 @@ TEST(WelderMeasured, Figure13RefusesInOneLineWithoutGpu) {
   if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the refusal is not reachable";
   TempOut tmp("refuse13");
   std::ostringstream out;
-  ExperimentContext ctx("welder", "fig13", measured_options(tmp.dir), out);
+  ExperimentContext ctx("welder", "fig13", measured_options(tmp.dir), out, "v100_pcie");
   try {
     run_fig13(ctx);
     FAIL() << "measured Fig. 13 ran without a GPU";
@@ -96,7 +97,7 @@ TEST(WelderMeasured, Figure2RefusesInOneLineWithoutGpu) {
   if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the refusal is not reachable";
   TempOut tmp("refuse");
   std::ostringstream out;
-  ExperimentContext ctx("welder", "fig2", measured_options(tmp.dir), out);
+  ExperimentContext ctx("welder", "fig2", measured_options(tmp.dir), out, "v100_pcie");
   try {
     run_fig2(ctx);
     FAIL() << "measured Fig. 2 ran without a GPU";
@@ -115,7 +116,7 @@ TEST(WelderMeasured, Figure2FusedKernelEqualsCpuReferenceOnGpu) {
   if (!cuda_gpu_available(&why)) GTEST_SKIP() << "needs an NVIDIA GPU; here: " << why;
   TempOut tmp("fig2");
   std::ostringstream out;
-  ExperimentContext ctx("welder", "fig2", measured_options(tmp.dir), out);
+  ExperimentContext ctx("welder", "fig2", measured_options(tmp.dir), out, "v100_pcie");
   const Fig2Measured m = measure_fig2(ctx);
   const Fig2Measurement& fused = m.row("fused");
   EXPECT_TRUE(fused.verified) << fused.check;

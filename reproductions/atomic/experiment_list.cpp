@@ -1,0 +1,57 @@
+// The experiments of repro_atomic: "Atomic Dataflow based Graph-Level Workload Orchestration for
+// Scalable DNN Accelerators" (Zheng et al.). Every table and figure with data, with the paper's
+// caption; none is implemented yet (no .run), so --list shows them and --all / --fig N say so
+// (exit code 3). The paper's Tables I and II are "--table 1" and "--table 2". Design-only figures
+// (1, 3, 4) and the prototype's photo (14) are not listed. The paper's machine, a multi-engine
+// accelerator, has no hardware config yet (the experiments name none).
+#include "reproductions/atomic/experiment_list.h"
+
+namespace dgs::atomic {
+
+PaperInfo paper_info() {
+  return {
+      .key = "atomic",
+      .title =
+          "Atomic Dataflow based Graph-Level Workload Orchestration for Scalable DNN Accelerators",
+      .paper_file = "atomic_dataflow.txt"};
+}
+
+std::vector<Experiment> experiments() {
+  return {
+      {.kind = "table", .number = "1", .caption = "Table I: DNN workload characterization."},
+      {.kind = "table",
+       .number = "2",
+       .caption = "Table II: (1) PE utilization averaged among DNN layers w/o memory access delay "
+                  "(batchsize=20). (2) NoC overhead and on-chip reuse."},
+      {.kind = "fig",
+       .number = "2",
+       .caption = "Running DNN layers one-at-a-time (evenly partitioned to all on-chip engines) "
+                  "results in low average PE utilization."},
+      {.kind = "fig",
+       .number = "5",
+       .caption = "(a) Histograms that show the distribution of atom execution cycles. (b) "
+                  "Convergence trends of SA and GA."},
+      {.kind = "fig",
+       .number = "6",
+       .caption = "Analyzing parallelism opportunities in Atomic DAG scheduling."},
+      {.kind = "fig",
+       .number = "7",
+       .caption = "Optimized mapping reduces inter-engine data transfer cost (2D-mesh topology, "
+                  "zig-zag task allocation)."},
+      {.kind = "fig", .number = "8", .caption = "Evaluation of DNN inference latency."},
+      {.kind = "fig",
+       .number = "9",
+       .caption = "Evaluation of DNN inference throughput with batch size being 20."},
+      {.kind = "fig", .number = "10", .caption = "Per-stage performance improvements."},
+      {.kind = "fig",
+       .number = "11",
+       .caption = "Evaluation of DNN inference energy consumption with batch size being 20."},
+      {.kind = "fig",
+       .number = "12",
+       .caption = "Scaling the number of engines while maintaining the total number of PEs and "
+                  "buffer capacity."},
+      {.kind = "fig", .number = "13", .caption = "Scaling buffer size on each engine."},
+  };
+}
+
+}  // namespace dgs::atomic
