@@ -1,6 +1,8 @@
 // Plans on the GPU model: the streams of a stage, the synchronisation rule, evaluate_plan.
 #include "common/gpumodel/plan_evaluation.h"
 
+#include <algorithm>
+
 #include "common/util/error.h"
 
 namespace dgs {
@@ -76,6 +78,13 @@ PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& sp
     e.stage_latency_us.push_back(r.latency_us);
     e.latency_us += r.latency_us;
     warp_time += r.avg_active_warps_per_sm * r.latency_us;
+    e.sm_busy_us += r.avg_busy_sms * r.latency_us;
+    std::vector<double> stream_end(streams.size(), 0.0);
+    for (const KernelTiming& k : r.kernels) {
+      double& end = stream_end[static_cast<size_t>(k.stream)];
+      end = std::max(end, k.end_us);
+    }
+    for (double end : stream_end) e.stream_busy_us += end;
     if (needs_stage_sync(plan, i)) {
       e.sync_us += spec.stage_sync_us;
       e.latency_us += spec.stage_sync_us;

@@ -55,6 +55,9 @@ struct PlanEvaluation {
   int64_t kernels = 0;                             // kernels launched
   double flops = 0, dram_bytes = 0, l2_bytes = 0;  // summed over kernels
   double avg_active_warps_per_sm = 0;  // time-averaged over the whole plan (syncs count as 0)
+  double sm_busy_us = 0;               // SM-microseconds in which an SM holds at least one block
+  double stream_busy_us = 0;  // stream-microseconds: per stage, each stream from the stage's
+                              // start to its last kernel's end, summed
 };
 
 PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& spec,
