@@ -1,10 +1,13 @@
 #pragma once
-// Hardware descriptions read from hw_configs/*.json (validated; every value carries its source in
-// the file). This header holds the GPU description; the accelerator (DSA) description is added by
-// the papers that need it.
+// The GPU description read from a hw_configs/*.json file of kind "gpu" (validated; every value
+// carries its source in the file). The description of a config of any kind, dispatched on its
+// kind, is HardwareSpec (common/hw/hardware_spec.h); finding config files is in config_files.h.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "common/hw/config_files.h"
 
 namespace dgs {
 
@@ -67,26 +70,7 @@ GpuSpec load_gpu_spec(const std::string& name_or_path);
 // Parses a GPU config from JSON text; `origin` names it in error messages.
 GpuSpec parse_gpu_spec(const std::string& json_text, const std::string& origin);
 
-// The names of the built-in GPU configs.
+// The names of the built-in GPU configs (builtin_hardware_names_of_kind("gpu")).
 std::vector<std::string> builtin_gpu_names();
-
-// How a config argument is resolved (by load_gpu_spec and every other loader): an argument that
-// contains '/' or ends in ".json" is a path, read from disk if the file exists there (a user's file
-// overrides the built-in one), else from the built-in copy at that relative path (so
-// "hw_configs/v100.json" works from any directory); any other argument is the name of a built-in
-// config, case-insensitive ("V100" -> built-in "hw_configs/v100.json").
-struct HardwareConfigText {
-  std::string origin;  // the path or the built-in path, for error messages
-  std::string text;    // the JSON text
-};
-// Throws dgs::Error naming the argument and the built-in names if nothing matches.
-HardwareConfigText read_hardware_config(const std::string& name_or_path);
-
-// The "kind" of a config ("gpu", or an accelerator kind added later). Throws dgs::Error if it
-// cannot be read, is not JSON, or has no "kind" string.
-std::string hardware_config_kind(const std::string& name_or_path);
-
-// The names of all built-in hardware configs, of every kind, sorted ("a100", "h100", ...).
-std::vector<std::string> builtin_hardware_names();
 
 }  // namespace dgs

@@ -1,23 +1,26 @@
 // plan_eval: evaluates a schedule written by any scheduler (a dgs::Plan as JSON, see
-// common/plan/plan.h) on a zoo network or an ONNX file, with the suite's GPU performance model,
-// so that your own scheduler can be compared with the published ones on the same workloads and
-// hardware models.
+// common/plan/plan.h) on a zoo network or an ONNX file, with the suite's model of the hardware
+// config's kind (common/evaluate; the GPU performance model for kind "gpu"), so that your own
+// scheduler can be compared with the published ones on the same workloads and hardware models.
+// It prints the result every model reports: latency, bytes per memory level, busy time per unit,
+// energy per component where the model has it, and the model's own figures.
 //
 //   plan_eval --model NAME|FILE.onnx --plan PLAN.json [--hw NAME|FILE.json] [--batch N]
 //             [--csv] [--write-sequential FILE.json]
 //
-// Sequential and Merged tasks use the GPU model's per-operator kernel rules (common/gpumodel).
-// A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the paper reproductions
-// model their own fused kernels (Welder from its tile traffic); a plan from outside gets this
-// stated, scheduler-independent rule. `--write-sequential` writes the one-op-per-stage plan of the
-// model, a starting point for writing plans by hand.
+// On a GPU config, Sequential and Merged tasks use the GPU model's per-operator kernel rules
+// (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the
+// paper reproductions model their own fused kernels (Welder from its tile traffic); a plan from
+// outside gets this stated, scheduler-independent rule. `--write-sequential` writes the
+// one-op-per-stage plan of the model, a starting point for writing plans by hand.
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <sstream>
 
+#include "common/evaluate/evaluate.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/graph/analysis.h"
-#include "common/hw/hardware.h"
+#include "common/hw/hardware_spec.h"
 #include "common/plan/plan.h"
 #include "common/report/report.h"
 #include "common/util/resources.h"
@@ -70,6 +73,61 @@ dgs::Plan sequential_plan(const dgs::Graph& g) {
   return p;
 }
 
+struct EvaluatedPlan {
+  std::string label;  // "yours", "sequential"
+  const dgs::Plan* plan;
+  const dgs::EvaluationResult* result;
+};
+
+// Names in the order the first result lists them, then any the others add.
+std::vector<std::string> names_of(const std::vector<EvaluatedPlan>& plans,
+                                  dgs::NamedValues dgs::EvaluationResult::*values) {
+  std::vector<std::string> names;
+  for (const EvaluatedPlan& p : plans)
+    for (const dgs::NamedValue& v : p.result->*values)
+      if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+  return names;
+}
+
+// One row per plan: the counts, the latency, bytes per memory level (MiB), how many units of each
+// kind are busy on average (busy time / latency), energy per component (uJ), the model's own
+// figures, and the speedup over the last plan (the sequential one).
+dgs::Table result_table(const std::vector<EvaluatedPlan>& plans) {
+  using R = dgs::EvaluationResult;
+  const std::vector<std::string> levels = names_of(plans, &R::bytes_by_level);
+  const std::vector<std::string> units = names_of(plans, &R::busy_us_by_unit);
+  const std::vector<std::string> components = names_of(plans, &R::energy_pj_by_component);
+  const std::vector<std::string> details = names_of(plans, &R::details);
+  std::vector<std::string> columns = {"plan",  "scheduler", "stages",
+                                      "tasks", "kernels",   "latency_ms"};
+  for (const std::string& l : levels) columns.push_back(l + "_mib");
+  for (const std::string& u : units) columns.push_back("avg_busy_" + u);
+  for (const std::string& c : components) columns.push_back(c + "_uj");
+  for (const std::string& d : details) columns.push_back(d);
+  columns.push_back("speedup_vs_sequential");
+  dgs::Table t(columns);
+  const double base_us = plans.back().result->latency_us;
+  for (const EvaluatedPlan& p : plans) {
+    const R& r = *p.result;
+    std::vector<dgs::Cell> row = {p.label, p.plan->scheduler, r.stages,
+                                  r.tasks, r.kernels,         r.latency_us / 1000};
+    // A value the model did not report for this plan is an empty cell, not 0.
+    auto add = [&](const dgs::NamedValues& values, const std::string& name, double divisor) {
+      if (dgs::has_value(values, name))
+        row.emplace_back(dgs::value_of(values, name) / divisor);
+      else
+        row.emplace_back(dgs::Missing{});
+    };
+    for (const std::string& l : levels) add(r.bytes_by_level, l, 1024.0 * 1024.0);
+    for (const std::string& u : units) add(r.busy_us_by_unit, u, r.latency_us);
+    for (const std::string& c : components) add(r.energy_pj_by_component, c, 1e6);
+    for (const std::string& d : details) add(r.details, d, 1.0);
+    row.emplace_back(base_us / r.latency_us);
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
 int run(int argc, char** argv) {
   std::string model, plan_file, hw = "v100", write_seq;
   int64_t batch = 1;
@@ -77,7 +135,8 @@ int run(int argc, char** argv) {
   po::options_description desc("plan_eval options");
   desc.add_options()("help", "show this help")("model", po::value(&model), "zoo name or ONNX file")(
       "plan", po::value(&plan_file), "plan JSON (common/plan/plan.h)")(
-      "hw", po::value(&hw), "GPU config: built-in name or JSON file (default v100)")(
+      "hw", po::value(&hw),
+      "hardware config of a kind with a model: built-in name or JSON file (default v100)")(
       "batch", po::value(&batch), "batch size of a zoo model (default 1)")(
       "csv", po::bool_switch(&csv), "print CSV instead of a table")(
       "write-sequential", po::value(&write_seq),
@@ -103,12 +162,13 @@ int run(int argc, char** argv) {
     return 2;
   }
   dgs::Graph g;
-  dgs::GpuSpec spec;
+  dgs::HardwareSpec hardware;
   try {
     dgs::ZooOptions zo;
     zo.batch = batch;
     g = dgs::load_model(model, zo);
-    spec = dgs::load_gpu_spec(hw);
+    hardware = dgs::load_hardware(hw);
+    dgs::require_evaluator(hardware);
   } catch (const dgs::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -126,24 +186,19 @@ int run(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  const dgs::PlanEvaluation ev = dgs::evaluate_plan(g, plan, spec, generic_fused_kernel);
-  const dgs::PlanEvaluation seq = dgs::evaluate_plan(g, sequential_plan(g), spec);
-  dgs::Table t({"plan", "scheduler", "stages", "tasks", "kernels", "latency_ms", "sync_ms",
-                "dram_mib", "avg_active_warps_per_sm", "speedup_vs_sequential"});
-  auto row = [&](const std::string& name, const dgs::Plan& p, const dgs::PlanEvaluation& e) {
-    t.add_row({name, p.scheduler, static_cast<int64_t>(p.stages.size()),
-               static_cast<int64_t>(p.num_tasks()), e.kernels, e.latency_us / 1000,
-               e.sync_us / 1000, e.dram_bytes / (1024.0 * 1024.0), e.avg_active_warps_per_sm,
-               seq.latency_us / e.latency_us});
-  };
-  row("yours", plan, ev);
-  row("sequential", sequential_plan(g), seq);
+  dgs::EvaluationOptions options;
+  options.gpu_fused_kernels = generic_fused_kernel;
+  const dgs::Plan sequential = sequential_plan(g);
+  const dgs::EvaluationResult ev = dgs::evaluate(g, plan, hardware, options);
+  const dgs::EvaluationResult seq = dgs::evaluate(g, sequential, hardware);
+  const dgs::Table t = result_table({{"yours", &plan, &ev}, {"sequential", &sequential, &seq}});
   if (csv) {
     std::cout << dgs::to_csv(t);
   } else {
-    dgs::print_table(std::cout, g.name + " on " + spec.name + " (GPU model)", t);
-    std::cout << "fused tasks: GENERIC_FUSED_KERNEL_RULE (one kernel, external traffic only; "
-                 "see common/tools/plan_eval.cpp)\n";
+    dgs::print_table(std::cout, g.name + " on " + hardware.name + " (" + ev.evaluator + ")", t);
+    if (hardware.kind == "gpu")
+      std::cout << "fused tasks: GENERIC_FUSED_KERNEL_RULE (one kernel, external traffic only; "
+                   "see common/tools/plan_eval.cpp)\n";
   }
   return 0;
 }

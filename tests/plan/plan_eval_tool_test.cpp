@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -49,8 +50,23 @@ std::vector<std::string> csv_row(const std::string& csv, const std::string& plan
   return {};
 }
 
-// Columns: plan,scheduler,stages,tasks,kernels,latency_ms,sync_ms,dram_mib,warps,speedup
-constexpr int kKernels = 4, kLatency = 5, kDram = 7, kSpeedup = 9;
+// The index of column `name` in the CSV's header (-1 if absent). The columns are plan,
+// scheduler, stages, tasks, kernels, latency_ms, then the model's per-level bytes, unit busy
+// averages, energy and own figures, and speedup_vs_sequential last.
+int column(const std::string& csv, const std::string& name) {
+  const auto rows = parse_csv(csv, "plan_eval output");
+  if (rows.empty()) return -1;
+  const auto& header = rows.front();
+  const auto it = std::find(header.begin(), header.end(), name);
+  return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+}
+
+// The field of `row` in column `name`.
+std::string field(const std::string& csv, const std::vector<std::string>& row,
+                  const std::string& name) {
+  const int i = column(csv, name);
+  return i >= 0 && i < static_cast<int>(row.size()) ? row[static_cast<size_t>(i)] : "<absent>";
+}
 
 class PlanEvalTool : public ::testing::Test {
  protected:
@@ -66,10 +82,18 @@ TEST_F(PlanEvalTool, TheSequentialPlanEvaluatesLikeTheSequentialBaseline) {
   const ToolRun r = run_plan_eval("--model ios_fig1_2 --plan " + seq + " --csv");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto yours = csv_row(r.out, "yours"), base = csv_row(r.out, "sequential");
-  ASSERT_EQ(yours.size(), 10u) << r.out;
-  ASSERT_EQ(base.size(), 10u) << r.out;
-  EXPECT_EQ(yours[kLatency], base[kLatency]);
-  EXPECT_DOUBLE_EQ(std::stod(yours[kSpeedup]), 1.0);
+  // The GPU model's columns: bytes at l2 and dram, busy streams and SMs, its own figures.
+  for (const char* name : {"kernels", "latency_ms", "l2_mib", "dram_mib", "avg_busy_stream",
+                           "avg_busy_sm", "sync_us", "avg_active_warps_per_sm"})
+    EXPECT_GE(column(r.out, name), 0) << name << "\n" << r.out;
+  EXPECT_EQ(column(r.out, "speedup_vs_sequential"), static_cast<int>(yours.size()) - 1) << r.out;
+  ASSERT_EQ(yours.size(), base.size()) << r.out;
+  EXPECT_EQ(field(r.out, yours, "latency_ms"), field(r.out, base, "latency_ms"));
+  EXPECT_DOUBLE_EQ(std::stod(field(r.out, yours, "speedup_vs_sequential")), 1.0);
+  // One stream per stage: one stream busy all the time; the SMs are busy at most all 80 of them.
+  EXPECT_NEAR(std::stod(field(r.out, yours, "avg_busy_stream")), 1.0, 1e-5);
+  EXPECT_GT(std::stod(field(r.out, yours, "avg_busy_sm")), 0.0);
+  EXPECT_LE(std::stod(field(r.out, yours, "avg_busy_sm")), 80.0);
   fs::remove(seq);
 }
 
@@ -86,11 +110,15 @@ TEST_F(PlanEvalTool, ConcurrentAndFusedPlansAreEvaluatedAsWritten) {
   const ToolRun r = run_plan_eval("--model ios_fig1_2 --plan " + plan + " --csv");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto yours = csv_row(r.out, "yours"), base = csv_row(r.out, "sequential");
-  ASSERT_EQ(yours.size(), 10u) << r.out;
-  EXPECT_EQ(yours[kKernels], "5");  // four fused kernels and the concat
-  EXPECT_EQ(base[kKernels], "9");
-  EXPECT_LT(std::stod(yours[kDram]), std::stod(base[kDram]));
-  EXPECT_GT(std::stod(yours[kSpeedup]), 1.0);
+  ASSERT_FALSE(yours.empty()) << r.out;
+  EXPECT_EQ(field(r.out, yours, "kernels"), "5");  // four fused kernels and the concat
+  EXPECT_EQ(field(r.out, base, "kernels"), "9");
+  EXPECT_LT(std::stod(field(r.out, yours, "dram_mib")), std::stod(field(r.out, base, "dram_mib")));
+  EXPECT_GT(std::stod(field(r.out, yours, "speedup_vs_sequential")), 1.0);
+  // Two concurrent tasks in two of the three stages: more than one stream busy on average, and
+  // a synchronisation after each of those stages.
+  EXPECT_GT(std::stod(field(r.out, yours, "avg_busy_stream")), 1.0);
+  EXPECT_GT(std::stod(field(r.out, yours, "sync_us")), 0.0);
   fs::remove(plan);
 }
 
@@ -108,6 +136,13 @@ TEST_F(PlanEvalTool, BadPlansAndFlagsAreOneLineErrors) {
   const ToolRun partial = run_plan_eval("--model ios_fig1_2 --plan " + plan);
   EXPECT_EQ(partial.exit_code, 2) << partial.out;
   EXPECT_EQ(std::count(partial.out.begin(), partial.out.end(), '\n'), 1) << partial.out;
+  // A hardware config of a kind that has no model (no description, yet) is refused in one line.
+  const std::string hw = temp_path("mesh.json");
+  write_file_atomic(hw, R"({"name": "mesh", "kind": "dsa", "fields": {}})");
+  const ToolRun dsa = run_plan_eval("--model ios_fig1_2 --plan " + plan + " --hw " + hw);
+  EXPECT_EQ(dsa.exit_code, 2) << dsa.out;
+  EXPECT_EQ(dsa.out, "error: " + hw + ": kind 'dsa' is not known (known kinds: gpu)\n");
+  fs::remove(hw);
   const ToolRun flag = run_plan_eval("--bogus");
   EXPECT_EQ(flag.exit_code, 2);
   EXPECT_EQ(flag.out.rfind("error: ", 0), 0u) << flag.out;

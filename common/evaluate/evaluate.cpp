@@ -1,0 +1,62 @@
+// Evaluation dispatched on the hardware's kind.
+#include "common/evaluate/evaluate.h"
+
+#include "common/evaluate/gpu_evaluation.h"
+#include "common/util/error.h"
+
+namespace dgs {
+
+namespace {
+
+using Evaluator = EvaluationResult (*)(const Graph&, const Plan&, const HardwareSpec&,
+                                       const EvaluationOptions&);
+
+EvaluationResult evaluate_on_gpu(const Graph& g, const Plan& plan, const HardwareSpec& hw,
+                                 const EvaluationOptions& options) {
+  if (!hw.gpu) throw Error(hw.file + ": hardware of kind 'gpu' carries no GPU description");
+  const PlanEvaluation e =
+      evaluate_plan(g, plan, *hw.gpu, options.gpu_fused_kernels, options.gpu_kernels);
+  return gpu_evaluation_result(e, plan, *hw.gpu);
+}
+
+struct KindEvaluator {
+  std::string_view kind;
+  Evaluator evaluate;
+};
+
+// One line per hardware kind that has a model.
+constexpr KindEvaluator kEvaluators[] = {
+    {"gpu", &evaluate_on_gpu},
+};
+
+}  // namespace
+
+std::vector<std::string> evaluated_hardware_kinds() {
+  std::vector<std::string> kinds;
+  for (const KindEvaluator& e : kEvaluators) kinds.emplace_back(e.kind);
+  return kinds;
+}
+
+bool has_evaluator(std::string_view kind) {
+  for (const KindEvaluator& e : kEvaluators)
+    if (e.kind == kind) return true;
+  return false;
+}
+
+void require_evaluator(const HardwareSpec& hw) {
+  if (has_evaluator(hw.kind)) return;
+  std::string kinds;
+  for (const std::string& k : evaluated_hardware_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
+  throw Error(hw.file + ": no model evaluates hardware of kind '" + hw.kind +
+              "' yet (kinds with a model: " + kinds + ")");
+}
+
+EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& hw,
+                          const EvaluationOptions& options) {
+  for (const KindEvaluator& e : kEvaluators)
+    if (e.kind == hw.kind) return e.evaluate(g, plan, hw, options);
+  require_evaluator(hw);  // throws
+  return {};
+}
+
+}  // namespace dgs

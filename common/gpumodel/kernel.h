@@ -1,0 +1,72 @@
+#pragma once
+// A GPU kernel as the performance model sees it (KernelLaunch), and the names of the model's
+// efficiency factors and constants in a config's "efficiency" section.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/hw/hardware.h"
+
+namespace dgs {
+
+// ---------------------------------------------------------------------------------------------
+// Efficiency factors and model constants: names of entries in a config's "efficiency" section
+// ---------------------------------------------------------------------------------------------
+namespace gpu_efficiency {
+// Achieved fraction of the per-SM peak rate for each kernel class (at >= Wc resident warps).
+inline constexpr std::string_view kGemmFp32 = "gemm_fp32";  // implicit-GEMM conv / GEMM, FP32 SIMT
+inline constexpr std::string_view kGemmFp16 = "gemm_fp16";  // same, FP16 SIMT (half2)
+inline constexpr std::string_view kGemmTensor = "gemm_tensor";  // same, FP16 tensor cores
+inline constexpr std::string_view kDirect = "direct_conv";      // depthwise / direct convolution
+inline constexpr std::string_view kMemory = "memory_bound";  // element-wise, pooling, norms, copies
+inline constexpr std::string_view kFused = "fused";          // generated fused kernels
+// Achieved fraction of peak bandwidth.
+inline constexpr std::string_view kDram = "dram_bandwidth";
+inline constexpr std::string_view kL2 = "l2_bandwidth";
+// Saturation warps (not fractions; stored in the same section so one file holds all model inputs).
+inline constexpr std::string_view kComputeSaturationWarps = "compute_saturation_warps_per_sm";
+inline constexpr std::string_view kDramSaturationWarps = "dram_saturation_warps_per_sm";
+inline constexpr std::string_view kL2SaturationWarps = "l2_saturation_warps_per_sm";
+// The shortest time a block takes (warp launch + one DRAM round trip), in microseconds.
+inline constexpr std::string_view kBlockMinUs = "block_min_us";
+
+// Defaults used when a config omits an entry (each an assumption; see model_internal.h for
+// reasons).
+double default_value(std::string_view key);
+// spec.efficiency[key] if present, else default_value(key).
+double get(const GpuSpec& spec, std::string_view key);
+// All keys above, for printing the model's inputs next to a result.
+std::vector<std::string_view> all_keys();
+}  // namespace gpu_efficiency
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------------------------
+enum class MathUnit : uint8_t { Fp32, Fp16, Tensor };  // which peak rate bounds the FLOPs
+std::string_view math_unit_name(MathUnit u);           // "fp32", "fp16", "tensor"
+
+enum class KernelClass : uint8_t {
+  Gemm,    // implicit-GEMM convolution or GEMM (cuDNN/cuBLAS-class tiles)
+  Direct,  // direct convolution (depthwise)
+  Memory,  // memory-bound: element-wise, pooling, normalisation, reduction, concat/copy
+  Fused    // a generated fused kernel (e.g. a tile-graph scheduler's); efficiency "fused"
+};
+std::string_view kernel_class_name(KernelClass c);  // "gemm", "direct", "memory", "fused"
+
+struct KernelLaunch {
+  std::string name;         // e.g. "conv3x3:implicit_gemm_128x64"
+  int64_t grid_blocks = 1;  // thread blocks in the grid
+  int threads_per_block = 256;
+  int registers_per_thread = 32;
+  int64_t shared_bytes_per_block = 0;
+  double flops = 0;       // whole kernel (a multiply-add counts 2)
+  double dram_bytes = 0;  // whole kernel, bytes read + written that reach DRAM
+  double l2_bytes = 0;    // whole kernel, bytes served by L2 (incl. those from DRAM)
+  MathUnit math = MathUnit::Fp32;
+  KernelClass klass = KernelClass::Memory;
+  double compute_efficiency = 0;  // > 0 overrides the config's factor for `klass`
+  std::vector<int> ops;           // graph ops this kernel computes (for reports); may be empty
+};
+
+}  // namespace dgs

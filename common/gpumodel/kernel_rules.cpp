@@ -1,0 +1,242 @@
+// Operators -> kernels: the rule per operator family (stated in kernel_rules.h).
+#include "common/gpumodel/kernel_rules.h"
+
+#include <algorithm>
+
+#include "common/gpumodel/model_internal.h"
+#include "common/graph/analysis.h"
+#include "common/util/error.h"
+
+namespace dgs {
+
+using namespace gpu_model_internal;
+
+std::string_view kernel_rule_name(KernelRule r) {
+  switch (r) {
+    case KernelRule::ImplicitGemm:
+      return "implicit_gemm_128x64";
+    case KernelRule::DepthwiseDirect:
+      return "depthwise_direct";
+    case KernelRule::ElementwiseMemory:
+      return "memory_bound_256";
+    case KernelRule::LayoutOnly:
+      return "layout_only";
+  }
+  return "?";
+}
+
+namespace gpu_model_internal {
+
+[[noreturn]] void op_fail(const Graph& g, int op, const std::string& what,
+                          const std::string& expected) {
+  const Op& o = g.op(op);
+  throw Error("gpu model: op '" + o.name + "' (" + std::string(op_kind_name(o.kind)) +
+              ") in graph '" + g.name + "': " + what + "; expected " + expected);
+}
+
+MathUnit math_for(DType dt, const GpuSpec& spec, const KernelOptions& opts, bool gemm) {
+  if (dt != DType::F16) return MathUnit::Fp32;
+  if (gemm && opts.tensor_cores && spec.peak_tensor_tflops > 0) return MathUnit::Tensor;
+  return MathUnit::Fp16;
+}
+
+// An implicit-GEMM kernel (the 128x64 rule) for `batch` independent GEMMs of M x N x K.
+KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t K,
+                         double flops, double dram_bytes, DType dt, MathUnit math, int sm_count) {
+  KernelLaunch k;
+  M = std::max<int64_t>(M, 1);
+  N = std::max<int64_t>(N, 1);
+  int64_t tile_m = 0, tile_n = 0;
+  for (const auto& [tm, tn] : kGemmTiles) {
+    tile_m = tm;
+    tile_n = tn;
+    if (batch * ceil_div(M, tile_m) * ceil_div(N, tile_n) >= sm_count) break;
+  }
+  const int64_t tiles_m = ceil_div(M, tile_m);
+  const int64_t tiles_n = ceil_div(N, tile_n);
+  k.name = name + ":implicit_gemm_" + std::to_string(tile_m) + "x" + std::to_string(tile_n);
+  k.grid_blocks = std::max<int64_t>(1, batch * tiles_m * tiles_n);
+  k.threads_per_block = kGemmThreads;
+  k.registers_per_thread = kGemmRegisters;
+  const int64_t es = dtype_size(dt);
+  k.shared_bytes_per_block = kGemmBuffers * (tile_m + tile_n) * kGemmTileK * es;
+  k.flops = flops;
+  k.dram_bytes = dram_bytes;
+  // Every tile reads its 128 x K panel of A and K x 64 panel of B through L2.
+  const double rereads = static_cast<double>(k.grid_blocks) * static_cast<double>(tile_m + tile_n) *
+                         static_cast<double>(K) * static_cast<double>(es);
+  k.l2_bytes = dram_bytes + rereads;
+  k.math = math;
+  k.klass = KernelClass::Gemm;
+  return k;
+}
+
+ConvDims conv_dims(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (o.inputs.size() < 2 || o.outputs.empty() || o.inputs[0] < 0 || o.inputs[1] < 0)
+    op_fail(g, op, "missing input or weight", "X and W");
+  const Shape& x = g.tensor(o.inputs[0]).shape;
+  const Shape& w = g.tensor(o.inputs[1]).shape;
+  const Shape& y = g.tensor(o.outputs[0]).shape;
+  if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
+    op_fail(g, op, "input of rank " + std::to_string(x.size()), "NC + spatial dims, rank >= 3");
+  ConvDims d;
+  d.n = x[0];
+  d.cin = x[1];
+  d.cout = y[1];
+  d.group = o.attrs.get_int("group", 1);
+  for (size_t i = 2; i < w.size(); ++i) d.kernel_area *= w[i];
+  for (size_t i = 2; i < y.size(); ++i) d.out_spatial *= y[i];
+  return d;
+}
+
+}  // namespace gpu_model_internal
+
+namespace {
+
+int64_t out_elements(const Graph& g, int op) {
+  int64_t n = 0;
+  for (int t : g.op(op).outputs)
+    if (t >= 0) n += g.tensor(t).numel();
+  return n;
+}
+
+int64_t in_elements(const Graph& g, int op) {
+  int64_t n = 0;
+  for (int t : g.op(op).inputs)
+    if (t >= 0 && g.tensor(t).role != TensorRole::Constant) n += g.tensor(t).numel();
+  return n;
+}
+
+KernelLaunch simple_kernel(const std::string& name, KernelRule rule, int64_t threads_needed,
+                           double flops, double dram_bytes, MathUnit math, KernelClass klass) {
+  KernelLaunch k;
+  k.name = name + ":" + std::string(kernel_rule_name(rule));
+  k.grid_blocks = std::max<int64_t>(1, ceil_div(threads_needed, kSimpleThreads));
+  k.threads_per_block = kSimpleThreads;
+  k.registers_per_thread = kSimpleRegisters;
+  k.shared_bytes_per_block = 0;
+  k.flops = flops;
+  k.dram_bytes = dram_bytes;
+  k.l2_bytes = dram_bytes;
+  k.math = math;
+  k.klass = klass;
+  return k;
+}
+
+}  // namespace
+
+bool is_folded_activation(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (o.inputs.empty() || o.outputs.empty()) return false;
+  // The epilogue ops a cuDNN-class conv/GEMM applies before writing its output.
+  int data = -1;  // the input that carries the activation
+  if (is_activation(o.kind) || o.kind == OpKind::BatchNormalization) {
+    data = o.inputs[0];
+  } else {
+    switch (o.kind) {
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Div: {
+        if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0) return false;
+        const bool p0 = g.tensor(o.inputs[0]).is_param(), p1 = g.tensor(o.inputs[1]).is_param();
+        if (p0 == p1) return false;  // needs exactly one bias/scale operand
+        data = p0 ? o.inputs[1] : o.inputs[0];
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  if (data < 0) return false;
+  const Tensor& x = g.tensor(data);
+  if (x.producer < 0 || x.consumers.size() != 1 || x.role == TensorRole::Output) return false;
+  const OpKind pk = g.op(x.producer).kind;
+  if (is_conv_like(pk) || is_matmul_like(pk)) return true;
+  return is_folded_activation(g, x.producer);  // a chain of epilogue ops
+}
+
+KernelRule kernel_rule_for(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (is_layout_only(o.kind)) return KernelRule::LayoutOnly;
+  switch (o.kind) {
+    case OpKind::Conv: {
+      const ConvDims d = conv_dims(g, op);
+      if (d.group > 1 && d.group == d.cin && d.cout % d.cin == 0)
+        return KernelRule::DepthwiseDirect;
+      return KernelRule::ImplicitGemm;
+    }
+    case OpKind::ConvTranspose:
+    case OpKind::Gemm:
+    case OpKind::MatMul:
+      return KernelRule::ImplicitGemm;
+    default:
+      return KernelRule::ElementwiseMemory;
+  }
+}
+
+std::vector<KernelLaunch> kernels_for_op(const Graph& g, int op, const GpuSpec& spec,
+                                         const KernelOptions& opts) {
+  if (op < 0 || op >= g.num_ops())
+    throw Error("gpu model: op index " + std::to_string(op) + " out of range for graph '" + g.name +
+                "' with " + std::to_string(g.num_ops()) + " ops");
+  const Op& o = g.op(op);
+  if (o.outputs.empty() || o.outputs[0] < 0) op_fail(g, op, "no output", "at least one output");
+  const DType dt = g.tensor(o.outputs[0]).dtype;
+  const KernelRule rule = kernel_rule_for(g, op);
+  std::vector<KernelLaunch> out;
+  if (rule == KernelRule::LayoutOnly) return out;
+  if (opts.fold_activation && is_folded_activation(g, op)) return out;
+  // FLOPs and bytes (inputs incl. weights + outputs, each once) from the shared graph analysis.
+  const OpCost cost = op_cost(g, op);
+  const double bytes = static_cast<double>(cost.bytes_read + cost.bytes_written);
+  const double op_flops = static_cast<double>(cost.flops);
+  switch (rule) {
+    case KernelRule::LayoutOnly:
+      return out;
+    case KernelRule::ImplicitGemm: {
+      const MathUnit math = math_for(dt, spec, opts, true);
+      if (o.kind == OpKind::Conv || o.kind == OpKind::ConvTranspose) {
+        const ConvDims d = conv_dims(g, op);  // cin = X channels, cout = Y channels
+        const int64_t M = d.n * d.out_spatial;
+        const int64_t N = d.cout / d.group;
+        // Conv: K = C_in/g * kernel. ConvTranspose (computed output-stationary): the reduction
+        // length per output that gives its FLOPs, FLOPs / (2 * M * C_out).
+        int64_t K = d.cin / d.group * d.kernel_area;
+        if (o.kind == OpKind::ConvTranspose)
+          K = std::max<int64_t>(1, cost.macs / std::max<int64_t>(1, M * d.cout));
+        out.push_back(
+            gemm_kernel(o.name, d.group, M, N, K, op_flops, bytes, dt, math, spec.sm_count));
+      } else {  // Gemm, MatMul
+        const Shape& a = g.tensor(o.inputs[0]).shape;
+        const Shape& y = g.tensor(o.outputs[0]).shape;
+        int64_t K = a.empty() ? 1 : a.back();
+        if (o.kind == OpKind::Gemm && o.attrs.get_int("transA", 0) != 0 && a.size() == 2) K = a[0];
+        const int64_t N = y.empty() ? 1 : y.back();
+        const int64_t M = y.size() >= 2 ? y[y.size() - 2] : 1;
+        const int64_t batch = std::max<int64_t>(1, numel(y) / std::max<int64_t>(1, M * N));
+        out.push_back(
+            gemm_kernel(o.name, batch, M, N, K, op_flops, bytes, dt, math, spec.sm_count));
+      }
+      return out;
+    }
+    case KernelRule::DepthwiseDirect: {
+      const int64_t outs = out_elements(g, op);
+      out.push_back(simple_kernel(o.name, rule, outs, op_flops, bytes,
+                                  math_for(dt, spec, opts, false), KernelClass::Direct));
+      return out;
+    }
+    case KernelRule::ElementwiseMemory: {
+      const int64_t outs = out_elements(g, op);
+      const int64_t ins = in_elements(g, op);
+      const int64_t threads = std::max(outs, ceil_div(ins, kInputElementsPerThread));
+      out.push_back(simple_kernel(o.name, rule, threads, op_flops, bytes,
+                                  math_for(dt, spec, opts, false), KernelClass::Memory));
+      return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace dgs

@@ -1,0 +1,100 @@
+// Finding and reading hardware config files: by path (disk first, then the built-in copy) or by
+// built-in name.
+#include "common/hw/config_files.h"
+
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/util/error.h"
+#include "common/util/resources.h"
+
+namespace dgs {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kConfigFolder = "hw_configs/";
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string config_name(const std::string& builtin_path) {
+  std::string n = builtin_path.substr(std::string(kConfigFolder).size());
+  if (ends_with(n, ".json")) n.resize(n.size() - 5);
+  return n;
+}
+
+}  // namespace
+
+json parse_config_json(const std::string& text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string msg = e.what();
+    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the rest.
+    if (const size_t at = msg.find("] "); at != std::string::npos) msg = msg.substr(at + 2);
+    throw Error(origin + ": not valid JSON: " + msg);
+  }
+}
+
+HardwareConfigText read_hardware_config(const std::string& name_or_path) {
+  if (name_or_path.find('/') != std::string::npos || ends_with(lower(name_or_path), ".json")) {
+    if (std::filesystem::exists(name_or_path)) return {name_or_path, read_file(name_or_path)};
+    std::string rel = name_or_path;
+    if (rel.rfind("./", 0) == 0) rel = rel.substr(2);
+    if (const auto b = builtin_resource(rel)) return {rel, std::string(*b)};
+    throw Error("no hardware config file " + name_or_path + " (and no built-in one at that path)");
+  }
+  const std::string path = kConfigFolder + lower(name_or_path) + ".json";
+  if (const auto b = builtin_resource(path)) return {path, std::string(*b)};
+  throw Error("no built-in hardware config '" + name_or_path +
+              "' (built-in: " + join(builtin_hardware_names()) + "; or give a .json file)");
+}
+
+std::string hardware_config_kind(const std::string& name_or_path) {
+  const HardwareConfigText c = read_hardware_config(name_or_path);
+  const json j = parse_config_json(c.text, c.origin);
+  if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
+    throw Error(c.origin + ": missing \"kind\" (expected a string such as \"gpu\")");
+  }
+  return j["kind"].get<std::string>();
+}
+
+std::vector<std::string> builtin_hardware_names() {
+  std::vector<std::string> names;
+  for (const std::string& p : builtin_resources_under(kConfigFolder)) {
+    if (ends_with(p, ".json")) names.push_back(config_name(p));
+  }
+  return names;
+}
+
+std::vector<std::string> builtin_hardware_names_of_kind(const std::string& kind) {
+  std::vector<std::string> names;
+  for (const std::string& p : builtin_resources_under(kConfigFolder)) {
+    if (!ends_with(p, ".json")) continue;
+    try {
+      const json j = json::parse(*builtin_resource(p));
+      if (j.is_object() && j.value("kind", std::string()) == kind) names.push_back(config_name(p));
+    } catch (const json::exception&) {
+      // A malformed built-in config is reported when it is loaded, not here.
+    }
+  }
+  return names;
+}
+
+}  // namespace dgs
