@@ -33,20 +33,24 @@ const std::string& ExperimentContext::hardware_name() const {
   return hardware_name_;
 }
 
-const GpuSpec& ExperimentContext::gpu() const {
-  if (gpu_) return *gpu_;
+const HardwareSpec& ExperimentContext::hardware() const {
+  if (hardware_) return *hardware_;
   if (hardware_name_.empty()) {
     throw Error(
         "no hardware: the experiment has no default machine; give one with --hw "
         "NAME|FILE.json");
   }
-  const std::string kind = hardware_config_kind(hardware_name_);
-  if (kind != "gpu") {
-    throw Error("hardware config '" + hardware_name_ + "' is of kind '" + kind +
+  hardware_ = load_hardware(hardware_name_);
+  return *hardware_;
+}
+
+const GpuSpec& ExperimentContext::gpu() const {
+  const HardwareSpec& hw = hardware();
+  if (!hw.gpu) {
+    throw Error("hardware config '" + hardware_name_ + "' is of kind '" + hw.kind +
                 "'; this experiment runs on a GPU (kind 'gpu')");
   }
-  gpu_ = load_gpu_spec(hardware_name_);
-  return *gpu_;
+  return *hw.gpu;
 }
 
 PaperData ExperimentContext::paper_data(const std::string& file) const {
@@ -248,7 +252,7 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
 void validate_inputs(const RunOptions& o) {
   if (!o.hw.empty()) {
     try {
-      if (hardware_config_kind(o.hw) == "gpu") (void)load_gpu_spec(o.hw);
+      (void)load_hardware(o.hw);
     } catch (const Error& e) {
       throw UsageError(std::string("--hw: ") + e.what());
     }

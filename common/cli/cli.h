@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/hw/hardware.h"
+#include "common/hw/hardware_spec.h"
 #include "common/report/report.h"
 
 namespace dgs {
@@ -49,10 +50,12 @@ class ExperimentContext {
   // The hardware config the experiment runs on: --hw if given, else the experiment's default
   // (a built-in name or a file); empty when there is neither.
   const std::string& hardware_name() const;
-  // That config as a GPU, loaded on first use and kept for the experiment. This is the one place
-  // an experiment's hardware is loaded. Throws dgs::Error (one line) when there is no hardware
-  // (no --hw and no default) or the config is not a GPU config. An experiment that compares
-  // several machines loads the others itself (load_gpu_spec).
+  // That config (load_hardware: any kind), loaded on first use and kept for the experiment. This
+  // is the one place an experiment's hardware is loaded. Throws dgs::Error (one line) when there
+  // is no hardware (no --hw and no default). An experiment that compares several machines loads
+  // the others itself (load_hardware / load_gpu_spec).
+  const HardwareSpec& hardware() const;
+  // hardware() as a GPU; throws dgs::Error (one line) when the config is of another kind.
   const GpuSpec& gpu() const;
 
   // The paper's published numbers: data/<paper>/<file> (PaperData::load).
@@ -81,7 +84,7 @@ class ExperimentContext {
   RunOptions opts_;
   std::ostream& out_;
   std::string hardware_name_;
-  mutable std::optional<GpuSpec> gpu_;  // loaded by gpu() on first use
+  mutable std::optional<HardwareSpec> hardware_;  // loaded by hardware() on first use
   std::vector<std::string> notes_;
   std::vector<std::pair<std::string, std::string>> pending_;  // (suffix, content), in order
 };
@@ -122,8 +125,8 @@ struct PaperInfo {
 // Selection: --fig and --table take the number ("13", "3.1") or the whole id ("fig13",
 // "table3.1", case-insensitive), and may be repeated. --all runs every implemented experiment and
 // lists the others as not implemented. If a selected experiment is not implemented, nothing runs.
-// --hw and --model are checked before anything runs (exit 2 if bad): a GPU config is loaded with
-// load_gpu_spec (a config of another kind is only checked to exist and name its kind); --model
+// --hw and --model are checked before anything runs (exit 2 if bad): the config is loaded with
+// load_hardware (a kind the suite does not know, or a bad field, is refused); --model
 // must be a zoo name or a loadable .onnx file. With --all, a failing experiment does not stop the
 // others (exit 1 at the end); with --all --mode measured, only experiments with a measured version
 // run. Errors go to stderr as one line each; results and the header go to stdout.

@@ -2,6 +2,7 @@
 #include "common/evaluate/evaluate.h"
 
 #include "common/evaluate/gpu_evaluation.h"
+#include "common/evaluate/plan_target.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -15,7 +16,7 @@ EvaluationResult evaluate_on_gpu(const Graph& g, const Plan& plan, const Hardwar
                                  const EvaluationOptions& options) {
   if (!hw.gpu) throw Error(hw.file + ": hardware of kind 'gpu' carries no GPU description");
   const PlanEvaluation e =
-      evaluate_plan(g, plan, *hw.gpu, options.gpu_fused_kernels, options.gpu_kernels);
+      evaluate_plan(g, plan, *hw.gpu, options.gpu_fused_kernels, kernel_options(plan.options));
   return gpu_evaluation_result(e, plan, *hw.gpu);
 }
 
@@ -53,9 +54,11 @@ void require_evaluator(const HardwareSpec& hw) {
 
 EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& hw,
                           const EvaluationOptions& options) {
+  require_evaluator(hw);
+  const PlanTarget target = plan_target(hw);
+  plan.check(g, &target);
   for (const KindEvaluator& e : kEvaluators)
     if (e.kind == hw.kind) return e.evaluate(g, plan, hw, options);
-  require_evaluator(hw);  // throws
   return {};
 }
 

@@ -16,11 +16,10 @@
 namespace dgs {
 
 // What the models take besides the graph, the plan and the hardware; each model reads its own.
+// (The plan's own ExecutionOptions select the GPU model's operator -> kernel options.)
 struct EvaluationOptions {
-  // GPU model: the kernels of a Fused task (required when the plan has one; see FusedKernelFn)
-  // and the options of the operator -> kernel rules.
+  // GPU model: the kernels of a Fused task (required when the plan has one; see FusedKernelFn).
   FusedKernelFn gpu_fused_kernels;
-  KernelOptions gpu_kernels;
 };
 
 // The hardware kinds that have a model ("gpu").
@@ -33,8 +32,9 @@ bool has_evaluator(std::string_view kind);
 // model: gpu)" unless has_evaluator(hw.kind).
 void require_evaluator(const HardwareSpec& hw);
 
-// Evaluates `plan` of `g` on `hw` with the model of hw.kind. Throws dgs::Error (one line) for a
-// kind without a model, or what the model throws.
+// Checks `plan` against `hw` (Plan::check with plan_target(hw): its levels and units exist) and
+// evaluates it with the model of hw.kind. Throws dgs::Error (one line) for an invalid plan, a kind
+// without a model, or what the model throws.
 EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& hw,
                           const EvaluationOptions& options = {});
 

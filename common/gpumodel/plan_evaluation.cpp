@@ -10,6 +10,13 @@ namespace dgs {
 // ---------------------------------------------------------------------------------------------
 // Plans
 // ---------------------------------------------------------------------------------------------
+KernelOptions kernel_options(const ExecutionOptions& o) {
+  KernelOptions k;
+  k.tensor_cores = o.tensor_cores;
+  k.fold_activation = o.fold_activation;
+  return k;
+}
+
 std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage& stage,
                                                      const GpuSpec& spec,
                                                      const FusedKernelFn& fused,
@@ -17,6 +24,10 @@ std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage
   std::vector<std::vector<KernelLaunch>> streams;
   streams.reserve(stage.tasks.size());
   for (const Task& t : stage.tasks) {
+    if (!task_is_whole(g, t))
+      throw Error("gpu model: the task of op '" + g.op(t.ops.at(0)).name +
+                  "' computes a region or a reduction slice of its outputs; the GPU model prices "
+                  "whole operators only (run the plan with run_plan to check it)");
     std::vector<KernelLaunch> ks;
     switch (t.kind) {
       case TaskKind::Sequential:

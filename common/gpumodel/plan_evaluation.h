@@ -22,9 +22,14 @@ namespace dgs {
 using FusedKernelFn =
     std::function<std::vector<KernelLaunch>(const Graph&, const Task&, const GpuSpec&)>;
 
+// The kernel options a plan's execution options select.
+KernelOptions kernel_options(const ExecutionOptions& o);
+
 // The streams of one stage: one per task, in task order. Sequential task = kernels_for_op of its
 // ops in order; Merged task = kernels_for_merged_task (a single-conv merged task = kernels_for_op);
-// Fused task = fused(g, task, spec) (throws dgs::Error if `fused` is empty).
+// Fused task = fused(g, task, spec) (throws dgs::Error if `fused` is empty). The model prices
+// whole operators: a task that computes a region of its outputs or a reduction slice
+// (!task_is_whole) is refused with one line.
 std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage& stage,
                                                      const GpuSpec& spec,
                                                      const FusedKernelFn& fused = {},

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "common/evaluate/evaluate.h"
+#include "common/evaluate/plan_target.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/graph/analysis.h"
 #include "common/hw/hardware_spec.h"
@@ -181,14 +182,16 @@ int run(int argc, char** argv) {
   dgs::Plan plan;
   try {
     plan = dgs::plan_from_json(dgs::read_file(plan_file), g, plan_file);
-    plan.check(g);
+    const dgs::PlanTarget target = dgs::plan_target(hardware);
+    plan.check(g, &target);
   } catch (const dgs::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
   dgs::EvaluationOptions options;
   options.gpu_fused_kernels = generic_fused_kernel;
-  const dgs::Plan sequential = sequential_plan(g);
+  dgs::Plan sequential = sequential_plan(g);
+  sequential.options = plan.options;  // the same kernel options as the plan evaluated
   const dgs::EvaluationResult ev = dgs::evaluate(g, plan, hardware, options);
   const dgs::EvaluationResult seq = dgs::evaluate(g, sequential, hardware);
   const dgs::Table t = result_table({{"yours", &plan, &ev}, {"sequential", &sequential, &seq}});

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "common/evaluate/gpu_evaluation.h"
+#include "common/evaluate/plan_target.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
 
@@ -137,6 +138,50 @@ TEST(Evaluate, AKindWithoutAModelIsOneLine) {
   empty_gpu.kind = "gpu";
   EXPECT_EQ(error_of([&] { evaluate(g, sequential(g), empty_gpu); }),
             "hw_configs/mesh.json: hardware of kind 'gpu' carries no GPU description");
+}
+
+// The plan is checked against the machine it is evaluated on: a memory level or unit the GPU
+// does not have is refused in one line, and the GPU model refuses tasks that compute a region.
+TEST(Evaluate, PlansAreCheckedAgainstTheHardware) {
+  const HardwareSpec hw = load_hardware("v100");
+  const PlanTarget t = plan_target(hw);
+  EXPECT_EQ(t.memory_levels,
+            (std::vector<std::string>{"register", "shared", "l2", "dram", "host"}));
+  EXPECT_EQ(t.unit_extents.at(UnitKind::SmSet), std::vector<int>{80});
+  EXPECT_EQ(t.unit_extents.count(UnitKind::Core), 0u);
+  const Graph g = build_zoo_model("ios_fig1_2");
+  Plan lb = sequential(g);
+  lb.stages[0].tasks[0].scope[g.op(lb.stages[0].tasks[0].ops[0]).outputs[0]] = "lb";
+  EXPECT_NE(error_of([&] { evaluate(g, lb, hw); }).find("memory level 'lb' does not exist on V100"),
+            std::string::npos);
+  Plan core = sequential(g);
+  core.stages[0].tasks[0].placement.unit = UnitKind::Core;
+  core.stages[0].tasks[0].placement.index = {0, 0};
+  EXPECT_NE(error_of([&] { evaluate(g, core, hw); }).find("V100 has no unit of kind 'core'"),
+            std::string::npos);
+  Plan region = sequential(g);
+  Task& first = region.stages[0].tasks[0];
+  const int out = g.op(first.ops[0]).outputs[0];
+  const Shape& s = g.tensor(out).shape;
+  Task second = first;
+  first.regions[out] = {{0, s[0]}, {0, s[1] / 2}, {0, s[2]}, {0, s[3]}};
+  second.regions[out] = {{0, s[0]}, {s[1] / 2, s[1]}, {0, s[2]}, {0, s[3]}};
+  region.stages[0].tasks.push_back(second);
+  EXPECT_NE(
+      error_of([&] { evaluate(g, region, hw); }).find("the GPU model prices whole operators only"),
+      std::string::npos);
+}
+
+// The plan's execution options select the kernel rules: folded activations launch no kernel.
+TEST(Evaluate, ThePlansExecutionOptionsSelectTheKernelRules) {
+  const HardwareSpec hw = load_hardware("v100");
+  const Graph g = build_zoo_model("ios_fig1_2");
+  Plan p = sequential(g);
+  const EvaluationResult plain = evaluate(g, p, hw);
+  p.options.fold_activation = true;
+  const EvaluationResult folded = evaluate(g, p, hw);
+  EXPECT_EQ(plain.kernels - folded.kernels, 4);  // the four Relus after the four convolutions
+  EXPECT_LT(folded.latency_us, plain.latency_us);
 }
 
 }  // namespace
