@@ -77,12 +77,6 @@ std::vector<int64_t> strides_of(const Shape& s) {
   return st;
 }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 // Copies elements from `src` to a new tensor of shape `out` through a source-index map (-1 means
 // "fill with `fill`").
 TensorData gather_by_index(const TensorData& src, const Shape& out, const std::vector<int64_t>& map,
@@ -355,63 +349,8 @@ TensorData clip(const Op& op, const std::vector<const TensorData*>& in) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Convolution and pooling geometry
+// Convolution and pooling (windows resolved by resolve_window, common/graph/window.h)
 // ---------------------------------------------------------------------------------------------
-struct WindowAttrs {
-  std::string auto_pad;
-  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: [begin..., end...]
-};
-
-WindowAttrs window_attrs(const Op& op, size_t nd, const std::vector<int64_t>& kernel) {
-  WindowAttrs w;
-  w.auto_pad = op.attrs.get_string("auto_pad", "NOTSET");
-  w.kernel = op.attrs.get_ints("kernel_shape", kernel);
-  w.strides = op.attrs.get_ints("strides", std::vector<int64_t>(nd, 1));
-  w.dilations = op.attrs.get_ints("dilations", std::vector<int64_t>(nd, 1));
-  w.pads = op.attrs.get_ints("pads", std::vector<int64_t>(2 * nd, 0));
-  if (w.kernel.size() != nd || w.strides.size() != nd || w.dilations.size() != nd ||
-      w.pads.size() != 2 * nd) {
-    fail(op, "kernel_shape/strides/dilations/pads do not match " + std::to_string(nd) +
-                 " spatial dimensions");
-  }
-  return w;
-}
-
-// Output sizes and begin/end pads of a conv or pool window (ONNX convPoolShapeInference).
-ConvGeometry window_geometry(const Op& op, const Shape& x, const WindowAttrs& w, bool ceil_mode) {
-  const size_t nd = x.size() - 2;
-  ConvGeometry g;
-  g.kernel = w.kernel;
-  g.strides = w.strides;
-  g.dilations = w.dilations;
-  for (size_t i = 0; i < nd; ++i) {
-    const int64_t in = x[2 + i];
-    const int64_t ek = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    const int64_t s = w.strides[i];
-    int64_t pb = 0, pe = 0, out = 0;
-    if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") {
-      out = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in);
-      pb = w.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pe = total - pb;
-    } else if (w.auto_pad == "VALID" || w.auto_pad == "NOTSET") {
-      if (w.auto_pad == "NOTSET") {
-        pb = w.pads[i];
-        pe = w.pads[i + nd];
-      }
-      const int64_t span = in + pb + pe - ek;
-      if (span < 0) fail(op, "input " + shape_str(x) + " smaller than the kernel");
-      out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-    } else {
-      fail(op, "auto_pad '" + w.auto_pad + "'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
-    }
-    g.pads_begin.push_back(pb);
-    g.pads_end.push_back(pe);
-    g.out_spatial.push_back(out);
-  }
-  return g;
-}
-
 TensorData conv(const Op& op, const std::vector<const TensorData*>& in) {
   const TensorData& x = in_float(op, in, 0);
   const TensorData& w = in_float(op, in, 1);
@@ -420,11 +359,9 @@ TensorData conv(const Op& op, const std::vector<const TensorData*>& in) {
     fail(op, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
                  "; expected rank 3..5 for both");
   }
-  const size_t nd = x.shape.size() - 2;
-  const WindowAttrs wa = window_attrs(op, nd, Shape(w.shape.begin() + 2, w.shape.end()));
-  ConvGeometry g = window_geometry(op, x.shape, wa, false);
-  g.group = op.attrs.get_int("group", 1);
-  if (g.group < 1 || x.shape[1] % g.group != 0 || w.shape[0] % g.group != 0 ||
+  const Window g = resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()),
+                                  Shape(w.shape.begin() + 2, w.shape.end()));
+  if (x.shape[1] % g.group != 0 || w.shape[0] % g.group != 0 ||
       w.shape[1] * g.group != x.shape[1]) {
     fail(op, "group " + std::to_string(g.group) + " does not fit input " + shape_str(x.shape) +
                  " and weight " + shape_str(w.shape));
@@ -440,50 +377,11 @@ TensorData conv_transpose(const Op& op, const std::vector<const TensorData*>& in
     fail(op, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
                  "; expected rank 3..5 for both");
   }
-  const size_t nd = x.shape.size() - 2;
-  const WindowAttrs wa = window_attrs(op, nd, Shape(w.shape.begin() + 2, w.shape.end()));
-  const auto out_pad = op.attrs.get_ints("output_padding", std::vector<int64_t>(nd, 0));
-  const auto out_shape_attr = op.attrs.get_ints("output_shape", {});
-  ConvGeometry g;
-  g.group = op.attrs.get_int("group", 1);
-  if (g.group < 1 || x.shape[1] % g.group != 0 || w.shape[0] != x.shape[1]) {
+  const Window g = resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()),
+                                  Shape(w.shape.begin() + 2, w.shape.end()));
+  if (x.shape[1] % g.group != 0 || w.shape[0] != x.shape[1]) {
     fail(op, "group " + std::to_string(g.group) + " does not fit input " + shape_str(x.shape) +
                  " and weight " + shape_str(w.shape));
-  }
-  g.kernel = wa.kernel;
-  g.strides = wa.strides;
-  g.dilations = wa.dilations;
-  for (size_t i = 0; i < nd; ++i) {
-    const int64_t in_sz = x.shape[2 + i];
-    const int64_t ek = (wa.kernel[i] - 1) * wa.dilations[i] + 1;
-    const int64_t full = wa.strides[i] * (in_sz - 1) + out_pad[i] + ek;
-    int64_t pb = 0, pe = 0;
-    const bool same = wa.auto_pad == "SAME_UPPER" || wa.auto_pad == "SAME_LOWER";
-    if (!out_shape_attr.empty() || same) {
-      int64_t target;
-      if (!out_shape_attr.empty()) {
-        const size_t off = out_shape_attr.size() - nd;  // output_shape may include N and C
-        target = out_shape_attr[off + i];
-      } else {
-        target = in_sz * wa.strides[i];
-      }
-      const int64_t total = full - target;
-      if (wa.auto_pad == "SAME_UPPER") {
-        pb = floor_div(total, 2);
-        pe = total - pb;
-      } else {
-        pe = floor_div(total, 2);
-        pb = total - pe;
-      }
-    } else if (wa.auto_pad == "NOTSET") {
-      pb = wa.pads[i];
-      pe = wa.pads[i + nd];
-    } else if (wa.auto_pad != "VALID") {
-      fail(op, "auto_pad '" + wa.auto_pad + "'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
-    }
-    g.pads_begin.push_back(pb);
-    g.pads_end.push_back(pe);
-    g.out_spatial.push_back(full - pb - pe);
   }
   return conv_transpose_forward(x, w, b, g);
 }
@@ -497,12 +395,9 @@ std::vector<TensorData> pool(const Op& op, const std::vector<const TensorData*>&
   }
   const size_t nd = x.shape.size() - 2;
   const bool is_max = op.kind == OpKind::MaxPool;
-  if (!op.attrs.has("kernel_shape")) fail(op, "attribute 'kernel_shape' is missing");
-  const WindowAttrs wa = window_attrs(op, nd, {});
-  const bool ceil_mode = op.attrs.get_int("ceil_mode", 0) != 0;
   const bool include_pad = op.attrs.get_int("count_include_pad", 0) != 0;
   const bool storage_col = op.attrs.get_int("storage_order", 0) != 0;
-  const ConvGeometry g = window_geometry(op, x.shape, wa, ceil_mode);
+  const Window g = resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()));
   int64_t in3[3] = {1, 1, 1}, out3[3] = {1, 1, 1}, k3[3] = {1, 1, 1}, s3[3] = {1, 1, 1},
           d3[3] = {1, 1, 1}, pb3[3] = {0, 0, 0}, pe3[3] = {0, 0, 0};
   const size_t off = 3 - nd;
