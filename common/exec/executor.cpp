@@ -6,8 +6,10 @@
 #include <limits>
 #include <numbers>
 #include <numeric>
+#include <optional>
 
 #include "common/exec/kernels.h"
+#include "common/graph/onnx_dtype.h"
 
 namespace dgs {
 
@@ -289,28 +291,14 @@ TensorData unary_fast(const Op& op, const TensorData& x, F f) {
   return y;
 }
 
-// ONNX TensorProto data types used by Cast's `to`.
-DType dtype_from_onnx(const Op& op, int64_t to) {
-  switch (to) {
-    case 1:
-      return DType::F32;
-    case 6:
-      return DType::I32;
-    case 7:
-      return DType::I64;
-    case 9:
-      return DType::Bool;
-    case 10:
-      return DType::F16;
-    case 11:
-      return DType::F32;  // double is computed in float32
-    default:
-      unsupported(op, "Cast to ONNX data type " + std::to_string(to));
-  }
-}
-
 TensorData cast(const Op& op, const TensorData& x) {
-  const DType to = dtype_from_onnx(op, op.attrs.get_int("to", 1));
+  const int64_t code = op.attrs.get_int("to", 1);
+  const std::optional<DType> to_type = dtype_of_onnx_values(code);  // double computed in float32
+  if (!to_type) {
+    unsupported(
+        op, "Cast to ONNX data type " + std::to_string(code) + " (" + onnx_type_name(code) + ")");
+  }
+  const DType to = *to_type;
   TensorData y = TensorData::zeros(x.shape, to);
   const int64_t n = x.size();
   for (int64_t k = 0; k < n; ++k) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
 #include "common/graph/window.h"
 
@@ -273,23 +274,10 @@ Shape broadcast(const Ctx& c, const Shape& a, const Shape& b) {
   return out;
 }
 
-DType dtype_from_onnx(const Ctx& c, const std::string& attr, int64_t to) {
-  // ONNX TensorProto.DataType codes.
-  switch (to) {
-    case 1:
-      return DType::F32;
-    case 10:
-      return DType::F16;
-    case 7:
-      return DType::I64;
-    case 6:
-      return DType::I32;
-    case 9:
-      return DType::Bool;
-    default:
-      c.fail("attribute '" + attr + "' is " + std::to_string(to) + " (unsupported data type)",
-             "1 (float), 10 (float16), 7 (int64), 6 (int32) or 9 (bool)");
-  }
+// The DType named by an ONNX element type attribute (Cast's 'to', LayerNormalization's
+// 'stash_type'); onnx_dtype.h holds the mapping.
+DType dtype_attr(const Ctx& c, const std::string& attr, int64_t code) {
+  return require_dtype_from_onnx(code, op_prefix(c.op()) + "attribute '" + attr + "'");
 }
 
 bool is_int(DType d) {
@@ -457,7 +445,7 @@ void infer_layernorm(Ctx& c) {
   Shape stat = x;
   for (int i = axis; i < r; ++i) stat[i] = 1;
   // Mean and InvStdDev have the type of stash_type (default 1: float), not of X.
-  const DType sd = dtype_from_onnx(c, "stash_type", c.attrs().get_int("stash_type", 1));
+  const DType sd = dtype_attr(c, "stash_type", c.attrs().get_int("stash_type", 1));
   c.set_output(1, stat, sd);
   c.set_output(2, stat, sd);
 }
@@ -484,7 +472,7 @@ void infer_dropout(Ctx& c) {
 
 void infer_cast(Ctx& c) {
   if (!c.attrs().has("to")) c.fail("attribute 'to' is missing", "the target data type");
-  c.set_output(0, c.shape(0), dtype_from_onnx(c, "to", c.attrs().get_int("to", 1)));
+  c.set_output(0, c.shape(0), dtype_attr(c, "to", c.attrs().get_int("to", 1)));
 }
 
 void infer_binary(Ctx& c) {
