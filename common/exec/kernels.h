@@ -1,7 +1,7 @@
 #pragma once
 // The executor's Eigen-backed kernels (convolution, transposed convolution, matrix products).
 // Implemented in kernels_linalg.cpp, the only place that includes Eigen. Shapes and attributes
-// have been resolved by the caller (executor.cpp); these functions only compute.
+// have been resolved by the callers (ops_*.cpp, ops.h); these functions only compute.
 #include <cstdint>
 #include <vector>
 
