@@ -12,7 +12,7 @@
 // UnsupportedFeature): BatchNormalization and Dropout in training mode, Resize with
 // tf_crop_and_resize / antialias / axes, Pad mode 'wrap', Cast to types without a DType. NaN
 // propagates through every op (Max/Min, MaxPool, ReduceMax, Relu included), which
-// run_op_region relies on. Checked against ONNX's backend test data by tests/exec.
+// run_op_region relies on. Checked against ONNX's backend test data by tests/onnxcheck.
 //
 // Typical use (checking a transformed graph against the original on the same random inputs):
 //   TensorValues ref = run_graph(original, {}, /*seed=*/1);

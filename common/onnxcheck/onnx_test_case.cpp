@@ -1,4 +1,4 @@
-#include "common/onnx/onnx_tensor.h"
+#include "common/onnxcheck/onnx_test_case.h"
 
 #include <onnx/onnx_pb.h>
 
