@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
 #include "common/util/error.h"
 
 namespace dgs {

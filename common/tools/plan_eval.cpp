@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "common/gpumodel/gpu_model.h"
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
 #include "common/hw/hardware.h"
 #include "common/plan/plan.h"
 #include "common/report/report.h"
