@@ -3,7 +3,7 @@
 // ONNX semantics, in float32 (int64 where the op needs integers: Gather indices, shapes, Cast).
 //
 // It is the ground truth that every scheduled execution (fused groups, merged convolutions, tiles,
-// split instances, bricks, CUDA kernels) is compared with, on random inputs (tensor_data.h says
+// split instances, halo tiles, CUDA kernels) is compared with, on random inputs (tensor_data.h says
 // how values are compared). Convolutions run as im2col + Eigen GEMM per group, ConvTranspose as
 // Eigen GEMM + col2im, MatMul/Gemm as Eigen products; Eigen stays inside the .cpp files.
 //

@@ -75,12 +75,11 @@ WidthResult dag_width(const OpDag& dag, const TransitiveClosure& closure,
 int graph_width(const Graph& g);
 
 // ---------------------------------------------------------------------------------------------
-// Blocks (IOS, thesis §3 / ios.md §2.2): a network is a stack of blocks; each block ends at an
-// op that every path from the graph inputs to the graph outputs passes through (a "cut" op).
-// Block i holds the ops after cut i-1 up to and including cut i (its exit); ops after the last
-// cut form a final block. With `merge_chains`, consecutive blocks of a single op each (parts of
-// a plain chain, e.g. a network's stem) are merged into one block, as the IOS authors' model
-// code groups its front and tail layers.
+// Blocks: a network as a stack of parts separated by cut ops. A cut op is one that every path
+// from the graph inputs to the graph outputs passes through; each block ends at one. Block i
+// holds the ops after cut i-1 up to and including cut i (its exit); ops after the last cut form
+// a final block. With `merge_chains`, consecutive blocks of a single op each (parts of a plain
+// chain, e.g. a network's stem or its tail layers) are merged into one block.
 // ---------------------------------------------------------------------------------------------
 struct BlockOptions {
   bool merge_chains = true;
