@@ -16,6 +16,7 @@
 #include "common/cuda/tensor_kernels.h"
 #include "common/cuda/welder_kernels.h"
 #include "common/exec/executor.h"
+#include "common/graph/window.h"
 
 namespace dgs::gpu {
 
@@ -106,44 +107,25 @@ std::optional<float> const_float(const Graph& g, int op, size_t input) {
   return t.float_data[0];
 }
 
-// Begin/end pads of a 2-D conv/pool window, the same rules as the CPU reference executor.
+// A 2-D conv/pool window, resolved by resolve_window (common/graph/window.h).
 struct Window2d {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
 };
-Window2d window2d(const Graph& g, int op, const Shape& x, const Shape& y, int64_t kh, int64_t kw) {
-  const Attributes& a = g.op(op).attrs;
+Window2d window2d(const Graph& g, int op) {
+  const Window r = resolve_window(g, op);
+  if (r.spatial_dims() != 2) unsupported(g, op, "only 2-D windows");
   Window2d w;
-  w.kh = kh;
-  w.kw = kw;
-  const std::vector<int64_t> st = a.get_ints("strides", {1, 1});
-  const std::vector<int64_t> di = a.get_ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = a.get_ints("pads", {0, 0, 0, 0});
-  if (st.size() != 2 || di.size() != 2 || pads.size() != 4) {
-    unsupported(g, op, "only 2-D windows (strides, dilations, pads of 2, 2, 4 values)");
-  }
-  w.sh = st[0];
-  w.sw = st[1];
-  w.dh = di[0];
-  w.dw = di[1];
-  const std::string auto_pad = a.get_string("auto_pad", "NOTSET");
-  const int64_t in[2] = {x[2], x[3]}, out[2] = {y[2], y[3]}, k[2] = {kh, kw}, s[2] = {w.sh, w.sw},
-                d[2] = {w.dh, w.dw};
-  int64_t pb[2] = {pads[0], pads[1]}, pe[2] = {pads[2], pads[3]};
-  for (int i = 0; i < 2; ++i) {
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t ek = (k[i] - 1) * d[i] + 1;
-      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s[i] + ek - in[i]);
-      pb[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pe[i] = total - pb[i];
-    } else if (auto_pad == "VALID") {
-      pb[i] = pe[i] = 0;
-    }
-  }
-  w.pt = pb[0];
-  w.pl = pb[1];
-  w.pb = pe[0];
-  w.pr = pe[1];
+  w.kh = r.kernel[0];
+  w.kw = r.kernel[1];
+  w.sh = r.strides[0];
+  w.sw = r.strides[1];
+  w.dh = r.dilations[0];
+  w.dw = r.dilations[1];
+  w.pt = r.pads_begin[0];
+  w.pl = r.pads_begin[1];
+  w.pb = r.pads_end[0];
+  w.pr = r.pads_end[1];
   return w;
 }
 
@@ -550,7 +532,7 @@ struct StageExecutor::Impl {
     const Op& op = g.op(oi);
     const Shape& xs = in_shape(oi, 0);
     const Shape& ws = in_shape(oi, 1);
-    const Window2d win = window2d(g, oi, xs, out_shape(oi), ws[2], ws[3]);
+    const Window2d win = window2d(g, oi);
     slot = std::make_unique<ConvRun>();
     setup_conv(*slot, oi, xs, ws, out_shape(oi), win, op.attrs.get_int("group", 1),
                buf(oi, op.inputs[0]), buf(oi, op.inputs[1]), buf(oi, op.outputs[0]), conv_bias(oi));
@@ -603,8 +585,7 @@ struct StageExecutor::Impl {
       const Op& op = g.op(o);
       if (op.inputs[0] != x) unsupported(g, o, "merged convolutions must share their input");
       if (op.attrs.get_int("group", 1) != 1) unsupported(g, o, "merging grouped convolutions");
-      const Shape& ws = in_shape(o, 1);
-      const Window2d w = window2d(g, o, xs, out_shape(o), ws[2], ws[3]);
+      const Window2d w = window2d(g, o);
       if (w.pt != w.pb || w.pl != w.pr) unsupported(g, o, "merging asymmetric padding");
       if (w.dh != 1 || w.dw != 1) unsupported(g, o, "merging dilated convolutions");
       const Window2d& w0 = wins.empty() ? w : wins.front();
@@ -719,9 +700,7 @@ struct StageExecutor::Impl {
       w.kh = xs[2];
       w.kw = xs[3];
     } else {
-      const std::vector<int64_t> ks = op.attrs.get_ints("kernel_shape", {});
-      if (ks.size() != 2) unsupported(g, oi, "kernel_shape must have 2 values");
-      w = window2d(g, oi, xs, ys, ks[0], ks[1]);
+      w = window2d(g, oi);
     }
     const bool include_pad = op.attrs.get_int("count_include_pad", 0) != 0;
     const bool symmetric = w.pt == w.pb && w.pl == w.pr && w.dh == 1 && w.dw == 1;

@@ -3,7 +3,7 @@
 // ONNX semantics, in float32 (int64 where the op needs integers: Gather indices, shapes, Cast).
 //
 // It is the ground truth that every scheduled execution (fused groups, merged convolutions, tiles,
-// split instances, bricks, CUDA kernels) is compared with, on random inputs (tensor_data.h says
+// split instances, halo tiles, CUDA kernels) is compared with, on random inputs (tensor_data.h says
 // how values are compared). Convolutions run as im2col + Eigen GEMM per group, ConvTranspose as
 // Eigen GEMM + col2im, MatMul/Gemm as Eigen products; Eigen stays inside the .cpp files.
 //
@@ -12,7 +12,7 @@
 // UnsupportedFeature): BatchNormalization and Dropout in training mode, Resize with
 // tf_crop_and_resize / antialias / axes, Pad mode 'wrap', Cast to types without a DType. NaN
 // propagates through every op (Max/Min, MaxPool, ReduceMax, Relu included), which
-// run_op_region relies on. Checked against ONNX's backend test data by tests/exec.
+// run_op_region relies on. Checked against ONNX's backend test data by tests/onnxcheck.
 //
 // Typical use (checking a transformed graph against the original on the same random inputs):
 //   TensorValues ref = run_graph(original, {}, /*seed=*/1);

@@ -1,35 +1,27 @@
 #pragma once
 // The executor's Eigen-backed kernels (convolution, transposed convolution, matrix products).
 // Implemented in kernels_linalg.cpp, the only place that includes Eigen. Shapes and attributes
-// have been resolved by the caller (executor.cpp); these functions only compute.
+// have been resolved by the callers (ops_*.cpp, ops.h); these functions only compute.
 #include <cstdint>
 #include <vector>
 
 #include "common/exec/tensor_data.h"
+#include "common/graph/window.h"
 
 namespace dgs {
 
-// Resolved geometry of a 1-D/2-D/3-D (transposed) convolution. Vectors have one entry per spatial
-// dimension.
-struct ConvGeometry {
-  int64_t group = 1;
-  std::vector<int64_t> kernel;  // k per spatial dim
-  std::vector<int64_t> strides;
-  std::vector<int64_t> dilations;
-  std::vector<int64_t> pads_begin;  // may be negative for ConvTranspose with output_shape
-  std::vector<int64_t> pads_end;
-  Shape out_spatial;  // output spatial sizes
-};
+// Convolutions take their resolved window (kernel, strides, dilations, pads, group, output
+// sizes; 1-3 spatial dims) from resolve_window (common/graph/window.h).
 
 // Conv: x [N, C, ...], w [M, C/group, k...], bias [M] or nullptr -> y [N, M, out...].
 // Per image and group: im2col into a [C/group * prod(k), prod(out)] buffer, then one GEMM.
 TensorData conv_forward(const TensorData& x, const TensorData& w, const TensorData* bias,
-                        const ConvGeometry& geo);
+                        const Window& geo);
 
 // ConvTranspose: x [N, C, ...], w [C, M/group, k...], bias [M] or nullptr -> y [N, M, out...].
 // Per image and group: one GEMM (w_g^T x_g) into columns, then col2im accumulation.
 TensorData conv_transpose_forward(const TensorData& x, const TensorData& w, const TensorData* bias,
-                                  const ConvGeometry& geo);
+                                  const Window& geo);
 
 // ONNX MatMul (numpy.matmul: 1-D promotion, broadcast batch dimensions).
 TensorData matmul_forward(const TensorData& a, const TensorData& b);

@@ -18,7 +18,7 @@ struct Geo3 {
   int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
 };
 
-Geo3 to_geo3(const Shape& in_spatial, const ConvGeometry& g) {
+Geo3 to_geo3(const Shape& in_spatial, const Window& g) {
   Geo3 r{};
   const size_t nd = in_spatial.size();
   const size_t off = 3 - nd;
@@ -130,7 +130,7 @@ void add_bias(float* y, const TensorData* bias, int64_t n, int64_t m, int64_t p)
 }  // namespace
 
 TensorData conv_forward(const TensorData& x, const TensorData& w, const TensorData* bias,
-                        const ConvGeometry& geo) {
+                        const Window& geo) {
   const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
   const int64_t groups = geo.group;
   const int64_t cg = c / groups, mg = m / groups;
@@ -169,7 +169,7 @@ TensorData conv_forward(const TensorData& x, const TensorData& w, const TensorDa
 }
 
 TensorData conv_transpose_forward(const TensorData& x, const TensorData& w, const TensorData* bias,
-                                  const ConvGeometry& geo) {
+                                  const Window& geo) {
   const int64_t n = x.shape[0], c = x.shape[1];
   const int64_t groups = geo.group;
   const int64_t cg = c / groups;

@@ -4,7 +4,8 @@
 #include <algorithm>
 
 #include "common/gpumodel/model_internal.h"
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
+#include "common/graph/window.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -84,8 +85,9 @@ ConvDims conv_dims(const Graph& g, int op) {
   d.n = x[0];
   d.cin = x[1];
   d.cout = y[1];
-  d.group = o.attrs.get_int("group", 1);
-  for (size_t i = 2; i < w.size(); ++i) d.kernel_area *= w[i];
+  const Window win = resolve_window(g, op);
+  d.group = win.group;
+  for (int64_t k : win.kernel) d.kernel_area *= k;
   for (size_t i = 2; i < y.size(); ++i) d.out_spatial *= y[i];
   return d;
 }

@@ -3,6 +3,7 @@
 
 #include "common/gpumodel/kernel_rules.h"
 #include "common/gpumodel/model_internal.h"
+#include "common/graph/window.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -32,8 +33,8 @@ std::vector<KernelLaunch> kernels_for_merged_conv(const Graph& g, const std::vec
     if (o.inputs[0] != o0.inputs[0])
       op_fail(g, op, "reads a different input than '" + o0.name + "'", "the same input tensor");
     if (d.group != 1) op_fail(g, op, "group " + std::to_string(d.group), "group 1 to merge");
-    if (o.attrs.get_ints("strides", {}) != o0.attrs.get_ints("strides", {}) ||
-        o.attrs.get_ints("dilations", {}) != o0.attrs.get_ints("dilations", {}))
+    const Window win = resolve_window(g, op), win0 = resolve_window(g, first);
+    if (win.strides != win0.strides || win.dilations != win0.dilations)
       op_fail(g, op, "strides/dilations differ from '" + o0.name + "'",
               "equal strides and dilations");
     const Shape& y = g.tensor(o.outputs[0]).shape;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/graph/op_signature.h"
+#include "common/graph/window.h"
 
 namespace dgs {
 
@@ -159,34 +160,6 @@ std::string op_ref(const Op& op) {
   return "op '" + op.name + "' (" + std::string(op_kind_name(op.kind)) + ")";
 }
 
-struct SpatialWindow {
-  std::vector<int64_t> kernel, strides, dilations, pad_begin;
-};
-
-// Strides, dilations and begin pads of a conv/pool, resolving auto_pad SAME_*
-// as ONNX does.
-SpatialWindow spatial_window(const Op& op, const Shape& x, const Shape& y,
-                             const std::vector<int64_t>& kernel) {
-  const size_t nd = kernel.size();
-  SpatialWindow w;
-  w.kernel = kernel;
-  w.strides = op.attrs.get_ints("strides", std::vector<int64_t>(nd, 1));
-  w.dilations = op.attrs.get_ints("dilations", std::vector<int64_t>(nd, 1));
-  std::vector<int64_t> pads = op.attrs.get_ints("pads", std::vector<int64_t>(2 * nd, 0));
-  const std::string auto_pad = op.attrs.get_string("auto_pad", "NOTSET");
-  w.pad_begin.assign(nd, 0);
-  for (size_t i = 0; i < nd; ++i) {
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t ek = (kernel[i] - 1) * w.dilations[i] + 1;
-      const int64_t total = std::max<int64_t>(0, (y[2 + i] - 1) * w.strides[i] + ek - x[2 + i]);
-      w.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (auto_pad == "NOTSET") {
-      w.pad_begin[i] = pads[i];
-    }
-  }
-  return w;
-}
-
 // Spatial map of a sliding window: in = stride * out + dilation * r - pad.
 AxisIndex window_axis(int out_axis, int red_axis, int64_t stride, int64_t dilation, int64_t pad) {
   AxisIndex a;
@@ -233,10 +206,9 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
       const Shape& x = shape(0);
       const Shape& w = shape(1);
       const size_t nd = x.size() - 2;
-      const int64_t group = op.attrs.get_int("group", 1);
-      const int64_t cg = w[1];          // input channels per group
-      const int64_t mg = w[0] / group;  // output channels per group
-      SpatialWindow win = spatial_window(op, x, y, std::vector<int64_t>(w.begin() + 2, w.end()));
+      const Window win = resolve_window(g, o);
+      const int64_t cg = w[1];              // input channels per group
+      const int64_t mg = w[0] / win.group;  // output channels per group
       const int rc = add_reduction("c_in", cg);
       std::vector<int> rk;
       for (size_t i = 0; i < nd; ++i)
@@ -248,7 +220,7 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
       xd.push_back(ch);
       for (size_t i = 0; i < nd; ++i) {
         xd.push_back(window_axis(static_cast<int>(2 + i), rk[i], win.strides[i], win.dilations[i],
-                                 win.pad_begin[i]));
+                                 win.pads_begin[i]));
       }
       s.inputs[0] = affine(xd);
       std::vector<AxisIndex> wd{ident(1), reduce(rc)};
@@ -310,14 +282,12 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
     case OpKind::AveragePool: {
       const Shape& x = shape(0);
       const size_t nd = x.size() - 2;
-      std::vector<int64_t> kernel = op.attrs.get_ints("kernel_shape", {});
-      SpatialWindow win = spatial_window(op, x, g.tensor(op.outputs[0]).shape, kernel);
-      if (op.kind == OpKind::AveragePool) win.dilations.assign(nd, 1);
+      const Window win = resolve_window(g, o);
       std::vector<AxisIndex> xd{ident(0), ident(1)};
       for (size_t i = 0; i < nd; ++i) {
-        int r = add_reduction("k" + std::to_string(i), kernel[i]);
+        int r = add_reduction("k" + std::to_string(i), win.kernel[i]);
         xd.push_back(window_axis(static_cast<int>(2 + i), r, win.strides[i], win.dilations[i],
-                                 win.pad_begin[i]));
+                                 win.pads_begin[i]));
       }
       s.inputs[0] = affine(xd);
       break;

@@ -2,8 +2,9 @@
 // Iteration spaces of operators and the regions of their inputs that an output tile needs.
 //
 // This is the one place in the suite that answers "which region of each input does this output
-// tile read" (Welder's tile propagation, BrickDL's halos, GraphTurbo's layer fusion, the atomic
-// dataflow's atom dependencies all call it). For each op:
+// tile read" (tile propagation through fused groups, the halos of spatially split conv chains,
+// layer fusion into instances and the dependencies between the output regions of split layers
+// all call it). For each op:
 //   * output axes: the dims of the output tensor (one loop per output dim);
 //   * reduction axes: the extra loops whose values are summed/maxed into one output element (a
 //     conv's input channels per group and kernel window, a matmul's K, a pool's window, the

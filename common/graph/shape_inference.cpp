@@ -5,7 +5,9 @@
 #include <numeric>
 #include <set>
 
+#include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
+#include "common/graph/window.h"
 
 namespace dgs {
 
@@ -272,23 +274,10 @@ Shape broadcast(const Ctx& c, const Shape& a, const Shape& b) {
   return out;
 }
 
-DType dtype_from_onnx(const Ctx& c, const std::string& attr, int64_t to) {
-  // ONNX TensorProto.DataType codes.
-  switch (to) {
-    case 1:
-      return DType::F32;
-    case 10:
-      return DType::F16;
-    case 7:
-      return DType::I64;
-    case 6:
-      return DType::I32;
-    case 9:
-      return DType::Bool;
-    default:
-      c.fail("attribute '" + attr + "' is " + std::to_string(to) + " (unsupported data type)",
-             "1 (float), 10 (float16), 7 (int64), 6 (int32) or 9 (bool)");
-  }
+// The DType named by an ONNX element type attribute (Cast's 'to', LayerNormalization's
+// 'stash_type'); onnx_dtype.h holds the mapping.
+DType dtype_attr(const Ctx& c, const std::string& attr, int64_t code) {
+  return require_dtype_from_onnx(code, op_prefix(c.op()) + "attribute '" + attr + "'");
 }
 
 bool is_int(DType d) {
@@ -296,72 +285,24 @@ bool is_int(DType d) {
 }
 
 // ------------------------------------------------------------------ convolution and pooling
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins then ends
-  std::string auto_pad;
-};
-
-// Reads strides/dilations/pads/auto_pad for `nd` spatial dims with kernel `kernel`.
-Window read_window(const Ctx& c, const std::vector<int64_t>& kernel, size_t nd,
-                   bool has_dilations) {
-  Window w;
-  w.kernel = kernel;
-  w.strides = c.ints_of_size("strides", nd, 1);
-  w.dilations = has_dilations ? c.ints_of_size("dilations", nd, 1) : std::vector<int64_t>(nd, 1);
-  w.pads = c.ints_of_size("pads", 2 * nd, 0);
-  w.auto_pad = c.attrs().get_string("auto_pad", "NOTSET");
-  if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && w.auto_pad != "SAME_UPPER" &&
-      w.auto_pad != "SAME_LOWER") {
-    c.fail("attribute 'auto_pad' is '" + w.auto_pad + "'",
-           "NOTSET, VALID, SAME_UPPER or SAME_LOWER");
-  }
-  for (size_t i = 0; i < nd; ++i) {
-    if (w.strides[i] < 1) c.fail("attribute 'strides' has a value below 1", "strides >= 1");
-    if (w.dilations[i] < 1) c.fail("attribute 'dilations' has a value below 1", "dilations >= 1");
-    if (w.kernel[i] < 1) {
-      c.fail("kernel size " + std::to_string(w.kernel[i]) + " in spatial dim " + std::to_string(i),
-             "kernel sizes >= 1");
-    }
-  }
-  for (int64_t p : w.pads) {
-    if (p < 0) c.fail("attribute 'pads' has a negative value", "pads >= 0");
-  }
-  return w;
-}
-
-// Output spatial size of a conv/pool window (ONNX's convPoolShapeInference).
-int64_t window_out(const Ctx& c, const Window& w, size_t i, size_t nd, int64_t in, bool ceil_mode) {
-  const int64_t ek = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  const int64_t s = w.strides[i];
-  if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return ceil_div(in, s);
-  int64_t padded = in;
-  if (w.auto_pad == "NOTSET") padded += w.pads[i] + w.pads[i + nd];
-  if (padded < ek) {
-    c.fail("spatial dim " + std::to_string(i) + " of size " + std::to_string(padded) +
-               " (with padding) is smaller than the effective kernel " + std::to_string(ek),
-           "an input at least as large as the kernel");
-  }
-  return (ceil_mode ? ceil_div(padded - ek, s) : floor_div(padded - ek, s)) + 1;
+// Kernel, strides, dilations, pads and output sizes come from resolve_window (window.h).
+Shape window_spatial(const Ctx& c) {
+  const Shape& x = c.shape(0);
+  const Shape& w = c.shape(1);
+  return resolve_window(c.op(), Shape(x.begin() + 2, x.end()), Shape(w.begin() + 2, w.end()))
+      .out_spatial;
 }
 
 void infer_conv(Ctx& c) {
   c.require_rank_at_least(0, 3, "input X");
   const Shape& x = c.shape(0);
   const Shape& w = c.shape(1);
-  const size_t nd = x.size() - 2;
   if (w.size() != x.size()) {
     c.fail("weight W has shape " + shape_str(w) + " for input X " + shape_str(x),
            "W of rank " + std::to_string(x.size()) + " ([M, C/group, k...])");
   }
   const int64_t group = c.attrs().get_int("group", 1);
   if (group < 1) c.fail("attribute 'group' is " + std::to_string(group), "group >= 1");
-  std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  if (c.attrs().has("kernel_shape") && c.attrs().get_ints("kernel_shape", {}) != kernel) {
-    c.fail("attribute 'kernel_shape' " + shape_str(c.attrs().get_ints("kernel_shape", {})) +
-               " differs from the weight's spatial dims " + shape_str(kernel),
-           "kernel_shape equal to W.shape[2:]");
-  }
-  Window win = read_window(c, kernel, nd, true);
   const int64_t cin = x[1];
   const int64_t m = w[0];
   if (cin != w[1] * group) {
@@ -379,7 +320,7 @@ void infer_conv(Ctx& c) {
     c.fail("bias B has shape " + shape_str(c.shape(2)), "[" + std::to_string(m) + "]");
   }
   Shape out{x[0], m};
-  for (size_t i = 0; i < nd; ++i) out.push_back(window_out(c, win, i, nd, x[2 + i], false));
+  for (int64_t s : window_spatial(c)) out.push_back(s);
   c.set_output(0, out, c.dtype(0));
 }
 
@@ -387,7 +328,6 @@ void infer_conv_transpose(Ctx& c) {
   c.require_rank_at_least(0, 3, "input X");
   const Shape& x = c.shape(0);
   const Shape& w = c.shape(1);
-  const size_t nd = x.size() - 2;
   if (w.size() != x.size()) {
     c.fail("weight W has shape " + shape_str(w) + " for input X " + shape_str(x),
            "W of rank " + std::to_string(x.size()) + " ([C, M/group, k...])");
@@ -405,52 +345,22 @@ void infer_conv_transpose(Ctx& c) {
            "X.shape[1] divisible by group");
   }
   const int64_t m = w[1] * group;
-  std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  if (c.attrs().has("kernel_shape") && c.attrs().get_ints("kernel_shape", {}) != kernel) {
-    c.fail("attribute 'kernel_shape' differs from the weight's spatial dims " + shape_str(kernel),
-           "kernel_shape equal to W.shape[2:]");
-  }
-  Window win = read_window(c, kernel, nd, true);
-  std::vector<int64_t> out_pad = c.ints_of_size("output_padding", nd, 0);
   if (c.has_input(2) && c.shape(2) != Shape{m}) {
     c.fail("bias B has shape " + shape_str(c.shape(2)), "[" + std::to_string(m) + "]");
   }
   Shape out{x[0], m};
-  if (c.attrs().has("output_shape")) {
-    std::vector<int64_t> os = c.attrs().get_ints("output_shape", {});
-    if (os.size() == nd + 2) os.erase(os.begin(), os.begin() + 2);
-    if (os.size() != nd) {
-      c.fail("attribute 'output_shape' has " + std::to_string(os.size()) + " values",
-             std::to_string(nd) + " spatial sizes");
-    }
-    for (size_t i = 0; i < nd; ++i) out.push_back(os[i]);
-  } else {
-    for (size_t i = 0; i < nd; ++i) {
-      const int64_t ek = (kernel[i] - 1) * win.dilations[i] + 1;
-      if (win.auto_pad == "SAME_UPPER" || win.auto_pad == "SAME_LOWER") {
-        out.push_back(x[2 + i] * win.strides[i]);
-      } else {
-        int64_t pads = win.auto_pad == "VALID" ? 0 : win.pads[i] + win.pads[i + nd];
-        out.push_back(win.strides[i] * (x[2 + i] - 1) + out_pad[i] + ek - pads);
-      }
-    }
-  }
+  for (int64_t s : window_spatial(c)) out.push_back(s);
   c.set_output(0, out, c.dtype(0));
 }
 
 void infer_pool(Ctx& c) {
   c.require_rank_at_least(0, 3, "input X");
   const Shape& x = c.shape(0);
-  const size_t nd = x.size() - 2;
-  if (!c.attrs().has("kernel_shape")) c.fail("attribute 'kernel_shape' is missing", "it set");
-  std::vector<int64_t> kernel = c.ints_of_size("kernel_shape", nd, 1);
-  const bool max_pool = c.op().kind == OpKind::MaxPool;
-  Window win = read_window(c, kernel, nd, max_pool);
-  const bool ceil_mode = c.attrs().get_int("ceil_mode", 0) != 0;
+  const Shape out_spatial = resolve_window(c.op(), Shape(x.begin() + 2, x.end())).out_spatial;
   Shape out{x[0], x[1]};
-  for (size_t i = 0; i < nd; ++i) out.push_back(window_out(c, win, i, nd, x[2 + i], ceil_mode));
+  out.insert(out.end(), out_spatial.begin(), out_spatial.end());
   c.set_output(0, out, c.dtype(0));
-  if (max_pool) c.set_output(1, out, DType::I64);
+  if (c.op().kind == OpKind::MaxPool) c.set_output(1, out, DType::I64);
 }
 
 // ------------------------------------------------------------------ linear algebra
@@ -535,7 +445,7 @@ void infer_layernorm(Ctx& c) {
   Shape stat = x;
   for (int i = axis; i < r; ++i) stat[i] = 1;
   // Mean and InvStdDev have the type of stash_type (default 1: float), not of X.
-  const DType sd = dtype_from_onnx(c, "stash_type", c.attrs().get_int("stash_type", 1));
+  const DType sd = dtype_attr(c, "stash_type", c.attrs().get_int("stash_type", 1));
   c.set_output(1, stat, sd);
   c.set_output(2, stat, sd);
 }
@@ -562,7 +472,7 @@ void infer_dropout(Ctx& c) {
 
 void infer_cast(Ctx& c) {
   if (!c.attrs().has("to")) c.fail("attribute 'to' is missing", "the target data type");
-  c.set_output(0, c.shape(0), dtype_from_onnx(c, "to", c.attrs().get_int("to", 1)));
+  c.set_output(0, c.shape(0), dtype_attr(c, "to", c.attrs().get_int("to", 1)));
 }
 
 void infer_binary(Ctx& c) {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
 #include "common/graph/shape_inference.h"
 #include "common/util/resources.h"
@@ -33,47 +34,16 @@ std::string first_line(const std::string& s) {
 // ---------------------------------------------------------------------------------------------
 // Element types and tensor data
 // ---------------------------------------------------------------------------------------------
-constexpr int kOnnxFloat = onnx::TensorProto_DataType_FLOAT;
-constexpr int kOnnxFloat16 = onnx::TensorProto_DataType_FLOAT16;
-constexpr int kOnnxInt64 = onnx::TensorProto_DataType_INT64;
-constexpr int kOnnxInt32 = onnx::TensorProto_DataType_INT32;
-constexpr int kOnnxBool = onnx::TensorProto_DataType_BOOL;
+// Element type codes and their DTypes come from common/graph/onnx_dtype.h; its codes are ONNX's.
+static_assert(onnx_type::kFloat == onnx::TensorProto_DataType_FLOAT);
+static_assert(onnx_type::kFloat16 == onnx::TensorProto_DataType_FLOAT16);
+static_assert(onnx_type::kInt64 == onnx::TensorProto_DataType_INT64);
+static_assert(onnx_type::kInt32 == onnx::TensorProto_DataType_INT32);
+static_assert(onnx_type::kBool == onnx::TensorProto_DataType_BOOL);
+static_assert(onnx_type::kDouble == onnx::TensorProto_DataType_DOUBLE);
 
 constexpr const char* kMicrosoftDomain = "com.microsoft";
 constexpr int64_t kMicrosoftDomainVersion = 1;
-
-std::optional<DType> dtype_from_onnx(int t) {
-  switch (t) {
-    case kOnnxFloat:
-      return DType::F32;
-    case kOnnxFloat16:
-      return DType::F16;
-    case kOnnxInt64:
-      return DType::I64;
-    case kOnnxInt32:
-      return DType::I32;
-    case kOnnxBool:
-      return DType::Bool;
-    default:
-      return std::nullopt;
-  }
-}
-
-int dtype_to_onnx(DType t) {
-  switch (t) {
-    case DType::F32:
-      return kOnnxFloat;
-    case DType::F16:
-      return kOnnxFloat16;
-    case DType::I64:
-      return kOnnxInt64;
-    case DType::I32:
-      return kOnnxInt32;
-    case DType::Bool:
-      return kOnnxBool;
-  }
-  return kOnnxFloat;
-}
 
 // IEEE 754 binary16 <-> binary32 (round to nearest even), for float16 constants.
 uint16_t float_to_half(float f) {
@@ -150,7 +120,7 @@ bool has_external_data(const onnx::TensorProto& t) {
 std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& what) {
   const int64_t n = numel(dims_of(t));
   if (has_external_data(t)) throw Error(what + ": integer tensor with external data");
-  if (t.data_type() == kOnnxInt64) {
+  if (t.data_type() == onnx_type::kInt64) {
     if (t.has_raw_data()) return raw_values<int64_t>(t.raw_data(), n, what);
     if (t.int64_data_size() != n) {
       throw Error(what + ": " + std::to_string(t.int64_data_size()) + " int64 values for shape " +
@@ -175,7 +145,7 @@ std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& w
 std::vector<float> float_values(const onnx::TensorProto& t, const std::string& what) {
   const int64_t n = numel(dims_of(t));
   if (has_external_data(t)) throw Error(what + ": float constant with external data");
-  if (t.data_type() == kOnnxFloat) {
+  if (t.data_type() == onnx_type::kFloat) {
     if (t.has_raw_data()) return raw_values<float>(t.raw_data(), n, what);
     if (t.float_data_size() != n) {
       throw Error(what + ": " + std::to_string(t.float_data_size()) + " float values for shape " +
@@ -273,8 +243,9 @@ void add_value_tensor(Graph& g, const std::string& name, const onnx::TensorProto
                       bool force_constant, const std::string& what) {
   auto dt = dtype_from_onnx(t.data_type());
   if (!dt) {
-    throw Error(what + ": element type " + std::to_string(t.data_type()) +
-                " is not supported; expected float, float16, int64, int32 or bool");
+    throw Error(what + ": element type " + std::to_string(t.data_type()) + " (" +
+                onnx_type_name(t.data_type()) + ") is not supported; expected " +
+                supported_onnx_types());
   }
   Tensor x;
   x.name = name;
@@ -301,23 +272,23 @@ onnx::TensorProto constant_node_value(const onnx::NodeProto& n, const std::strin
     onnx::TensorProto t;
     if (a.name() == "value") return a.t();
     if (a.name() == "value_float") {
-      t.set_data_type(kOnnxFloat);
+      t.set_data_type(onnx_type::kFloat);
       t.add_float_data(a.f());
       return t;
     }
     if (a.name() == "value_floats") {
-      t.set_data_type(kOnnxFloat);
+      t.set_data_type(onnx_type::kFloat);
       t.add_dims(a.floats_size());
       for (float f : a.floats()) t.add_float_data(f);
       return t;
     }
     if (a.name() == "value_int") {
-      t.set_data_type(kOnnxInt64);
+      t.set_data_type(onnx_type::kInt64);
       t.add_int64_data(a.i());
       return t;
     }
     if (a.name() == "value_ints") {
-      t.set_data_type(kOnnxInt64);
+      t.set_data_type(onnx_type::kInt64);
       t.add_dims(a.ints_size());
       for (int64_t v : a.ints()) t.add_int64_data(v);
       return t;
@@ -466,7 +437,8 @@ Graph convert(const onnx::ModelProto& model, const std::string& origin,
     auto dt = dtype_from_onnx(s.elem_type);
     if (!dt) {
       throw Error(origin + ": graph input '" + in.name() + "' has element type " +
-                  std::to_string(s.elem_type) + "; expected float, float16, int64, int32 or bool");
+                  std::to_string(s.elem_type) + " (" + onnx_type_name(s.elem_type) +
+                  "); expected " + supported_onnx_types());
     }
     if (!s.known) {
       throw Error(origin + ": graph input '" + in.name() +
@@ -580,8 +552,8 @@ void fold_shape_computations(
       const auto v = values.find(out);
       const auto t = types.find(out);
       fold = v != values.end() && t != types.end() && !graph_outputs.count(out) &&
-             t->second.elem_type == kOnnxInt64 && t->second.known && t->second.dims.size() <= 1 &&
-             numel(t->second.dims) == v->second.dim_size();
+             t->second.elem_type == onnx_type::kInt64 && t->second.known &&
+             t->second.dims.size() <= 1 && numel(t->second.dims) == v->second.dim_size();
       for (int i = 0; fold && i < v->second.dim_size(); ++i)
         fold = v->second.dim(i).has_dim_value();
     }
@@ -592,7 +564,7 @@ void fold_shape_computations(
     for (const std::string& out : n.output()) {
       onnx::TensorProto* init = g->add_initializer();
       init->set_name(out);
-      init->set_data_type(kOnnxInt64);
+      init->set_data_type(onnx_type::kInt64);
       for (int64_t d : types.at(out).dims) init->add_dims(d);
       for (const auto& d : values.at(out).dim()) init->add_int64_data(d.dim_value());
     }

@@ -1,14 +1,16 @@
 // model_info MODEL [--batch N] [--image N] [--seq N] [--dtype float32|float16] [--csv]
 // Describes a zoo model or an .onnx file: operators by type with their FLOPs, MACs, parameters and
-// bytes (common/graph/analysis.h), and the graph's totals, width (largest antichain) and number of
-// blocks (IOS-style). A terminal table by default, CSV with --csv. A bad file, an unknown model
-// name or a bad flag: one line on stderr, exit code 2.
+// bytes (common/graph/op_cost.h), and the graph's totals, width (largest antichain) and number of
+// blocks (parts separated by cut ops). A terminal table by default, CSV with --csv. A bad file, an
+// unknown model name or a bad flag: one line on stderr, exit code 2.
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <map>
 #include <string>
 
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
+#include "common/graph/op_dag.h"
+#include "common/graph/op_grouping.h"
 #include "common/report/report.h"
 #include "models/zoo.h"
 
@@ -119,7 +121,8 @@ int main(int argc, char** argv) {
       std::cout << dgs::to_csv(t);
     } else {
       std::cout << "model:   " << g.name << " (" << g.num_ops() << " ops, " << g.num_tensors()
-                << " tensors, " << dgs::ios_operator_count(g) << " compound units)\n"
+                << " tensors, " << dgs::compound_operators(g).counted_units()
+                << " compound units)\n"
                 << "inputs:  " << shapes_of(g, g.input_tensors()) << "\n"
                 << "outputs: " << shapes_of(g, g.output_tensors()) << "\n";
       dgs::print_table(std::cout, "Operators by type", t);

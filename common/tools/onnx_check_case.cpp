@@ -12,7 +12,7 @@
 #include <exception>
 #include <string>
 
-#include "common/exec/onnx_case_check.h"
+#include "common/onnxcheck/onnx_case_check.h"
 
 int main(int argc, char** argv) {
   if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {

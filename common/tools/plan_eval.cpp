@@ -20,7 +20,7 @@
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/plan_target.h"
 #include "common/gpumodel/gpu_model.h"
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
 #include "common/hw/hardware_spec.h"
 #include "common/plan/plan.h"
 #include "common/report/report.h"

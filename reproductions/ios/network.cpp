@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/graph/window.h"
 #include "common/util/error.h"
 
 namespace dgs::ios {
@@ -388,17 +389,16 @@ PartDag part_dag(const Network& net, const Part& part) {
     const Unit& u = net.units[static_cast<size_t>(part.units[static_cast<size_t>(i)])];
     if (u.conv < 0) continue;
     const Op& c = g.op(u.conv);
-    const Shape& w = g.tensor(c.inputs[1]).shape;
-    const Shape& y = g.tensor(c.outputs[0]).shape;
-    const auto pads = c.attrs.get_ints("pads", {0, 0, 0, 0});
+    const Window win = resolve_window(g, u.conv);
+    if (!win.symmetric_pads() || win.spatial_dims() != 2) continue;
     std::vector<int64_t> key = {c.inputs[0], u.has_relu ? 1 : 0};
-    for (int64_t s : c.attrs.get_ints("strides", {1, 1})) key.push_back(s);
-    for (int64_t s : c.attrs.get_ints("dilations", {1, 1})) key.push_back(s);
-    for (size_t a = 2; a < y.size(); ++a) key.push_back(y[a]);
-    bool symmetric = pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
-    if (!symmetric || w.size() != 4) continue;
-    key.push_back(2 * pads[0] - w[2]);
-    key.push_back(2 * pads[1] - w[3]);
+    key.insert(key.end(), win.strides.begin(), win.strides.end());
+    key.insert(key.end(), win.dilations.begin(), win.dilations.end());
+    key.insert(key.end(), win.out_spatial.begin(), win.out_spatial.end());
+    // Equal strides, dilations, output sizes and 2 * pad - kernel: centred windows of one input,
+    // which one conv with the largest kernel computes.
+    key.push_back(2 * win.pads_begin[0] - win.kernel[0]);
+    key.push_back(2 * win.pads_begin[1] - win.kernel[1]);
     auto it = classes.emplace(key, static_cast<int>(classes.size())).first;
     d.merge_class[static_cast<size_t>(i)] = it->second;
   }

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
 #include "common/util/error.h"
 
 namespace dgs::welder {

@@ -124,7 +124,8 @@ class CustomRegionMemo {
 };
 
 // Converts a dgs::Graph into a tile-graph: one TileOp per operator output (layout-only operators
-// are views); iteration spaces from common/graph/iteration_space.h, FLOPs from analysis.h.
+// are views); iteration spaces from common/graph/iteration_space.h, FLOPs from
+// common/graph/op_cost.h.
 TileGraph build_tile_graph(const Graph& g);
 
 // Hand-built graphs (tests, the §2 example): element-wise op over `shape` reading `inputs`

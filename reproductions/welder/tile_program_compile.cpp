@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/cuda/tile_program_core.h"
+#include "common/graph/window.h"
 
 namespace dgs::welder {
 
@@ -174,20 +175,14 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
       break;
     case TpKind::Conv: {
       if (in0.size() != 4) fail(g, op, "only 2-D (NCHW) convolutions are supported");
-      if (o.attrs.get_string("auto_pad", "NOTSET") != "NOTSET")
-        fail(g, op, "auto_pad is not supported (pads must be explicit)");
-      const auto strides = o.attrs.get_ints("strides", {1, 1});
-      const auto pads = o.attrs.get_ints("pads", {0, 0, 0, 0});
-      const auto dil = o.attrs.get_ints("dilations", {1, 1});
-      if (strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
-        fail(g, op, "strides/pads/dilations of the wrong length");
-      t.ia[0] = strides[0];
-      t.ia[1] = strides[1];
-      t.ia[2] = pads[0];
-      t.ia[3] = pads[1];
-      t.ia[4] = dil[0];
-      t.ia[5] = dil[1];
-      t.ia[6] = o.attrs.get_int("group", 1);
+      const Window w = resolve_window(g, op);  // the output size comes from the graph
+      t.ia[0] = w.strides[0];
+      t.ia[1] = w.strides[1];
+      t.ia[2] = w.pads_begin[0];
+      t.ia[3] = w.pads_begin[1];
+      t.ia[4] = w.dilations[0];
+      t.ia[5] = w.dilations[1];
+      t.ia[6] = w.group;
       break;
     }
     case TpKind::Transpose: {

@@ -366,5 +366,26 @@ TEST(ExecErrors, UnsupportedFeatureNamesOp) {
   EXPECT_EQ(y.shape, (Shape{1, 1, 4, 4}));
 }
 
+TEST(ExecCast, TargetsFromTheOnnxDTypeMapping) {
+  const TensorData x = TensorData::floats({4}, {1.5f, -2.7f, 0.0f, 3.0f});
+  const TensorData i = run1(make_op(OpKind::Cast, Attributes({{"to", int64_t{7}}})), {&x});
+  EXPECT_EQ(i.dtype, DType::I64);
+  EXPECT_EQ(i.i, (std::vector<int64_t>{1, -2, 0, 3}));
+  const TensorData b = run1(make_op(OpKind::Cast, Attributes({{"to", int64_t{9}}})), {&x});
+  EXPECT_EQ(b.dtype, DType::Bool);
+  EXPECT_EQ(b.i, (std::vector<int64_t>{1, 1, 0, 1}));
+  // Double is computed in float32.
+  const TensorData d = run1(make_op(OpKind::Cast, Attributes({{"to", int64_t{11}}})), {&x});
+  EXPECT_EQ(d.dtype, DType::F32);
+  EXPECT_EQ(d.f, x.f);
+  try {
+    run1(make_op(OpKind::Cast, Attributes({{"to", int64_t{2}}})), {&x});
+    FAIL() << "expected UnsupportedFeature";
+  } catch (const UnsupportedFeature& e) {
+    EXPECT_NE(std::string(e.what()).find("Cast to ONNX data type 2 (uint8)"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace dgs

@@ -11,10 +11,11 @@
 #include <filesystem>
 #include <string>
 
-#include "common/graph/analysis.h"
+#include "common/graph/op_cost.h"
 #include "common/onnx/onnx_io.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
+#include "reproductions/ios/operator_count.h"
 
 namespace dgs {
 namespace {
@@ -136,8 +137,8 @@ TEST(Zoo, BertBaseParametersAndShapes) {
   EXPECT_THROW(build_zoo_model("bert_base", too_long), UsageError);
 }
 
-// A simple count of IOS schedule units, independent of analysis.h: every op except a Relu that
-// directly follows a Conv (IOS fuses Conv+bias+Relu into one unit).
+// A simple count of IOS schedule units, independent of the layer grouping (op_grouping.h): every op
+// except a Relu that directly follows a Conv (IOS fuses Conv+bias+Relu into one unit).
 int conv_relu_units(const Graph& g) {
   int n = 0;
   for (const Op& op : g.ops()) {
@@ -154,8 +155,8 @@ TEST(Zoo, IosOperatorCounts) {
   const Graph squeezenet = build_zoo_model("squeezenet");
   EXPECT_EQ(conv_relu_units(inception), 119);
   EXPECT_EQ(conv_relu_units(squeezenet), 50);
-  EXPECT_EQ(ios_operator_count(inception), 119);
-  EXPECT_EQ(ios_operator_count(squeezenet), 50);
+  EXPECT_EQ(ios::ios_operator_count(inception), 119);
+  EXPECT_EQ(ios::ios_operator_count(squeezenet), 50);
 }
 
 TEST(Zoo, InceptionV3ShapesFollowTheIosDefinition) {

@@ -1,7 +1,8 @@
 #pragma once
 // ONNX TensorProto files (the `input_0.pb` / `output_0.pb` of ONNX's backend test data) as
 // TensorData, and whole backend test cases (a folder with model.onnx and test_data_set_*/) as
-// graphs with their feeds and expected outputs.
+// graphs with their feeds and expected outputs. Built on the ONNX loader (common/onnx) and the
+// executor's value type (common/exec), above both.
 //
 // Supported element types: float, double (converted to float), float16 (widened to float),
 // int64, int32, bool; values from raw_data (little-endian) or from the typed fields.

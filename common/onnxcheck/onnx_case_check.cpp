@@ -1,37 +1,15 @@
-#pragma once
-// Runs one ONNX backend test case (a folder with model.onnx and test_data_set_*/) on the CPU
-// reference executor and compares every output with the expected `.pb` files. Used by the tool
-// onnx_check_case and by tests/exec.
-//
-// Header-only on purpose: it joins dgs_onnx (loading) and dgs_exec (running), and keeping it in
-// the executables that use it avoids a link-order dependency between those two libraries.
+#include "common/onnxcheck/onnx_case_check.h"
+
 #include <algorithm>
 #include <limits>
-#include <string>
+#include <vector>
 
 #include "common/exec/executor.h"
-#include "common/exec/tensor_data.h"
-#include "common/onnx/onnx_tensor.h"
+#include "common/onnxcheck/onnx_test_case.h"
 
 namespace dgs {
 
-struct OnnxCaseResult {
-  enum class Status {
-    Pass,
-    Fail,         // an output differs beyond the tolerance, or the executor failed on the case
-    Unsupported,  // an operator, element type or feature the suite does not implement
-    Rejected,     // the model loader (graph_from_onnx) rejected the model
-    Error         // unreadable or malformed files
-  };
-  Status status = Status::Pass;
-  double worst_error = 0.0;  // max relative error (tensor_data.h) over all outputs and data sets
-  std::string worst_output;  // the output with the worst error ("-" when the executor failed)
-  std::string detail;        // Fail: the first failing comparison; otherwise the reason
-};
-
-// Loads and runs the case `dir` and compares its outputs within `tol`. Throws UsageError when
-// `dir` is not a test case.
-inline OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol = {}) {
+OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol) {
   OnnxCaseResult r;
   std::vector<OnnxCaseDataSet> sets;
   try {

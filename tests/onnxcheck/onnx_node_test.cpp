@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/exec/onnx_case_check.h"
+#include "common/onnxcheck/onnx_case_check.h"
+#include "common/onnxcheck/onnx_test_case.h"
 
 namespace dgs {
 namespace {

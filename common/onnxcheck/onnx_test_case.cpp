@@ -1,4 +1,4 @@
-#include "common/onnx/onnx_tensor.h"
+#include "common/onnxcheck/onnx_test_case.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/exec/executor.h"
+#include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
 #include "common/onnx/onnx_io.h"
 
@@ -18,27 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Element types whose values can be read: those with a DType, and double (held as float32).
 bool supported_elem_type(int t) {
-  switch (t) {
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::BOOL:
-      return true;
-    default:
-      return false;
-  }
-}
-
-std::string elem_type_name(int t) {
-  if (onnx::TensorProto::DataType_IsValid(t)) {
-    std::string s = onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t));
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  }
-  return "type " + std::to_string(t);
+  return dtype_of_onnx_values(t).has_value();
 }
 
 template <class T>
@@ -68,9 +51,10 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
   }
   const int type = p.data_type();
   if (!supported_elem_type(type)) {
-    throw UnsupportedFeature(origin + ": unsupported element type " + elem_type_name(type));
+    throw UnsupportedFeature(origin + ": unsupported element type " + onnx_type_name(type));
   }
   TensorData t;
+  t.dtype = *dtype_of_onnx_values(type);
   for (int64_t d : p.dims()) {
     if (d < 0) throw Error(origin + ": negative dimension " + std::to_string(d));
     t.shape.push_back(d);
@@ -80,7 +64,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
   const std::string& rd = p.raw_data();
   switch (type) {
     case onnx::TensorProto::FLOAT:
-      t.dtype = DType::F32;
       if (raw) {
         t.f = raw_values<float>(rd, n, origin);
       } else {
@@ -89,7 +72,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
       }
       break;
     case onnx::TensorProto::DOUBLE: {
-      t.dtype = DType::F32;
       std::vector<double> v;
       if (raw) {
         v = raw_values<double>(rd, n, origin);
@@ -101,7 +83,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
       break;
     }
     case onnx::TensorProto::FLOAT16: {
-      t.dtype = DType::F16;
       std::vector<uint16_t> bits;
       if (raw) {
         bits = raw_values<uint16_t>(rd, n, origin);
@@ -113,7 +94,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
       break;
     }
     case onnx::TensorProto::INT64:
-      t.dtype = DType::I64;
       if (raw) {
         t.i = raw_values<int64_t>(rd, n, origin);
       } else {
@@ -122,7 +102,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
       }
       break;
     case onnx::TensorProto::INT32: {
-      t.dtype = DType::I32;
       if (raw) {
         const auto v = raw_values<int32_t>(rd, n, origin);
         t.i.assign(v.begin(), v.end());
@@ -133,7 +112,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& p, const std::string& orig
       break;
     }
     case onnx::TensorProto::BOOL: {
-      t.dtype = DType::Bool;
       if (raw) {
         const auto v = raw_values<uint8_t>(rd, n, origin);
         for (uint8_t b : v) t.i.push_back(b != 0 ? 1 : 0);
@@ -174,7 +152,7 @@ std::string onnx_case_unsupported_reason(const onnx::ModelProto& model) {
     for (const onnx::ValueInfoProto& v : list) {
       if (!v.type().has_tensor_type()) return "non-tensor value '" + v.name() + "'";
       const int t = v.type().tensor_type().elem_type();
-      if (!supported_elem_type(t)) return "element type " + elem_type_name(t);
+      if (!supported_elem_type(t)) return "element type " + onnx_type_name(t);
     }
     return "";
   };
@@ -184,7 +162,7 @@ std::string onnx_case_unsupported_reason(const onnx::ModelProto& model) {
   }
   for (const onnx::TensorProto& t : g.initializer()) {
     if (!supported_elem_type(t.data_type())) {
-      return "element type " + elem_type_name(t.data_type());
+      return "element type " + onnx_type_name(t.data_type());
     }
   }
   return "";
