@@ -6,7 +6,14 @@
 // energy per component where the model has it, and the model's own figures.
 //
 //   plan_eval --model NAME|FILE.onnx --plan PLAN.json [--hw NAME|FILE.json] [--batch N]
-//             [--csv] [--write-sequential FILE.json]
+//             [--csv] [--check [--seed N]] [--write-sequential FILE.json]
+//
+// Plans are read in format version 2 (common/plan/plan.schema.json) or version 1, and checked
+// against the graph and the hardware (Plan::check: every op placed, written regions tiling their
+// tensors, reads from earlier stages, levels and units the machine has). --check runs the plan on
+// the CPU reference executor (run_plan, region by region) and compares the graph's outputs with
+// the unscheduled graph on random inputs (seed --seed): the correctness check of a scheduler, for
+// any plan, including those the hardware model cannot price (regions, partial sums on a GPU).
 //
 // On a GPU config, Sequential and Merged tasks use the GPU model's per-operator kernel rules
 // (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the
@@ -19,6 +26,7 @@
 
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/plan_target.h"
+#include "common/exec/plan_exec.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/graph/op_cost.h"
 #include "common/hw/hardware_spec.h"
@@ -132,7 +140,8 @@ dgs::Table result_table(const std::vector<EvaluatedPlan>& plans) {
 int run(int argc, char** argv) {
   std::string model, plan_file, hw = "v100", write_seq;
   int64_t batch = 1;
-  bool csv = false;
+  uint64_t seed = 1;
+  bool csv = false, check = false;
   po::options_description desc("plan_eval options");
   desc.add_options()("help", "show this help")("model", po::value(&model), "zoo name or ONNX file")(
       "plan", po::value(&plan_file), "plan JSON (common/plan/plan.h)")(
@@ -140,6 +149,9 @@ int run(int argc, char** argv) {
       "hardware config of a kind with a model: built-in name or JSON file (default v100)")(
       "batch", po::value(&batch), "batch size of a zoo model (default 1)")(
       "csv", po::bool_switch(&csv), "print CSV instead of a table")(
+      "check", po::bool_switch(&check),
+      "run the plan on the CPU reference executor and compare with the unscheduled graph")(
+      "seed", po::value(&seed), "seed of --check's random inputs (default 1)")(
       "write-sequential", po::value(&write_seq),
       "write the model's one-op-per-stage plan to this file and exit");
   po::variables_map vm;
@@ -187,6 +199,28 @@ int run(int argc, char** argv) {
   } catch (const dgs::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  }
+  if (check) {
+    const dgs::PlanComparison c = dgs::compare_plan_with_reference(g, plan, seed);
+    std::cout << "run_plan (CPU reference, seed " << seed << "): " << c.str() << "\n";
+    if (!c.passed) return 1;
+  }
+  if (hardware.kind == "gpu") {
+    // The GPU model prices whole operators: a plan with regions or partial sums is only checked.
+    for (const dgs::Stage& st : plan.stages) {
+      for (const dgs::Task& t : st.tasks) {
+        if (dgs::task_is_whole(g, t)) continue;
+        const std::string why = "the task of op '" + g.op(t.ops.at(0)).name +
+                                "' computes a region or a reduction slice, and the GPU model "
+                                "prices whole operators only";
+        if (check) {
+          std::cout << "not priced: " << why << "\n";
+          return 0;
+        }
+        std::cerr << "error: " << why << "; --check runs it on the CPU reference\n";
+        return 2;
+      }
+    }
   }
   dgs::EvaluationOptions options;
   options.gpu_fused_kernels = generic_fused_kernel;

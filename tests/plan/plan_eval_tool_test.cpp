@@ -149,5 +149,61 @@ TEST_F(PlanEvalTool, BadPlansAndFlagsAreOneLineErrors) {
   fs::remove(plan);
 }
 
+// --check runs the plan on the CPU reference executor: a sequential plan and a version-2 plan of
+// bricks with recomputed halos (common/plan/examples) equal the unscheduled graph; the GPU model
+// prices whole operators only, so the brick plan is checked and not priced (without --check that
+// is a one-line error).
+TEST_F(PlanEvalTool, CheckRunsThePlanOnTheCpuReference) {
+  const std::string seq = temp_path("seq_check.json");
+  ASSERT_EQ(run_plan_eval("--model test_diamond --write-sequential " + seq).exit_code, 0);
+  const ToolRun r = run_plan_eval("--model test_diamond --plan " + seq + " --check --seed 5");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("run_plan (CPU reference, seed 5): 1 outputs equal to the reference"),
+            std::string::npos)
+      << r.out;
+  fs::remove(seq);
+  const std::string bricks =
+      std::string(DGS_SOURCE_DIR) + "/common/plan/examples/bricks_padded.json";
+  const ToolRun b = run_plan_eval("--model test_residual_block --plan " + bricks + " --check");
+  EXPECT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_NE(b.out.find("1 outputs equal to the reference\n"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("not priced: the task of op 'conv1' computes a region"), std::string::npos)
+      << b.out;
+  EXPECT_EQ(std::count(b.out.begin(), b.out.end(), '\n'), 2) << b.out;
+  const ToolRun n = run_plan_eval("--model test_residual_block --plan " + bricks);
+  EXPECT_EQ(n.exit_code, 2) << n.out;
+  EXPECT_NE(n.out.find("prices whole operators only; --check runs it on the CPU reference"),
+            std::string::npos)
+      << n.out;
+  EXPECT_EQ(std::count(n.out.begin(), n.out.end(), '\n'), 1) << n.out;
+}
+
+// Version-2 plans are checked against the hardware: a memory level the GPU does not have, and
+// regions that overlap, are refused with one line (exit 2).
+TEST_F(PlanEvalTool, VersionTwoPlansAreCheckedAgainstGraphAndHardware) {
+  const std::string plan = temp_path("v2.json");
+  write_file_atomic(plan, R"({"version": 2, "graph": "test_diamond", "stages": [
+    {"tasks": [{"ops": ["a", "a.relu", "b", "c", "add", "relu"], "kept": {"a:0": "lb"}}]}]})");
+  const ToolRun lvl = run_plan_eval("--model test_diamond --plan " + plan);
+  EXPECT_EQ(lvl.exit_code, 2) << lvl.out;
+  EXPECT_NE(lvl.out.find("memory level 'lb' does not exist on V100; expected one of register, "
+                         "shared, l2, dram, host"),
+            std::string::npos)
+      << lvl.out;
+  write_file_atomic(plan, R"({"version": 2, "graph": "test_diamond", "stages": [
+    {"tasks": [{"ops": ["a", "a.relu", "b", "c", "add", "relu"],
+                "regions": {"relu:0": [[0, 1], [0, 32], [0, 15], [0, 28]]}}]},
+    {"tasks": [{"ops": ["a", "a.relu", "b", "c", "add", "relu"],
+                "regions": {"relu:0": [[0, 1], [0, 32], [14, 28], [0, 28]]}}]}]})");
+  const ToolRun overlap = run_plan_eval("--model test_diamond --plan " + plan + " --check");
+  EXPECT_EQ(overlap.exit_code, 2) << overlap.out;
+  EXPECT_NE(overlap.out.find("region [0:1,0:32,14:28,0:28] of 'relu:0' (op 'relu', stage 1 task "
+                             "0) overlaps region [0:1,0:32,0:15,0:28]"),
+            std::string::npos)
+      << overlap.out;
+  EXPECT_EQ(std::count(overlap.out.begin(), overlap.out.end(), '\n'), 1) << overlap.out;
+  fs::remove(plan);
+}
+
 }  // namespace
 }  // namespace dgs
