@@ -1,4 +1,4 @@
-// GPU microbenchmarks of the suite's kernels (common/cuda/welder_kernels.h), timed with CUDA
+// GPU microbenchmarks of the suite's kernels (common/cuda/gemm_kernels.h), timed with CUDA
 // events around each iteration and reported through Google Benchmark's manual time:
 //   - tiled GEMM at every instantiated tile (1024^3);
 //   - Welder Fig. 2 on BERT-base attention at batch 64 (768 matrices of 128x64 . 64x128, scale,
@@ -18,7 +18,7 @@
 #include "common/cuda/device.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 
 namespace {
 

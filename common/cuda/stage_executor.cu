@@ -14,7 +14,7 @@
 #include "common/cuda/cuda_check.cuh"
 #include "common/cuda/device.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 #include "common/exec/executor.h"
 
 namespace dgs::gpu {

@@ -16,7 +16,7 @@
 //    pooling, activation (Relu/Sigmoid/Tanh), softmax and batch-norm inference through cuDNN;
 //    the suite's own kernels (common/cuda/tensor_kernels.h) for concat, split, slice, transpose,
 //    expand, pad, broadcasting element-wise ops and pooling windows cuDNN cannot express;
-//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/welder_kernels.h). Layout-only ops
+//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/gemm_kernels.h). Layout-only ops
 //    (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) alias their input: no kernel.
 //  - A Merged task (IOS operator merge) holds convolutions that share their input (plus, after
 //    them, element-wise ops of the task): their kernels are zero-padded to the largest and

@@ -1,6 +1,6 @@
 #pragma once
 // Welder Fig. 2 in measured mode: the §2 Matmul+Softmax (A [98304x64] . B [64x128], row softmax)
-// run on the live GPU with the Welder kernel templates (common/cuda/welder_kernels.h): the
+// run on the live GPU with the Welder kernel templates (common/cuda/gemm_kernels.h): the
 // Matmul alone, the Softmax alone, the unfused sequence, each operator alone at the fused
 // kernel's tile, and the fused GEMM+softmax kernel at the tile Welder's scheduler chose (the
 // nearest instantiated template tile). Each kernel is checked once against the CPU reference

@@ -10,7 +10,7 @@
 #include "common/cuda/runtime.h"
 #include "common/cuda/stage_executor.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 #include "tests/cuda/gpu_test_util.h"
 
 namespace dgs {

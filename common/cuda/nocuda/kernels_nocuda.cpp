@@ -2,7 +2,7 @@
 // throws "this build has no CUDA support".
 #include "common/cuda/nocuda/nocuda.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 
 namespace dgs::gpu {
 

@@ -2,7 +2,7 @@
 // instantiated tile shape, through the one kernel testbed (common/cuda/kernel_testbed.h). Sizes
 // are not multiples of the tiles, so the edge tiles are exercised. Each fragment is first run on
 // the CPU (everywhere); the GPU comparison skips without a GPU.
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Welder's fused-group kernels as templates over tile shapes (see welder_kernels.h).
+// Welder's fused-group kernels as templates over tile shapes (see gemm_kernels.h).
 // Instantiations are kept few (3 GEMM tiles x {GEMM, conv}, 3 softmax tiles, 3 chain tiles) to
 // keep nvcc time modest for three architectures.
-#include "common/cuda/welder_kernels.h"
+#include "common/cuda/gemm_kernels.h"
 
 #include <cuda_runtime.h>
 

@@ -38,7 +38,7 @@ struct GemmTile {
   }
   bool operator==(const GemmTile&) const = default;
 };
-// The instantiated shapes (welder_kernels.cu instantiates exactly these; a test runs each).
+// The instantiated shapes (gemm_kernels.cu instantiates exactly these; a test runs each).
 // 32x64 is Welder Fig. 2's standalone-optimal Matmul tile.
 inline std::vector<GemmTile> gemm_tiles() {
   return {{32, 64, 8, 2, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}};
