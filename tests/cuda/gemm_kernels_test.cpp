@@ -1,39 +1,35 @@
-// Each Welder kernel template against the CPU reference executor on random inputs, at every
-// instantiated tile shape, through the one kernel testbed (common/cuda/kernel_testbed.h). Sizes
-// are not multiples of the tiles, so the edge tiles are exercised. Each fragment is first run on
-// the CPU (everywhere); the GPU comparison skips without a GPU.
+// The tiled GEMM and the implicit-GEMM convolution (common/cuda/gemm_kernels.h) against the CPU
+// reference executor on random inputs, at every instantiated tile shape, through the one kernel
+// testbed (common/cuda/kernel_testbed.h). Sizes are not multiples of the tiles, so the edge tiles
+// are exercised. Each fragment is first run on the CPU (everywhere); the GPU comparison skips
+// without a GPU.
 #include "common/cuda/gemm_kernels.h"
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "common/cuda/kernel_testbed.h"
-#include "common/exec/executor.h"
 #include "tests/cuda/gpu_test_util.h"
 
 namespace dgs {
 namespace {
 
-using gpu::ChainLayer;
 using gpu::DeviceTensors;
 using gpu::KernelLauncher;
 using testing::add;
 
 constexpr uint64_t kSeed = 11;
 
-// Runs the fragment on the CPU, so that the fixture is checked everywhere.
 void run_cpu_reference(const Graph& g) {
-  const TensorValues ref = run_graph(g, {}, kSeed);
-  for (int t : g.output_tensors()) EXPECT_TRUE(ref.count(t)) << g.tensor(t).name;
+  testing::run_cpu_reference(g, kSeed);
 }
-
 void expect_passes(const Graph& g, const gpu::KernelRunner& run, const std::string& config,
                    int64_t expected_launches) {
-  const gpu::KernelCheck c = gpu::check_kernel(g, run, kSeed);
-  EXPECT_TRUE(c.passed) << config << "\n" << c.str(g);
-  EXPECT_EQ(c.launches, expected_launches) << config;
+  testing::expect_kernel_passes(g, run, kSeed, config, expected_launches);
 }
 
-// y = act(A . B + bias): the register-level epilogue of Welder-base.
+// y = act(A . B + bias): the epilogue applied in registers before the one store.
 Graph gemm_bias_act(int64_t m, int64_t n, int64_t k, OpKind act) {
   Graph g;
   g.name = "gemm_bias_act";
@@ -44,7 +40,7 @@ Graph gemm_bias_act(int64_t m, int64_t n, int64_t k, OpKind act) {
   return g;
 }
 
-TEST(WelderKernels, TiledGemmWithBiasAndActivationEpilogue) {
+TEST(GemmKernels, TiledGemmWithBiasAndActivationEpilogue) {
   for (OpKind act : {OpKind::Relu, OpKind::Gelu}) {
     const int64_t m = 70, n = 45, k = 37;
     const Graph g = gemm_bias_act(m, n, k, act);
@@ -65,7 +61,7 @@ TEST(WelderKernels, TiledGemmWithBiasAndActivationEpilogue) {
   }
 }
 
-TEST(WelderKernels, BatchedGemm) {
+TEST(GemmKernels, BatchedGemm) {
   const int64_t b = 3, m = 33, n = 65, k = 20;
   Graph g;
   g.name = "batched_gemm";
@@ -85,7 +81,7 @@ TEST(WelderKernels, BatchedGemm) {
   }
 }
 
-TEST(WelderKernels, GemmWithTransposedWeightAndResidualAdd) {
+TEST(GemmKernels, GemmWithTransposedWeightAndResidualAdd) {
   const int64_t m = 50, n = 24, k = 40;
   Graph g;
   g.name = "gemm_residual";
@@ -111,79 +107,8 @@ TEST(WelderKernels, GemmWithTransposedWeightAndResidualAdd) {
   }
 }
 
-// Welder Fig. 2's fragment: MatMul -> Div (scale) -> Add (broadcast mask) -> Softmax.
-struct AttentionFragment {
-  Graph g;
-  int64_t batch, heads, m, n, k;
-};
-AttentionFragment attention(int64_t batch, int64_t heads, int64_t m, int64_t n, int64_t k) {
-  AttentionFragment f{Graph{}, batch, heads, m, n, k};
-  Graph& g = f.g;
-  g.name = "matmul_softmax";
-  const int q = g.add_input("Q", {batch, heads, m, k});
-  const int kt = g.add_input("Kt", {batch, heads, k, n});
-  const int mm = add(g, OpKind::MatMul, "mm", {q, kt});
-  const int dv = add(g, OpKind::Div, "scale", {mm, g.add_constant_floats("eight", {}, {8.0f})});
-  const int ad = add(g, OpKind::Add, "mask", {dv, g.add_input("M", {batch, 1, 1, n})});
-  g.mark_output(add(g, OpKind::Softmax, "softmax", {ad}, Attributes({{"axis", int64_t{-1}}})));
-  return f;
-}
-
-TEST(WelderKernels, FusedGemmSoftmaxKeepsTheRowTileInSharedMemory) {
-  const AttentionFragment f = attention(2, 3, 20, 50, 16);
-  run_cpu_reference(f.g);
-  DGS_REQUIRE_GPU();
-  for (const gpu::SoftmaxTile& tile : gpu::gemm_softmax_tiles()) {
-    expect_passes(
-        f.g,
-        [&](KernelLauncher& l, const DeviceTensors& d) {
-          gpu::SoftmaxArgs s;
-          s.scale = 1.0f / 8.0f;
-          s.mask = d.at("M");
-          s.mask_row_div = f.heads * f.m;  // global row b*m + r uses mask row b / heads
-          gpu::gemm_softmax(l, tile, f.batch * f.heads, f.m, f.n, f.k,
-                            gpu::row_major(d.at("Q"), f.k, f.m * f.k),
-                            gpu::row_major(d.at("Kt"), f.n, f.k * f.n),
-                            gpu::row_major_out(d.at("softmax:0"), f.n, f.m * f.n), s);
-        },
-        "gemm+softmax " + tile.str(), 1);
-  }
-  // A row longer than the tile is refused, not truncated.
-  if (cuda_gpu_available(nullptr)) {
-    gpu::Stream st;
-    KernelLauncher l(st);
-    EXPECT_THROW(gpu::gemm_softmax(l, gpu::SoftmaxTile{8, 64, 8, 1, 4}, 1, 4, 65, 4, {}, {}, {}),
-                 Error);
-  }
-}
-
-TEST(WelderKernels, UnfusedGemmThenRowSoftmax) {
-  const AttentionFragment f = attention(2, 3, 20, 50, 16);
-  run_cpu_reference(f.g);
-  DGS_REQUIRE_GPU();
-  for (int rows_per_block : {1, 4}) {
-    expect_passes(
-        f.g,
-        [&](KernelLauncher& l, const DeviceTensors& d) {
-          gpu::Epilogue e;
-          e.alpha = 1.0f / 8.0f;  // the Div fused into the GEMM epilogue
-          float* c = d.at("mm:0");
-          gpu::gemm(l, gpu::gemm_tiles().front(), f.batch * f.heads, f.m, f.n, f.k,
-                    gpu::row_major(d.at("Q"), f.k, f.m * f.k),
-                    gpu::row_major(d.at("Kt"), f.n, f.k * f.n),
-                    gpu::row_major_out(c, f.n, f.m * f.n), e);
-          gpu::SoftmaxArgs s;
-          s.mask = d.at("M");
-          s.mask_row_div = f.heads * f.m;
-          gpu::row_softmax(l, rows_per_block, f.batch * f.heads * f.m, f.n, c, d.at("softmax:0"),
-                           s);
-        },
-        "gemm then softmax, " + std::to_string(rows_per_block) + " rows/block", 2);
-  }
-}
-
 // Conv -> Add(residual) -> Relu as one implicit-GEMM kernel with a fused epilogue.
-TEST(WelderKernels, ImplicitGemmConvolutionWithEpilogue) {
+TEST(GemmKernels, ImplicitGemmConvolutionWithEpilogue) {
   Graph g;
   g.name = "conv_residual_relu";
   const int x = g.add_input("x", {2, 5, 9, 11});
@@ -215,7 +140,7 @@ TEST(WelderKernels, ImplicitGemmConvolutionWithEpilogue) {
 }
 
 // A conv chain: grouped, dilated 3x3 conv then a 1x1 conv, two implicit-GEMM launches.
-TEST(WelderKernels, ConvChainOfGroupedDilatedAndPointwiseConvolutions) {
+TEST(GemmKernels, ConvChainOfGroupedDilatedAndPointwiseConvolutions) {
   Graph g;
   g.name = "conv_chain";
   const int x = g.add_input("x", {1, 8, 7, 7});
@@ -246,65 +171,7 @@ TEST(WelderKernels, ConvChainOfGroupedDilatedAndPointwiseConvolutions) {
   }
 }
 
-// The NeRF MLP shape (Welder Table 4: Dot Relu ... Dot in one kernel), 4 layers of 64 features
-// with MatMul weights [in, out], a bias on the first layer, 3 outputs.
-TEST(WelderKernels, MlpChainInOneKernel) {
-  const int64_t rows = 300, w = 64;
-  Graph g;
-  g.name = "nerf_mlp";
-  int h = g.add_input("x", {rows, w});
-  h = add(g, OpKind::MatMul, "mm0", {h, g.add_weight("w0", {w, w})});
-  h = add(g, OpKind::Relu, "r0", {add(g, OpKind::Add, "b0", {h, g.add_weight("bias0", {w})})});
-  h = add(g, OpKind::Relu, "r1", {add(g, OpKind::MatMul, "mm1", {h, g.add_weight("w1", {w, w})})});
-  h = add(g, OpKind::Relu, "r2", {add(g, OpKind::MatMul, "mm2", {h, g.add_weight("w2", {w, w})})});
-  g.mark_output(add(g, OpKind::MatMul, "mm3", {h, g.add_weight("w3", {w, 3})}));
-  run_cpu_reference(g);
-  DGS_REQUIRE_GPU();
-  for (int tile : gpu::mlp_chain_tiles()) {
-    expect_passes(
-        g,
-        [&](KernelLauncher& l, const DeviceTensors& d) {
-          auto layer = [&](const char* wname, int64_t out, const float* bias, gpu::Activation a) {
-            // MatMul weight [in, out]: W(o, i) at i * out + o.
-            return ChainLayer{d.at(wname), 1, out, bias, w, out, a};
-          };
-          const std::vector<ChainLayer> layers = {
-              layer("w0", w, d.at("bias0"), gpu::Activation::Relu),
-              layer("w1", w, nullptr, gpu::Activation::Relu),
-              layer("w2", w, nullptr, gpu::Activation::Relu),
-              layer("w3", 3, nullptr, gpu::Activation::None)};
-          gpu::mlp_chain(l, tile, rows, layers, gpu::RowsArg{d.at("x"), rows, 0, w, 1},
-                         gpu::RowsOutArg{d.at("mm3:0"), rows, 0, 3, 1});
-        },
-        "mlp chain " + std::to_string(tile) + " rows", 1);
-  }
-}
-
-// Back-to-back 1x1 convolutions on NCHW (NAFNet's pattern) through the same chain kernel.
-TEST(WelderKernels, PointwiseConvChainInOneKernel) {
-  Graph g;
-  g.name = "pw_chain";
-  const int x = g.add_input("x", {2, 16, 5, 7});
-  const int c0 =
-      add(g, OpKind::Conv, "c0", {x, g.add_weight("w0", {32, 16, 1, 1}), g.add_weight("b0", {32})});
-  const int r0 = add(g, OpKind::Relu, "r0", {c0});
-  g.mark_output(add(g, OpKind::Conv, "c1", {r0, g.add_weight("w1", {8, 32, 1, 1})}));
-  run_cpu_reference(g);
-  DGS_REQUIRE_GPU();
-  for (int tile : gpu::mlp_chain_tiles()) {
-    expect_passes(
-        g,
-        [&](KernelLauncher& l, const DeviceTensors& d) {
-          const std::vector<ChainLayer> layers = {
-              ChainLayer{d.at("w0"), 16, 1, d.at("b0"), 16, 32, gpu::Activation::Relu},
-              ChainLayer{d.at("w1"), 32, 1, nullptr, 32, 8, gpu::Activation::None}};
-          gpu::pointwise_conv_chain(l, tile, 2, 16, 5, 7, layers, d.at("x"), d.at("c1:0"));
-        },
-        "pointwise chain " + std::to_string(tile) + " rows", 1);
-  }
-}
-
-TEST(WelderKernels, RefusesTilesThatAreNotInstantiated) {
+TEST(GemmKernels, RefusesTilesThatAreNotInstantiated) {
   DGS_REQUIRE_GPU();
   gpu::Stream st;
   KernelLauncher l(st);
@@ -317,7 +184,6 @@ TEST(WelderKernels, RefusesTilesThatAreNotInstantiated) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("64x64x8/4x4"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(gpu::mlp_chain(l, 48, 4, {}, {}, {}), Error);
   EXPECT_EQ(l.launches(), 0);
 }
 
