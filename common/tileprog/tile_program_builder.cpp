@@ -1,38 +1,37 @@
-#include "reproductions/welder/tile_program_compile.h"
+// The generic tile-program builder (see tile_program_builder.h): each op lowered to the
+// interpreter's op block, operands bound to scratch or global tensors, then per-tile regions from
+// the shared region propagation.
+#include "common/tileprog/tile_program_builder.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
+#include <map>
+#include <set>
+#include <string>
 
-#include "common/cuda/tile_program_core.h"
+#include "common/graph/iteration_space.h"
+#include "common/util/error.h"
 
-namespace dgs::welder {
+namespace dgs {
 
 namespace {
 
-using gpu::kTpMaxAttrs;
-using gpu::kTpMaxInputs;
-using gpu::kTpMaxRank;
-using gpu::TpKind;
-using gpu::TpOp;
-using gpu::TpOperand;
-
-[[noreturn]] void fail(const Graph& g, int op, const std::string& what) {
+[[noreturn]] void fail_tile_program_op(const Graph& g, int op, const std::string& what) {
   const Op& o = g.op(op);
   throw Error("tile program: op '" + o.name + "' (" + std::string(op_kind_name(o.kind)) +
               "): " + what);
 }
 
-void check_rank(const Graph& g, int op, const Shape& s) {
+void check_tile_program_rank(const Graph& g, int op, const Shape& s) {
   if (static_cast<int>(s.size()) > kTpMaxRank)
-    fail(g, op,
-         "rank " + std::to_string(s.size()) + " exceeds the interpreter's " +
-             std::to_string(kTpMaxRank));
+    fail_tile_program_op(g, op,
+                         "rank " + std::to_string(s.size()) + " exceeds the interpreter's " +
+                             std::to_string(kTpMaxRank));
 }
 
 int64_t norm_axis(const Graph& g, int op, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
-    fail(g, op, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    fail_tile_program_op(
+        g, op, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -42,16 +41,16 @@ std::vector<int64_t> const_ints(const Graph& g, int op, size_t k) {
   if (k >= o.inputs.size() || o.inputs[k] < 0) return {};
   const Tensor& t = g.tensor(o.inputs[k]);
   if (t.role != TensorRole::Constant)
-    fail(g, op,
-         "input " + std::to_string(k) + " ('" + t.name +
-             "') must be a constant for the interpreter");
+    fail_tile_program_op(g, op,
+                         "input " + std::to_string(k) + " ('" + t.name +
+                             "') must be a constant for the interpreter");
   if (!t.int_data.empty()) return t.int_data;
   std::vector<int64_t> r;
   for (float f : t.float_data) r.push_back(static_cast<int64_t>(f));
   return r;
 }
 
-TpKind tp_kind(const Graph& g, int op) {
+TpKind tile_program_kind(const Graph& g, int op) {
   switch (g.op(op).kind) {
     case OpKind::Add:
       return TpKind::Add;
@@ -102,15 +101,15 @@ TpKind tp_kind(const Graph& g, int op) {
     case OpKind::DepthToSpace:
       return TpKind::DepthToSpace;
     default:
-      fail(g, op,
-           "operator kind not supported by the tile-program interpreter "
-           "(common/cuda/tile_program.h lists the supported kinds)");
+      fail_tile_program_op(g, op,
+                           "operator kind not supported by the tile-program interpreter "
+                           "(common/tileprog/tile_program.h lists the supported kinds)");
   }
 }
 
 // The inputs of `op` that the interpreter reads as data (the others are constants folded into
 // the attribute block).
-std::vector<size_t> data_inputs(const Graph& g, int op, TpKind k) {
+std::vector<size_t> tile_program_data_inputs(const Graph& g, int op, TpKind k) {
   const Op& o = g.op(op);
   std::vector<size_t> r;
   auto present = [&](size_t i) { return i < o.inputs.size() && o.inputs[i] >= 0; };
@@ -137,7 +136,7 @@ std::vector<size_t> data_inputs(const Graph& g, int op, TpKind k) {
 }
 
 // The attribute block of op `op` (graph op), given its input and output shapes.
-void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool) {
+void fill_tile_program_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool) {
   const Op& o = g.op(op);
   const Shape& in0 = g.tensor(o.inputs.at(0)).shape;
   const Shape& out = g.tensor(o.outputs.at(0)).shape;
@@ -147,40 +146,42 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
       std::vector<int64_t> axes = const_ints(g, op, 1);
       if (o.inputs.size() < 2 || o.inputs[1] < 0) axes = o.attrs.get_ints("axes", {});
       if (axes.empty() && o.attrs.get_int("noop_with_empty_axes", 0) != 0)
-        fail(g, op, "noop_with_empty_axes is not supported");
+        fail_tile_program_op(g, op, "noop_with_empty_axes is not supported");
       for (int64_t d = 0; d < rank_in; ++d) t.ia[d] = axes.empty() ? 1 : 0;
       for (int64_t a : axes) t.ia[norm_axis(g, op, a, rank_in)] = 1;
       t.ia[kTpMaxRank] = o.attrs.get_int("keepdims", 1) != 0 ? 1 : 0;
       break;
     }
     case TpKind::GlobalAveragePool:
-      if (rank_in < 3) fail(g, op, "input of rank < 3");
+      if (rank_in < 3) fail_tile_program_op(g, op, "input of rank < 3");
       break;
     case TpKind::Softmax:
       t.ia[0] = norm_axis(g, op, o.attrs.get_int("axis", -1), rank_in);
       break;
     case TpKind::MatMul: {
       const Shape& in1 = g.tensor(o.inputs.at(1)).shape;
-      if (in0.size() < 2 || in1.size() < 2) fail(g, op, "operands of rank < 2 are not supported");
+      if (in0.size() < 2 || in1.size() < 2)
+        fail_tile_program_op(g, op, "operands of rank < 2 are not supported");
       break;
     }
     case TpKind::Gemm:
       if (in0.size() != 2 || g.tensor(o.inputs.at(1)).shape.size() != 2)
-        fail(g, op, "operands must be matrices");
+        fail_tile_program_op(g, op, "operands must be matrices");
       t.ia[0] = o.attrs.get_int("transA", 0) != 0;
       t.ia[1] = o.attrs.get_int("transB", 0) != 0;
       t.fa[0] = static_cast<float>(o.attrs.get_float("alpha", 1.0));
       t.fa[1] = static_cast<float>(o.attrs.get_float("beta", 1.0));
       break;
     case TpKind::Conv: {
-      if (in0.size() != 4) fail(g, op, "only 2-D (NCHW) convolutions are supported");
+      if (in0.size() != 4)
+        fail_tile_program_op(g, op, "only 2-D (NCHW) convolutions are supported");
       if (o.attrs.get_string("auto_pad", "NOTSET") != "NOTSET")
-        fail(g, op, "auto_pad is not supported (pads must be explicit)");
+        fail_tile_program_op(g, op, "auto_pad is not supported (pads must be explicit)");
       const auto strides = o.attrs.get_ints("strides", {1, 1});
       const auto pads = o.attrs.get_ints("pads", {0, 0, 0, 0});
       const auto dil = o.attrs.get_ints("dilations", {1, 1});
       if (strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
-        fail(g, op, "strides/pads/dilations of the wrong length");
+        fail_tile_program_op(g, op, "strides/pads/dilations of the wrong length");
       t.ia[0] = strides[0];
       t.ia[1] = strides[1];
       t.ia[2] = pads[0];
@@ -194,7 +195,7 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
       std::vector<int64_t> perm(in0.size());
       for (size_t d = 0; d < perm.size(); ++d) perm[d] = static_cast<int64_t>(perm.size() - 1 - d);
       perm = o.attrs.get_ints("perm", perm);
-      if (perm.size() != in0.size()) fail(g, op, "perm of the wrong length");
+      if (perm.size() != in0.size()) fail_tile_program_op(g, op, "perm of the wrong length");
       for (size_t d = 0; d < perm.size(); ++d) t.ia[d] = perm[d];
       break;
     }
@@ -212,7 +213,7 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
         for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
       if (steps.empty()) steps.assign(starts.size(), 1);
       if (axes.size() != starts.size() || steps.size() != starts.size())
-        fail(g, op, "starts/axes/steps of different lengths");
+        fail_tile_program_op(g, op, "starts/axes/steps of different lengths");
       for (int64_t d = 0; d < rank_in; ++d) {
         t.ia[d] = 0;
         t.ia[kTpMaxRank + d] = 1;
@@ -221,7 +222,7 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
         const int64_t a = norm_axis(g, op, axes[k], rank_in);
         const int64_t dim = in0[a];
         const int64_t step = steps[k];
-        if (step == 0) fail(g, op, "a step of 0");
+        if (step == 0) fail_tile_program_op(g, op, "a step of 0");
         int64_t s = starts[k];
         if (s < 0) s += dim;
         s = step > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
@@ -238,10 +239,10 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
       const Tensor& ind = g.tensor(o.inputs.at(1));
       std::vector<int64_t> idx = const_ints(g, op, 1);
       if (static_cast<int64_t>(idx.size()) != ind.numel())
-        fail(g, op, "indices without their values");
+        fail_tile_program_op(g, op, "indices without their values");
       for (int64_t& v : idx) {
         if (v < 0) v += in0[axis];
-        if (v < 0 || v >= in0[axis]) fail(g, op, "index out of range");
+        if (v < 0 || v >= in0[axis]) fail_tile_program_op(g, op, "index out of range");
       }
       t.ia[0] = axis;
       t.ia[1] = static_cast<int64_t>(int_pool.size());
@@ -251,16 +252,16 @@ void fill_attrs(const Graph& g, int op, TpOp& t, std::vector<int64_t>& int_pool)
       break;
     }
     case TpKind::DepthToSpace: {
-      if (in0.size() != 4) fail(g, op, "input of rank != 4");
+      if (in0.size() != 4) fail_tile_program_op(g, op, "input of rank != 4");
       const std::string mode = o.attrs.get_string("mode", "DCR");
-      if (mode != "DCR" && mode != "CRD") fail(g, op, "mode '" + mode + "'");
+      if (mode != "DCR" && mode != "CRD") fail_tile_program_op(g, op, "mode '" + mode + "'");
       t.ia[0] = o.attrs.get_int("blocksize", 0);
       t.ia[1] = mode == "CRD" ? 1 : 0;
-      if (t.ia[0] < 1) fail(g, op, "blocksize < 1");
+      if (t.ia[0] < 1) fail_tile_program_op(g, op, "blocksize < 1");
       break;
     }
     case TpKind::Reshape:
-      if (numel(in0) != numel(out)) fail(g, op, "element counts differ");
+      if (numel(in0) != numel(out)) fail_tile_program_op(g, op, "element counts differ");
       break;
     default:
       break;
@@ -301,7 +302,7 @@ Region grid_share(const Shape& s, int64_t t, int64_t parts) {
 }
 
 // Whether op i's regions over all tiles of `p` cover every element of its output (shape s).
-bool regions_cover(const gpu::TileProgram& p, size_t i, const Shape& s) {
+bool regions_cover(const TileProgram& p, size_t i, const Shape& s) {
   std::vector<uint8_t> hit(static_cast<size_t>(numel(s)), 0);
   const size_t nops = p.ops.size();
   const int rank = static_cast<int>(s.size());
@@ -329,49 +330,66 @@ void copy_shape(const Shape& s, int32_t& rank, int64_t* dst) {
 
 }  // namespace
 
-gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
-                               const std::vector<int64_t>& tile) {
-  if (!tg.source) throw Error("tile program: the tile-graph was not built from a graph");
-  const Graph& g = *tg.source;
-  std::vector<int> ops = grp.ops;
-  std::sort(ops.begin(), ops.end());
-  std::vector<int> gops;  // graph ops in tile-graph (topological) order
-  for (int o : ops) {
-    const int go = tg.ops[o].graph_op;
-    if (g.op(go).outputs.size() != 1)
-      fail(g, go, "operators with several outputs are not supported");
-    if (std::find(gops.begin(), gops.end(), go) == gops.end()) gops.push_back(go);
+TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
+  if (group.ops.empty()) throw Error("tile program: a group without operators");
+  // The group's ops in the graph's topological order.
+  std::vector<int> position(static_cast<size_t>(g.num_ops()), -1);
+  {
+    const std::vector<int> topo = g.topo_order();
+    for (size_t k = 0; k < topo.size(); ++k)
+      position[static_cast<size_t>(topo[k])] = static_cast<int>(k);
   }
-  const int root = group_root(tg, grp);
-  const TileOp& rop = tg.ops[root];
-  if (tile.size() != rop.space.size())
+  std::vector<int> gops;
+  for (int op : group.ops) {
+    if (op < 0 || op >= g.num_ops())
+      throw Error("tile program: op index " + std::to_string(op) + " out of range");
+    if (std::find(gops.begin(), gops.end(), op) == gops.end()) gops.push_back(op);
+  }
+  std::sort(gops.begin(), gops.end(), [&](int a, int b) {
+    return position[static_cast<size_t>(a)] < position[static_cast<size_t>(b)];
+  });
+  for (int op : gops)
+    if (g.op(op).outputs.size() != 1)
+      fail_tile_program_op(g, op, "operators with several outputs are not supported");
+  const std::set<int> in_group(gops.begin(), gops.end());
+  if (!in_group.count(group.root))
+    throw Error("tile program: the root op is not one of the group's operators");
+  const Shape& root_shape = g.tensor(g.op(group.root).outputs[0]).shape;
+  const std::vector<int64_t>& tile = group.root_tile;
+  if (tile.size() != root_shape.size())
     throw Error("tile program: tile of rank " + std::to_string(tile.size()) + " for root '" +
-                rop.name + "' of rank " + std::to_string(rop.space.size()));
-  gpu::TileProgram p;
-  p.name = tg.ops[ops.front()].name + ".." + tg.ops[ops.back()].name;
+                g.op(group.root).name + "' of rank " + std::to_string(root_shape.size()));
+  TileProgram p;
+  p.name = g.op(gops.front()).name + ".." + g.op(gops.back()).name;
   // Which graph tensors the group produces, which it writes, which it keeps.
   std::map<int, int> producer_index;  // graph tensor -> index in gops
   for (size_t i = 0; i < gops.size(); ++i)
     producer_index[g.op(gops[i]).outputs[0]] = static_cast<int>(i);
   std::vector<bool> written(gops.size(), false), inner(gops.size(), false);
-  std::map<int, Region> seeds;
-  for (int o : ops) {
-    const TileTensor& t = tg.tensors[tg.ops[o].output];
-    const int i = producer_index.at(t.graph_tensor);
-    bool outside = t.graph_output || t.consumers.empty();
-    for (int c : t.consumers) {
-      const bool in = std::binary_search(ops.begin(), ops.end(), c);
-      outside = outside || !in;
-      inner[i] = inner[i] || in;
-    }
-    written[i] = outside;
-    if (!inner[i]) {
-      if (tg.ops[o].space != rop.space)
-        throw Error("tile program: kernel outputs '" + tg.ops[o].name + "' and '" + rop.name +
-                    "' have different shapes and cannot share one tile");
-      seeds[t.graph_tensor] = {};
-    }
+  for (int t : group.written) {
+    auto it = producer_index.find(t);
+    if (it == producer_index.end())
+      throw Error(
+          "tile program: written tensor " +
+          (t >= 0 && t < g.num_tensors() ? "'" + g.tensor(t).name + "'" : std::to_string(t)) +
+          " is not an output of the group");
+    written[static_cast<size_t>(it->second)] = true;
   }
+  std::map<int, Region> seeds;
+  for (size_t i = 0; i < gops.size(); ++i) {
+    const int t = g.op(gops[i]).outputs[0];
+    for (int c : g.tensor(t).consumers) inner[i] = inner[i] || in_group.count(c) > 0;
+    if (inner[i]) continue;
+    if (gops[i] != group.root && g.tensor(t).shape != root_shape)
+      throw Error("tile program: kernel outputs '" + g.op(gops[i]).name + "' and '" +
+                  g.op(group.root).name + "' have different shapes and cannot share one tile");
+    if (!written[i])
+      fail_tile_program_op(g, gops[i], "its output is neither written nor read inside the kernel");
+    seeds[t] = {};
+  }
+  if (inner[static_cast<size_t>(producer_index.at(g.op(group.root).outputs[0]))])
+    throw Error("tile program: the root op '" + g.op(group.root).name +
+                "' has a consumer inside the group");
   // Global tensors: read (produced outside) or written.
   std::map<int, int> global_slot;
   auto global_of = [&](int t, bool write) {
@@ -395,21 +413,21 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
     const int op = gops[i];
     const Op& o = g.op(op);
     TpOp t;
-    t.kind = tp_kind(g, op);
+    t.kind = tile_program_kind(g, op);
     const Shape& out = g.tensor(o.outputs[0]).shape;
-    check_rank(g, op, out);
+    check_tile_program_rank(g, op, out);
     copy_shape(out, t.rank, t.shape);
-    const auto din = data_inputs(g, op, t.kind);
+    const auto din = tile_program_data_inputs(g, op, t.kind);
     if (static_cast<int>(din.size()) > kTpMaxInputs)
-      fail(g, op,
-           std::to_string(din.size()) + " inputs exceed the interpreter's " +
-               std::to_string(kTpMaxInputs));
+      fail_tile_program_op(g, op,
+                           std::to_string(din.size()) + " inputs exceed the interpreter's " +
+                               std::to_string(kTpMaxInputs));
     for (size_t k : din) {
       if (k >= o.inputs.size() || o.inputs[k] < 0)
-        fail(g, op, "input " + std::to_string(k) + " is missing");
+        fail_tile_program_op(g, op, "input " + std::to_string(k) + " is missing");
       const int tin = o.inputs[k];
       const Shape& s = g.tensor(tin).shape;
-      check_rank(g, op, s);
+      check_tile_program_rank(g, op, s);
       TpOperand& x = t.in[t.num_inputs++];
       copy_shape(s, x.rank, x.shape);
       auto pi = producer_index.find(tin);
@@ -421,17 +439,17 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
         x.index = global_of(tin, false);
       }
     }
-    fill_attrs(g, op, t, p.int_pool);
+    fill_tile_program_attrs(g, op, t, p.int_pool);
     if (written[i]) t.out_global = global_of(o.outputs[0], true);
     p.ops.push_back(t);
   }
   // Tiles of the root output, in row-major order of their origins; the regions of every op.
-  const size_t rank = rop.space.size();
+  const size_t rank = root_shape.size();
   std::vector<int64_t> step(rank), count(rank);
   p.tiles = 1;
   for (size_t d = 0; d < rank; ++d) {
     step[d] = std::max<int64_t>(1, tile[d]);
-    count[d] = (rop.space[d] + step[d] - 1) / step[d];
+    count[d] = (root_shape[d] + step[d] - 1) / step[d];
     p.tiles *= count[d];
   }
   const int64_t stride = p.region_stride();
@@ -446,7 +464,7 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
     for (int64_t tix = 0; tix < p.tiles; ++tix) {
       Region tr(rank);
       for (size_t d = 0; d < rank; ++d)
-        tr[d] = {origin[d], std::min(origin[d] + step[d], rop.space[d])};
+        tr[d] = {origin[d], std::min(origin[d] + step[d], root_shape[d])};
       std::map<int, Region> tile_seeds = seeds;
       for (auto& [t, r] : tile_seeds) r = tr;
       for (size_t i : spread) {
@@ -475,7 +493,7 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
       }
       for (size_t d = rank; d-- > 0;) {
         origin[d] += step[d];
-        if (origin[d] < rop.space[d]) break;
+        if (origin[d] < root_shape[d]) break;
         origin[d] = 0;
       }
     }
@@ -484,10 +502,10 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
   // A tensor the kernel writes to global memory AND consumes inside (e.g. a Concat whose one
   // consumer is in the kernel and another outside) must be written whole, but the root's tiles
   // may need only part of it (a Slice after it). Where the regions miss elements of such a
-  // tensor, every tile also computes a share of it (box t of grid_share; recomputation, not
-  // charged by the cost model). An op that reads only global tensors gets a second copy at the
-  // end of the program that computes just the share and writes it (the first copy computes what
-  // the kernel's consumers need, into scratch only); any other op's share is seeded into the
+  // tensor, every tile also computes a share of it (box t of grid_share; recomputation that a
+  // scheduler's cost model may not count). An op that reads only global tensors gets a second copy
+  // at the end of the program that computes just the share and writes it (the first copy computes
+  // what the kernel's consumers need, into scratch only); any other op's share is seeded into the
   // region propagation, so its inputs' regions grow with it.
   std::vector<size_t> spread, split;
   for (size_t i = 0; i < nops; ++i) {
@@ -525,7 +543,7 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
     }
     p.regions = std::move(regions);
     for (size_t i : split) {
-      gpu::TpOp copy = p.ops[i];
+      TpOp copy = p.ops[i];
       copy.scratch_offset = -1;
       p.ops.push_back(copy);
       p.ops[i].out_global = -1;
@@ -540,65 +558,19 @@ gpu::TileProgram compile_group(const TileGraph& tg, const KernelGroup& grp,
   return p;
 }
 
-NetworkProgram compile_schedule(const TileGraph& tg, const Schedule& s) {
-  if (!tg.source) throw Error("tile program: the tile-graph was not built from a graph");
-  const Graph& g = *tg.source;
-  NetworkProgram np;
-  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-    const ScheduledGroup& sg = s.groups[gi];
-    if (sg.result.launches) {
-      np.kernels.push_back(compile_group(tg, sg.group, sg.result.best.tile));
-      np.kernel_group.push_back(static_cast<int>(gi));
-      continue;
-    }
-    ++np.layout_groups;
-    std::vector<int> ops = sg.group.ops;
-    std::sort(ops.begin(), ops.end());
-    for (int o : ops) {
-      const Op& op = g.op(tg.ops[o].graph_op);
-      if (!is_layout_only(op.kind) || op.inputs.empty() || op.inputs[0] < 0)
-        fail(g, tg.ops[o].graph_op, "a group that launches no kernel holds a non-view operator");
-      np.views[op.outputs.at(0)] = np.buffer_of(op.inputs[0]);
+std::vector<int> tensors_leaving_group(const Graph& g, const std::vector<int>& ops) {
+  const std::set<int> in_group(ops.begin(), ops.end());
+  std::set<int> out;
+  for (int op : in_group) {
+    for (int t : g.op(op).outputs) {
+      if (t < 0) continue;
+      const Tensor& tt = g.tensor(t);
+      bool leaves = tt.role == TensorRole::Output || tt.consumers.empty();
+      for (int c : tt.consumers) leaves = leaves || !in_group.count(c);
+      if (leaves) out.insert(t);
     }
   }
-  return np;
+  return {out.begin(), out.end()};
 }
 
-TensorValues run_network_host(const Graph& g, const NetworkProgram& np, const TensorValues& feeds,
-                              uint64_t seed, gpu::HostTileOrder order) {
-  TensorValues v = make_graph_feeds(g, feeds, seed);
-  // Buffers: every tensor a kernel reads or writes (views resolved).
-  for (const auto& k : np.kernels) {
-    for (size_t i = 0; i < k.global_ids.size(); ++i) {
-      const int b = np.buffer_of(k.global_ids[i]);
-      if (v.count(b)) continue;
-      if (!k.global_written[i] && g.tensor(b).producer < 0)
-        throw Error("tile program: no value for input tensor '" + g.tensor(b).name + "'");
-      TensorData z;
-      z.shape = g.tensor(b).shape;
-      z.dtype = DType::F32;
-      z.f.assign(static_cast<size_t>(numel(z.shape)), std::numeric_limits<float>::quiet_NaN());
-      v[b] = std::move(z);
-    }
-  }
-  for (const auto& k : np.kernels) {
-    std::vector<float*> ptrs;
-    for (int t : k.global_ids) {
-      auto it = v.find(np.buffer_of(t));
-      if (it == v.end() || !it->second.is_float())
-        throw Error("tile program: no float buffer for tensor '" + g.tensor(t).name + "'");
-      ptrs.push_back(it->second.f.data());
-    }
-    gpu::run_tile_program_host(k, ptrs, order);
-  }
-  for (const auto& [t, b] : np.views) {
-    auto it = v.find(b);
-    if (it == v.end()) continue;
-    TensorData d = it->second;
-    d.shape = g.tensor(t).shape;
-    v[t] = std::move(d);
-  }
-  return v;
-}
-
-}  // namespace dgs::welder
+}  // namespace dgs
