@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/tileprog/tile_program_interpreter.h"
+#include "common/tileprog/tile_program_lowering.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -13,8 +14,7 @@ namespace dgs {
 void add_layout_view(NetworkProgram& np, const Graph& g, int op) {
   const Op& o = g.op(op);
   if (!is_layout_only(o.kind) || o.inputs.empty() || o.inputs[0] < 0)
-    throw Error("tile program: op '" + o.name + "' (" + std::string(op_kind_name(o.kind)) +
-                "): a group that launches no kernel holds a non-view operator");
+    fail_tile_program_op(g, op, "a group that launches no kernel holds a non-view operator");
   np.views[o.outputs.at(0)] = np.buffer_of(o.inputs[0]);
 }
 
