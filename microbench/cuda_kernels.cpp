@@ -1,5 +1,5 @@
-// GPU microbenchmarks of the suite's kernels (common/cuda/welder_kernels.h), timed with CUDA
-// events around each iteration and reported through Google Benchmark's manual time:
+// GPU microbenchmarks of the suite's GEMM-based kernels (common/cuda/gemm*_kernels.h), timed with
+// CUDA events around each iteration and reported through Google Benchmark's manual time:
 //   - tiled GEMM at every instantiated tile (1024^3);
 //   - Welder Fig. 2 on BERT-base attention at batch 64 (768 matrices of 128x64 . 64x128, scale,
 //     mask, softmax): the Matmul (32x64 tile) and Softmax (4 rows per block) kernels alone, the
@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "common/cuda/device.h"
+#include "common/cuda/gemm_chain_kernels.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
 
 namespace {
 

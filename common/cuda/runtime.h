@@ -121,9 +121,10 @@ class KernelLauncher {
   int64_t launches_ = 0;
 };
 
-// How a latency is measured. Defaults from the IOS artifact's measure_stage_latency:
-// warmup 2, repeat 6, number 6 (IOS reports the mean of repeats; the suite reports the median,
-// which DESIGN.md prescribes for every measured number, and keeps every sample).
+// How a latency is measured: `warmup` untimed runs, then `repeats` samples of `number` runs each;
+// the result is the median of the samples (every measured number of the suite is a median, and
+// every sample is kept). Defaults (an assumption, not tuned): 2 warm-up runs, then 6 samples of
+// 6 runs. A paper's reproduction sets its own protocol where the paper or its artifact states one.
 struct TimingProtocol {
   int warmup = 2;   // untimed runs first (cuDNN autotuning, caches, clocks)
   int number = 6;   // runs per timed repeat; a sample is elapsed / number
@@ -144,8 +145,8 @@ struct Timing {
 Timing time_with_events(const std::function<void()>& run_once, const Stream& stream,
                         const TimingProtocol& protocol = {});
 
-// Hardware performance counters (Welder Fig. 13's global-memory transactions) need CUPTI or
-// Nsight Compute, which the suite does not link: reports print this reason instead of a number.
+// Hardware performance counters (e.g. global-memory transactions) need CUPTI or Nsight Compute,
+// which the suite does not link: reports print this reason instead of a number.
 // Count them outside the suite with
 //   ncu --metrics
 //   l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum

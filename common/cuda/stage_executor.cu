@@ -1,4 +1,4 @@
-// The IOS stage executor on a GPU (see stage_executor.h).
+// The stage executor on a GPU (see stage_executor.h).
 #include "common/cuda/stage_executor.h"
 
 #include <cuda_runtime.h>
@@ -13,8 +13,8 @@
 
 #include "common/cuda/cuda_check.cuh"
 #include "common/cuda/device.h"
+#include "common/cuda/gemm_kernels.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
 #include "common/exec/executor.h"
 #include "common/graph/window.h"
 
@@ -263,7 +263,7 @@ struct StageExecutor::Impl {
   explicit Impl(const Graph& graph, StageExecutorOptions o) : g(graph), opts(o) {
     std::string why;
     if (!cuda_gpu_available(&why)) throw Error("stage executor needs a GPU: " + why);
-    if (opts.max_streams < 1) throw Error("stage executor: max_streams must be >= 1");
+    if (opts.max_streams < 0) throw Error("stage executor: max_streams must be >= 0 (0: no limit)");
     validate(g);
     gpu = query_gpu_spec(0);
     allocate();
@@ -276,7 +276,7 @@ struct StageExecutor::Impl {
   Context& context(size_t j) { return *ctx.at(j); }
 
   void ensure_contexts(size_t n) {
-    if (n > static_cast<size_t>(opts.max_streams)) {
+    if (opts.max_streams > 0 && n > static_cast<size_t>(opts.max_streams)) {
       throw Error("stage executor: a stage with " + std::to_string(n) +
                   " tasks exceeds max_streams " + std::to_string(opts.max_streams));
     }
@@ -300,7 +300,7 @@ struct StageExecutor::Impl {
       if (ts.dtype != DType::F32 || alias[t]) continue;
       if (ts.role == TensorRole::Constant && ts.float_data.empty()) continue;
       own[t] = DeviceBuffer(static_cast<size_t>(ts.numel()) * sizeof(float));
-      own[t].fill_bytes(0);  // defined values for stages measured alone (IOS's placeholders)
+      own[t].fill_bytes(0);  // defined values for stages measured alone (inputs not computed)
       ptr[t] = own[t].floats();
     }
     for (int oi : g.topo_order()) {
@@ -549,7 +549,7 @@ struct StageExecutor::Impl {
     return r.inputs[0] == c.outputs[0] && y.consumers.size() == 1 && y.role != TensorRole::Output;
   }
 
-  // --- merged convolutions (IOS operator merge) -------------------------------------------------
+  // --- merged convolutions (operator merge) -----------------------------------------------------
   static std::string task_key(const Task& t) {
     std::string k;
     for (int o : t.ops) k += std::to_string(o) + ",";
@@ -1030,8 +1030,8 @@ struct StageExecutor::Impl {
 
   void run_task(const Task& task, Context& cx) {
     if (task.kind == TaskKind::Merged) return run_merged(task, cx);
-    // Sequential and Fused tasks run op by op on the task's stream (the suite's fused Welder
-    // kernels are driven by welder_kernels.h, not by this IOS engine).
+    // Sequential and Fused tasks run op by op on the task's stream (fused kernels run through
+    // their own launchers, e.g. tile programs (tile_program_gpu.h), not through this executor).
     for (size_t i = 0; i < task.ops.size(); ++i) {
       const int oi = task.ops[i];
       const int next = i + 1 < task.ops.size() ? task.ops[i + 1] : -1;
@@ -1051,7 +1051,7 @@ struct StageExecutor::Impl {
     for (size_t j = 0; j < s.tasks.size(); ++j) run_task(s.tasks[j], context(j));
   }
 
-  // One forward pass: other streams wait for stream 0's earlier work, IOS's host sync between
+  // One forward pass: other streams wait for stream 0's earlier work, a host sync between
   // stages (not between two single-task stages), and every stream joined into stream 0 at the end.
   void forward(const Plan& plan) {
     size_t width = 1;
@@ -1187,7 +1187,7 @@ Timing StageExecutor::measure_stage(const Stage& stage) {
   return time_with_events(
       [&] {
         m.run_stage(stage);
-        if (multi) device_synchronize();  // IOS: a sync after each run of a multi-group stage
+        if (multi) device_synchronize();  // a sync after each run of a multi-task stage
       },
       m.context(0).stream, m.opts.timing);
 }

@@ -1,31 +1,33 @@
 #pragma once
-// The IOS execution engine on a GPU: runs a dgs::Plan of a dgs::Graph stage by stage, each task
-// of a stage on its own stream, and measures stage and network latency with CUDA events.
+// A stage executor on a GPU: runs a dgs::Plan of a dgs::Graph stage by stage, each task of a stage
+// on its own stream (inter-operator parallelism), and measures stage and network latency with
+// CUDA events.
 //
-// What it does (IOS thesis §3 and the authors' runtime, research/ios.md §2.3, §2.4, §7b):
-//  - One context per task position j of a stage (up to max_streams): a stream, a cuDNN handle
-//    bound to it and a workspace. Task j of every stage runs on context j.
+// What it does:
+//  - One context per task position j of a stage (up to max_streams, created when a stage first
+//    needs it): a stream, a cuDNN handle bound to it and a cuDNN workspace. Task j of every stage
+//    runs on context j.
 //  - Between stages the host calls cudaDeviceSynchronize, except between two consecutive
 //    single-task stages (which share context 0's stream, so order is kept without it). At the
 //    start and end of a forward pass the other streams are joined to stream 0 with events, so
 //    consecutive passes never overlap.
 //  - FP32 NCHW. Conv through cuDNN with the algorithm cudnnFindConvolutionForwardAlgorithmEx
-//    finds fastest (once per convolution shape), math CUDNN_FMA_MATH (FP32 CUDA cores, as on the
-//    thesis's V100) unless allow_tf32; a Conv whose only consumer is the next op of its task, a
-//    Relu, runs as one cudnnConvolutionBiasActivationForward (IOS fuses Conv+bias+ReLU);
+//    finds fastest (once per convolution shape), math CUDNN_FMA_MATH (FP32 on CUDA cores, no
+//    tensor cores) unless allow_tf32; a Conv whose only consumer is the next op of its task, a
+//    Relu, runs as one cudnnConvolutionBiasActivationForward (Conv+bias+ReLU in one call);
 //    pooling, activation (Relu/Sigmoid/Tanh), softmax and batch-norm inference through cuDNN;
 //    the suite's own kernels (common/cuda/tensor_kernels.h) for concat, split, slice, transpose,
 //    expand, pad, broadcasting element-wise ops and pooling windows cuDNN cannot express;
-//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/welder_kernels.h). Layout-only ops
+//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/gemm_kernels.h). Layout-only ops
 //    (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) alias their input: no kernel.
-//  - A Merged task (IOS operator merge) holds convolutions that share their input (plus, after
+//  - A Merged task (operator merge) holds convolutions that share their input (plus, after
 //    them, element-wise ops of the task): their kernels are zero-padded to the largest and
 //    concatenated along the output channels into one weight built on the device, run as one
 //    convolution, and the output is split back to the convolutions' tensors. When each merged
 //    conv's only consumer is a Relu in the task, the ReLU is fused into the merged convolution.
 //  - Latency: warm-up, then the median of repeats of `number` runs timed with CUDA events
-//    (runtime.h TimingProtocol; IOS's measure_stage_latency protocol, including a device
-//    synchronisation after each run of a multi-task stage).
+//    (runtime.h TimingProtocol, set by StageExecutorOptions::timing), with a device
+//    synchronisation after each run of a multi-task stage.
 //
 // Values: every Input and Weight tensor is filled from make_graph_feeds(g, {}, seed) (the CPU
 // reference executor's random values, common/exec/executor.h), so run() followed by outputs()
@@ -46,23 +48,27 @@
 
 namespace dgs::gpu {
 
-// IOS artifact constants (research/ios.md §2.3): MAX_NUM_GROUPS = 10 contexts, 128 MiB cuDNN
-// workspace each.
-inline constexpr int kIosMaxStreams = 10;
-inline constexpr size_t kIosWorkspaceBytes = size_t{128} << 20;
+// Default cuDNN workspace of each context. Assumption (not measured): room for the workspace of
+// the fastest FP32 forward algorithms of the zoo's convolutions, while one workspace per stream
+// stays small beside a GPU's memory. cuDNN's algorithm search skips algorithms that need more.
+inline constexpr size_t kDefaultCudnnWorkspaceBytes = size_t{128} << 20;
 
 struct StageExecutorOptions {
-  uint64_t seed = 1;                            // random inputs and weights (make_graph_feeds)
-  TimingProtocol timing;                        // for stages and whole passes (IOS: 2 / 6 / 6)
-  size_t workspace_bytes = kIosWorkspaceBytes;  // per context
-  int max_streams = kIosMaxStreams;             // a stage with more tasks is refused
-  bool allow_tf32 = false;                      // false: CUDNN_FMA_MATH (FP32 on CUDA cores)
-  bool fuse_conv_relu = true;                   // Conv+Relu as one cuDNN call (IOS does)
+  uint64_t seed = 1;      // random inputs and weights (make_graph_feeds)
+  TimingProtocol timing;  // how stages and whole passes are timed
+  // Bytes of the cuDNN workspace each context allocates; convolution algorithms are chosen among
+  // those whose workspace fits.
+  size_t workspace_bytes = kDefaultCudnnWorkspaceBytes;
+  // The most contexts (streams) the executor creates, i.e. the widest stage it runs: a stage with
+  // more tasks is refused in one line. 0: no limit.
+  int max_streams = 0;
+  bool allow_tf32 = false;     // false: CUDNN_FMA_MATH (FP32 on CUDA cores)
+  bool fuse_conv_relu = true;  // a Conv whose only consumer is the next op, a Relu: one cuDNN call
 };
 
 struct PlanLatency {
   double network_ms = 0;         // median over repeats of one forward pass
-  std::vector<double> stage_ms;  // each stage measured alone (IOS protocol)
+  std::vector<double> stage_ms;  // each stage measured alone
   Timing network;                // all samples of the forward pass
   int64_t kernel_calls = 0;      // kernels + cuDNN calls per forward pass
 };
@@ -106,7 +112,7 @@ class StageExecutor {
   std::unique_ptr<Impl> impl_;
 };
 
-// A stage-latency oracle for IOS's dynamic program: given the groups of a stage (each a list of
+// A stage-latency oracle for a scheduler's search: given the groups of a stage (each a list of
 // op indices in execution order) and the strategy, builds the stage and measures it on the GPU
 // with one StageExecutor over the whole graph (all tensors allocated once, random values).
 // Results are cached by (strategy, groups).

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/cuda/cuda_check.cuh"
-#include "common/cuda/tile_program_core.h"
 #include "common/cuda/tile_program_gpu.h"
+#include "common/tileprog/tile_program_interpreter.h"
 
 namespace dgs::gpu {
 

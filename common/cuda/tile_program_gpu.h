@@ -1,10 +1,11 @@
 #pragma once
-// Tile programs (common/cuda/tile_program.h) on the GPU: ONE kernel launch per program, the
-// interpreter of common/cuda/tile_program_core.h in every thread. A persistent grid: block b
-// computes tiles b, b + gridDim.x, ...; for each tile the block's threads share the elements of
-// one op's output region, then synchronise (__syncthreads) before the next op reads them, so the
-// intermediates of a tile stay in the block's slice of a scratch buffer in global memory (L1/L2
-// resident for small tiles; not shared memory: regions of the networks' fused groups exceed it).
+// Tile programs (common/tileprog/tile_program.h) on the GPU: ONE kernel launch per program, the
+// interpreter of common/tileprog/tile_program_interpreter.h in every thread. A persistent grid:
+// block b computes tiles b, b + gridDim.x, ...; for each tile the block's threads share the
+// elements of one op's output region, then synchronise (__syncthreads) before the next op reads
+// them, so the intermediates of a tile stay in the block's slice of a scratch buffer in global
+// memory (L1/L2 resident for small tiles; not shared memory: regions of the networks' fused groups
+// exceed it).
 //
 // CUDA-free header; in a build without CUDA the constructor and launch throw the suite's one-line
 // "this build has no CUDA support" error (common/cuda/nocuda/).
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "common/cuda/runtime.h"
-#include "common/cuda/tile_program.h"
+#include "common/tileprog/tile_program.h"
 
 namespace dgs::gpu {
 

@@ -61,7 +61,7 @@ void write_csv(const std::string& path, const Table& t);
 // requested cell is an error naming the file, line and column.
 class PaperData {
  public:
-  // Reads built-in "data/<paper>/<file>" (e.g. ("welder", "fig13.csv")). Throws if
+  // Reads built-in "data/<paper>/<file>" (e.g. ("mypaper", "fig3.csv")). Throws if
   // absent/malformed. If the environment variable DGS_DATA_DIR is set,
   // "<DGS_DATA_DIR>/<paper>/<file>" is read from disk instead (to try edited paper values without
   // rebuilding).
@@ -71,7 +71,7 @@ class PaperData {
   const std::vector<std::string>& columns() const { return columns_; }
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
   // The value of `column` in the first row whose key columns equal `keys`
-  // ({{"model","ViT"},{"variant","Welder"}}); nullopt when there is no such row or it is empty.
+  // ({{"model","ViT"},{"variant","fused"}}); nullopt when there is no such row or it is empty.
   std::optional<double> value(const std::vector<std::pair<std::string, std::string>>& keys,
                               const std::string& column) const;
   // The same as a table cell: the number, or Missing.
@@ -110,8 +110,7 @@ std::vector<CsvRecord> parse_csv_records(const std::string& text, const std::str
 // Claims: one line per claim of the paper, checked against our value.
 // ---------------------------------------------------------------------------------------------
 struct Claim {
-  std::string
-      text;  // "Welder-base cuts kernel count vs Welder-none (mean of per-model reductions)"
+  std::string text;      // "fusion cuts kernel count vs no fusion (mean of per-model reductions)"
   std::string source;    // "§5.3, Fig. 13"
   double paper = 0;      // the paper's value
   double ours = 0;       // computed by the suite
@@ -159,7 +158,7 @@ struct LineChart {
 
 std::string bar_chart_svg(const BarChart& c, int width = 720, int height = 420);
 std::string line_chart_svg(const LineChart& c, int width = 720, int height = 420);
-// Several charts side by side (panels) in one picture, e.g. Welder's Fig. 13 (four metrics).
+// Several charts side by side (panels) in one picture, e.g. four metrics of one experiment.
 // Each panel is an SVG produced by the functions above; `columns` panels per row.
 std::string panels_svg(const std::vector<std::string>& panel_svgs, int columns);
 void write_svg(const std::string& path, const std::string& svg);  // atomic

@@ -22,11 +22,19 @@ std::vector<int> group_ops(const Network& net, const std::vector<int>& units) {
 
 }  // namespace
 
-MeasuredIosStageCost::MeasuredIosStageCost(const Network& net, uint64_t seed) {
+gpu::StageExecutorOptions ios_executor_options(uint64_t seed) {
   gpu::StageExecutorOptions opts;
   opts.seed = seed;
-  impl_ = std::make_unique<gpu::MeasuredStageCost>(*net.graph, opts);
+  opts.timing = kIosTimingProtocol;
+  opts.workspace_bytes = kIosWorkspaceBytes;
+  opts.max_streams = kIosMaxStreams;
+  opts.allow_tf32 = false;     // the artifact's CUDNN_DEFAULT_MATH: no tensor cores in FP32 on V100
+  opts.fuse_conv_relu = true;  // cudnnConvolutionBiasActivationForward
+  return opts;
 }
+
+MeasuredIosStageCost::MeasuredIosStageCost(const Network& net, uint64_t seed)
+    : impl_(std::make_unique<gpu::MeasuredStageCost>(*net.graph, ios_executor_options(seed))) {}
 
 MeasuredIosStageCost::~MeasuredIosStageCost() = default;
 
@@ -62,9 +70,7 @@ void run_schedules_measured(ExperimentContext& ctx, const std::string& title,
       found.name = std::string(strategy_set_name(s));
       schedules.push_back(std::move(found));
     }
-    gpu::StageExecutorOptions opts;
-    opts.seed = ctx.options().seed;
-    gpu::StageExecutor exec(*net.graph, opts);
+    gpu::StageExecutor exec(*net.graph, ios_executor_options(ctx.options().seed));
     gpu_name = exec.gpu().name;
     std::optional<double> seq_ms;
     const std::optional<double> paper_seq =

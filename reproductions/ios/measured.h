@@ -2,20 +2,37 @@
 // IOS in measured mode: the same DP and schedules, with stage latencies measured on the live GPU
 // by the suite's CUDA stage executor (common/cuda/stage_executor.h) instead of the GPU model, and
 // end-to-end latency of each schedule measured with CUDA events (warm-up, median of repeats).
+// The executor runs a plan as the IOS runtime does (thesis §3, research/ios.md §2.3-2.4): task j
+// of every stage on context j (stream, cuDNN handle, workspace), a host synchronisation between
+// stages except between two single-task stages, Conv+bias+ReLU as one cuDNN call, merged
+// convolutions as one zero-padded convolution, and a synchronisation after each timed run of a
+// multi-task stage; ios_executor_options() sets the artifact's limits and timing protocol.
 // Without a GPU the CLI refuses before any of this runs; in a build without CUDA the executor's
 // constructor throws "this build has no CUDA support".
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/cli/cli.h"
+#include "common/cuda/stage_executor.h"
 #include "reproductions/ios/scheduler.h"
 
-namespace dgs::gpu {
-class MeasuredStageCost;
-}
-
 namespace dgs::ios {
+
+// The IOS artifact's runtime constants (research/ios.md §2.3): MAX_NUM_GROUPS = 10 contexts, each
+// with a 128 MiB cuDNN workspace.
+inline constexpr int kIosMaxStreams = 10;
+inline constexpr size_t kIosWorkspaceBytes = size_t{128} << 20;
+// The artifact's measure_stage_latency protocol (research/ios.md §2.4): warmup 2, then repeat 6 of
+// number 6, for stages and for whole forward passes (the artifact averages the repeats; the suite
+// reports their median).
+inline constexpr gpu::TimingProtocol kIosTimingProtocol{2, 6, 6};
+
+// Stage-executor options as the IOS artifact runs: its contexts, workspace and timing protocol,
+// FP32 on CUDA cores, Conv+ReLU fused; random values from `seed`.
+gpu::StageExecutorOptions ios_executor_options(uint64_t seed);
 
 // StageCostModel over gpu::MeasuredStageCost: each group's units flattened to their ops (a
 // Conv+Relu unit stays one cuDNN call), a merge stage as one Merged task.

@@ -10,9 +10,10 @@
 #include <utility>
 
 #include "common/cuda/device.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/kernel_testbed.h"
 #include "common/cuda/runtime.h"
-#include "common/cuda/welder_kernels.h"
 #include "common/graph/graph.h"
 #include "common/report/report.h"
 #include "reproductions/welder/experiments.h"
@@ -22,7 +23,7 @@ namespace dgs::welder {
 namespace {
 
 // row_softmax runs one warp per row and at most this many rows (warps) per block
-// (common/cuda/welder_kernels.cu refuses more).
+// (common/cuda/gemm_softmax_kernels.cu refuses more).
 constexpr int kMaxSoftmaxRowsPerBlock = 32;
 // Same tolerance as the model-mode Fig. 2 speedup claim (experiments_fig2.cpp).
 constexpr double kFig2MeasuredSpeedupTol = 0.15;
@@ -47,7 +48,8 @@ void check_tile_rank(const std::vector<int64_t>& t, const std::string& what) {
 }
 
 // The instantiated GEMM tile nearest to a [rows x cols] output tile (smallest sum of the log2
-// ratios of both extents; the first of equals).
+// ratios of both extents; the first of equals). gpu::gemm_tiles() includes 32x64, Fig. 2's
+// standalone-optimal Matmul tile, and gpu::gemm_softmax_tiles() 16x128, its aligned fused tile.
 gpu::GemmTile nearest_gemm_tile(const std::vector<int64_t>& t) {
   check_tile_rank(t, "Matmul");
   gpu::GemmTile best;
@@ -74,7 +76,7 @@ gpu::SoftmaxTile nearest_softmax_tile(const std::vector<int64_t>& t, int64_t n) 
   }
   if (!best)
     throw Error("fig2 measured: no instantiated gemm_softmax tile holds a row of " +
-                std::to_string(n) + " columns (common/cuda/welder_kernels.h)");
+                std::to_string(n) + " columns (common/cuda/gemm_softmax_kernels.h)");
   return *best;
 }
 
@@ -245,7 +247,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
            " (--hw, default the paper's v100_pcie), not on the live GPU");
   ctx.note(
       "tiles: the scheduler's tile mapped to the nearest instantiated template tile "
-      "(common/cuda/welder_kernels.h): Matmul " +
+      "(common/cuda/gemm_kernels.h, gemm_softmax_kernels.h): Matmul " +
       tile_str(model.matmul_tile) + " -> gemm " + mm_tile.str() + ", Softmax " +
       tile_str(model.softmax_tile) + " -> " + sm_desc + ", fused " + tile_str(model.fused_tile) +
       " -> gemm_softmax " + fused_tile.str() + ", aligned Matmul -> gemm " + mm_aligned_tile.str() +

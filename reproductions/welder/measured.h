@@ -1,11 +1,12 @@
 #pragma once
 // Welder Fig. 2 in measured mode: the §2 Matmul+Softmax (A [98304x64] . B [64x128], row softmax)
-// run on the live GPU with the Welder kernel templates (common/cuda/welder_kernels.h): the
-// Matmul alone, the Softmax alone, the unfused sequence, each operator alone at the fused
-// kernel's tile, and the fused GEMM+softmax kernel at the tile Welder's scheduler chose (the
-// nearest instantiated template tile). Each kernel is checked once against the CPU reference
-// executor (common/cuda/kernel_testbed.h) and timed with CUDA events (warm-up + median of
-// repeats, common/cuda/runtime.h) on the same device buffers it was checked on.
+// run on the live GPU with the suite's GEMM and GEMM+softmax templates (common/cuda/
+// gemm_kernels.h, gemm_softmax_kernels.h): the Matmul alone, the Softmax alone, the unfused
+// sequence, each operator alone at the fused kernel's tile, and the fused GEMM+softmax kernel at
+// the tile Welder's scheduler chose (the nearest instantiated template tile). Each kernel is
+// checked once against the CPU reference executor (common/cuda/kernel_testbed.h) and timed with
+// CUDA events (warm-up + median of repeats, common/cuda/runtime.h) on the same device buffers it
+// was checked on.
 //
 // Without a GPU (or in a build without CUDA) measure_fig2 throws one-line dgs::Error.
 #include <cstdint>

@@ -59,7 +59,7 @@ TensorData batch_sample(const TensorData& t, int64_t b) {
 
 }  // namespace
 
-int tile_program_blocks(const gpu::TileProgram& p, int sm_count, int blocks_per_sm) {
+int tile_program_blocks(const TileProgram& p, int sm_count, int blocks_per_sm) {
   int64_t blocks = std::max<int64_t>(1, int64_t{sm_count} * blocks_per_sm);
   blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, p.tiles));
   if (p.scratch_floats > 0) {
@@ -78,7 +78,7 @@ DeviceNetwork::DeviceNetwork(const Graph& g, const NetworkProgram& np, const Ten
     : g_(&g), np_(&np) {
   int64_t scratch_floats = 0;
   const int blocks_per_sm = gpu::tile_program_resident_blocks_per_sm();
-  for (const gpu::TileProgram& k : np.kernels) {
+  for (const TileProgram& k : np.kernels) {
     for (size_t i = 0; i < k.global_ids.size(); ++i) {
       const int b = np.buffer_of(k.global_ids[i]);
       if (bufs_.count(b)) continue;
@@ -97,7 +97,7 @@ DeviceNetwork::DeviceNetwork(const Graph& g, const NetworkProgram& np, const Ten
       bufs_.emplace(b, std::move(buf));
     }
   }
-  for (const gpu::TileProgram& k : np.kernels) {
+  for (const TileProgram& k : np.kernels) {
     std::vector<float*> ptrs;
     for (int t : k.global_ids) ptrs.push_back(bufs_.at(np.buffer_of(t)).floats());
     programs_.emplace_back(k, ptrs);
@@ -175,7 +175,7 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
       row.kernels_model = s->metrics.kernels;
       row.model_ms = s->metrics.latency_ms;
       int64_t computed = 0;
-      for (const gpu::TileProgram& k : np.kernels) computed += k.computed_elements();
+      for (const TileProgram& k : np.kernels) computed += k.computed_elements();
       row.computed_m = computed / 1000000;
       const DeviceNetwork dn(g, np, feeds, spec.sm_count);
       gpu::Stream stream;
@@ -231,7 +231,8 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
                  t);
   ctx.note(
       "kernels: every launched group of a schedule runs as ONE launch of the suite's generic "
-      "tile-program interpreter (common/cuda/tile_program_core.h: each output element computed "
+      "tile-program interpreter (common/tileprog/tile_program_interpreter.h: each output element "
+      "computed "
       "by index arithmetic, intermediates in a per-block scratch slice of global memory), not "
       "cuDNN or Welder's generated code: absolute latencies are far above the paper's; the "
       "variants compare at equal kernel quality. Layout-only groups launch nothing (views)");

@@ -2,10 +2,10 @@
 // Welder Fig. 13 in measured mode: the ablation's schedules (Welder-none, Welder-base, Welder,
 // Ansor-like) of NAFNet, ViT-S/32 and Swin-T (FP32, batch 64, the schedules model mode reports)
 // run on the live GPU, ONE kernel launch per launched group: each group compiled into a tile
-// program (reproductions/welder/tile_program_compile.h) and run by the suite's generic tile-program
-// interpreter kernel (common/cuda/tile_program_gpu.h); layout-only groups launch nothing (their
-// output is a view of their input's buffer). The whole network is timed with CUDA events
-// (warm-up, median of repeats: common/cuda/runtime.h), launches are read from the
+// program (reproductions/welder/schedule_tile_programs.h) and run by the suite's generic
+// tile-program interpreter kernel (common/cuda/tile_program_gpu.h); layout-only groups launch
+// nothing (their output is a view of their input's buffer). The whole network is timed with CUDA
+// events (warm-up, median of repeats: common/cuda/runtime.h), launches are read from the
 // KernelLauncher, transactions are not readable (no CUPTI). Welder-none's output (sample 0) is
 // checked against the CPU reference executor at batch 1 with the same weights and input sample;
 // every other variant's whole output against Welder-none's.
@@ -25,7 +25,7 @@
 #include "common/cuda/runtime.h"
 #include "common/cuda/tile_program_gpu.h"
 #include "common/report/report.h"
-#include "reproductions/welder/tile_program_compile.h"
+#include "reproductions/welder/schedule_tile_programs.h"
 
 namespace dgs::welder {
 
@@ -56,7 +56,7 @@ inline constexpr int64_t kTpScratchBudgetBytes = int64_t{2} << 30;
 // `blocks_per_sm`, gpu::tile_program_resident_blocks_per_sm() on the live GPU), never more than
 // its tiles, and no more than the scratch budget holds (at least 1; a program whose one block
 // exceeds the budget is refused).
-int tile_program_blocks(const gpu::TileProgram& p, int sm_count, int blocks_per_sm);
+int tile_program_blocks(const TileProgram& p, int sm_count, int blocks_per_sm);
 
 // A compiled schedule on the device: a buffer per tensor the kernels touch (views share their
 // base tensor's buffer), inputs/weights/constants uploaded from `feeds` (the reference executor's

@@ -6,11 +6,13 @@
 #include <string>
 
 #include "common/cuda/device.h"
+#include "common/cuda/gemm_chain_kernels.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/kernel_testbed.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/stage_executor.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
 #include "tests/cuda/gpu_test_util.h"
 
 namespace dgs {

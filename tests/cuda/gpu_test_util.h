@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "common/cuda/device.h"
+#include "common/cuda/kernel_testbed.h"
+#include "common/exec/executor.h"
 #include "common/graph/graph.h"
 
 // Skips the current test, with the reason, where no usable GPU is present.
@@ -41,6 +43,21 @@ inline int conv(Graph& g, const std::string& name, int x, int64_t out_c, int64_t
              Attributes({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
                          {"strides", std::vector<int64_t>{stride, stride}},
                          {"group", group}}));
+}
+
+// Runs a kernel test's fragment on the CPU reference, so that the fixture is checked on every
+// machine (the GPU comparison skips without a GPU).
+inline void run_cpu_reference(const Graph& g, uint64_t seed) {
+  const TensorValues ref = run_graph(g, {}, seed);
+  for (int t : g.output_tensors()) EXPECT_TRUE(ref.count(t)) << g.tensor(t).name;
+}
+
+// check_kernel passes under `config` and launches exactly `expected_launches` kernels.
+inline void expect_kernel_passes(const Graph& g, const gpu::KernelRunner& run, uint64_t seed,
+                                 const std::string& config, int64_t expected_launches) {
+  const gpu::KernelCheck c = gpu::check_kernel(g, run, seed);
+  EXPECT_TRUE(c.passed) << config << "\n" << c.str(g);
+  EXPECT_EQ(c.launches, expected_launches) << config;
 }
 
 }  // namespace dgs::testing

@@ -1,4 +1,4 @@
-// The IOS stage executor on a GPU against the CPU reference executor, on random inputs: an
+// The stage executor on a GPU against the CPU reference executor, on random inputs: an
 // Inception-like block under a sequential plan, an IOS plan with a merged stage (1x1 and 3x3
 // convolutions sharing an input, kernels zero-padded) and concurrent stages, and a graph with
 // every other operator the executor runs. The graphs and their CPU references are built first
@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "common/cuda/kernel_testbed.h"
 #include "common/exec/executor.h"
@@ -240,6 +241,31 @@ OpsGraph ops_graph() {
   g.mark_output(add(g, OpKind::Mul, "mul", {s0, s0}));
   g.mark_output(add(g, OpKind::Max, "max", {s1, g.add_weight("max.w", {1, 3})}));
   return r;
+}
+
+// max_streams bounds the widest stage: the four-task stage of merge_then_wide_plan is refused
+// with three contexts, in one line naming the limit, and runs with four.
+TEST(StageExecutor, AStageWiderThanMaxStreamsIsRefused) {
+  const Graph g = inception_block();
+  const Plan wide = merge_then_wide_plan(g);
+  wide.check(g);
+  DGS_REQUIRE_GPU();
+  gpu::StageExecutorOptions o;
+  o.seed = kSeed;
+  o.max_streams = 3;
+  gpu::StageExecutor narrow(g, o);
+  try {
+    narrow.run(wide);
+    FAIL() << "a four-task stage ran on three streams";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("max_streams 3"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  o.max_streams = 4;
+  gpu::StageExecutor enough(g, o);
+  enough.run(wide);
+  expect_outputs_match(enough, g, run_graph(g, {}, kSeed), "four streams");
 }
 
 TEST(StageExecutor, EveryOperatorKindMatchesTheCpuReference) {

@@ -1,5 +1,6 @@
 // IOS measured mode without a GPU: the measured stage cost refuses in one line (it never
-// invents a number). With a GPU the CUDA tests (tests/cuda) cover the executor itself.
+// invents a number), and the executor is configured with the artifact's constants. With a GPU
+// the CUDA tests (tests/cuda) cover the executor itself.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +26,21 @@ TEST(IosMeasured, StageCostRefusesInOneLineWithoutAGpu) {
     EXPECT_FALSE(msg.empty());
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
+}
+
+// The executor runs with the IOS artifact's runtime constants, not the stage executor's generic
+// defaults (research/ios.md §2.3-2.4: 10 contexts of 128 MiB workspace, warmup 2, repeat 6 of 6).
+TEST(IosMeasured, ExecutorOptionsAreTheArtifacts) {
+  const gpu::StageExecutorOptions o = ios_executor_options(42);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(o.max_streams, 10);
+  EXPECT_EQ(o.workspace_bytes, size_t{128} * 1024 * 1024);
+  EXPECT_EQ(o.timing.warmup, 2);
+  EXPECT_EQ(o.timing.repeats, 6);
+  EXPECT_EQ(o.timing.number, 6);
+  EXPECT_FALSE(o.allow_tf32);
+  EXPECT_TRUE(o.fuse_conv_relu);
+  EXPECT_EQ(gpu::StageExecutorOptions{}.max_streams, 0);  // generic default: no limit
 }
 
 }  // namespace

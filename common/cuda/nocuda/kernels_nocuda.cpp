@@ -1,8 +1,10 @@
 // Built when nvcc was not found: the kernel entry points exist so that everything links; each
 // throws "this build has no CUDA support".
+#include "common/cuda/gemm_chain_kernels.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/nocuda/nocuda.h"
 #include "common/cuda/tensor_kernels.h"
-#include "common/cuda/welder_kernels.h"
 
 namespace dgs::gpu {
 

@@ -1,5 +1,5 @@
 // Built when nvcc was not found: tile programs run on the host interpreter only
-// (tile_program_core.h); the device side refuses in one line.
+// (common/tileprog/tile_program_interpreter.h); the device side refuses in one line.
 #include "common/cuda/nocuda/nocuda.h"
 #include "common/cuda/tile_program_gpu.h"
 

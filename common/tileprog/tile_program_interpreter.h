@@ -1,13 +1,14 @@
 #pragma once
-// The interpreter of tile programs (common/cuda/tile_program.h), written once for host and
+// The interpreter of tile programs (common/tileprog/tile_program.h), written once for host and
 // device: every function is marked DGS_TP_HD (__host__ __device__ under nvcc, nothing
-// otherwise), so the host build runs exactly the code the GPU kernel (tile_program.cu) runs,
-// sequentially. That makes the interpreter testable without a GPU (tests/welder).
+// otherwise), so the host build runs exactly the code the GPU kernel (common/cuda/
+// tile_program.cu) runs, sequentially. That makes the interpreter testable without a GPU
+// (tests/tileprog).
 //
 // Arithmetic is float32, except the sums of ReduceMean, GlobalAveragePool and Softmax, which are
-// accumulated in double as the CPU reference executor accumulates them (NAFNet normalises by
-// statistics over up to 256x256 elements, where float sums drift by ~1e-4 and deep layers amplify
-// it past the checks' tolerance); products (MatMul, Gemm, Conv) accumulate in float, in another
+// accumulated in double as the CPU reference executor accumulates them (a normalisation over
+// statistics of up to 256x256 elements drifts by ~1e-4 in float sums, and deep layers amplify it
+// past the checks' tolerance); products (MatMul, Gemm, Conv) accumulate in float, in another
 // order than the reference's Eigen GEMMs, so results agree to float rounding (checked with a
 // tolerance).
 #include <math.h>
@@ -18,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cuda/tile_program.h"
+#include "common/tileprog/tile_program.h"
 #include "common/util/error.h"
 
 #if defined(__CUDACC__)
@@ -27,7 +28,7 @@
 #define DGS_TP_HD
 #endif
 
-namespace dgs::gpu {
+namespace dgs {
 
 // What the interpreter sees while it computes one tile.
 struct TpTileView {
@@ -400,4 +401,4 @@ inline void run_tile_program_host(const TileProgram& p, const std::vector<float*
   }
 }
 
-}  // namespace dgs::gpu
+}  // namespace dgs

@@ -1,7 +1,8 @@
 #pragma once
-// A tile program: a flat, paper-independent description of one fused kernel, run by one generic
-// interpreter (common/cuda/tile_program_core.h) on the host and on the GPU
-// (common/cuda/tile_program.cu), so that any group of operators a scheduler fuses runs as ONE
+// A tile program: a flat description of one fused kernel, built from any group of graph operators
+// (common/tileprog/tile_program_builder.h) and run by one generic interpreter
+// (common/tileprog/tile_program_interpreter.h) on the host and on the GPU
+// (common/cuda/tile_program_gpu.h), so that any group of operators a scheduler fuses runs as ONE
 // kernel launch without a kernel written for it.
 //
 // The kernel computes the tiles of its root output one after another (on the GPU: a persistent
@@ -15,16 +16,16 @@
 // bit-identical values). Inputs are read from global tensors (row-major, full shape) or from the
 // scratch buffers of earlier ops of the same tile.
 //
-// CUDA-free header (plain C++): the structs are trivially copyable so that the device launcher
-// can copy them to the GPU as they are.
+// Plain C++ (no CUDA): the structs are trivially copyable so that the device launcher can copy
+// them to the GPU as they are.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace dgs::gpu {
+namespace dgs {
 
-// Limits of the fixed-size blocks below (the three Fig. 13 networks need rank <= 6 and
-// Concat of <= 4 inputs; a program beyond them is refused when it is built).
+// Limits of the fixed-size blocks below (the zoo's transformer and image-restoration networks
+// need rank <= 6 and Concat of <= 4 inputs; a program beyond them is refused when it is built).
 inline constexpr int kTpMaxRank = 8;
 inline constexpr int kTpMaxInputs = 8;
 inline constexpr int kTpMaxAttrs = 24;
@@ -161,4 +162,4 @@ struct TileProgram {
   }
 };
 
-}  // namespace dgs::gpu
+}  // namespace dgs
