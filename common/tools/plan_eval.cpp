@@ -17,7 +17,7 @@
 //
 // On a GPU config, Sequential and Merged tasks use the GPU model's per-operator kernel rules
 // (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the
-// paper reproductions model their own fused kernels (Welder from its tile traffic); a plan from
+// paper reproductions model their own fused kernels (e.g. from their tile traffic); a plan from
 // outside gets this stated, scheduler-independent rule. `--write-sequential` writes the
 // one-op-per-stage plan of the model, a starting point for writing plans by hand.
 #include <boost/program_options.hpp>

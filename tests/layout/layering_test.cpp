@@ -1,0 +1,95 @@
+// The layout rules of ../shared/DESIGN.md, checked on the sources: every common/ part includes only
+// the parts below it (the table here is the declared layering; a new part must be added to it),
+// and no paper's name appears in common/ (paper-specific code lives in reproductions/<paper>/).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kRoot = DGS_SOURCE_DIR;
+
+// part -> the parts (and top-level folders) its files may include.
+const std::map<std::string, std::set<std::string>>& allowed() {
+  static const std::map<std::string, std::set<std::string>> a = {
+      {"util", {}},
+      {"graph", {"util"}},
+      {"onnx", {"util", "graph"}},
+      {"hw", {"util"}},
+      {"plan", {"util", "graph"}},
+      {"report", {"util"}},
+      {"exec", {"util", "graph", "plan"}},
+      {"tileprog", {"util", "graph", "plan", "exec"}},
+      {"gpumodel", {"util", "graph", "hw", "plan"}},
+      {"cuda", {"util", "graph", "hw", "plan", "exec", "tileprog"}},
+      {"evaluate", {"util", "graph", "hw", "plan", "gpumodel"}},
+      {"onnxcheck", {"util", "graph", "onnx", "exec"}},
+      {"cli",
+       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "gpumodel", "cuda", "evaluate",
+        "models"}},
+      {"tools",
+       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "tileprog", "gpumodel", "cuda",
+        "evaluate", "onnxcheck", "cli", "models"}},
+  };
+  return a;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool is_source(const fs::path& p) {
+  const std::string e = p.extension().string();
+  return e == ".h" || e == ".cpp" || e == ".cu" || e == ".cuh";
+}
+
+TEST(Layering, CommonPartsIncludeOnlyThePartsBelowThem) {
+  const std::regex inc(R"re(#include\s+"(common/([a-z_]+)|(models|reproductions))/)re");
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "common")) {
+    if (!e.is_regular_file() || !is_source(e.path())) continue;
+    const std::string part = fs::relative(e.path(), kRoot / "common").begin()->string();
+    auto it = allowed().find(part);
+    ASSERT_NE(it, allowed().end()) << "common/" << part
+                                   << " is not in the layering table of this test: add it with "
+                                      "the parts it may include";
+    ++files;
+    const std::string text = read(e.path());
+    for (std::sregex_iterator m(text.begin(), text.end(), inc), end; m != end; ++m) {
+      const std::string dep = (*m)[2].matched ? (*m)[2].str() : (*m)[3].str();
+      if (dep == part) continue;
+      EXPECT_TRUE(it->second.count(dep))
+          << fs::relative(e.path(), kRoot).string() << " includes " << dep << ", which common/"
+          << part << " may not (it sits above it)";
+    }
+  }
+  EXPECT_GT(files, 50);
+}
+
+TEST(Layering, NoPaperNamesInCommon) {
+  const std::regex paper(
+      R"(\bIOS\b|\bIos[A-Z]\w*|kIos\w*|\bios_\w+|[Ww]elder|WELDER|GraphTurbo|[Gg]raph[Tt]urbo|BrickDL|[Bb]rick[Dd][Ll]|[Aa]tomic [Dd]ataflow|AtomicDataflow)");
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "common")) {
+    if (!e.is_regular_file()) continue;
+    std::istringstream lines(read(e.path()));
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+      std::smatch m;
+      if (std::regex_search(line, m, paper))
+        ADD_FAILURE() << fs::relative(e.path(), kRoot).string() << ":" << n << " names a paper ('"
+                      << m.str() << "'): " << line;
+    }
+  }
+}
+
+}  // namespace
