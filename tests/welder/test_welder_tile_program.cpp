@@ -173,19 +173,19 @@ TEST(WelderTileProgram, PersistentGridSize) {
   TileProgram p;
   p.tiles = 100000;
   p.scratch_floats = 0;
-  EXPECT_EQ(tile_program_blocks(p, 80, 2), 160);
+  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 160);
   p.tiles = 7;
-  EXPECT_EQ(tile_program_blocks(p, 80, 2), 7);
+  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 7);
   p.tiles = 100000;
-  p.scratch_floats = kTpScratchBudgetBytes / 4 / 10;  // ten blocks' worth fit
-  EXPECT_EQ(tile_program_blocks(p, 80, 2), 10);
-  p.scratch_floats = kTpScratchBudgetBytes;  // one block does not fit: refused in one line
-  EXPECT_THROW(tile_program_blocks(p, 80, 2), Error);
+  p.scratch_floats = gpu::kTpScratchBudgetBytes / 4 / 10;  // ten blocks' worth fit
+  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 10);
+  p.scratch_floats = gpu::kTpScratchBudgetBytes;  // one block does not fit: refused in one line
+  EXPECT_THROW(gpu::tile_program_blocks(p, 80, 2), Error);
 }
 
 // On the GPU: every variant's schedule as one interpreter launch per launched group
-// (DeviceNetwork, the measured Fig. 13's runner) equals the CPU reference on every tensor a
-// kernel writes and launches exactly the scheduler's kernel count.
+// (gpu::DeviceNetwork, common/cuda/device_network.h, the measured Fig. 13's runner) equals the CPU
+// reference on every tensor a kernel writes and launches exactly the scheduler's kernel count.
 void check_network_on_gpu(const std::string& model, int64_t image) {
   ZooOptions zo;
   zo.image_size = image;
@@ -197,7 +197,7 @@ void check_network_on_gpu(const std::string& model, int64_t image) {
   const int sms = gpu::query_gpu_spec(0).sm_count;
   for (const Schedule& s : run_variants(tg, fig13_arch(), kVariants)) {
     const NetworkProgram np = compile_schedule(tg, s);
-    const DeviceNetwork dn(g, np, feeds, sms);
+    const gpu::DeviceNetwork dn(g, np, feeds, sms);
     gpu::Stream stream;
     gpu::KernelLauncher launcher(stream);
     dn.run(launcher);
@@ -234,7 +234,7 @@ TEST(WelderTileProgramGpu, SmallOpsEqualReference) {
   const TensorValues ref = run_graph(g, feeds, kSeed);
   for (const Schedule& s : run_variants(tg, fig13_arch(), kVariants)) {
     const NetworkProgram np = compile_schedule(tg, s);
-    const DeviceNetwork dn(g, np, feeds, gpu::query_gpu_spec(0).sm_count);
+    const gpu::DeviceNetwork dn(g, np, feeds, gpu::query_gpu_spec(0).sm_count);
     gpu::Stream stream;
     gpu::KernelLauncher launcher(stream);
     dn.run(launcher);
@@ -258,7 +258,7 @@ TEST(WelderTileProgramGpu, DeviceProgramRefusesWithoutGpu) {
   const Schedule s = run_variants(tg, fig13_arch(), {Variant::Welder}).at(0);
   const NetworkProgram np = compile_schedule(tg, s);
   try {
-    const DeviceNetwork dn(*tg.source, np, make_graph_feeds(*tg.source, {}, kSeed), 80);
+    const gpu::DeviceNetwork dn(*tg.source, np, make_graph_feeds(*tg.source, {}, kSeed), 80);
     FAIL() << "a device network was built without a GPU";
   } catch (const Error& e) {
     const std::string msg = e.what();
