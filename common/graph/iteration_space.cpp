@@ -973,8 +973,12 @@ AccessRegion conv_transpose_region(const Graph& g, const Op& op, int input, cons
 
 std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Region& tile,
                                                int output_index) {
+  return input_access_regions(g, o, iteration_space(g, o, output_index), tile);
+}
+
+std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const IterationSpace& s,
+                                               const Region& tile) {
   const Op& op = g.op(o);
-  const IterationSpace s = iteration_space(g, o, output_index);
   const Shape& y = s.output_axes;
   if (tile.size() != y.size()) {
     throw Error(op_ref(op) + ": tile " + region_str(tile) + " has rank " +

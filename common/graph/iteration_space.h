@@ -111,6 +111,10 @@ struct AccessRegion {
 // differs from the output's or it leaves the output's bounds.
 std::vector<AccessRegion> input_access_regions(const Graph& g, int op, const Region& output_tile,
                                                int output_index = 0);
+// The same from the op's iteration space `s` (iteration_space(g, op, output_index), possibly with a
+// reduction axis narrowed, see reduction_slice.h): the Affine maps are evaluated over s's axes.
+std::vector<AccessRegion> input_access_regions(const Graph& g, int op, const IterationSpace& s,
+                                               const Region& output_tile);
 // The clamped regions only.
 std::vector<Region> input_regions(const Graph& g, int op, const Region& output_tile,
                                   int output_index = 0);

@@ -7,11 +7,6 @@ namespace dgs {
 
 namespace {
 
-int64_t floor_div(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 // The reduction axis an op's partial sums may split, or "" for an op that has none.
 const char* splittable_axis(OpKind k) {
   switch (k) {
@@ -22,6 +17,19 @@ const char* splittable_axis(OpKind k) {
       return "k";
     default:
       return "";
+  }
+}
+
+// The extent of the splittable axis, read off the shapes (the iteration space's "c_in" and "k").
+int64_t splittable_extent(const Graph& g, const Op& o) {
+  const Shape& a = g.tensor(o.inputs.at(0)).shape;
+  switch (o.kind) {
+    case OpKind::Conv:
+      return g.tensor(o.inputs.at(1)).shape.at(1);
+    case OpKind::Gemm:
+      return o.attrs.get_int("transA", 0) != 0 ? a.at(0) : a.at(1);
+    default:  // MatMul
+      return a.back();
   }
 }
 
@@ -43,9 +51,7 @@ std::string reduction_slice_error(const Graph& g, int op, const ReductionRange& 
            "or MatMul (over k)";
   if (r.axis != axis)
     return ref + " is split over reduction axis '" + r.axis + "'; expected '" + axis + "'";
-  const IterationSpace s = iteration_space(g, op);
-  const int a = axis_index(s, axis);
-  const int64_t extent = s.reduction_axes[static_cast<size_t>(a)].extent;
+  const int64_t extent = splittable_extent(g, o);
   if (r.range.lo < 0 || r.range.hi > extent || r.range.lo >= r.range.hi)
     return ref + " reduction range [" + std::to_string(r.range.lo) + ":" +
            std::to_string(r.range.hi) + ") of '" + axis +
@@ -57,35 +63,25 @@ std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region
                                             const ReductionRange& r) {
   const std::string err = reduction_slice_error(g, op, r);
   if (!err.empty()) throw Error(err);
-  std::vector<Region> regions = input_regions(g, op, tile);
-  if (region_empty(tile)) return regions;
-  const IterationSpace s = iteration_space(g, op);
+  // The op's iteration space with the axis narrowed to the range: r' in [0, hi - lo) stands for
+  // r = lo + r', so every term coef * r gains coef * lo in its coordinate's offset.
+  IterationSpace s = iteration_space(g, op);
   const int ax = axis_index(s, r.axis);
-  const Op& o = g.op(op);
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    const InputAccess& acc = s.inputs[i];
+  s.reduction_axes[static_cast<size_t>(ax)].extent = r.range.size();
+  for (InputAccess& acc : s.inputs) {
     if (acc.kind != InputAccess::Kind::Affine) continue;
-    const Shape& shape = g.tensor(o.inputs[i]).shape;
-    for (size_t d = 0; d < acc.dims.size(); ++d) {
-      const AxisIndex& a = acc.dims[d];
-      const bool sliced = std::any_of(a.terms.begin(), a.terms.end(), [&](const IndexTerm& t) {
-        return t.reduction && t.axis == ax;
-      });
-      if (a.full || !sliced) continue;
-      int64_t lo = a.offset, hi = a.offset;  // hi inclusive
+    for (AxisIndex& a : acc.dims)
       for (const IndexTerm& t : a.terms) {
-        const Interval v = !t.reduction ? tile[static_cast<size_t>(t.axis)]
-                           : t.axis == ax
-                               ? r.range
-                               : Interval{0, s.reduction_axes[static_cast<size_t>(t.axis)].extent};
-        const int64_t f0 = t.coef * floor_div(v.lo, t.divisor);
-        const int64_t f1 = t.coef * floor_div(v.hi - 1, t.divisor);
-        lo += std::min(f0, f1);
-        hi += std::max(f0, f1);
+        if (!t.reduction || t.axis != ax) continue;
+        if (t.divisor != 1)
+          throw Error("op '" + g.op(op).name + "': reduction axis '" + r.axis +
+                      "' is read through a divisor; a slice of it cannot be shifted");
+        a.offset += t.coef * r.range.lo;
       }
-      regions[i][d] = {std::max<int64_t>(lo, 0), std::min<int64_t>(hi + 1, shape[d])};
-    }
   }
+  std::vector<Region> regions;
+  for (AccessRegion& a : input_access_regions(g, op, s, tile))
+    regions.push_back(std::move(a.region));
   return regions;
 }
 

@@ -49,6 +49,13 @@ class Checker {
         where_("plan '" + p.scheduler + "' of graph '" + g.name + "'") {}
 
   void run() {
+    for (size_t si = 0; si < p_.stages.size(); ++si) {
+      stage_offset_.push_back(written_.size());
+      for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
+        check_op_indices({si, ti});
+        written_.push_back(task_written_tensors(g_, p_.stages[si].tasks[ti]));
+      }
+    }
     for (size_t si = 0; si < p_.stages.size(); ++si)
       for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) check_task({si, ti});
     check_every_op_placed();
@@ -60,6 +67,10 @@ class Checker {
  private:
   [[noreturn]] void fail(const std::string& what) const { throw Error(where_ + ": " + what); }
   const Task& task(TaskRef r) const { return p_.stages[r.stage].tasks[r.task]; }
+  // The tensors task `r` writes (task_written_tensors, computed once per task).
+  const std::vector<int>& written(TaskRef r) const {
+    return written_[stage_offset_[r.stage] + r.task];
+  }
   std::string op_name(int op) const { return "'" + g_.op(op).name + "'"; }
   std::string tensor_name(int t) const { return "'" + g_.tensor(t).name + "'"; }
 
@@ -82,16 +93,21 @@ class Checker {
     }
   }
 
-  void check_task(TaskRef at) {
+  void check_op_indices(TaskRef at) const {
     const Task& t = task(at);
     if (t.ops.empty()) fail(at.str() + " has no ops; expected at least one op");
-    std::set<int> seen;
-    for (int op : t.ops) {
+    for (int op : t.ops)
       if (op < 0 || op >= g_.num_ops())
         fail(at.str() + " names op index " + std::to_string(op) + "; expected 0.." +
              std::to_string(g_.num_ops() - 1));
+    for (const auto& [tensor, region] : t.regions) check_tensor_index(at, tensor, "regions");
+  }
+
+  void check_task(TaskRef at) {
+    const Task& t = task(at);
+    std::set<int> seen;
+    for (int op : t.ops)
       if (!seen.insert(op).second) fail(at.str() + " lists op " + op_name(op) + " twice");
-    }
     // Producers inside the task come earlier in it.
     for (size_t i = 0; i < t.ops.size(); ++i) {
       for (size_t j = i + 1; j < t.ops.size(); ++j) {
@@ -107,7 +123,7 @@ class Checker {
       const int p = g_.tensor(tensor).producer;
       return p >= 0 && seen.count(p) != 0;
     };
-    const std::vector<int> written = task_written_tensors(g_, t);
+    const std::vector<int>& written = this->written(at);
     for (const auto& [tensor, region] : t.regions) {
       check_tensor_index(at, tensor, "regions");
       if (!produced_here(tensor))
@@ -218,7 +234,7 @@ class Checker {
     for (size_t si = 0; si < p_.stages.size(); ++si) {
       for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
         const Task& t = p_.stages[si].tasks[ti];
-        for (int w : task_written_tensors(g_, t))
+        for (int w : written({si, ti}))
           writes_[w].push_back({{si, ti}, task_written_region(g_, t, w), t.reduction});
       }
     }
@@ -375,6 +391,8 @@ class Checker {
   const PlanTarget* target_;
   std::string where_;
   std::map<int, std::vector<Write>> writes_;
+  std::vector<std::vector<int>> written_;  // per task, in stage order
+  std::vector<size_t> stage_offset_;       // index in written_ of each stage's first task
 };
 
 }  // namespace
