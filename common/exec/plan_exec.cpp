@@ -12,15 +12,6 @@ namespace dgs {
 
 namespace {
 
-Region shifted(const Region& r, const Region& origin) {
-  Region out = r;
-  for (size_t d = 0; d < out.size(); ++d) {
-    out[d].lo -= origin[d].lo;
-    out[d].hi -= origin[d].lo;
-  }
-  return out;
-}
-
 // A per-element flag over a region of a tensor.
 class RegionMask {
  public:
@@ -232,7 +223,7 @@ class TaskRunner {
         if (auto wit = written_.find(out); wit != written_.end()) {
           const Region c = region_intersect(x, wit->second);
           if (!region_empty(c)) {
-            insert_region(store_.at(out), c, extract_region(y, shifted(c, x)));
+            insert_region(store_.at(out), c, extract_region(y, region_relative(c, x)));
             coverage_.at(out).set(c);
           }
         }

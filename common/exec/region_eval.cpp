@@ -15,21 +15,6 @@ std::string op_ref(const Op& op) {
   return "op '" + op.name + "' (" + std::string(op_kind_name(op.kind)) + ")";
 }
 
-Shape sizes(const Region& r) {
-  Shape s;
-  for (const Interval& iv : r) s.push_back(iv.size());
-  return s;
-}
-
-Region shifted(const Region& r, const Region& origin) {
-  Region out = r;
-  for (size_t d = 0; d < out.size(); ++d) {
-    out[d].lo -= origin[d].lo;
-    out[d].hi -= origin[d].lo;
-  }
-  return out;
-}
-
 // Row-major strides of a shape.
 std::vector<int64_t> strides_of(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
@@ -187,7 +172,8 @@ class RegionEval {
     } else {
       need_ = input_regions(g_, o_, out_, k_);
     }
-    if (region_empty(out_)) return TensorData::zeros(sizes(out_), g_.tensor(op_.outputs[0]).dtype);
+    if (region_empty(out_))
+      return TensorData::zeros(region_shape(out_), g_.tensor(op_.outputs[0]).dtype);
     switch (family_of(g_, o_, k_)) {
       case Family::Window:
         if (auto r = window(); r) return std::move(*r);
@@ -239,7 +225,7 @@ class RegionEval {
   TensorData take_output(std::vector<TensorData> outs, const Region& result_at) {
     TensorData& r = outs.at(static_cast<size_t>(k_));
     if (result_at == out_) return std::move(r);
-    return extract_region(r, shifted(out_, result_at));
+    return extract_region(r, region_relative(out_, result_at));
   }
 
   // Conv and pooling with the region's own padding.
@@ -293,7 +279,7 @@ class RegionEval {
     TensorData y = compute_op(sub, in, 1).at(0);
     Region at = out_;
     at[1] = wr[0];
-    return extract_region(y, shifted(out_, at));
+    return extract_region(y, region_relative(out_, at));
   }
 
   // Input channels g*cg + [0, rc) of ng consecutive groups, from a cut that starts at the first
@@ -348,7 +334,7 @@ class RegionEval {
     if (acc.kind != InputAccess::Kind::Affine || !s.reduction_axes.empty()) return whole();
     const TensorData x = cut(0, need_[0]);
     const std::vector<int64_t> st = strides_of(x.shape);
-    TensorData y = TensorData::zeros(sizes(out_), x.dtype);
+    TensorData y = TensorData::zeros(region_shape(out_), x.dtype);
     for_each_index(out_, [&](int64_t k, const std::vector<int64_t>& idx) {
       int64_t off = 0;
       for (size_t d = 0; d < acc.dims.size(); ++d) {
@@ -374,7 +360,7 @@ class RegionEval {
     const TensorData x = cut(0, need_[0]);
     const std::vector<int64_t> yst = strides_of(ys), xst = strides_of(xs),
                                cst = strides_of(x.shape);
-    TensorData y = TensorData::zeros(sizes(out_), x.dtype);
+    TensorData y = TensorData::zeros(region_shape(out_), x.dtype);
     for_each_index(out_, [&](int64_t k, const std::vector<int64_t>& idx) {
       int64_t flat = 0;
       for (size_t d = 0; d < idx.size(); ++d) flat += idx[d] * yst[d];
@@ -425,20 +411,22 @@ class RegionEval {
 TensorData cut_piece(const TensorPiece& piece, const Region& need, const std::string& what) {
   if (!piece.data) throw Error(what + ": no value");
   const TensorData& d = *piece.data;
-  if (d.shape != sizes(piece.region))
+  if (d.shape != region_shape(piece.region))
     throw Error(what + ": piece " + tensor_data_str(d) + " does not match its region " +
                 region_str(piece.region));
   if (piece.region == need) return d;
-  if (region_empty(need)) return TensorData::zeros(sizes(need), d.dtype);
-  if (region_contains(piece.region, need)) return extract_region(d, shifted(need, piece.region));
+  if (region_empty(need)) return TensorData::zeros(region_shape(need), d.dtype);
+  if (region_contains(piece.region, need))
+    return extract_region(d, region_relative(need, piece.region));
   if (!d.is_float())
     throw Error(what + ": integer input must be given whole; got region " +
                 region_str(piece.region) + " for a need of " + region_str(need));
-  TensorData t = TensorData::zeros(sizes(need), d.dtype);
+  TensorData t = TensorData::zeros(region_shape(need), d.dtype);
   std::fill(t.f.begin(), t.f.end(), std::numeric_limits<float>::quiet_NaN());
   const Region common = region_intersect(piece.region, need);
   if (!region_empty(common))
-    insert_region(t, shifted(common, need), extract_region(d, shifted(common, piece.region)));
+    insert_region(t, region_relative(common, need),
+                  extract_region(d, region_relative(common, piece.region)));
   return t;
 }
 

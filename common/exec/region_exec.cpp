@@ -19,12 +19,6 @@ void check_region(const Shape& s, const Region& r, const std::string& what) {
   }
 }
 
-Shape region_shape(const Region& r) {
-  Shape s;
-  for (const Interval& iv : r) s.push_back(iv.size());
-  return s;
-}
-
 // Calls fn(tile_flat, tensor_flat) for every element of region r of a tensor of shape s.
 template <class F>
 void for_each_in_region(const Shape& s, const Region& r, F fn) {

@@ -78,6 +78,24 @@ bool region_contains(const Region& outer, const Region& inner) {
   return true;
 }
 
+Shape region_shape(const Region& r) {
+  Shape s;
+  for (const Interval& iv : r) s.push_back(iv.size());
+  return s;
+}
+
+Region region_relative(const Region& r, const Region& origin) {
+  if (r.size() != origin.size())
+    throw Error("region_relative: ranks differ (" + region_str(r) + " and " + region_str(origin) +
+                ")");
+  Region out = r;
+  for (size_t d = 0; d < out.size(); ++d) {
+    out[d].lo -= origin[d].lo;
+    out[d].hi -= origin[d].lo;
+  }
+  return out;
+}
+
 std::string region_str(const Region& r) {
   std::ostringstream os;
   os << '[';

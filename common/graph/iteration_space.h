@@ -52,6 +52,9 @@ Region region_intersect(const Region& a, const Region& b);
 // Intersection with [0, dim) per dim.
 Region clamp_region(const Region& r, const Shape& s);
 bool region_contains(const Region& outer, const Region& inner);
+Shape region_shape(const Region& r);  // the sizes of its intervals
+// `r` in the coordinates of a box that starts at `origin`'s lower corner (r.lo - origin.lo).
+Region region_relative(const Region& r, const Region& origin);
 std::string region_str(const Region& r);  // "[0:4,2:9]"
 
 // ---------------------------------------------------------------------------------------------

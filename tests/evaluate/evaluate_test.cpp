@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/error_of.h"
+
 #include <functional>
 
 #include "common/evaluate/gpu_evaluation.h"
@@ -13,15 +15,6 @@
 
 namespace dgs {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 Task task(TaskKind kind, std::vector<int> ops) {
   Task t;

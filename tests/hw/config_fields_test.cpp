@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/error_of.h"
+
 #include <functional>
 
 #include "common/util/error.h"
@@ -13,15 +15,6 @@ namespace dgs {
 namespace {
 
 using nlohmann::json;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 json entry(json value, const std::string& unit) {
   json e = {{"value", value}, {"source", "assumption: test"}};

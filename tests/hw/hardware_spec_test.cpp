@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/error_of.h"
+
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -14,15 +16,6 @@ namespace dgs {
 namespace {
 
 using nlohmann::json;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 TEST(HardwareSpec, AGpuConfigNamesItsLevelsAndUnits) {
   const HardwareSpec h = load_hardware("v100");

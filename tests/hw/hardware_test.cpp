@@ -1,6 +1,8 @@
 // Tests of the GPU config loader (common/hw) and the built-in configs (hw_configs/*.json).
 #include <gtest/gtest.h>
 
+#include "tests/error_of.h"
+
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -14,15 +16,6 @@ namespace {
 
 using nlohmann::json;
 constexpr int64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 json builtin_json(const std::string& name) {
   return json::parse(*builtin_resource("hw_configs/" + name + ".json"));

@@ -3,6 +3,8 @@
 // DGS_UPDATE_GOLDEN=1 to regenerate them (then review the diff).
 #include <gtest/gtest.h>
 
+#include "tests/error_of.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -36,15 +38,6 @@ void expect_golden(const std::string& name, const std::string& actual) {
   const std::string expected = read_file(path);
   EXPECT_EQ(actual, expected) << "output differs from " << path
                               << " (if the change is intended, rerun with DGS_UPDATE_GOLDEN=1)";
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
 }
 
 // A minimal XML well-formedness check: balanced tags, quoted attributes, known entities, one
