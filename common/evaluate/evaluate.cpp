@@ -15,8 +15,7 @@ using Evaluator = EvaluationResult (*)(const Graph&, const Plan&, const Hardware
 EvaluationResult evaluate_on_gpu(const Graph& g, const Plan& plan, const HardwareSpec& hw,
                                  const EvaluationOptions& options) {
   if (!hw.gpu) throw Error(hw.file + ": hardware of kind 'gpu' carries no GPU description");
-  const PlanEvaluation e =
-      evaluate_plan(g, plan, *hw.gpu, options.gpu_fused_kernels, kernel_options(plan.options));
+  const PlanEvaluation e = evaluate_plan(g, plan, *hw.gpu, options.gpu_fused_kernels);
   return gpu_evaluation_result(e, plan, *hw.gpu);
 }
 

@@ -139,8 +139,8 @@ class TaskRunner {
     for (size_t i = 0; i < o.inputs.size(); ++i)
       if (o.inputs[i] >= 0 && g_.tensor(o.inputs[i]).role != TensorRole::Constant)
         pieces[i] = stored(o.inputs[i]);
-    const TensorData part = compute_op_region(g_, op, r, pieces, 0, &t_.reduction.range);
-    stats_.elements_computed[static_cast<size_t>(op)] += region_numel(r);
+    const TensorData part = compute_op_region(g_, op, r, pieces, 0, &t_.reduction.range,
+                                              &stats_.elements_computed[static_cast<size_t>(op)]);
     ++stats_.tiles;
     TensorData& acc = store_.at(out);
     TensorData sum = extract_region(acc, r);
@@ -218,8 +218,8 @@ class TaskRunner {
             pieces[i] = stored(in);
           }
         }
-        TensorData y = compute_op_region(g_, op, x, pieces, static_cast<int>(k));
-        stats_.elements_computed[static_cast<size_t>(op)] += region_numel(x);
+        TensorData y = compute_op_region(g_, op, x, pieces, static_cast<int>(k), nullptr,
+                                         &stats_.elements_computed[static_cast<size_t>(op)]);
         if (auto wit = written_.find(out); wit != written_.end()) {
           const Region c = region_intersect(x, wit->second);
           if (!region_empty(c)) {

@@ -28,9 +28,11 @@
 namespace dgs {
 
 struct PlanRunStats {
-  std::vector<int64_t> elements_computed;  // per op: output elements computed (halos included)
-  int64_t tasks = 0;                       // tasks run
-  int64_t tiles = 0;                       // tiles run (a task without a tile counts one)
+  // Per op: the output elements its region evaluations computed (compute_op_region's count: halos
+  // included, and the whole output each time for the ops region_eval computes whole).
+  std::vector<int64_t> elements_computed;
+  int64_t tasks = 0;  // tasks run
+  int64_t tiles = 0;  // tiles run (a task without a tile counts one)
 };
 
 // Runs `plan` (checked with Plan::check first) on `inputs`: values of the graph's Input, Weight and

@@ -157,6 +157,10 @@ class RegionEval {
              int output_index, const ReductionRange* slice)
       : g_(g), o_(op), op_(g.op(op)), out_(out), in_(inputs), k_(output_index), slice_(slice) {}
 
+  // Output elements the evaluation computed (the work): the region, or more where the op is
+  // computed over a larger extent (reduced axes whole, whole-op fallback).
+  int64_t work() const { return work_; }
+
   TensorData run() {
     const Shape& full = g_.tensor(op_.outputs.at(static_cast<size_t>(k_))).shape;
     if (out_.size() != full.size() || !region_contains(full_region(full), out_))
@@ -191,6 +195,12 @@ class RegionEval {
   }
 
  private:
+  // Counts output `k` of a compute_op result as work.
+  std::vector<TensorData> counted(std::vector<TensorData> outs, int k) {
+    work_ += outs.at(static_cast<size_t>(k)).numel();
+    return outs;
+  }
+
   // The cut of input i to region r (nullptr-piece constants from their graph data).
   TensorData cut(size_t i, const Region& r) {
     const Tensor& t = g_.tensor(op_.inputs[i]);
@@ -251,7 +261,7 @@ class RegionEval {
       xr[0] = out_[0];
       xr[1] = out_[1];
       const TensorData xs = cut(0, xr);
-      return compute_op(sub, {&xs}, 1).at(0);
+      return counted(compute_op(sub, {&xs}, 1), 0).at(0);
     }
     // Conv: the output channels' groups (and, with a slice, the slice's input channels).
     const Shape& wshape = g_.tensor(op_.inputs[1]).shape;
@@ -264,19 +274,21 @@ class RegionEval {
     xr[1] = {g0 * cg + red.lo, g1 * cg + red.hi};
     TensorData xs = cut(0, xr);
     if (ng > 1 && rc != cg) xs = gather_group_channels(xs, ng, cg, rc);
+    // Within one group only the region's output channels are computed; a region spanning groups
+    // computes its groups' channels whole (at most two partial groups of extra work).
     Region wr = full_region(wshape);
-    wr[0] = {g0 * mg, (g1 + 1) * mg};
+    wr[0] = ng == 1 ? out_[1] : Interval{g0 * mg, (g1 + 1) * mg};
     wr[1] = red;
     const TensorData ws = cut(1, wr);
     TensorData bs;
     const bool bias = present(2) && red.lo == 0;
     if (bias) bs = cut(2, {wr[0]});
-    sub.attrs.set("group", group == 1 ? int64_t{1} : ng);
+    sub.attrs.set("group", ng);
     std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
     sub.attrs.set("kernel_shape", kernel);
     std::vector<const TensorData*> in = {&xs, &ws};
     if (bias) in.push_back(&bs);
-    TensorData y = compute_op(sub, in, 1).at(0);
+    TensorData y = counted(compute_op(sub, in, 1), 0).at(0);
     Region at = out_;
     at[1] = wr[0];
     return extract_region(y, region_relative(out_, at));
@@ -322,7 +334,7 @@ class RegionEval {
     }
     const Shape& full = g_.tensor(op_.outputs[static_cast<size_t>(k_)]).shape;
     std::vector<TensorData> outs =
-        compute_op(op_, ptrs(subs, use), static_cast<int>(op_.outputs.size()));
+        counted(compute_op(op_, ptrs(subs, use), static_cast<int>(op_.outputs.size())), k_);
     const Region at = result_region(op_, outs.at(static_cast<size_t>(k_)).shape, out_, full);
     return take_output(std::move(outs), at);
   }
@@ -335,6 +347,7 @@ class RegionEval {
     const TensorData x = cut(0, need_[0]);
     const std::vector<int64_t> st = strides_of(x.shape);
     TensorData y = TensorData::zeros(region_shape(out_), x.dtype);
+    work_ += region_numel(out_);
     for_each_index(out_, [&](int64_t k, const std::vector<int64_t>& idx) {
       int64_t off = 0;
       for (size_t d = 0; d < acc.dims.size(); ++d) {
@@ -361,6 +374,7 @@ class RegionEval {
     const std::vector<int64_t> yst = strides_of(ys), xst = strides_of(xs),
                                cst = strides_of(x.shape);
     TensorData y = TensorData::zeros(region_shape(out_), x.dtype);
+    work_ += region_numel(out_);
     for_each_index(out_, [&](int64_t k, const std::vector<int64_t>& idx) {
       int64_t flat = 0;
       for (size_t d = 0; d < idx.size(); ++d) flat += idx[d] * yst[d];
@@ -391,7 +405,7 @@ class RegionEval {
       full[i] = cut(i, full_region(g_.tensor(op_.inputs[i]).shape));
     }
     std::vector<TensorData> outs =
-        compute_op(op_, ptrs(full, use), static_cast<int>(op_.outputs.size()));
+        counted(compute_op(op_, ptrs(full, use), static_cast<int>(op_.outputs.size())), k_);
     return take_output(std::move(outs),
                        full_region(g_.tensor(op_.outputs[static_cast<size_t>(k_)]).shape));
   }
@@ -404,6 +418,7 @@ class RegionEval {
   int k_;
   const ReductionRange* slice_;
   std::vector<Region> need_;
+  int64_t work_ = 0;
 };
 
 }  // namespace
@@ -432,8 +447,11 @@ TensorData cut_piece(const TensorPiece& piece, const Region& need, const std::st
 
 TensorData compute_op_region(const Graph& g, int op, const Region& out,
                              const std::vector<TensorPiece>& inputs, int output_index,
-                             const ReductionRange* slice) {
-  return RegionEval(g, op, out, inputs, output_index, slice).run();
+                             const ReductionRange* slice, int64_t* elements_computed) {
+  RegionEval e(g, op, out, inputs, output_index, slice);
+  TensorData y = e.run();
+  if (elements_computed) *elements_computed += e.work();
+  return y;
 }
 
 bool region_eval_is_proportional(const Graph& g, int op, int output_index) {

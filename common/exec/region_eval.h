@@ -45,11 +45,15 @@ inline TensorPiece whole_piece(const TensorData& t) {
 
 // Computes region `out` of output `output_index` of op `op` of `g` from `inputs` (one piece per
 // op input). With `slice` (reduction_slice.h), the partial result over that range of the op's
-// reduction axis. Returns a tensor of shape = the region's sizes. Throws dgs::Error naming the op
-// for a region outside the output, an integer input not given whole, or a bad slice.
+// reduction axis. Returns a tensor of shape = the region's sizes. Adds to `elements_computed` (if
+// given) the output elements the evaluation computed: the region's, or more where the op ran
+// over a larger extent (reduced axes whole, or the whole output for the ops computed whole).
+// Throws dgs::Error naming the op for a region outside the output, an integer input not given
+// whole, or a bad slice.
 TensorData compute_op_region(const Graph& g, int op, const Region& out,
                              const std::vector<TensorPiece>& inputs, int output_index = 0,
-                             const ReductionRange* slice = nullptr);
+                             const ReductionRange* slice = nullptr,
+                             int64_t* elements_computed = nullptr);
 
 // Whether compute_op_region's work for this op is proportional to the region (see above), or
 // the whole op is computed.

@@ -73,7 +73,8 @@ bool needs_stage_sync(const Plan& plan, size_t i) {
 }
 
 PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& spec,
-                             const FusedKernelFn& fused, const KernelOptions& opts) {
+                             const FusedKernelFn& fused) {
+  const KernelOptions opts = kernel_options(plan.options);
   PlanEvaluation e;
   double warp_time = 0;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
@@ -106,8 +107,8 @@ PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& sp
 }
 
 double plan_latency(const Graph& g, const Plan& plan, const GpuSpec& spec,
-                    const FusedKernelFn& fused, const KernelOptions& opts) {
-  return evaluate_plan(g, plan, spec, fused, opts).latency_us;
+                    const FusedKernelFn& fused) {
+  return evaluate_plan(g, plan, spec, fused).latency_us;
 }
 
 }  // namespace dgs

@@ -65,11 +65,13 @@ struct PlanEvaluation {
                               // start to its last kernel's end, summed
 };
 
+// The plan's latency on `spec`, stage by stage; the operator -> kernel options are the plan's own
+// (kernel_options(plan.options)).
 PlanEvaluation evaluate_plan(const Graph& g, const Plan& plan, const GpuSpec& spec,
-                             const FusedKernelFn& fused = {}, const KernelOptions& opts = {});
+                             const FusedKernelFn& fused = {});
 
 // evaluate_plan(...).latency_us, in microseconds.
 double plan_latency(const Graph& g, const Plan& plan, const GpuSpec& spec,
-                    const FusedKernelFn& fused = {}, const KernelOptions& opts = {});
+                    const FusedKernelFn& fused = {});
 
 }  // namespace dgs

@@ -1,8 +1,10 @@
-// model_info MODEL [--batch N] [--image N] [--seq N] [--dtype float32|float16] [--csv]
+// model_info MODEL [--batch N] [--image N] [--seq N] [--dtype float32|float16] [--ops] [--csv]
 // Describes a zoo model or an .onnx file: operators by type with their FLOPs, MACs, parameters and
 // bytes (common/graph/op_cost.h), and the graph's totals, width (largest antichain) and number of
-// blocks (parts separated by cut ops). A terminal table by default, CSV with --csv. A bad file, an
-// unknown model name or a bad flag: one line on stderr, exit code 2.
+// blocks (parts separated by cut ops); with --ops, every operator in topological order instead (its
+// name, type, input and output tensors with their shapes: the names a plan uses). A terminal table
+// by default, CSV with --csv. A bad file, an unknown model name or a bad flag: one line on stderr,
+// exit code 2.
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <map>
@@ -54,6 +56,25 @@ dgs::Table describe(const dgs::Graph& g, int64_t batch) {
   return t;
 }
 
+// One row per op, in topological order: the names a plan's tasks and regions use.
+dgs::Table op_list(const dgs::Graph& g) {
+  dgs::Table t({"op", "type", "inputs", "outputs"});
+  auto tensors = [&](const std::vector<int>& ts) {
+    std::string s;
+    for (int x : ts) {
+      if (x < 0) continue;
+      s += (s.empty() ? "" : " ") + g.tensor(x).name + dgs::shape_str(g.tensor(x).shape);
+    }
+    return s;
+  };
+  for (int o : g.topo_order()) {
+    const dgs::Op& op = g.op(o);
+    t.add_row({op.name, std::string(dgs::op_kind_name(op.kind)), tensors(op.inputs),
+               tensors(op.outputs)});
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +87,7 @@ int main(int argc, char** argv) {
       "image", po::value<int64_t>()->default_value(0), "image size (0: the model's default)")(
       "seq", po::value<int64_t>()->default_value(0), "sequence length (0: the model's default)")(
       "dtype", po::value<std::string>()->default_value("float32"), "float32 or float16")(
+      "ops", "list every operator (name, type, inputs, outputs) instead of the summary")(
       "csv", "print CSV instead of a table");
   po::options_description all;
   all.add(visible).add_options()("model", po::value<std::string>(), "model");
@@ -74,7 +96,7 @@ int main(int argc, char** argv) {
 
   dgs::ZooOptions opts;
   std::string model;
-  bool csv = false;
+  bool csv = false, ops = false;
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -100,6 +122,7 @@ int main(int argc, char** argv) {
       throw dgs::UsageError("--dtype " + dtype + " is not supported; expected float32 or float16");
     }
     csv = vm.count("csv") != 0;
+    ops = vm.count("ops") != 0;
   } catch (const po::error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -116,7 +139,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const dgs::Table t = describe(g, opts.batch);
+    const dgs::Table t = ops ? op_list(g) : describe(g, opts.batch);
     if (csv) {
       std::cout << dgs::to_csv(t);
     } else {
@@ -125,7 +148,7 @@ int main(int argc, char** argv) {
                 << " compound units)\n"
                 << "inputs:  " << shapes_of(g, g.input_tensors()) << "\n"
                 << "outputs: " << shapes_of(g, g.output_tensors()) << "\n";
-      dgs::print_table(std::cout, "Operators by type", t);
+      dgs::print_table(std::cout, ops ? "Operators (topological order)" : "Operators by type", t);
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

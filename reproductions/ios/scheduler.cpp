@@ -368,7 +368,8 @@ Plan to_plan(const Network& net, const IosSchedule& s) {
 
 ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
   const Plan plan = to_plan(net, s);
-  const PlanEvaluation pe = evaluate_plan(*net.graph, plan, spec, {}, kIosKernelOptions);
+  const PlanEvaluation pe =
+      evaluate_plan(*net.graph, plan, spec);  // plan.options: kIosKernelOptions
   ScheduleEval e;
   e.latency_us = pe.latency_us;
   e.avg_active_warps_per_sm = pe.avg_active_warps_per_sm;

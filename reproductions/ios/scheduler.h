@@ -150,7 +150,7 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
 // ---------------------------------------------------------------------------------------------
 // Plans and evaluation
 // ---------------------------------------------------------------------------------------------
-// Concurrent stage: one Sequential task per group (placement = group index);
+// Concurrent stage: one Sequential task per group (placed on stream = group index);
 // merge stage: one Merged task holding the convolutions and, after each, its
 // fused Relu.
 Plan to_plan(const Network& net, const IosSchedule& s);

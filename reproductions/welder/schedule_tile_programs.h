@@ -3,7 +3,7 @@
 // schedules to the generic builder (common/tileprog/tile_program_builder.h). Each launched kernel
 // group of a Schedule becomes one program (one kernel launch) at the tile the scheduler chose,
 // with the per-tile regions of every operator from the suite's shared region propagation, the
-// same tiling fused_exec.cpp checks on the CPU reference. Layout-only groups (Reshape & co.,
+// same tiling run_plan (common/exec/plan_exec.h) checks on the CPU reference. Layout-only groups (Reshape & co.,
 // which the scheduler counts as no kernel) launch nothing: their output is a view of their
 // input's buffer (common/tileprog/network_program.h).
 //

@@ -68,8 +68,8 @@ Schedule schedule_graph(const TileGraph& g, const WelderArch& arch, const Schedu
 // Whether edge producer->consumer may be connected at the register level.
 bool register_eligible(const TileGraph& g, int producer, int consumer);
 
-// The schedule as a dgs::Plan: one stage per group (layout-only groups carry params
-// {"kernels": 0}), a Fused task with its kept tensors and tile. `graph` must be the graph the
+// The schedule as a dgs::Plan: one stage per group, a Fused task with its kept tensors and tile
+// (a layout-only group is a Fused task of Reshape-like ops, which launches no kernel). `graph` must be the graph the
 // tile-graph was built from (tensor and op indices refer to it).
 Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name);
 

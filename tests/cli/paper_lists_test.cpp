@@ -2,6 +2,8 @@
 // checks each list's shape, and that every default machine it names is a built-in GPU config.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <functional>
 #include <set>
 #include <sstream>
@@ -34,6 +36,18 @@ const std::vector<PaperList>& papers() {
       {"brickdl", brickdl::paper_info, brickdl::experiments},
   };
   return p;
+}
+
+// The list above is CMake's DGS_PAPERS (written to build/papers.txt): a paper added there and
+// not here fails.
+TEST(PaperLists, ThisListIsTheBuildsPaperList) {
+  std::ifstream in(std::string(DGS_BINARY_DIR) + "/papers.txt");
+  ASSERT_TRUE(in) << "no papers.txt in the build folder";
+  std::vector<std::string> built, listed;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) built.push_back(line);
+  for (const PaperList& p : papers()) listed.push_back(p.folder);
+  EXPECT_EQ(built, listed);
 }
 
 TEST(PaperLists, EachPaperNamesItsFolderTitleAndText) {

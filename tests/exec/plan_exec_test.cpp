@@ -306,8 +306,8 @@ TEST(RunPlan, MalformedPlansAreRefusedInOneLine) {
   gpu.name = "V100";
   gpu.memory_levels = {"register", "shared", "l2", "dram", "host"};
   expect_check_error(g, lvl, "memory level 'lb' does not exist on V100", &gpu);
-  // A task that computes only part of what it writes is caught by the comparison, not hidden:
-  // dropping the relu half of one task leaves elements of y unwritten.
+  // A task whose region is dropped writes its tensor whole, over the other task's half: refused
+  // before anything runs.
   Plan gap = rows({0, 4}, {4, 8}, true);
   gap.stages[0].tasks[1].regions.clear();
   expect_run_error(g, gap, "overlaps");

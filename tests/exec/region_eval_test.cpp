@@ -111,6 +111,40 @@ TEST(RegionEval, RegionsEqualTheWholeOpCut) {
   }
 }
 
+// The work (output elements computed) follows the region for the ops evaluated by region, and is
+// the whole output for the ops computed whole.
+TEST(RegionEval, WorkIsProportionalToTheRegion) {
+  Graph g;
+  const int x = g.add_input("x", {1, 16, 32, 32});
+  const int w = g.add_weight("w", {16, 16, 3, 3});
+  const int conv = g.add_op(
+      OpKind::Conv, "conv", {x, w},
+      {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const int c = g.op(conv).outputs[0];
+  const int sm = g.add_op(OpKind::Softmax, "sm", {c}, {{"axis", int64_t{3}}});
+  const int wt = g.add_weight("wt", {16, 16, 2, 2});
+  const int ct = g.add_op(
+      OpKind::ConvTranspose, "ct", {c, wt},
+      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  g.mark_output(g.op(sm).outputs[0]);
+  g.mark_output(g.op(ct).outputs[0]);
+  const TensorValues v = run_graph(g, {}, 2);
+  auto work = [&](int op, const Region& r) {
+    std::vector<TensorPiece> pieces;
+    for (int in : g.op(op).inputs) pieces.push_back(whole_piece(v.at(in)));
+    int64_t n = 0;
+    const TensorData y = compute_op_region(g, op, r, pieces, 0, nullptr, &n);
+    EXPECT_TRUE(compare_tensors(y, extract_region(v.at(g.op(op).outputs[0]), r)).passed);
+    return n;
+  };
+  // A 2x3 corner of 4 channels of the conv: 24 elements, not the 16K of the whole output.
+  EXPECT_EQ(work(conv, {{0, 1}, {0, 4}, {0, 2}, {29, 32}}), 24);
+  // Softmax over the last axis computes whole rows: 2 rows of 32 for a 2x5 region.
+  EXPECT_EQ(work(sm, {{0, 1}, {3, 4}, {7, 9}, {10, 15}}), 64);
+  // ConvTranspose is computed whole (its 64x64 output), however small the region.
+  EXPECT_EQ(work(ct, {{0, 1}, {0, 1}, {0, 1}, {0, 1}}), 16 * 64 * 64);
+}
+
 TEST(RegionEval, WhichOpsAreProportional) {
   Graph g;
   const int x = g.add_input("x", {1, 4, 6, 6});

@@ -176,7 +176,9 @@ Task task(TaskKind kind, std::vector<int> ops) {
   return t;
 }
 
-Task seq(std::vector<int> ops) { return task(TaskKind::Sequential, std::move(ops)); }
+Task seq(std::vector<int> ops) {
+  return task(TaskKind::Sequential, std::move(ops));
+}
 
 TEST(GpuPlan, SequentialPlanIsTheSumOfItsKernels) {
   SmallNet n;
@@ -233,8 +235,8 @@ TEST(GpuPlan, FusedTasksNeedTheCallersKernels) {
   SmallNet n;
   const GpuSpec v = hand_v100();
   Plan p;
-  p.stages.push_back(Stage{{task(TaskKind::Fused, {n.conv3, n.relu, n.reshape}),
-                            seq({n.conv13}), seq({n.conv31}), seq({n.dw})}});
+  p.stages.push_back(Stage{{task(TaskKind::Fused, {n.conv3, n.relu, n.reshape}), seq({n.conv13}),
+                            seq({n.conv31}), seq({n.dw})}});
   EXPECT_THROW(plan_latency(n.g, p, v), Error);
   int calls = 0;
   FusedKernelFn fused = [&](const Graph&, const Task& t, const GpuSpec&) {
@@ -275,12 +277,14 @@ TEST(GpuPlan, MergedTaskFoldsTheReluOfItsConvs) {
   Plan p;
   p.stages.push_back(Stage{{merged, seq({n.dw})}});
   p.stages.push_back(Stage{{seq({n.conv31}), seq({n.reshape})}});
-  const PlanEvaluation e = evaluate_plan(n.g, p, v, {}, fold);
+  p.options.fold_activation = true;
+  const PlanEvaluation e = evaluate_plan(n.g, p, v);
   EXPECT_EQ(e.kernels, 3);  // merged conv, dw, conv31 (the reshape launches nothing)
   EXPECT_DOUBLE_EQ(e.stage_latency_us[0],
                    simulate_stage(v, {ref, kernels_for_op(n.g, n.dw, v, fold)}).latency_us);
   // Without folding the Relu is a kernel of its own and cannot be in a merged task.
   EXPECT_THROW(kernels_for_merged_task(n.g, merged.ops, v), Error);
+  p.options.fold_activation = false;
   EXPECT_THROW(evaluate_plan(n.g, p, v), Error);
   // A Relu whose conv is not in the task, or an op that is no epilogue, is rejected too.
   EXPECT_THROW(kernels_for_merged_task(n.g, {n.conv13, n.conv31, n.relu}, v, fold), Error);
@@ -348,13 +352,12 @@ TEST(GpuPlan, IosFigure12OrderingHoldsOnTheV100Config) {
   for (int r : {a, b, c, d}) sequential.stages.push_back(Stage{{unit(r)}});
   greedy.stages = {Stage{{unit(a), unit(c), unit(d)}}, Stage{{unit(b)}}};
   ios.stages = {Stage{{unit(a), unit(d)}}, Stage{{unit(b), unit(c)}}};
-  KernelOptions fold;
-  fold.fold_activation = true;
   std::vector<PlanEvaluation> r;
   for (Plan* p : {&sequential, &greedy, &ios}) {
     p->stages.push_back(Stage{{seq({cat})}});
+    p->options.fold_activation = true;  // the Relus run in the convs' epilogues
     p->check(g);
-    r.push_back(evaluate_plan(g, *p, v, {}, fold));
+    r.push_back(evaluate_plan(g, *p, v));
   }
   EXPECT_EQ(r[0].kernels, 5);  // the Relus run in the convs' epilogues
   EXPECT_GT(r[0].latency_us, r[1].latency_us);

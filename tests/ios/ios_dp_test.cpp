@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/exec/plan_exec.h"
+#include "tests/json_schema_lite.h"
 
 #include <algorithm>
 #include <bit>
@@ -561,6 +562,15 @@ TEST(IosSchedules, IosPlansRunOnTheReferenceEqualTheNetwork) {
   }
   EXPECT_GT(merged, 0);
   EXPECT_GT(concurrent, 0);
+}
+
+// The plans IOS writes are valid documents of the plan format (common/plan/plan.schema.json).
+TEST(IosSchedules, IosPlansValidateAgainstThePlanSchema) {
+  const Graph g = build_zoo_model("inception_v3");
+  const Network net = make_network(g, default_part_rule("inception_v3"));
+  GpuModelStageCost cost(load_gpu_spec("v100"));
+  const Plan p = to_plan(net, ios_schedule(net, StrategySet::Both, Pruning{}, cost));
+  EXPECT_EQ(testing::plan_schema().validate(nlohmann::json::parse(plan_to_json(p, g))), "");
 }
 
 }  // namespace

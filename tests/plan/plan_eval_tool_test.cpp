@@ -170,6 +170,16 @@ TEST_F(PlanEvalTool, CheckRunsThePlanOnTheCpuReference) {
   EXPECT_NE(b.out.find("not priced: the task of op 'conv1' computes a region"), std::string::npos)
       << b.out;
   EXPECT_EQ(std::count(b.out.begin(), b.out.end(), '\n'), 2) << b.out;
+  // A plan written for an accelerator (levels lb/gb, cores) is checked, and not priced on V100.
+  const std::string inst = std::string(DGS_SOURCE_DIR) + "/common/plan/examples/instances.json";
+  const ToolRun i = run_plan_eval("--model test_residual_block --plan " + inst + " --check");
+  EXPECT_EQ(i.exit_code, 0) << i.out;
+  EXPECT_NE(i.out.find("1 outputs equal to the reference\nnot priced: plan 'example: two height "
+                       "instances, one after another on the 8 cores of cluster 0' of graph "
+                       "'test_residual_block': stage 0 task 0 kept.conv1:0: memory level 'lb' "
+                       "does not exist on V100"),
+            std::string::npos)
+      << i.out;
   const ToolRun n = run_plan_eval("--model test_residual_block --plan " + bricks);
   EXPECT_EQ(n.exit_code, 2) << n.out;
   EXPECT_NE(n.out.find("prices whole operators only; --check runs it on the CPU reference"),

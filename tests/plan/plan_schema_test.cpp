@@ -1,5 +1,6 @@
 // The plan format's documentation: plan.schema.json validates every example in
-// common/plan/examples/ and every plan the suite writes, its enums are the C++ names, and each
+// common/plan/examples/ (and, in tests/ios and tests/welder, the plans those schedulers write),
+// its enums are the C++ names, and each
 // example (one per kind of task) loads, passes Plan::check and runs on the CPU reference equal to
 // the unscheduled graph.
 #include <gtest/gtest.h>
@@ -11,9 +12,7 @@
 #include "common/plan/plan.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
-#include "reproductions/ios/scheduler.h"
-#include "reproductions/welder/scheduler.h"
-#include "tests/plan/json_schema_lite.h"
+#include "tests/json_schema_lite.h"
 
 namespace dgs {
 namespace {
@@ -104,29 +103,6 @@ TEST(PlanSchema, EveryExampleValidatesChecksAndRunsEqualToTheReference) {
   EXPECT_EQ(features, (std::set<std::string>{"concurrent", "sequential", "merged", "fused",
                                              "region", "partial sums", "tile", "shared halo",
                                              "binding", "mesh engine", "scope"}));
-}
-
-TEST(PlanSchema, PlansTheSuiteWritesValidate) {
-  const auto sc = schema();
-  // IOS on the diamond test graph and Welder on ViT.
-  {
-    const Graph g = build_zoo_model("test_diamond");
-    const ios::Network net = ios::make_network(g, ios::PartRule::Blocks);
-    ios::GpuModelStageCost cost(load_gpu_spec("v100"));
-    const Plan p = ios::to_plan(net, ios::ios_schedule(net, ios::StrategySet::Both, {}, cost));
-    EXPECT_EQ(sc.validate(nlohmann::json::parse(plan_to_json(p, g))), "");
-  }
-  {
-    ZooOptions zo;
-    zo.image_size = 64;
-    const Graph g = build_zoo_model("vit_s32", zo);
-    const welder::TileGraph tg = welder::build_tile_graph(g);
-    welder::ScheduleOptions o;
-    const welder::Schedule s =
-        welder::schedule_graph(tg, welder::arch_from_gpu(load_gpu_spec("v100"), false), o);
-    EXPECT_EQ(sc.validate(nlohmann::json::parse(plan_to_json(welder::to_plan(s, tg, g.name), g))),
-              "");
-  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "tests/plan/plan_test_graphs.h"
 
 namespace dgs {
@@ -271,6 +273,59 @@ TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
   Plan halo = fused_plan(g);
   halo.stages[1].tasks[0].halo.mode = HaloMode::Share;
   expect_check_error(g, halo, "halo.level: memory level '' is not a name");
+}
+
+// Every structural rule of Plan::check, one violation each, refused in one line.
+TEST(Plan, CheckRefusesEachStructuralViolation) {
+  const Graph g = conv_relu_graph();
+  const int conv = g.find_op("conv"), relu = g.find_op("relu");
+  const int y = g.find_tensor("y"), c0 = g.find_tensor("conv:0"), x = g.find_tensor("x");
+  auto plan = [&](const std::function<void(Task&)>& edit) {
+    Task t;
+    t.kind = TaskKind::Fused;
+    t.ops = {conv, relu};
+    edit(t);
+    Plan p;
+    p.stages = {Stage{{t}}};
+    return p;
+  };
+  plan([](Task&) {}).check(g);
+  const std::vector<std::pair<std::function<void(Task&)>, std::string>> cases = {
+      {[](Task& t) { t.ops.clear(); }, "stage 0 task 0 has no ops"},
+      {[&](Task& t) {
+         t.regions[x] = {{0, 1}, {0, 4}, {0, 8}, {0, 8}};
+       },
+       "gives a region of 'x', which no op of the task produces"},
+      {[&](Task& t) { t.kept[x] = "shared"; }, "keeps 'x', which no op of the task produces"},
+      {[&](Task& t) { t.scope[c0] = "l2"; },
+       "gives a buffer scope to 'conv:0', which the task does not write"},
+      {[](Task& t) { t.halo.level = "l2"; }, "halo mode 'recompute' names level 'l2'"},
+      {[](Task& t) { t.placement.index = {0}; }, "has an index, count or binding but no unit"},
+      {[](Task& t) { t.placement.unit = UnitKind::Stream; }, "placement has no index"},
+      {[](Task& t) {
+         t.placement.unit = UnitKind::Core;
+         t.placement.index = {0, -1};
+       },
+       "placement has a negative index"},
+      {[](Task& t) {
+         t.placement.unit = UnitKind::Core;
+         t.placement.index = {0, 0};
+         t.placement.count = 2;
+         t.placement.binding = {1, 2};
+       },
+       "binding has 2 entries; expected one per axis of [1,8,8,8]"},
+      {[](Task& t) {
+         t.placement.unit = UnitKind::Core;
+         t.placement.index = {0, 0};
+         t.placement.binding = {1, 0, 1, 1};
+       },
+       "binding has an entry below 1"},
+      {[&](Task& t) {
+         t.regions[y] = {{0, 1}, {0, 8}, {4, 4}, {0, 8}};
+       },
+       "region [0:1,0:8,4:4,0:8] of 'y' is empty or does not fit"},
+  };
+  for (const auto& [edit, needle] : cases) expect_check_error(g, plan(edit), needle);
 }
 
 TEST(Plan, BadJsonGivesOneLineNamingTheField) {

@@ -13,6 +13,7 @@
 #include "reproductions/welder/cost_model.h"
 #include "reproductions/welder/scheduler.h"
 #include "reproductions/welder/tile_graph.h"
+#include "tests/json_schema_lite.h"
 
 namespace dgs::welder {
 namespace {
@@ -361,6 +362,20 @@ void check_fused_groups(const std::string& model, const ZooOptions& zo, size_t m
   const PlanComparison c = compare_plan_with_reference(g, plan, /*seed=*/7, kNetworkTolerance);
   EXPECT_TRUE(c.passed) << model << ": " << c.str();
   EXPECT_GT(c.stats.tiles, static_cast<int64_t>(plan.num_tasks())) << "tasks ran tile by tile";
+}
+
+// The plans Welder writes are valid documents of the plan format (common/plan/plan.schema.json).
+TEST(WelderVariants, PlansValidateAgainstThePlanSchema) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  const Graph g = build_zoo_model("vit_s32", zo);
+  const TileGraph tg = build_tile_graph(g);
+  ScheduleOptions o;
+  o.variant = Variant::Welder;
+  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  EXPECT_EQ(testing::plan_schema().validate(
+                nlohmann::json::parse(plan_to_json(to_plan(s, tg, g.name), g))),
+            "");
 }
 
 TEST(WelderFusedExecution, NafnetGroupsMatchReference) {

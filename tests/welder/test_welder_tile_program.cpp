@@ -167,22 +167,6 @@ TEST(WelderTileProgram, SwinFirstStageKernelsEqualReference) {
     EXPECT_TRUE(kinds.count(k)) << tp_kind_name(k) << " not exercised";
 }
 
-// The persistent grid: the resident blocks of all SMs, never more than tiles, and no more than
-// the scratch budget holds.
-TEST(WelderTileProgram, PersistentGridSize) {
-  TileProgram p;
-  p.tiles = 100000;
-  p.scratch_floats = 0;
-  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 160);
-  p.tiles = 7;
-  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 7);
-  p.tiles = 100000;
-  p.scratch_floats = gpu::kTpScratchBudgetBytes / 4 / 10;  // ten blocks' worth fit
-  EXPECT_EQ(gpu::tile_program_blocks(p, 80, 2), 10);
-  p.scratch_floats = gpu::kTpScratchBudgetBytes;  // one block does not fit: refused in one line
-  EXPECT_THROW(gpu::tile_program_blocks(p, 80, 2), Error);
-}
-
 // On the GPU: every variant's schedule as one interpreter launch per launched group
 // (gpu::DeviceNetwork, common/cuda/device_network.h, the measured Fig. 13's runner) equals the CPU
 // reference on every tensor a kernel writes and launches exactly the scheduler's kernel count.

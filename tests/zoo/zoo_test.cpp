@@ -13,6 +13,7 @@
 
 #include "common/graph/op_cost.h"
 #include "common/onnx/onnx_io.h"
+#include "common/report/report.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
 #include "reproductions/ios/operator_count.h"
@@ -277,6 +278,18 @@ TEST(Zoo, ModelInfoTool) {
                             std::to_string(parameter_count(g)) + ",";
   EXPECT_NE(csv.out.find(total), std::string::npos) << csv.out;
   EXPECT_EQ(csv.out.rfind("model,batch,op_type,count,flops,macs,params,bytes_read,", 0), 0u);
+  // --ops: every op in topological order with its tensors (the names plans use).
+  const ToolRun ops = run_tool("test_diamond --ops --csv");
+  EXPECT_EQ(ops.exit_code, 0) << ops.out;
+  const auto rows = parse_csv(ops.out, "model_info --ops");  // RFC 4180
+  ASSERT_EQ(rows.size(), 7u) << ops.out;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"op", "type", "inputs", "outputs"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"a", "Conv",
+                                               "data[1,32,28,28] a.weight[32,32,3,3] a.bias[32]",
+                                               "a:0[1,32,28,28]"}));
+  EXPECT_EQ(rows[5], (std::vector<std::string>{"add", "Add", "b:0[1,32,28,28] c:0[1,32,28,28]",
+                                               "add:0[1,32,28,28]"}));
+  EXPECT_EQ(rows[6][0], "relu");
   const ToolRun unknown = run_tool("no_such_model");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.out.rfind("error: unknown model 'no_such_model'", 0), 0u) << unknown.out;

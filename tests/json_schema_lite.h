@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include "common/util/resources.h"
+
 namespace dgs::testing {
 
 class SchemaLite {
@@ -104,5 +106,11 @@ class SchemaLite {
 
   nlohmann::json root_;
 };
+
+// The plan format's schema, common/plan/plan.schema.json (tests are built with DGS_SOURCE_DIR).
+inline SchemaLite plan_schema() {
+  return SchemaLite(nlohmann::json::parse(
+      read_file(std::string(DGS_SOURCE_DIR) + "/common/plan/plan.schema.json")));
+}
 
 }  // namespace dgs::testing
