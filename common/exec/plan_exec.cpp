@@ -193,7 +193,20 @@ class TaskRunner {
       for (size_t k = 0; k < o.outputs.size(); ++k) {
         const int out = o.outputs[k];
         auto nit = needed.find(out);
-        if (nit == needed.end() || region_empty(nit->second.region)) continue;
+        if (nit == needed.end() || region_empty(nit->second.region)) {
+          // Nothing of this output is needed (e.g. a Concat input outside the region): its
+          // consumers in the task read an empty piece of it.
+          const Shape& shape = g_.tensor(out).shape;
+          const Region none(shape.size(), Interval{0, 0});
+          if (share) {
+            shared_.try_emplace(out, RegionMask(full_region(shape)));
+            shared_values_.try_emplace(
+                out, filled(shape, g_.tensor(out).dtype, std::numeric_limits<float>::quiet_NaN()));
+          } else {
+            local[out] = {none, TensorData::zeros(region_shape(none), g_.tensor(out).dtype)};
+          }
+          continue;
+        }
         Region x = nit->second.region;
         if (share) {
           auto [it, fresh] =
@@ -208,6 +221,10 @@ class TaskRunner {
           const int in = o.inputs[i];
           if (in < 0) continue;
           if (internal(in)) {
+            const bool have = share ? shared_values_.count(in) != 0 : local.count(in) != 0;
+            if (!have)
+              throw Error(where_ + ": op '" + o.name + "' reads '" + g_.tensor(in).name +
+                          "', which the task has not computed");
             if (share) {
               pieces[i] = whole_piece(shared_values_.at(in));
             } else {

@@ -248,7 +248,7 @@ class RegionEval {
     for (size_t i = 0; i < nd; ++i) {
       const WindowAxis w = window_axis(s, s.inputs[0].dims[2 + i]);
       const WindowCut c = window_cut(w, out_[2 + i], x[2 + i]);
-      if (c.in.empty()) return std::nullopt;  // the region reads padding only
+      if (c.in.empty()) return padding_only();  // the region's windows read padding only
       xr[2 + i] = c.in;
       pads[i] = c.pad_begin;
       pads[nd + i] = c.pad_end;
@@ -292,6 +292,22 @@ class RegionEval {
     Region at = out_;
     at[1] = wr[0];
     return extract_region(y, region_relative(out_, at));
+  }
+
+  // A region whose windows lie in the padding: a Conv gives its bias there (added by the slice that
+  // starts at 0) or zero; pooling over padding only is left to the whole op.
+  std::optional<TensorData> padding_only() {
+    if (op_.kind != OpKind::Conv) return std::nullopt;
+    TensorData y = TensorData::zeros(region_shape(out_), g_.tensor(op_.outputs[0]).dtype);
+    work_ += region_numel(out_);
+    if (!present(2) || (slice_ && slice_->range.lo != 0)) return y;
+    const TensorData b = cut(2, {out_[1]});
+    const int64_t per_channel = region_numel(out_) / (out_[0].size() * out_[1].size());
+    for (int64_t n = 0; n < out_[0].size(); ++n)
+      for (int64_t c = 0; c < out_[1].size(); ++c)
+        std::fill_n(y.f.begin() + (n * out_[1].size() + c) * per_channel, per_channel,
+                    b.f[static_cast<size_t>(c)]);
+    return y;
   }
 
   // Input channels g*cg + [0, rc) of ng consecutive groups, from a cut that starts at the first

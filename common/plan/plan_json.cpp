@@ -115,8 +115,8 @@ class Reader {
     const std::string s = string(v, where, expected);
     try {
       return from(s);
-    } catch (const Error& e) {
-      fail(where, e.what(), expected);
+    } catch (const Error& e) {  // "unknown <what> '<s>'; expected one of ..."
+      throw Error(origin_ + ": " + where + ": " + e.what());
     }
   }
 
@@ -172,6 +172,13 @@ class Reader {
     if (jt.contains("kept")) t.kept = levels(jt["kept"], wt + ".kept");
     if (jt.contains("tile")) t.tile = ints(jt["tile"], wt + ".tile");
     if (version == 1) {
+      for (const char* k : {"regions", "reduction", "scope", "halo"})
+        if (jt.contains(k))
+          fail(wt, std::string("key '") + k + "' is format version 2 but the file has no version",
+               "\"version\": 2 at the top level");
+      if (jt.contains("placement") && jt["placement"].is_object())
+        fail(wt + ".placement", "an object is format version 2 but the file has no version",
+             "\"version\": 2 at the top level");
       if (jt.contains("placement")) {
         const int64_t s = integer(jt["placement"], wt + ".placement");
         if (s >= 0) t.placement = Placement{UnitKind::Stream, {static_cast<int>(s)}, 1, {}};
@@ -254,6 +261,9 @@ class Reader {
       only_keys(j, "top level", {"version", "scheduler", "graph", "options", "stages"});
     if (j.contains("scheduler")) p.scheduler = string(j["scheduler"], "scheduler", "a string");
     if (j.contains("graph")) p.graph = string(j["graph"], "graph", "a string");
+    if (p.version == 1 && j.contains("options"))
+      fail("options", "format version 2 but the file has no version",
+           "\"version\": 2 at the top level");
     if (p.version >= 2 && j.contains("options")) {
       const json& o = j["options"];
       if (!o.is_object())

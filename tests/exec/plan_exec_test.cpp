@@ -263,6 +263,97 @@ TEST(RunPlan, StridedAndPooledBricksAtBordersEqualTheReference) {
   EXPECT_TRUE(cmp.passed) << cmp.str();
 }
 
+// A Concat inside tasks split along its axis: each region reads only one of the Concat's inputs,
+// so the other input's op computes nothing in that task (regions, tiles recomputed, tiles shared).
+TEST(RunPlan, ConcatSplitAlongItsAxisInsideFusedTasks) {
+  Graph g;
+  g.name = "concat";
+  const int x = g.add_input("x", {1, 4, 6, 6});
+  const int a = g.add_op(OpKind::Relu, "a", {x});
+  const int b = g.add_op(OpKind::Sigmoid, "b", {x});
+  const int c = g.add_op(OpKind::Concat, "c", {g.op(a).outputs[0], g.op(b).outputs[0]},
+                         {{"axis", int64_t{1}}});
+  const int y = g.add_op(OpKind::Neg, "y", {g.op(c).outputs[0]});
+  g.mark_output(g.op(y).outputs[0]);
+  const int out = g.op(y).outputs[0];
+  Plan regions;
+  Stage st;
+  for (int64_t h = 0; h < 2; ++h) {
+    Task t = task_of(TaskKind::Fused, {a, b, c, y});
+    t.regions[out] = {{0, 1}, {4 * h, 4 * h + 4}, {0, 6}, {0, 6}};
+    st.tasks.push_back(t);
+  }
+  regions.stages = {st};
+  const PlanComparison r = compare_plan_with_reference(g, regions, 8);
+  EXPECT_TRUE(r.passed) << r.str();
+  EXPECT_EQ(r.stats.elements_computed[a], 4 * 36);  // relu only for the first half
+  for (const HaloMode mode : {HaloMode::Recompute, HaloMode::Share}) {
+    Task t = task_of(TaskKind::Fused, {a, b, c, y});
+    t.tile = {1, 4, 6, 6};
+    t.halo = {mode, mode == HaloMode::Share ? "l2" : ""};
+    Plan tiled;
+    tiled.stages = {Stage{{t}}};
+    const PlanComparison c2 = compare_plan_with_reference(g, tiled, 8);
+    EXPECT_TRUE(c2.passed) << c2.str();
+  }
+}
+
+// Partial sums through run_plan add the bias once, also where a region's windows read padding only
+// (a 1x1 conv with pads 2: rows 0-1 of the output see only padding: bias there).
+TEST(RunPlan, PartialSumsAddTheBiasOnceEvenInPaddingOnlyRegions) {
+  Graph g;
+  g.name = "padded";
+  const int x = g.add_input("x", {1, 4, 4, 4});
+  const int w = g.add_weight("w", {3, 4, 1, 1});
+  const int bias = g.add_weight("b", {3});
+  const int conv = g.add_op(
+      OpKind::Conv, "conv", {x, w, bias},
+      {{"kernel_shape", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{2, 2, 2, 2}}});
+  g.mark_output(g.op(conv).outputs[0]);
+  const int out = g.op(conv).outputs[0];  // [1,3,8,8]
+  Plan p;
+  Stage st;
+  for (const Interval rows : {Interval{0, 2}, Interval{2, 8}})
+    for (const Interval k : {Interval{0, 2}, Interval{2, 4}}) {
+      Task t = task_of(TaskKind::Sequential, {conv});
+      t.regions[out] = {{0, 1}, {0, 3}, rows, {0, 8}};
+      t.reduction.range = {"c_in", k};
+      st.tasks.push_back(t);
+    }
+  p.stages = {st};
+  const PlanComparison c = compare_plan_with_reference(g, p, 9);
+  EXPECT_TRUE(c.passed) << c.str();
+  // The conv_relu graph (3x3 with bias) split into input-channel halves, through run_plan.
+  const Graph cr = conv_relu_graph();
+  Plan halves;
+  Stage s0;
+  for (const Interval k : {Interval{0, 2}, Interval{2, 4}}) {
+    Task t = task_of(TaskKind::Sequential, {cr.find_op("conv")});
+    t.reduction.range = {"c_in", k};
+    s0.tasks.push_back(t);
+  }
+  halves.stages = {s0, Stage{{task_of(TaskKind::Sequential, {cr.find_op("relu")})}}};
+  const PlanComparison h = compare_plan_with_reference(cr, halves, 10);
+  EXPECT_TRUE(h.passed) << h.str();
+}
+
+// Shared halos with tiles that do not divide the output: the missing part of a later tile's need
+// is not a box, so its bounding box is computed again; values still equal the reference.
+TEST(RunPlan, SharedHalosWithTilesThatDoNotDivideTheOutput) {
+  const Graph g = conv3d_chain();
+  Task t = task_of(TaskKind::Fused, all_ops(g));
+  t.tile = {1, 8, 5, 7, 16};
+  t.halo = {HaloMode::Share, "l2"};
+  Plan p;
+  p.stages = {Stage{{t}}};
+  const PlanComparison c = compare_plan_with_reference(g, p, 12);
+  EXPECT_TRUE(c.passed) << c.str();
+  const int conv1 = g.find_op("conv1");
+  const int64_t n = g.tensor(g.op(conv1).outputs[0]).numel();
+  EXPECT_GE(c.stats.elements_computed[conv1], n);
+  EXPECT_LT(c.stats.elements_computed[conv1], 2 * n);
+}
+
 void expect_run_error(const Graph& g, const Plan& p, const std::string& needle) {
   const TensorValues feeds = make_graph_feeds(g, {}, 1);
   try {

@@ -241,6 +241,47 @@ TEST(Plan, CheckAcceptsPartialSumsThatPartitionTheAxisOnly) {
   expect_check_error(g, early, "reads region [0:1,0:8,0:8,0:8] of 'conv:0' before stage 0");
 }
 
+// Reads are checked op by op: a task whose two Slices read the two written ends of a tensor is
+// valid although the bounding box of its reads covers the middle, written later.
+TEST(Plan, ReadsAreCheckedPerReadingOp) {
+  Graph g;
+  g.name = "ends";
+  const int x = g.add_input("x", {1, 8});
+  const int a = g.add_op(OpKind::Relu, "a", {x});
+  const int ta = g.op(a).outputs[0];
+  auto slice = [&](const char* name, int64_t lo, int64_t hi) {
+    const std::string n(name);
+    return g.add_op(
+        OpKind::Slice, n,
+        {ta, g.add_constant_ints(n + ".starts", {lo}), g.add_constant_ints(n + ".ends", {hi}),
+         g.add_constant_ints(n + ".axes", {1})});
+  };
+  const int s0 = slice("s0", 0, 2), s1 = slice("s1", 6, 8);
+  const int add = g.add_op(OpKind::Add, "add", {g.op(s0).outputs[0], g.op(s1).outputs[0]});
+  const int m = g.add_op(OpKind::Neg, "m", {ta});
+  g.mark_output(g.op(add).outputs[0]);
+  g.mark_output(g.op(m).outputs[0]);
+  auto part = [&](int64_t lo, int64_t hi) {
+    Task t;
+    t.ops = {a};
+    t.regions[ta] = {{0, 1}, {lo, hi}};
+    return t;
+  };
+  Task ends, neg;
+  ends.kind = TaskKind::Fused;
+  ends.ops = {s0, s1, add};
+  neg.ops = {m};
+  Plan p;
+  p.stages = {Stage{{part(0, 2), part(6, 8)}}, Stage{{part(2, 6), ends}}, Stage{{neg}}};
+  p.check(g);
+  // The same task also reading the middle (the Neg moved into it) is refused, naming the Neg.
+  p.stages[1].tasks[1].ops.push_back(m);
+  p.stages.pop_back();
+  expect_check_error(g, p,
+                     "op 'm' (stage 1 task 1) reads region [0:1,0:8] of 'a:0' before stage 1 "
+                     "task 0 writes [0:1,2:6]");
+}
+
 TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
   const Graph g = chain_graph();
   PlanTarget gpu;
@@ -270,6 +311,8 @@ TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
   Plan tile = fused_plan(g);
   tile.stages[1].tasks[0].tile = {1, 4, 1};
   expect_check_error(g, tile, "tile has 3 entries");
+  tile.stages[1].tasks[0].tile = {1, 0};
+  expect_check_error(g, tile, "tile size 0 in axis 1; expected a positive size");
   Plan halo = fused_plan(g);
   halo.stages[1].tasks[0].halo.mode = HaloMode::Share;
   expect_check_error(g, halo, "halo.level: memory level '' is not a name");
@@ -353,13 +396,20 @@ TEST(Plan, BadJsonGivesOneLineNamingTheField) {
       {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "placement": {"index": [0]}}]}]})",
        "stages[0].tasks[0].placement: no unit"},
       {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "placement": {"unit": "warp"}}]}]})",
-       "unknown unit kind 'warp'"},
+       "placement.unit: unknown unit kind 'warp'; expected one of none, stream, sm_set, cluster, "
+       "core, engine"},
       {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "halo": {"mode": "swap"}}]}]})",
        "unknown halo mode 'swap'"},
       {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "reduction": {"axis": "k"}}]}]})",
        "reduction: missing axis or range"},
       {R"({"version": 2, "options": {"fold_activation": 1}, "stages": []})",
        "options.fold_activation: not a boolean"},
+      {R"({"stages": [{"tasks": [{"ops": ["a"], "regions": {}}]}]})",
+       "stages[0].tasks[0]: key 'regions' is format version 2 but the file has no version; "
+       "expected \"version\": 2 at the top level"},
+      {R"({"stages": [{"tasks": [{"ops": ["a"], "placement": {"unit": "stream"}}]}]})",
+       "stages[0].tasks[0].placement: an object is format version 2"},
+      {R"({"options": {}, "stages": []})", "options: format version 2 but the file has no version"},
   };
   for (const auto& [text, needle] : cases) {
     const std::string m = message(text);
