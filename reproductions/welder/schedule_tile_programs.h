@@ -3,9 +3,9 @@
 // schedules to the generic builder (common/tileprog/tile_program_builder.h). Each launched kernel
 // group of a Schedule becomes one program (one kernel launch) at the tile the scheduler chose,
 // with the per-tile regions of every operator from the suite's shared region propagation, the
-// same tiling run_plan (common/exec/plan_exec.h) checks on the CPU reference. Layout-only groups (Reshape & co.,
-// which the scheduler counts as no kernel) launch nothing: their output is a view of their
-// input's buffer (common/tileprog/network_program.h).
+// same tiling run_plan (common/exec/plan_exec.h) checks on the CPU reference. Layout-only groups
+// (Reshape & co., which the scheduler counts as no kernel) launch nothing: their output is a view
+// of their input's buffer (common/tileprog/network_program.h).
 //
 // run_network_host (network_program.h) runs a whole compiled schedule on the host interpreter:
 // the CPU check that a schedule's fused kernels compute the network

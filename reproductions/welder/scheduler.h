@@ -69,8 +69,8 @@ Schedule schedule_graph(const TileGraph& g, const WelderArch& arch, const Schedu
 bool register_eligible(const TileGraph& g, int producer, int consumer);
 
 // The schedule as a dgs::Plan: one stage per group, a Fused task with its kept tensors and tile
-// (a layout-only group is a Fused task of Reshape-like ops, which launches no kernel). `graph` must be the graph the
-// tile-graph was built from (tensor and op indices refer to it).
+// (a layout-only group is a Fused task of Reshape-like ops, which launches no kernel). `graph` must
+// be the graph the tile-graph was built from (tensor and op indices refer to it).
 Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name);
 
 }  // namespace dgs::welder
