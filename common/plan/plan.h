@@ -17,10 +17,11 @@
 // recomputing or sharing halos as `halo` says, and never reaches a memory level other tasks read.
 //
 // An op may appear in several tasks (each computing a region of it: split instances, atoms,
-// bricks). Plan::check states the rules: the written regions of each tensor
-// tile it exactly (no gap, no overlap, except partial sums over disjoint reduction ranges that
-// together cover the axis), and every region a task reads from memory is written by tasks of
-// earlier stages.
+// bricks). Plan::check states the rules: every op is in a task; the written regions of each tensor
+// tile it exactly (no gap, no overlap), except partial sums, whose tasks write the same region with
+// reduction ranges that partition the axis (one output region's partial sums are not split into
+// different regions: a choice of this format); and every region an op of a task reads from memory
+// is written by tasks of earlier stages (checked op by op).
 //
 // Memory levels are names given by the hardware config (a GPU: register, shared, l2, dram,
 // host; an accelerator its own, e.g. lb/gb/ddr or sram/hbm); Plan::check with a PlanTarget checks
