@@ -11,16 +11,23 @@
 
 namespace dgs::exec_ops {
 
-TensorData conv(const Op& op, const std::vector<const TensorData*>& in) {
-  const TensorData& x = in_float(op, in, 0);
-  const TensorData& w = in_float(op, in, 1);
-  const TensorData* b = in_opt(in, 2);
+namespace {
+// The window of a Conv or ConvTranspose over input x with weight w (rank 3..5 each).
+Window weighted_window(const Op& op, const TensorData& x, const TensorData& w) {
   if (x.shape.size() < 3 || x.shape.size() > 5 || w.shape.size() != x.shape.size()) {
     fail(op, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
                  "; expected rank 3..5 for both");
   }
-  const Window g = resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()),
-                                  Shape(w.shape.begin() + 2, w.shape.end()));
+  return resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()),
+                        Shape(w.shape.begin() + 2, w.shape.end()));
+}
+}  // namespace
+
+TensorData conv(const Op& op, const std::vector<const TensorData*>& in) {
+  const TensorData& x = in_float(op, in, 0);
+  const TensorData& w = in_float(op, in, 1);
+  const TensorData* b = in_opt(in, 2);
+  const Window g = weighted_window(op, x, w);
   if (x.shape[1] % g.group != 0 || w.shape[0] % g.group != 0 ||
       w.shape[1] * g.group != x.shape[1]) {
     fail(op, "group " + std::to_string(g.group) + " does not fit input " + shape_str(x.shape) +
@@ -33,12 +40,7 @@ TensorData conv_transpose(const Op& op, const std::vector<const TensorData*>& in
   const TensorData& x = in_float(op, in, 0);
   const TensorData& w = in_float(op, in, 1);
   const TensorData* b = in_opt(in, 2);
-  if (x.shape.size() < 3 || x.shape.size() > 5 || w.shape.size() != x.shape.size()) {
-    fail(op, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
-                 "; expected rank 3..5 for both");
-  }
-  const Window g = resolve_window(op, Shape(x.shape.begin() + 2, x.shape.end()),
-                                  Shape(w.shape.begin() + 2, w.shape.end()));
+  const Window g = weighted_window(op, x, w);
   if (x.shape[1] % g.group != 0 || w.shape[0] != x.shape[1]) {
     fail(op, "group " + std::to_string(g.group) + " does not fit input " + shape_str(x.shape) +
                  " and weight " + shape_str(w.shape));

@@ -10,6 +10,21 @@ namespace dgs {
 // ---------------------------------------------------------------------------------------------
 // Plans
 // ---------------------------------------------------------------------------------------------
+namespace {
+std::string whole_task_refusal(const Graph& g, const Task& t) {
+  return "the task of op '" + g.op(t.ops.at(0)).name +
+         "' computes a region or a reduction slice of its outputs, and the GPU model prices "
+         "whole operators only";
+}
+}  // namespace
+
+std::string gpu_model_refusal(const Graph& g, const Plan& plan) {
+  for (const Stage& st : plan.stages)
+    for (const Task& t : st.tasks)
+      if (!task_is_whole(g, t)) return whole_task_refusal(g, t);
+  return "";
+}
+
 KernelOptions kernel_options(const ExecutionOptions& o) {
   KernelOptions k;
   k.tensor_cores = o.tensor_cores;
@@ -24,10 +39,7 @@ std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage
   std::vector<std::vector<KernelLaunch>> streams;
   streams.reserve(stage.tasks.size());
   for (const Task& t : stage.tasks) {
-    if (!task_is_whole(g, t))
-      throw Error("gpu model: the task of op '" + g.op(t.ops.at(0)).name +
-                  "' computes a region or a reduction slice of its outputs; the GPU model prices "
-                  "whole operators only (run the plan with run_plan to check it)");
+    if (!task_is_whole(g, t)) throw Error("gpu model: " + whole_task_refusal(g, t));
     std::vector<KernelLaunch> ks;
     switch (t.kind) {
       case TaskKind::Sequential:

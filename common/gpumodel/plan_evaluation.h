@@ -22,6 +22,11 @@ namespace dgs {
 using FusedKernelFn =
     std::function<std::vector<KernelLaunch>(const Graph&, const Task&, const GpuSpec&)>;
 
+// Why the GPU model cannot price `plan` ("" when it can): it prices whole operators, so a task
+// that computes a region or a reduction slice of its outputs (!task_is_whole) is refused. The
+// reason names the first such task.
+std::string gpu_model_refusal(const Graph& g, const Plan& plan);
+
 // The kernel options a plan's execution options select.
 KernelOptions kernel_options(const ExecutionOptions& o);
 

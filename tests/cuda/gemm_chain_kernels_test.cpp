@@ -19,15 +19,8 @@ using gpu::DeviceTensors;
 using gpu::KernelLauncher;
 using testing::add;
 
-constexpr uint64_t kSeed = 11;
-
-void run_cpu_reference(const Graph& g) {
-  testing::run_cpu_reference(g, kSeed);
-}
-void expect_passes(const Graph& g, const gpu::KernelRunner& run, const std::string& config,
-                   int64_t expected_launches) {
-  testing::expect_kernel_passes(g, run, kSeed, config, expected_launches);
-}
+using testing::expect_passes;
+using testing::run_cpu_reference;
 
 // A multilayer perceptron (MatMul Relu ... MatMul in one kernel), 4 layers of 64 features with
 // MatMul weights [in, out], a bias on the first layer, 3 outputs.

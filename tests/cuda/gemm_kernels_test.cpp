@@ -19,15 +19,8 @@ using gpu::DeviceTensors;
 using gpu::KernelLauncher;
 using testing::add;
 
-constexpr uint64_t kSeed = 11;
-
-void run_cpu_reference(const Graph& g) {
-  testing::run_cpu_reference(g, kSeed);
-}
-void expect_passes(const Graph& g, const gpu::KernelRunner& run, const std::string& config,
-                   int64_t expected_launches) {
-  testing::expect_kernel_passes(g, run, kSeed, config, expected_launches);
-}
+using testing::expect_passes;
+using testing::run_cpu_reference;
 
 // y = act(A . B + bias): the epilogue applied in registers before the one store.
 Graph gemm_bias_act(int64_t m, int64_t n, int64_t k, OpKind act) {

@@ -20,15 +20,8 @@ using gpu::DeviceTensors;
 using gpu::KernelLauncher;
 using testing::add;
 
-constexpr uint64_t kSeed = 11;
-
-void run_cpu_reference(const Graph& g) {
-  testing::run_cpu_reference(g, kSeed);
-}
-void expect_passes(const Graph& g, const gpu::KernelRunner& run, const std::string& config,
-                   int64_t expected_launches) {
-  testing::expect_kernel_passes(g, run, kSeed, config, expected_launches);
-}
+using testing::expect_passes;
+using testing::run_cpu_reference;
 
 // Attention scores: MatMul -> Div (scale) -> Add (broadcast mask) -> Softmax.
 struct AttentionFragment {

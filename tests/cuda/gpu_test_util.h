@@ -60,4 +60,14 @@ inline void expect_kernel_passes(const Graph& g, const gpu::KernelRunner& run, u
   EXPECT_EQ(c.launches, expected_launches) << config;
 }
 
+// The seed of the GEMM kernel tests, and their two checks with it.
+inline constexpr uint64_t kKernelTestSeed = 11;
+inline void run_cpu_reference(const Graph& g) {
+  run_cpu_reference(g, kKernelTestSeed);
+}
+inline void expect_passes(const Graph& g, const gpu::KernelRunner& run, const std::string& config,
+                          int64_t expected_launches) {
+  expect_kernel_passes(g, run, kKernelTestSeed, config, expected_launches);
+}
+
 }  // namespace dgs::testing

@@ -21,6 +21,13 @@ Task task_of(TaskKind kind, std::vector<int> ops) {
   return t;
 }
 
+// The plan of one stage holding `tasks`, compared with the reference.
+PlanComparison run_stage(const Graph& g, std::vector<Task> tasks, uint64_t seed) {
+  Plan p;
+  p.stages = {Stage{std::move(tasks)}};
+  return compare_plan_with_reference(g, p, seed);
+}
+
 // The ops of `g` whose name starts with `prefix`, in topological order; `before` and `after`
 // get the others on each side.
 struct OpSplit {
@@ -257,9 +264,7 @@ TEST(RunPlan, StridedAndPooledBricksAtBordersEqualTheReference) {
   g.mark_output(g.op(pool).outputs[0]);
   Task t = task_of(TaskKind::Fused, {g.find_op("conv"), g.find_op("pool")});
   t.tile = {1, 6, 2, 3};
-  Plan p;
-  p.stages = {Stage{{t}}};
-  const PlanComparison cmp = compare_plan_with_reference(g, p, 7);
+  const PlanComparison cmp = run_stage(g, {t}, 7);
   EXPECT_TRUE(cmp.passed) << cmp.str();
 }
 
@@ -276,24 +281,20 @@ TEST(RunPlan, ConcatSplitAlongItsAxisInsideFusedTasks) {
   const int y = g.add_op(OpKind::Neg, "y", {g.op(c).outputs[0]});
   g.mark_output(g.op(y).outputs[0]);
   const int out = g.op(y).outputs[0];
-  Plan regions;
-  Stage st;
+  std::vector<Task> halves;
   for (int64_t h = 0; h < 2; ++h) {
     Task t = task_of(TaskKind::Fused, {a, b, c, y});
     t.regions[out] = {{0, 1}, {4 * h, 4 * h + 4}, {0, 6}, {0, 6}};
-    st.tasks.push_back(t);
+    halves.push_back(t);
   }
-  regions.stages = {st};
-  const PlanComparison r = compare_plan_with_reference(g, regions, 8);
+  const PlanComparison r = run_stage(g, halves, 8);
   EXPECT_TRUE(r.passed) << r.str();
   EXPECT_EQ(r.stats.elements_computed[a], 4 * 36);  // relu only for the first half
   for (const HaloMode mode : {HaloMode::Recompute, HaloMode::Share}) {
     Task t = task_of(TaskKind::Fused, {a, b, c, y});
     t.tile = {1, 4, 6, 6};
     t.halo = {mode, mode == HaloMode::Share ? "l2" : ""};
-    Plan tiled;
-    tiled.stages = {Stage{{t}}};
-    const PlanComparison c2 = compare_plan_with_reference(g, tiled, 8);
+    const PlanComparison c2 = run_stage(g, {t}, 8);
     EXPECT_TRUE(c2.passed) << c2.str();
   }
 }
@@ -344,9 +345,7 @@ TEST(RunPlan, SharedHalosWithTilesThatDoNotDivideTheOutput) {
   Task t = task_of(TaskKind::Fused, all_ops(g));
   t.tile = {1, 8, 5, 7, 16};
   t.halo = {HaloMode::Share, "l2"};
-  Plan p;
-  p.stages = {Stage{{t}}};
-  const PlanComparison c = compare_plan_with_reference(g, p, 12);
+  const PlanComparison c = run_stage(g, {t}, 12);
   EXPECT_TRUE(c.passed) << c.str();
   const int conv1 = g.find_op("conv1");
   const int64_t n = g.tensor(g.op(conv1).outputs[0]).numel();
