@@ -1,6 +1,7 @@
 // Evaluation dispatched on the hardware's kind.
 #include "common/evaluate/evaluate.h"
 
+#include "common/dsamodel/dsa_model.h"
 #include "common/evaluate/gpu_evaluation.h"
 #include "common/evaluate/plan_target.h"
 #include "common/util/error.h"
@@ -19,6 +20,12 @@ EvaluationResult evaluate_on_gpu(const Graph& g, const Plan& plan, const Hardwar
   return gpu_evaluation_result(e, plan, *hw.gpu);
 }
 
+EvaluationResult evaluate_on_dsa(const Graph& g, const Plan& plan, const HardwareSpec& hw,
+                                 const EvaluationOptions&) {
+  if (!hw.dsa) throw Error(hw.file + ": hardware of kind 'dsa' carries no DSA description");
+  return evaluate_dsa_plan(g, plan, *hw.dsa);
+}
+
 struct KindEvaluator {
   std::string_view kind;
   Evaluator evaluate;
@@ -27,6 +34,7 @@ struct KindEvaluator {
 // One line per hardware kind that has a model.
 constexpr KindEvaluator kEvaluators[] = {
     {"gpu", &evaluate_on_gpu},
+    {"dsa", &evaluate_on_dsa},
 };
 
 }  // namespace

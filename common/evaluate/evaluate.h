@@ -2,7 +2,8 @@
 // Evaluating a plan on a machine of any kind: evaluate() dispatches on the hardware's kind to the
 // model of that kind and returns the result every model reports (EvaluationResult,
 // common/hw/evaluation_result.h). Kinds with a model: "gpu" (the GPU performance model,
-// common/gpumodel). A kind whose model does not exist yet is refused in one line.
+// common/gpumodel) and "dsa" (the accelerator model, common/dsamodel). A kind whose model does not
+// exist yet is refused in one line.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,7 +23,7 @@ struct EvaluationOptions {
   FusedKernelFn gpu_fused_kernels;
 };
 
-// The hardware kinds that have a model ("gpu").
+// The hardware kinds that have a model ("gpu", "dsa").
 std::vector<std::string> evaluated_hardware_kinds();
 
 // Whether a model evaluates hardware of this kind.

@@ -27,8 +27,9 @@ PlanTarget plan_target(const HardwareSpec& hw) {
   t.name = hw.name;
   t.memory_levels = hw.memory_levels;
   for (const PlacementUnit& u : hw.units) {
-    const int extent = static_cast<int>(std::min<int64_t>(u.count, INT_MAX));
-    t.unit_extents[unit_kind_of(u.kind, hw)] = {extent};
+    std::vector<int>& ext = t.unit_extents[unit_kind_of(u.kind, hw)];
+    if (u.extents.empty()) ext = {static_cast<int>(std::min<int64_t>(u.count, INT_MAX))};
+    for (int64_t e : u.extents) ext.push_back(static_cast<int>(std::min<int64_t>(e, INT_MAX)));
   }
   return t;
 }

@@ -174,6 +174,8 @@ std::string_view quantity_name(Quantity q) {
       return "energy per bit and hop";
     case Quantity::Power:
       return "power";
+    case Quantity::Ratio:
+      return "ratio";
   }
   return "?";
 }
@@ -252,6 +254,15 @@ FieldValue read_field(const FieldSpec& f, const json& entry, const std::string& 
       return out;
     case Quantity::Bytes:
       read_bytes(f, v, has_unit, out.unit, where, out);
+      return out;
+    case Quantity::Ratio:
+      if (!v.is_number()) throw Error(where + ": expected a number, got " + json_type_name(v));
+      if (has_unit)
+        throw Error(where + ": unexpected unit '" + out.unit + "' (a ratio has no unit)");
+      out.value = v.get<double>();
+      if (!in_range(out.value, f.range))
+        throw Error(where + ": value " + v.dump() + " out of range (expected " +
+                    range_text(f.range) + ")");
       return out;
     default:
       read_number(f, v, has_unit, out.unit, where, out);

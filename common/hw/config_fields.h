@@ -23,6 +23,7 @@
 //   EnergyPerBit     pJ/bit          pJ/bit (1)
 //   EnergyPerBitHop  pJ/bit/hop      pJ/bit/hop (1; per bit and per network hop)
 //   Power            mW              mW (1), W (1e3)
+//   Ratio            -               none (a plain number, e.g. an achieved fraction of peak)
 //
 // Sizes have binary units only: the sources write "MB" both for 10^6 and for 2^20 bytes (a GPU's
 // "40 MB L2" is 40 MiB), so a config states which it means by writing KiB/MiB/GiB, or bytes.
@@ -52,6 +53,7 @@ enum class Quantity : uint8_t {
   EnergyPerBit,
   EnergyPerBitHop,
   Power,
+  Ratio,
 };
 
 // "text", "count", "bytes", "time", ... (for messages and documentation).

@@ -19,9 +19,14 @@ HardwareSpec parse_gpu_hardware(const std::string& json_text, const std::string&
   return gpu_hardware_spec(parse_gpu_spec(json_text, origin));
 }
 
+HardwareSpec parse_dsa_hardware(const std::string& json_text, const std::string& origin) {
+  return dsa_hardware_spec(parse_dsa_spec(json_text, origin));
+}
+
 // One line per config kind.
 constexpr KindLoader kKindLoaders[] = {
     {"gpu", &parse_gpu_hardware},
+    {"dsa", &parse_dsa_hardware},
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -56,9 +61,29 @@ HardwareSpec gpu_hardware_spec(const GpuSpec& spec) {
   h.file = spec.file;
   h.memory_levels = {std::string(kRegister), std::string(kShared), std::string(kL2),
                      std::string(kDram), std::string(kHost)};
-  h.units = {{std::string(kStream), PlacementUnit::kUnbounded},
-             {std::string(kSm), int64_t{spec.sm_count}}};
+  h.units = {{std::string(kStream), PlacementUnit::kUnbounded, {}},
+             {std::string(kSm), int64_t{spec.sm_count}, {}}};
   h.gpu = spec;
+  return h;
+}
+
+HardwareSpec dsa_hardware_spec(const DsaSpec& spec) {
+  using namespace dsa_hardware;
+  HardwareSpec h;
+  h.kind = "dsa";
+  h.name = spec.name;
+  h.file = spec.file;
+  h.memory_levels.push_back(spec.local_level);
+  if (!spec.global_level.empty()) h.memory_levels.push_back(spec.global_level);
+  h.memory_levels.push_back(spec.dram_level);
+  if (spec.topology == DsaTopology::Mesh) {
+    h.units = {{std::string(kEngine), int64_t{spec.units()}, {spec.mesh_columns, spec.mesh_rows}}};
+  } else {
+    h.units = {
+        {std::string(kCluster), int64_t{spec.clusters}, {}},
+        {std::string(kCore), int64_t{spec.units()}, {spec.clusters, spec.cores_per_cluster}}};
+  }
+  h.dsa = spec;
   return h;
 }
 

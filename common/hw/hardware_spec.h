@@ -4,8 +4,8 @@
 // description (GpuSpec for kind "gpu"). Plans name these levels and units; evaluators read the
 // kind's description.
 //
-// Kinds known here: "gpu" (common/hw/hardware.h). An accelerator kind is added by adding its
-// description type and a line to the table in hardware_spec.cpp.
+// Kinds known here: "gpu" (common/hw/hardware.h) and "dsa" (common/hw/dsa_spec.h). An accelerator
+// kind is added by adding its description type and a line to the table in hardware_spec.cpp.
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/hw/dsa_spec.h"
 #include "common/hw/hardware.h"
 
 namespace dgs {
@@ -28,6 +29,14 @@ inline constexpr std::string_view kStream = "stream";      // a CUDA stream (any
 inline constexpr std::string_view kSm = "sm";              // a streaming multiprocessor
 }  // namespace gpu_hardware
 
+// The placement unit names of a DSA (its memory level names are the config's own: local,
+// global, dram, e.g. l1/llb/ddr or sram/hbm).
+namespace dsa_hardware {
+inline constexpr std::string_view kCluster = "cluster";  // index [cluster]
+inline constexpr std::string_view kCore = "core";        // index [cluster, core]
+inline constexpr std::string_view kEngine = "engine";    // a mesh engine, index [x, y]
+}  // namespace dsa_hardware
+
 // A kind of unit a plan can place work on ("stream", "sm", "cluster", "core", "engine"), and how
 // many the machine has.
 struct PlacementUnit {
@@ -36,6 +45,9 @@ struct PlacementUnit {
   static constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   std::string kind;
   int64_t count = 0;
+  // The extent of each coordinate of a unit's index (a core: {clusters, cores per cluster}; a
+  // mesh engine: {columns, rows}); empty = one coordinate of extent `count`.
+  std::vector<int64_t> extents = {};
 };
 
 struct HardwareSpec {
@@ -48,6 +60,8 @@ struct HardwareSpec {
   std::vector<PlacementUnit> units;
   // The kind's own description: set when kind == "gpu".
   std::optional<GpuSpec> gpu;
+  // Set when kind == "dsa".
+  std::optional<DsaSpec> dsa;
 
   // Whether the machine has a memory level of that name.
   bool has_memory_level(std::string_view level) const;
@@ -62,7 +76,12 @@ struct HardwareSpec {
 // (unbounded) and sm (sm_count); gpu = spec.
 HardwareSpec gpu_hardware_spec(const GpuSpec& spec);
 
-// The config kinds load_hardware can read ("gpu").
+// The description of a DSA config: levels local, global (clusters only), dram as the config
+// names them; units cluster {clusters} and core {clusters, cores per cluster}, or engine
+// {columns, rows} on a mesh; dsa = spec.
+HardwareSpec dsa_hardware_spec(const DsaSpec& spec);
+
+// The config kinds load_hardware can read ("gpu", "dsa").
 std::vector<std::string> known_hardware_kinds();
 
 // Loads a config of any known kind (name_or_path as read_hardware_config resolves it). A config

@@ -1,6 +1,7 @@
 // plan_eval: evaluates a schedule written by any scheduler (a dgs::Plan as JSON, see
 // common/plan/plan.h) on a zoo network or an ONNX file, with the suite's model of the hardware
-// config's kind (common/evaluate; the GPU performance model for kind "gpu"), so that your own
+// config's kind (common/evaluate; the GPU performance model for kind "gpu", the accelerator model
+// common/dsamodel for kind "dsa", e.g. --hw stcp920 or --hw atomic_mesh), so that your own
 // scheduler can be compared with the published ones on the same workloads and hardware models.
 // It prints the result every model reports: latency, bytes per memory level, busy time per unit,
 // energy per component where the model has it, and the model's own figures.
@@ -19,11 +20,14 @@
 // (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the
 // paper reproductions model their own fused kernels (e.g. from their tile traffic); a plan from
 // outside gets this stated, scheduler-independent rule. `--write-sequential` writes the
-// one-op-per-stage plan of the model, a starting point for writing plans by hand.
+// one-op-per-stage plan of the model, a starting point for writing plans by hand (on a DSA: every
+// op split over all cores or engines, tiled to fit, dgs::layer_split_test_plan); the results are
+// printed beside those of that plan.
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <sstream>
 
+#include "common/dsamodel/layer_split_plan.h"
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/plan_target.h"
 #include "common/exec/plan_exec.h"
@@ -68,7 +72,10 @@ std::vector<dgs::KernelLaunch> generic_fused_kernel(const dgs::Graph& g, const d
   return {best};
 }
 
-dgs::Plan sequential_plan(const dgs::Graph& g) {
+// One op per stage: on a GPU, each op whole on stream 0; on a DSA, each op split over every core
+// or engine, tiled to fit the local buffer (dgs::layer_split_test_plan).
+dgs::Plan sequential_plan(const dgs::Graph& g, const dgs::HardwareSpec& hardware) {
+  if (hardware.dsa) return dgs::layer_split_test_plan(g, *hardware.dsa, hardware.dsa->units());
   dgs::Plan p;
   p.scheduler = "Sequential (one op per stage)";
   p.graph = g.name;
@@ -187,7 +194,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (!write_seq.empty()) {
-    dgs::write_file_atomic(write_seq, dgs::plan_to_json(sequential_plan(g), g));
+    dgs::write_file_atomic(write_seq, dgs::plan_to_json(sequential_plan(g, hardware), g));
     std::cout << "wrote " << write_seq << "\n";
     return 0;
   }
@@ -224,7 +231,7 @@ int run(int argc, char** argv) {
   }
   dgs::EvaluationOptions options;
   options.gpu_fused_kernels = generic_fused_kernel;
-  dgs::Plan sequential = sequential_plan(g);
+  dgs::Plan sequential = sequential_plan(g, hardware);
   sequential.options = plan.options;  // the same kernel options as the plan evaluated
   const dgs::EvaluationResult ev = dgs::evaluate(g, plan, hardware, options);
   const dgs::EvaluationResult seq = dgs::evaluate(g, sequential, hardware);

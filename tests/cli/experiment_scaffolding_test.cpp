@@ -135,8 +135,8 @@ TEST_F(ExperimentScaffoldingTest, ConfigOfAnUnknownKindIsAUsageError) {
   const Result r =
       run({"--fig", "1", "--hw", path, "--out", out_dir()}, {hardware_probe("1", "v100")});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "error: --hw: " + path + ": kind 'mesh_accelerator' is not known (known kinds: gpu)\n");
+  EXPECT_EQ(r.err, "error: --hw: " + path +
+                       ": kind 'mesh_accelerator' is not known (known kinds: gpu, dsa)\n");
   EXPECT_EQ(seen_gpu_name_, "<unset>");
 }
 

@@ -111,18 +111,19 @@ TEST(Evaluate, OptionsReachTheGpuModel) {
 
 TEST(Evaluate, AKindWithoutAModelIsOneLine) {
   EXPECT_TRUE(has_evaluator("gpu"));
-  EXPECT_FALSE(has_evaluator("dsa"));
-  EXPECT_EQ(evaluated_hardware_kinds(), std::vector<std::string>{"gpu"});
+  EXPECT_TRUE(has_evaluator("dsa"));
+  EXPECT_FALSE(has_evaluator("tpu"));
+  EXPECT_EQ(evaluated_hardware_kinds(), (std::vector<std::string>{"gpu", "dsa"}));
   const Graph g = build_zoo_model("ios_fig1_2");
   HardwareSpec dsa;
-  dsa.kind = "dsa";
+  dsa.kind = "tpu";
   dsa.name = "mesh";
   dsa.file = "hw_configs/mesh.json";
   dsa.memory_levels = {"sram", "hbm"};
   dsa.units = {{"engine", 64}};
   const std::string expected =
-      "hw_configs/mesh.json: no model evaluates hardware of kind 'dsa' yet (kinds with a model: "
-      "gpu)";
+      "hw_configs/mesh.json: no model evaluates hardware of kind 'tpu' yet (kinds with a model: "
+      "gpu, dsa)";
   EXPECT_EQ(error_of([&] { evaluate(g, sequential(g), dsa); }), expected);
   EXPECT_EQ(error_of([&] { require_evaluator(dsa); }), expected);
   EXPECT_EQ(error_of([&] { require_evaluator(load_hardware("a100")); }), "<no error>");

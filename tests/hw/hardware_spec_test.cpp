@@ -32,7 +32,7 @@ TEST(HardwareSpec, AGpuConfigNamesItsLevelsAndUnits) {
   EXPECT_FALSE(h.unit_count("core").has_value());
   ASSERT_TRUE(h.gpu.has_value());
   EXPECT_EQ(h.gpu->sm_count, 80);
-  EXPECT_EQ(known_hardware_kinds(), std::vector<std::string>{"gpu"});
+  EXPECT_EQ(known_hardware_kinds(), (std::vector<std::string>{"gpu", "dsa"}));
 }
 
 TEST(HardwareSpec, EveryBuiltinGpuLoadsAsByLoadGpuSpec) {
@@ -51,13 +51,13 @@ TEST(HardwareSpec, EveryBuiltinGpuLoadsAsByLoadGpuSpec) {
 
 TEST(HardwareSpec, KindsWithoutADescriptionAreOneLineErrors) {
   EXPECT_EQ(error_of([] {
-              parse_hardware(R"({"name": "mesh", "kind": "dsa", "fields": {}})", "acc.json");
+              parse_hardware(R"({"name": "tpu", "kind": "tpu", "fields": {}})", "acc.json");
             }),
-            "acc.json: kind 'dsa' is not known (known kinds: gpu)");
+            "acc.json: kind 'tpu' is not known (known kinds: gpu, dsa)");
   EXPECT_EQ(error_of([] { parse_hardware(R"({"name": "x"})", "x.json"); }),
-            "x.json: missing \"kind\" (expected one of: gpu)");
+            "x.json: missing \"kind\" (expected one of: gpu, dsa)");
   EXPECT_EQ(error_of([] { parse_hardware("[1, 2]", "x.json"); }),
-            "x.json: missing \"kind\" (expected one of: gpu)");
+            "x.json: missing \"kind\" (expected one of: gpu, dsa)");
   EXPECT_EQ(error_of([] { parse_hardware("{", "cut.json"); }).rfind("cut.json: not valid JSON:", 0),
             0u);
   // A file on disk: the message names its path.
@@ -66,7 +66,7 @@ TEST(HardwareSpec, KindsWithoutADescriptionAreOneLineErrors) {
   const std::string path = (dir / "mesh.json").string();
   write_file_atomic(path, R"({"name": "mesh", "kind": "mesh_accelerator", "fields": {}})");
   EXPECT_EQ(error_of([&] { load_hardware(path); }),
-            path + ": kind 'mesh_accelerator' is not known (known kinds: gpu)");
+            path + ": kind 'mesh_accelerator' is not known (known kinds: gpu, dsa)");
   std::filesystem::remove_all(dir);
 }
 

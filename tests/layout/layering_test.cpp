@@ -28,15 +28,16 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"exec", {"util", "graph", "plan"}},
       {"tileprog", {"util", "graph", "plan", "exec"}},
       {"gpumodel", {"util", "graph", "hw", "plan"}},
+      {"dsamodel", {"util", "graph", "hw", "plan"}},
       {"cuda", {"util", "graph", "hw", "plan", "exec", "tileprog"}},
-      {"evaluate", {"util", "graph", "hw", "plan", "gpumodel"}},
+      {"evaluate", {"util", "graph", "hw", "plan", "gpumodel", "dsamodel"}},
       {"onnxcheck", {"util", "graph", "onnx", "exec"}},
       {"cli",
-       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "gpumodel", "cuda", "evaluate",
-        "models"}},
+       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "gpumodel", "dsamodel", "cuda",
+        "evaluate", "models"}},
       {"tools",
-       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "tileprog", "gpumodel", "cuda",
-        "evaluate", "onnxcheck", "cli", "models"}},
+       {"util", "graph", "onnx", "hw", "plan", "report", "exec", "tileprog", "gpumodel", "dsamodel",
+        "cuda", "evaluate", "onnxcheck", "cli", "models"}},
   };
   return a;
 }

@@ -97,6 +97,35 @@ TEST_F(PlanEvalTool, TheSequentialPlanEvaluatesLikeTheSequentialBaseline) {
   fs::remove(seq);
 }
 
+TEST_F(PlanEvalTool, DsaConfigsEvaluatePlansWithTheDsaModel) {
+  for (const char* hw : {"stcp920", "atomic_mesh"}) {
+    const std::string plan = temp_path(std::string(hw) + ".json");
+    const ToolRun w =
+        run_plan_eval("--model resnet18 --hw " + std::string(hw) + " --write-sequential " + plan);
+    ASSERT_EQ(w.exit_code, 0) << w.out;
+    const ToolRun r =
+        run_plan_eval("--model resnet18 --hw " + std::string(hw) + " --plan " + plan + " --csv");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto yours = csv_row(r.out, "yours");
+    EXPECT_GT(std::stod(field(r.out, yours, "latency_ms")), 0) << r.out;
+    EXPECT_GT(std::stod(field(r.out, yours, "mac_uj")), 0) << r.out;
+    EXPECT_GT(std::stod(field(r.out, yours, "static_uj")), 0) << r.out;
+    for (const char* name : {"avg_busy_matrix", "mac_utilisation", "dram_busy_fraction"})
+      EXPECT_GE(column(r.out, name), 0) << name << "\n" << r.out;
+    fs::remove(plan);
+  }
+  // The levels and units are the config's: an "sm" placement is refused on the mesh.
+  const std::string plan = temp_path("sm.json");
+  write_file_atomic(plan, R"({"version": 2, "scheduler": "x", "graph": "g", "stages": [
+    {"tasks": [{"ops": ["block.a.conv", "block.a.relu", "block.d.conv", "block.d.relu",
+      "block.c.conv", "block.c.relu", "block.b.conv", "block.b.relu", "block.concat.concat"],
+      "placement": {"unit": "sm_set", "index": [0]}}]}]})");
+  const ToolRun sm = run_plan_eval("--model ios_fig1_2 --hw atomic_mesh --plan " + plan);
+  EXPECT_EQ(sm.exit_code, 2) << sm.out;
+  EXPECT_NE(sm.out.find("has no unit of kind 'sm_set'"), std::string::npos) << sm.out;
+  fs::remove(plan);
+}
+
 TEST_F(PlanEvalTool, ConcurrentAndFusedPlansAreEvaluatedAsWritten) {
   // The Fig. 1.2 graph: a, d concurrently, then b, c concurrently (IOS's schedule); each branch's
   // conv+relu as one Fused task, so its intermediate never reaches DRAM.
@@ -136,12 +165,12 @@ TEST_F(PlanEvalTool, BadPlansAndFlagsAreOneLineErrors) {
   const ToolRun partial = run_plan_eval("--model ios_fig1_2 --plan " + plan);
   EXPECT_EQ(partial.exit_code, 2) << partial.out;
   EXPECT_EQ(std::count(partial.out.begin(), partial.out.end(), '\n'), 1) << partial.out;
-  // A hardware config of a kind that has no model (no description, yet) is refused in one line.
-  const std::string hw = temp_path("mesh.json");
-  write_file_atomic(hw, R"({"name": "mesh", "kind": "dsa", "fields": {}})");
-  const ToolRun dsa = run_plan_eval("--model ios_fig1_2 --plan " + plan + " --hw " + hw);
-  EXPECT_EQ(dsa.exit_code, 2) << dsa.out;
-  EXPECT_EQ(dsa.out, "error: " + hw + ": kind 'dsa' is not known (known kinds: gpu)\n");
+  // A hardware config of a kind that has no description is refused in one line.
+  const std::string hw = temp_path("tpu.json");
+  write_file_atomic(hw, R"({"name": "tpu", "kind": "tpu", "fields": {}})");
+  const ToolRun tpu = run_plan_eval("--model ios_fig1_2 --plan " + plan + " --hw " + hw);
+  EXPECT_EQ(tpu.exit_code, 2) << tpu.out;
+  EXPECT_EQ(tpu.out, "error: " + hw + ": kind 'tpu' is not known (known kinds: gpu, dsa)\n");
   fs::remove(hw);
   const ToolRun flag = run_plan_eval("--bogus");
   EXPECT_EQ(flag.exit_code, 2);

@@ -1,0 +1,531 @@
+// The DSA model's timeline (see dsa_model.h for the mapping of plan fields).
+#include "common/dsamodel/dsa_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "common/dsamodel/busy_intervals.h"
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/mesh_noc.h"
+#include "common/util/error.h"
+
+namespace dgs {
+
+namespace {
+
+enum class Level : uint8_t { Local, Global, Dram };
+
+struct Resource {
+  double bytes_per_cycle = 0;
+  BusyIntervals busy;
+};
+
+struct Span {
+  double start = 0;
+  double end = 0;
+};
+
+// A region of a tensor written by a task, where it lives and from when.
+struct WriteRecord {
+  Region region;
+  Level level = Level::Dram;
+  std::vector<int> units;  // the writer's units (a partial-sum group: its home's)
+  double end = 0;
+};
+
+// A piece of a task's input: bytes of one write (or of DRAM for weights and graph inputs).
+struct Piece {
+  double bytes = 0;
+  Level level = Level::Dram;
+  const std::vector<int>* units = nullptr;
+  double available = 0;
+};
+
+// The number of elements two boxes of the same tensor have in common (no allocation: this runs
+// for every pair of a read and a write of a tensor).
+int64_t overlap_numel(const Region& a, const Region& b) {
+  int64_t n = 1;
+  for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
+    const int64_t lo = std::max(a[d].lo, b[d].lo), hi = std::min(a[d].hi, b[d].hi);
+    if (hi <= lo) return 0;
+    n *= hi - lo;
+  }
+  return n;
+}
+
+class Simulator {
+ public:
+  Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
+      : g_(g), p_(p), s_(s), n_units_(s.units()) {
+    if (s.topology == DsaTopology::Mesh)
+      noc_ = std::make_unique<MeshNoc>(s.mesh_columns, s.mesh_rows, s.noc_link_bytes_per_cycle,
+                                       s.noc_hop_cycles);
+    port_.assign(static_cast<size_t>(n_units_), Resource{s.local_bandwidth(), {}});
+    bus_.assign(static_cast<size_t>(s.clusters), Resource{s.global_bytes_per_cycle, {}});
+    dma_.assign(static_cast<size_t>(s.clusters * s.dma_engines),
+                Resource{s.dma_bytes_per_cycle, {}});
+    dram_.bytes_per_cycle = s.dram_bytes_per_cycle();
+    unit_free_.assign(static_cast<size_t>(n_units_), 0.0);
+    unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
+    last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
+    prev_half_.assign(static_cast<size_t>(n_units_), 0.0);
+    resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
+    resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
+    events_.resize(static_cast<size_t>(n_units_ + s.clusters));
+  }
+
+  EvaluationResult run();
+
+ private:
+  int cluster_of(int u) const { return u / s_.cores_per_cluster; }
+  MeshPoint point_of(int u) const { return {u % s_.mesh_columns, u / s_.mesh_columns}; }
+  std::string unit_name(int u) const {
+    if (s_.topology == DsaTopology::Mesh) {
+      const MeshPoint p = point_of(u);
+      return "engine [" + std::to_string(p.x) + "," + std::to_string(p.y) + "]";
+    }
+    return "core [" + std::to_string(cluster_of(u)) + "," +
+           std::to_string(u % s_.cores_per_cluster) + "]";
+  }
+  Level level_of(const std::string& name) const {
+    if (name == s_.local_level) return Level::Local;
+    if (!s_.global_level.empty() && name == s_.global_level) return Level::Global;
+    return Level::Dram;
+  }
+  // The DMA engine of `cluster` free earliest for `bytes` from `ready`.
+  Resource* dma_for(int cluster, double bytes, double ready) {
+    Resource* best = nullptr;
+    double best_t = 0;
+    for (int i = 0; i < s_.dma_engines; ++i) {
+      Resource* r = &dma_[static_cast<size_t>(cluster * s_.dma_engines + i)];
+      const double t = r->busy.earliest_free(ready, bytes / r->bytes_per_cycle);
+      if (!best || t < best_t) {
+        best = r;
+        best_t = t;
+      }
+    }
+    return best;
+  }
+
+  // A transfer along `path` starts at the first moment at or after `ready` when every resource
+  // of it is free for its part, streams at the narrowest bandwidth of the path (ceil(bytes /
+  // narrowest) cycles) and arrives `latency` later. Each resource is taken for the time it needs
+  // to serve those bytes at its own bandwidth (bytes / its bandwidth): a wide DRAM channel serves
+  // many narrow ports in turn, transfers through one resource never overlap on it, and a transfer
+  // issued later in plan order may use a gap left earlier.
+  Span reserve(std::initializer_list<Resource*> path, double bytes, double ready, double latency) {
+    Span sp{ready, ready};
+    if (bytes <= 0) return sp;
+    double bw = 0;
+    for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Resource* r : path) {
+        const double t = r->busy.earliest_free(sp.start, bytes / r->bytes_per_cycle);
+        if (t > sp.start) {
+          sp.start = t;
+          moved = true;
+        }
+      }
+    }
+    for (Resource* r : path) r->busy.add(sp.start, bytes / r->bytes_per_cycle);
+    sp.end = sp.start + latency + std::ceil(bytes / bw);
+    ++transfers_;
+    return sp;
+  }
+  // DRAM <-> unit u (through its cluster's DMA; on a mesh, from the nearer edge column).
+  Span dram_transfer(int u, double bytes, double ready) {
+    const Span sp =
+        reserve({&dram_, dma_for(cluster_of(u), bytes, ready), &port_[static_cast<size_t>(u)]},
+                bytes, ready, s_.dram_latency_cycles);
+    dram_bytes_ += bytes;
+    local_bytes_ += bytes;
+    if (!noc_ || bytes <= 0) return sp;
+    const MeshPoint p = point_of(u);
+    const MeshPoint edge{p.x <= s_.mesh_columns - 1 - p.x ? 0 : s_.mesh_columns - 1, p.y};
+    const MeshNoc::Transfer t = noc_->send(edge, p, bytes, sp.start);
+    return {sp.start, std::max(sp.end, t.end + s_.dram_latency_cycles)};
+  }
+  // The global buffer of cluster c <-> unit u.
+  Span global_transfer(int c, int u, double bytes, double ready) {
+    global_bytes_ += bytes;
+    local_bytes_ += bytes;
+    if (cluster_of(u) == c)
+      return reserve({&bus_[static_cast<size_t>(c)], &port_[static_cast<size_t>(u)]}, bytes, ready,
+                     0);
+    dram_bytes_ += 2 * bytes;  // another cluster's buffer: through DRAM
+    return reserve({&bus_[static_cast<size_t>(c)], &dram_, dma_for(cluster_of(u), bytes, ready),
+                    &port_[static_cast<size_t>(u)]},
+                   bytes, ready, s_.dram_latency_cycles);
+  }
+  // The local buffer of unit w -> that of unit u.
+  Span unit_transfer(int w, int u, double bytes, double ready) {
+    if (w == u || bytes <= 0) return {ready, ready};
+    local_bytes_ += 2 * bytes;
+    if (noc_) {
+      const MeshNoc::Transfer t = noc_->send(point_of(w), point_of(u), bytes, ready);
+      ++transfers_;
+      return {t.start, t.end};
+    }
+    const int cw = cluster_of(w), cu = cluster_of(u);
+    if (cw == cu)
+      return reserve({&port_[static_cast<size_t>(w)], &bus_[static_cast<size_t>(cw)],
+                      &port_[static_cast<size_t>(u)]},
+                     bytes, ready, 0);
+    dram_bytes_ += 2 * bytes;
+    return reserve({&port_[static_cast<size_t>(w)], dma_for(cw, bytes, ready), &dram_,
+                    dma_for(cu, bytes, ready), &port_[static_cast<size_t>(u)]},
+                   bytes, ready, 2 * s_.dram_latency_cycles);
+  }
+  // Moves `bytes` of a piece at `level` (held by `holders`) into unit u.
+  Span fetch(Level level, const std::vector<int>* holders, int u, double bytes, double ready,
+             double& local_hit) {
+    if (level == Level::Dram || !holders || holders->empty()) return dram_transfer(u, bytes, ready);
+    if (level == Level::Global)
+      return global_transfer(cluster_of(holders->front()), u, bytes, ready);
+    Span sp{ready, ready};
+    const double share = bytes / static_cast<double>(holders->size());
+    for (int w : *holders) {
+      if (w == u) {
+        local_hit += share;
+        continue;
+      }
+      const Span t = unit_transfer(w, u, share, ready);
+      sp.end = std::max(sp.end, t.end);
+    }
+    return sp;
+  }
+  // Moves `bytes` from unit u to `level` (the global buffer of u's cluster, or DRAM).
+  Span store(Level level, int u, double bytes, double ready) {
+    if (level == Level::Global) return global_transfer(cluster_of(u), u, bytes, ready);
+    return dram_transfer(u, bytes, ready);
+  }
+
+  void release_stage(size_t stage, double at) {
+    for (const auto& [buffer, bytes] : releases_[stage]) {
+      if (buffer < n_units_)
+        resident_local_[static_cast<size_t>(buffer)] -= bytes;
+      else
+        resident_global_[static_cast<size_t>(buffer - n_units_)] -= bytes;
+      events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
+    }
+  }
+  void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
+                double& stage_end);
+
+  const Graph& g_;
+  const Plan& p_;
+  const DsaSpec& s_;
+  int n_units_;
+  std::unique_ptr<MeshNoc> noc_;
+  std::vector<Resource> port_, bus_, dma_;
+  Resource dram_;
+  std::vector<double> unit_free_, unit_end_, last_tile_start_;
+  std::vector<double> prev_half_;  // half the working set of a unit's last task, when tiled
+  std::vector<double> resident_local_, resident_global_;
+  std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
+  std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
+  std::map<int, std::vector<WriteRecord>> writes_;
+  std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
+  std::map<int, size_t> last_read_stage_;
+  double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
+  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0;
+  double end_ = 0;
+  int64_t transfers_ = 0;
+};
+
+std::vector<int64_t> region_key(const Region& r) {
+  std::vector<int64_t> k;
+  for (const Interval& i : r) {
+    k.push_back(i.lo);
+    k.push_back(i.hi);
+  }
+  return k;
+}
+
+void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
+                         double& stage_end) {
+  const Task& t = p_.stages[si].tasks[ti];
+  const std::string label = dsa_task_label(g_, t, si, ti);
+  const double n = static_cast<double>(d.units.size());
+  const bool tiled = !t.tile.empty();
+  const double tiles = static_cast<double>(d.tiles);
+
+  // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
+  // one transfer (one DMA descriptor list), ready when its last piece is.
+  std::vector<Piece> pieces;
+  Piece from_dram{0, Level::Dram, nullptr, 0};
+  for (int x : d.inputs) {
+    const Region& need = d.needed.at(x);
+    const auto it = writes_.find(x);
+    const double refetch = g_.tensor(x).is_param() ? 1.0 : d.refetch;
+    if (it == writes_.end()) {
+      from_dram.bytes += static_cast<double>(region_numel(need)) * s_.element_bytes * refetch;
+      continue;
+    }
+    for (const WriteRecord& w : it->second) {
+      const int64_t common = overlap_numel(w.region, need);
+      if (common == 0) continue;
+      const double bytes = static_cast<double>(common) * s_.element_bytes * refetch;
+      if (w.level == Level::Dram) {
+        from_dram.bytes += bytes;
+        from_dram.available = std::max(from_dram.available, w.end);
+      } else {
+        pieces.push_back({bytes, w.level, &w.units, w.end});
+      }
+    }
+  }
+  if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  // Capacity of every unit's local buffer: working set (less inputs already resident there)
+  // plus the tensors resident there.
+  for (int u : d.units) {
+    double in_place = 0;
+    if (!tiled)
+      for (const Piece& pc : pieces)
+        if (pc.level == Level::Local && pc.units &&
+            std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
+          in_place += pc.bytes / n / static_cast<double>(pc.units->size());
+    const double need = static_cast<double>(d.working_set_bytes) - in_place;
+    const double resident = resident_local_[static_cast<size_t>(u)];
+    if (need + resident > static_cast<double>(s_.local_bytes))
+      throw Error(label + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
+                  std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
+                  std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
+                  std::to_string(s_.local_bytes));
+  }
+
+  // Partial sums: the home of this task's group.
+  bool partial_follower = false;
+  WriteRecord* home = nullptr;
+  if (t.reduction.active()) {
+    const int out = g_.op(t.ops.at(0)).outputs.at(0);
+    const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
+    const auto it = partial_home_.find(key);
+    if (it != partial_home_.end()) {
+      partial_follower = true;
+      home = &writes_[out][it->second];
+    }
+  }
+
+  const double overhead = s_.task_overhead_cycles;
+  double task_end = stage_start;
+  for (int u : d.units) {
+    const size_t ui = static_cast<size_t>(u);
+    // A double-buffered task may start loading once its unit's previous task has started its
+    // last tile (which then holds half its working set), if both fit beside the residents.
+    const double ws = static_cast<double>(d.working_set_bytes);
+    const bool prefetch =
+        tiled && ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
+    const double gate = prefetch ? last_tile_start_[ui] : unit_end_[ui];
+    double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
+    for (const Piece& pc : pieces) {
+      const double ready = std::max(gate, pc.available);
+      const Span sp = fetch(pc.level, pc.units, u, pc.bytes / n, ready, local_hit);
+      load_start = load_start < 0 ? sp.start : std::min(load_start, sp.start);
+      load_end = std::max(load_end, sp.end);
+    }
+    // A partial sum kept at a global or DRAM level: read the running sum, add, write back.
+    double add_cycles = 0;
+    if (partial_follower && home->level != Level::Local) {
+      const double b = static_cast<double>(region_numel(home->region)) * s_.element_bytes / n;
+      const Span sp = fetch(home->level, &home->units, u, b, std::max(gate, home->end), local_hit);
+      load_end = std::max(load_end, sp.end);
+      add_cycles = std::ceil(static_cast<double>(region_numel(home->region)) / n /
+                             std::max(1, s_.vector_lanes));
+    }
+    if (load_start < 0) load_start = load_end;
+    double compute = d.compute_cycles() + add_cycles + overhead;
+    compute = std::max(compute, std::ceil(d.operand_bytes / n / s_.local_bandwidth()));
+    double cs = 0, ce = 0;
+    if (tiled) {
+      cs = std::max({stage_start, unit_free_[ui], load_start + (load_end - load_start) / tiles});
+      ce = std::max(cs + compute, load_end + compute / tiles);
+    } else {
+      cs = std::max({stage_start, unit_free_[ui], load_end});
+      ce = cs + compute;
+    }
+    core_busy_ += compute;
+    matrix_busy_ += d.matrix_cycles;
+    vector_busy_ += d.vector_cycles + add_cycles;
+    const double store_ready = tiled ? cs + compute / tiles : ce;
+    double unit_done = ce;
+    for (int x : d.written) {
+      const auto sc = t.scope.find(x);
+      const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
+      const double b =
+          static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+      if (partial_follower && home->level == Level::Local) {
+        // Sent to the home, whose vector unit adds it on arrival.
+        const double share = b / static_cast<double>(home->units.size());
+        for (int h : home->units) {
+          const Span sp = unit_transfer(u, h, share, store_ready);
+          const double add = std::ceil(share / s_.element_bytes / std::max(1, s_.vector_lanes));
+          const size_t hi = static_cast<size_t>(h);
+          unit_free_[hi] = std::max(unit_free_[hi], sp.end) + add;
+          vector_busy_ += add;
+          core_busy_ += add;
+          home->end = std::max(home->end, unit_free_[hi]);
+          unit_done = std::max(unit_done, unit_free_[hi]);
+        }
+        continue;
+      }
+      if (level == Level::Local) continue;  // stays in this unit's buffer
+      const Span sp = store(level, u, b, store_ready);
+      unit_done =
+          std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
+    }
+    events_[ui].push_back({load_start, ws});
+    if (tiled) {  // the last tile needs one of the two tile buffers
+      events_[ui].push_back({ce - compute / tiles, -ws / 2});
+      events_[ui].push_back({unit_done, -ws / 2});
+    } else {
+      events_[ui].push_back({unit_done, -ws});
+    }
+    prev_half_[ui] = tiled ? ws / 2 : 0;
+    unit_free_[ui] = std::max(unit_free_[ui], tiled ? ce : unit_done);
+    unit_end_[ui] = std::max(unit_end_[ui], unit_done);
+    last_tile_start_[ui] = tiled ? ce - compute / tiles : unit_done;
+    task_end = std::max(task_end, unit_done);
+  }
+  macs_ += d.macs;
+  local_bytes_ += d.operand_bytes;
+
+  // Where the written tensors now live.
+  for (int x : d.written) {
+    const auto sc = t.scope.find(x);
+    const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
+    const Region region = task_written_region(g_, t, x);
+    if (partial_follower) {
+      home->end = std::max(home->end, task_end);
+      continue;
+    }
+    std::vector<WriteRecord>& ws = writes_[x];
+    ws.push_back({region, level, d.units, task_end});
+    if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
+    const double bytes = static_cast<double>(region_numel(region)) * s_.element_bytes;
+    const auto lr = last_read_stage_.find(x);
+    const size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
+    if (level == Level::Local) {
+      for (int u : d.units) {
+        resident_local_[static_cast<size_t>(u)] += bytes / n;
+        events_[static_cast<size_t>(u)].push_back({task_end, bytes / n});
+        releases_[release].push_back({u, bytes / n});
+      }
+    } else if (level == Level::Global) {
+      const int c = cluster_of(d.units.front());
+      double& r = resident_global_[static_cast<size_t>(c)];
+      if (r + bytes > static_cast<double>(s_.global_bytes))
+        throw Error(label + ": overflows " + s_.global_level + " of cluster " + std::to_string(c) +
+                    ": " + std::to_string(static_cast<int64_t>(r)) + " bytes resident + " +
+                    std::to_string(static_cast<int64_t>(bytes)) + " written, capacity " +
+                    std::to_string(s_.global_bytes));
+      r += bytes;
+      events_[static_cast<size_t>(n_units_ + c)].push_back({task_end, bytes});
+      releases_[release].push_back({n_units_ + c, bytes});
+    }
+  }
+  stage_end = std::max(stage_end, task_end);
+}
+
+double peak_of(std::vector<std::pair<double, double>> ev) {
+  // Releases before acquisitions at the same time.
+  std::sort(ev.begin(), ev.end());
+  double cur = 0, peak = 0;
+  for (const auto& [time, delta] : ev) {
+    (void)time;
+    cur += delta;
+    peak = std::max(peak, cur);
+  }
+  return peak;
+}
+
+EvaluationResult Simulator::run() {
+  std::vector<std::vector<DsaTaskDemand>> demand(p_.stages.size());
+  for (size_t si = 0; si < p_.stages.size(); ++si) {
+    for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
+      const Task& t = p_.stages[si].tasks[ti];
+      const std::string label = dsa_task_label(g_, t, si, ti);
+      demand[si].push_back(
+          dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_, label), label));
+      for (int x : demand[si].back().inputs) last_read_stage_[x] = si;
+    }
+  }
+  double stage_start = 0;
+  for (size_t si = 0; si < p_.stages.size(); ++si) {
+    double stage_end = stage_start;
+    for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti)
+      run_task(si, ti, demand[si][ti], stage_start, stage_end);
+    for (double f : unit_free_) stage_end = std::max(stage_end, f);
+    release_stage(si, stage_end);
+    stage_start = stage_end;
+  }
+  end_ = stage_start;
+  release_stage(p_.stages.size(), end_);
+
+  const double mhz = s_.clock_mhz;
+  const double latency_us = end_ / mhz;
+  EvaluationResult r;
+  r.hardware_kind = "dsa";
+  r.hardware_name = s_.name;
+  r.evaluator = "DSA model";
+  r.latency_us = latency_us;
+  r.flops = 2 * macs_;
+  r.stages = static_cast<int64_t>(p_.stages.size());
+  r.tasks = p_.num_tasks();
+  r.kernels = r.tasks;
+  add_value(r.bytes_by_level, s_.local_level, local_bytes_);
+  if (!s_.global_level.empty()) add_value(r.bytes_by_level, s_.global_level, global_bytes_);
+  add_value(r.bytes_by_level, s_.dram_level, dram_bytes_);
+  const bool mesh = s_.topology == DsaTopology::Mesh;
+  add_value(r.busy_us_by_unit, mesh ? "engine" : "core", core_busy_ / mhz);
+  add_value(r.busy_us_by_unit, "matrix", matrix_busy_ / mhz);
+  add_value(r.busy_us_by_unit, "vector", vector_busy_ / mhz);
+  double dma_busy = 0;
+  for (const Resource& x : dma_) dma_busy += x.busy.total();
+  add_value(r.busy_us_by_unit, "dma", dma_busy / mhz);
+  const double byte_hops = noc_ ? noc_->byte_hops() : 0;
+  add_value(r.energy_pj_by_component, "mac", macs_ * s_.mac_pj);
+  add_value(r.energy_pj_by_component, s_.local_level, local_bytes_ * 8 * s_.local_pj_per_bit);
+  if (!s_.global_level.empty())
+    add_value(r.energy_pj_by_component, s_.global_level, global_bytes_ * 8 * s_.global_pj_per_bit);
+  if (mesh) add_value(r.energy_pj_by_component, "noc", byte_hops * 8 * s_.noc_pj_per_bit_hop);
+  add_value(r.energy_pj_by_component, s_.dram_level, dram_bytes_ * 8 * s_.dram_pj_per_bit);
+  // mW x us = 1e-9 J = 1e3 pJ.
+  add_value(r.energy_pj_by_component, "static",
+            s_.static_mw_per_unit * n_units_ * latency_us * 1e3);
+  double peak_local = 0, peak_global = 0;
+  for (int b = 0; b < n_units_ + s_.clusters; ++b) {
+    const double pk = peak_of(events_[static_cast<size_t>(b)]);
+    (b < n_units_ ? peak_local : peak_global) =
+        std::max(b < n_units_ ? peak_local : peak_global, pk);
+  }
+  add_value(r.details, "peak_" + s_.local_level + "_bytes", peak_local);
+  if (!s_.global_level.empty())
+    add_value(r.details, "peak_" + s_.global_level + "_bytes", peak_global);
+  if (mesh) {
+    double max_link = 0, used = 0;
+    for (double b : noc_->link_bytes()) {
+      max_link = std::max(max_link, b);
+      used += b > 0 ? 1 : 0;
+    }
+    add_value(r.details, "noc_byte_hops", byte_hops);
+    add_value(r.details, "noc_max_link_bytes", max_link);
+    add_value(r.details, "noc_links_used", used);
+  }
+  const double peak_macs = s_.matrix_macs_per_cycle * n_units_ * end_;
+  add_value(r.details, "mac_utilisation", peak_macs > 0 ? macs_ / peak_macs : 0);
+  add_value(r.details, "dram_busy_fraction", end_ > 0 ? dram_.busy.total() / end_ : 0);
+  add_value(r.details, "transfers", static_cast<double>(transfers_));
+  return r;
+}
+
+}  // namespace
+
+EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec) {
+  Simulator sim(g, plan, spec);
+  return sim.run();
+}
+
+}  // namespace dgs

@@ -1,0 +1,73 @@
+#pragma once
+// The DSA model: evaluates a Plan v2 on a DSA config (common/hw/dsa_spec.h) as a timeline over
+// the cores or engines and the shared resources, and reports it as an EvaluationResult.
+//
+// How the plan's fields map onto the machine (schedulers that emit plans for it rely on this):
+//  - placement: unit "core" [cluster, core] with `count` cores of that cluster; "cluster" [c]
+//    = every core of `count` clusters from c; "engine" [x, y] with `count` engines down column x;
+//    none = core/engine 0. The units share the task's primary output as `binding` says (default:
+//    spread over its axes in order, batch first); each runs its part; per-unit transfers are the
+//    task's traffic divided evenly among its units.
+//  - stages: the compute of a stage's tasks starts when every task of the previous stage has
+//    finished (a barrier). Loads do not wait for the barrier: a task's input transfers start when
+//    the data has been written and its unit's buffer is free (see `tile`), so the next layer's
+//    weights and any data written earlier are fetched during the current stage.
+//  - tile (double buffering): a task with a `tile` runs tile by tile with two tile buffers: loads
+//    of tile i+1 and stores of tile i-1 overlap the compute of tile i, and its loads may start as
+//    soon as its unit's previous task has started its last tile (which then holds one of its
+//    two tile buffers) if both fit beside the resident tensors. Its working set is twice one
+//    tile's (inputs, intermediates and output of one tile, by the shared iteration spaces); every
+//    tile loads its activation inputs again (halos re-read: tiles x one tile's activations),
+//    while weights and constants are loaded once per task and stay while its tiles run. A task
+//    without a tile loads everything, computes, then stores, and its loads wait until its unit's
+//    previous task has ended.
+//  - scope (where a written tensor stays until its readers have run): the local level (l1,
+//    sram) keeps it in the buffer of the unit(s) that wrote it, from the end of the writing task
+//    until the end of the last stage that reads it; the global level (llb) in its cluster's global
+//    buffer; absent or the DRAM level: written back to DRAM. Readers fetch it from there: the
+//    same unit reads it in place; another engine over the mesh (XY route from the writer); another
+//    core of the cluster over the cluster bus; another cluster through DRAM.
+//  - kept: intermediates of a task never leave its units' local buffer (their bytes count in the
+//    working set).
+//  - reduction (partial sums): the group of tasks writing one region with ranges of one axis has
+//    a home, the unit(s) of its first task in plan order. With a local scope, every other task
+//    sends its partial over the mesh or bus to the home, whose vector unit adds it on arrival;
+//    with a global or DRAM scope, each later task reads the running sum from that level, adds its
+//    partial on its own vector unit and writes the sum back.
+//  - Tensors are stored and computed in the config's datatype, whatever the graph's dtype.
+//
+// Resources: each core/engine has a compute queue (matrix, vector and move cycles of unit_cost.h,
+// plus task_overhead) and a local-buffer port; each cluster a DMA engine pool and (clusters) a bus
+// to its global buffer; the chip one DRAM channel (dram_bandwidth x dram_efficiency); a mesh one
+// resource per directed link. A transfer starts when every resource of its path is free, streams
+// at the narrowest bandwidth of the path, takes each resource for bytes / that resource's
+// bandwidth (so a wide DRAM channel serves many narrow ports in turn, and transfers on one link
+// or channel serialise in issue order while disjoint ones overlap), and arrives after the path's
+// latency (DRAM latency, hops x hop latency). DRAM enters a mesh at the nearer of the west and east
+// edge columns of the engine's row.
+//
+// Energy: mac_energy per MAC; every byte written into or read out of a buffer level (transfers,
+// and the operands and results of every op at the local level) at that level's pJ/bit; NoC
+// bits x hops x noc_energy; DRAM bits read and written x dram_energy; static power x units x
+// latency.
+//
+// Refused in one line naming the task and the resource: a working set plus resident tensors over
+// a local buffer, resident tensors over a global buffer, a unit the config lacks (matrix or
+// vector unit, a unit kind), more cores or engines than exist.
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+#include "common/hw/evaluation_result.h"
+#include "common/plan/plan.h"
+
+namespace dgs {
+
+// Evaluates `plan` (checked by the caller, e.g. evaluate()) on `spec`.
+//   latency_us; flops (2 x MACs plus the vector ops' FLOPs); stages, tasks; kernels = tasks;
+//   bytes_by_level: local, global, DRAM level names (bytes read + written);
+//   busy_us_by_unit: "core" or "engine" (compute, summed over units), "matrix", "vector", "dma";
+//   energy_pj_by_component: "mac", each level name, "noc" (mesh), "static";
+//   details: peak_<level>_bytes (the fullest buffer instance), noc_byte_hops, noc_max_link_bytes,
+//   noc_links_used, mac_utilisation, dram_busy_fraction, transfers.
+EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec);
+
+}  // namespace dgs

@@ -1,0 +1,83 @@
+// XY routing and per-link reservations on a 2-D mesh.
+#include "common/dsamodel/mesh_noc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/util/error.h"
+
+namespace dgs {
+
+int xy_hops(MeshPoint a, MeshPoint b) {
+  return std::abs(a.x - b.x) + std::abs(a.y - b.y);
+}
+
+std::vector<MeshPoint> snake_order(int columns, int rows) {
+  std::vector<MeshPoint> order;
+  for (int y = 0; y < rows; ++y)
+    for (int i = 0; i < columns; ++i) order.push_back({y % 2 == 0 ? i : columns - 1 - i, y});
+  return order;
+}
+
+MeshNoc::MeshNoc(int columns, int rows, double link_bytes_per_cycle, double hop_cycles)
+    : columns_(columns),
+      rows_(rows),
+      width_(link_bytes_per_cycle),
+      hop_cycles_(hop_cycles),
+      link_busy_(static_cast<size_t>(columns * rows * 4)),
+      link_bytes_(static_cast<size_t>(columns * rows * 4), 0.0) {
+  if (columns < 1 || rows < 1 || !(link_bytes_per_cycle > 0))
+    throw Error("mesh network: needs at least one engine and links of positive width");
+}
+
+std::vector<int> MeshNoc::route(MeshPoint a, MeshPoint b) const {
+  if (a.x < 0 || a.y < 0 || b.x < 0 || b.y < 0 || a.x >= columns_ || b.x >= columns_ ||
+      a.y >= rows_ || b.y >= rows_)
+    throw Error("mesh network: route outside the " + std::to_string(columns_) + "x" +
+                std::to_string(rows_) + " mesh");
+  std::vector<int> links;
+  MeshPoint p = a;
+  while (p.x != b.x) {
+    const int dir = b.x > p.x ? 0 : 1;
+    links.push_back(link_id(p, dir));
+    p.x += dir == 0 ? 1 : -1;
+  }
+  while (p.y != b.y) {
+    const int dir = b.y > p.y ? 2 : 3;
+    links.push_back(link_id(p, dir));
+    p.y += dir == 2 ? 1 : -1;
+  }
+  return links;
+}
+
+MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double ready) {
+  const std::vector<int> links = route(a, b);
+  Transfer t;
+  t.hops = static_cast<int>(links.size());
+  t.start = ready;
+  if (links.empty() || bytes <= 0) {
+    t.end = ready;
+    return t;
+  }
+  const double serial = std::ceil(bytes / width_);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int l : links) {
+      const double at = link_busy_[static_cast<size_t>(l)].earliest_free(t.start, serial);
+      if (at > t.start) {
+        t.start = at;
+        moved = true;
+      }
+    }
+  }
+  for (int l : links) {
+    link_busy_[static_cast<size_t>(l)].add(t.start, serial);
+    link_bytes_[static_cast<size_t>(l)] += bytes;
+  }
+  byte_hops_ += bytes * t.hops;
+  t.end = t.start + t.hops * hop_cycles_ + serial;
+  return t;
+}
+
+}  // namespace dgs

@@ -1,0 +1,62 @@
+#pragma once
+// A 2-D mesh network with dimension-ordered (XY) routing: the route of a transfer (X first,
+// then Y), its hop count, and a schedule of directed links in which transfers that share a link
+// serialise and transfers on disjoint links overlap. Coordinates are (x = column, y = row), as
+// plan placements of unit kind "engine" give them.
+#include <cstdint>
+#include <vector>
+
+#include "common/dsamodel/busy_intervals.h"
+
+namespace dgs {
+
+struct MeshPoint {
+  int x = 0;  // column
+  int y = 0;  // row
+  bool operator==(const MeshPoint&) const = default;
+};
+
+// The number of hops of the XY route from `a` to `b`: |dx| + |dy| (the Manhattan distance).
+int xy_hops(MeshPoint a, MeshPoint b);
+
+// The engines of a columns x rows mesh in boustrophedon ("snake") order: row 0 west to east,
+// row 1 east to west, and so on.
+std::vector<MeshPoint> snake_order(int columns, int rows);
+
+class MeshNoc {
+ public:
+  // link_bytes_per_cycle per direction; hop_cycles per hop (wormhole: a transfer of B bytes over
+  // h hops takes h * hop_cycles + ceil(B / link_bytes_per_cycle) cycles once it holds its links).
+  MeshNoc(int columns, int rows, double link_bytes_per_cycle, double hop_cycles);
+
+  int columns() const { return columns_; }
+  int rows() const { return rows_; }
+  // The directed links of the XY route from `a` to `b`, in order (ids: see link_id).
+  std::vector<int> route(MeshPoint a, MeshPoint b) const;
+  // The id of the link leaving `p` in direction d (0 east, 1 west, 2 south (+y), 3 north (-y)).
+  int link_id(MeshPoint p, int direction) const { return (p.y * columns_ + p.x) * 4 + direction; }
+  int num_links() const { return columns_ * rows_ * 4; }
+
+  struct Transfer {
+    double start = 0;  // cycle its links were taken
+    double end = 0;    // cycle its last byte arrived
+    int hops = 0;
+  };
+  // Sends `bytes` from `a` to `b`, not before cycle `ready`: it takes the first moment every link
+  // of its route is free for ceil(bytes / width) cycles and holds all of them that long
+  // (transfers sharing a link serialise; a later send may use an earlier gap). A transfer from a
+  // point to itself takes no time.
+  Transfer send(MeshPoint a, MeshPoint b, double bytes, double ready);
+  // Bytes carried by each link so far, by link id.
+  const std::vector<double>& link_bytes() const { return link_bytes_; }
+  double byte_hops() const { return byte_hops_; }
+
+ private:
+  int columns_, rows_;
+  double width_, hop_cycles_;
+  std::vector<BusyIntervals> link_busy_;
+  std::vector<double> link_bytes_;
+  double byte_hops_ = 0;
+};
+
+}  // namespace dgs

@@ -1,0 +1,354 @@
+// Hand-computed cases of the DSA model (common/dsamodel): the fit of a GEMM tile, one task's
+// timeline and energy, mesh routes and link reservations, Fig. 7's toy mapping of the Atomic
+// paper's notes, partial sums, double buffering and one-line refusals.
+#include "common/dsamodel/dsa_model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/error_of.h"
+
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/layer_split_plan.h"
+#include "common/dsamodel/mesh_noc.h"
+#include "common/dsamodel/unit_cost.h"
+#include "common/evaluate/evaluate.h"
+#include "common/hw/hardware_spec.h"
+#include "models/zoo.h"
+
+namespace dgs {
+namespace {
+
+// A [64,32] x B [32,48] -> y [64,48].
+Graph gemm_graph() {
+  Graph g;
+  g.name = "gemm";
+  const int a = g.add_input("A", {64, 32});
+  const int b = g.add_weight("B", {32, 48});
+  const int m = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
+  g.mark_output(g.op(m).outputs[0]);
+  return g;
+}
+
+// x [1,16,h,w] -> relu a -> relu b.
+Graph relu_chain(int64_t h, int64_t w) {
+  Graph g;
+  g.name = "relu_chain";
+  const int x = g.add_input("x", {1, 16, h, w});
+  const int a = g.add_op(OpKind::Relu, "a", {x});
+  const int b = g.add_op(OpKind::Relu, "b", {g.op(a).outputs[0]}, {}, 1, {"y"});
+  g.mark_output(g.op(b).outputs[0]);
+  return g;
+}
+
+Task task_on(std::vector<int> ops, UnitKind unit, std::vector<int> index, int count = 1) {
+  Task t;
+  t.ops = std::move(ops);
+  t.placement.unit = unit;
+  t.placement.index = std::move(index);
+  t.placement.count = count;
+  return t;
+}
+
+Plan plan_of(std::vector<std::vector<Task>> stages) {
+  Plan p;
+  p.scheduler = "test";
+  for (auto& s : stages) p.stages.push_back(Stage{std::move(s)});
+  return p;
+}
+
+const DsaSpec& mesh() {
+  static const DsaSpec m = load_dsa_spec("atomic_mesh");
+  return m;
+}
+
+TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
+  const Graph g = gemm_graph();
+  const Region all = full_region({64, 48});
+  // 16 x 16 PEs, kc: ceil(32/16) x ceil(48/16) = 6 folds of 64 streamed rows + 30 fill/drain.
+  const OpCycles kc = op_cycles(g, 0, all, mesh());
+  EXPECT_EQ(kc.unit, ComputeUnit::Matrix);
+  EXPECT_EQ(kc.folds, 6);
+  EXPECT_EQ(kc.cycles, 6 * (64 + 30));
+  EXPECT_EQ(kc.macs, 64 * 48 * 32);
+  // yx: ceil(64/16) x ceil(48/16) = 12 output tiles, each 32 reduction steps + 30.
+  const OpCycles yx = op_cycles(g, 0, all, dsa_with_dataflow(mesh(), DsaDataflow::YX));
+  EXPECT_EQ(yx.folds, 12);
+  EXPECT_EQ(yx.cycles, 12 * (32 + 30));
+  // STCP920's 32 x 64 MME: one fold, 64 rows + 94 fill/drain.
+  const OpCycles stcp = op_cycles(g, 0, all, load_dsa_spec("stcp920"));
+  EXPECT_EQ(stcp.folds, 1);
+  EXPECT_EQ(stcp.cycles, 64 + 94);
+  // Half the reduction (a partial sum over k): one fold of rows fewer.
+  EXPECT_EQ(op_cycles(g, 0, all, mesh(), "k", 0.5).cycles, 3 * (64 + 30));
+}
+
+TEST(DsaModel, OneGemmOnOneEngine) {
+  const Graph g = gemm_graph();
+  const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  const EvaluationResult r = evaluate(g, p, load_hardware("atomic_mesh"));
+  // Engine [0,0] sits on the west edge: HBM -> SRAM through its 8 B/cycle port, 50 cycles
+  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 564
+  // array cycles, but the operands (2048 + 1536 + 3072 B) need 832 port cycles: [498, 1330).
+  // y (3072 B) back to HBM: [1330, 1714) + 50 = 1764 cycles at 500 MHz.
+  EXPECT_DOUBLE_EQ(r.latency_us, 1764.0 / 500);
+  EXPECT_EQ(r.evaluator, "DSA model");
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 2048 + 1536 + 3072);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "sram"), 2 * (2048 + 1536 + 3072));
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 564.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine"), 832.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "mac"), 98304 * 0.3);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "hbm"), 6656 * 8 * 7.0);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "sram"), 13312 * 8 * 0.3417);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "noc"), 0);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "static"), 3.84 * 64 * (1764.0 / 500) * 1e3);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 2048 + 1536 + 3072);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "mac_utilisation"), 98304.0 / (256.0 * 64 * 1764));
+}
+
+TEST(MeshNoc, XyRoutesAndHops) {
+  const MeshNoc noc(8, 8, 8, 1);
+  EXPECT_EQ(xy_hops({0, 0}, {3, 2}), 5);
+  EXPECT_EQ(xy_hops({5, 7}, {5, 7}), 0);
+  // X first (east along row 0), then Y (south down column 3).
+  EXPECT_EQ(
+      noc.route({0, 0}, {3, 2}),
+      (std::vector<int>{noc.link_id({0, 0}, 0), noc.link_id({1, 0}, 0), noc.link_id({2, 0}, 0),
+                        noc.link_id({3, 0}, 2), noc.link_id({3, 1}, 2)}));
+  EXPECT_EQ(
+      noc.route({2, 2}, {1, 0}),
+      (std::vector<int>{noc.link_id({2, 2}, 1), noc.link_id({1, 2}, 3), noc.link_id({1, 1}, 3)}));
+}
+
+TEST(MeshNoc, TransfersOnOneLinkSerialiseAndOnDisjointLinksOverlap) {
+  MeshNoc noc(8, 8, 8, 1);
+  // 800 bytes over 2 hops: 100 cycles on each link, + 2 hop cycles.
+  const MeshNoc::Transfer first = noc.send({0, 0}, {2, 0}, 800, 0);
+  EXPECT_EQ(first.start, 0);
+  EXPECT_EQ(first.end, 102);
+  // Shares link (1,0) -> (2,0): waits until the first has left it.
+  const MeshNoc::Transfer shared = noc.send({1, 0}, {3, 0}, 800, 0);
+  EXPECT_EQ(shared.start, 100);
+  EXPECT_EQ(shared.end, 202);
+  // Row 1 is disjoint: runs at once.
+  const MeshNoc::Transfer disjoint = noc.send({0, 1}, {2, 1}, 800, 0);
+  EXPECT_EQ(disjoint.start, 0);
+  EXPECT_EQ(disjoint.end, 102);
+  // The opposite direction of a used link is another link.
+  EXPECT_EQ(noc.send({2, 0}, {1, 0}, 800, 0).end, 101);
+  EXPECT_EQ(noc.link_bytes()[static_cast<size_t>(noc.link_id({1, 0}, 0))], 1600);
+  EXPECT_EQ(noc.byte_hops(), 800 * 2 + 800 * 2 + 800 * 2 + 800);
+}
+
+// The toy mapping of Fig. 7 (3 x 3 mesh, engines numbered 1..9 in snake order): Atom 3-1 reads
+// Atom 1-1 (engine 1) and Atom 2-1 (engine 7). Solution A places it on engine 7 (2 hops),
+// solution B on engine 4 (2 + 4 = 6 hops).
+TEST(MeshNoc, Figure7ToyMappingHops) {
+  const std::vector<MeshPoint> snake = snake_order(3, 3);
+  ASSERT_EQ(snake.size(), 9u);
+  auto engine = [&](int k) { return snake[static_cast<size_t>(k - 1)]; };
+  EXPECT_EQ(engine(4), (MeshPoint{2, 1}));
+  EXPECT_EQ(engine(7), (MeshPoint{0, 2}));
+  auto hops_to = [&](int k) {
+    return xy_hops(engine(1), engine(k)) + xy_hops(engine(7), engine(k));
+  };
+  EXPECT_EQ(hops_to(7), 2);
+  EXPECT_EQ(hops_to(4), 6);
+  EXPECT_EQ(hops_to(4) - hops_to(7), 4);
+}
+
+TEST(DsaModel, EnergyOfAKnownMeshTransfer) {
+  const Graph g = relu_chain(8, 8);  // a's output: 16 x 64 = 1024 bytes (int8)
+  Task a = task_on({0}, UnitKind::Engine, {0, 0});
+  a.scope[g.op(0).outputs[0]] = "sram";
+  const HardwareSpec hw = load_hardware("atomic_mesh");
+  // b two hops away (down column 0): 1024 bytes x 2 hops x 8 bits x 0.61 pJ.
+  const EvaluationResult far =
+      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Engine, {0, 2})}}), hw);
+  EXPECT_DOUBLE_EQ(value_of(far.details, "noc_byte_hops"), 2048);
+  EXPECT_DOUBLE_EQ(value_of(far.details, "noc_max_link_bytes"), 1024);
+  EXPECT_DOUBLE_EQ(value_of(far.details, "noc_links_used"), 2);
+  EXPECT_DOUBLE_EQ(value_of(far.energy_pj_by_component, "noc"), 1024 * 2 * 8 * 0.61);
+  // b on the same engine reads a's output in place: no NoC, no HBM round trip for it.
+  const EvaluationResult near =
+      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Engine, {0, 0})}}), hw);
+  EXPECT_DOUBLE_EQ(value_of(near.details, "noc_byte_hops"), 0);
+  EXPECT_DOUBLE_EQ(value_of(near.bytes_by_level, "hbm"), 1024 + 1024);  // x in, y out
+  EXPECT_LT(near.latency_us, far.latency_us);
+}
+
+TEST(DsaModel, ABufferOneByteTooSmallIsRefusedAndAnExactFitIsNot) {
+  const Graph g = relu_chain(8, 8);
+  const Plan p = plan_of({{task_on({0, 1}, UnitKind::Engine, {0, 0})}});
+  // Working set: x (1024 B) in, y (1024 B) out; a's output stays inside the task.
+  const DsaTaskDemand d = dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0}, "t");
+  EXPECT_EQ(d.working_set_bytes, 1024 + 1024 + 1024);
+  EXPECT_EQ(error_of([&] { evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3071)); }),
+            "task s0.t0 (op a): overflows sram of engine [0,0]: needs 3072 bytes (working set) + "
+            "0 bytes resident, capacity 3071");
+  const EvaluationResult r = evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3072));
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 3072);
+}
+
+TEST(DsaModel, ResidentTensorsCountAgainstTheBuffer) {
+  // x -> a -> b and x -> c (all [1,16,8,8], 1024 bytes each); a stays in [0,0]'s SRAM until b.
+  Graph g;
+  g.name = "resident";
+  const int x = g.add_input("x", {1, 16, 8, 8});
+  const int a = g.add_op(OpKind::Relu, "a", {x});
+  const int b = g.add_op(OpKind::Relu, "b", {g.op(a).outputs[0]}, {}, 1, {"y"});
+  const int c = g.add_op(OpKind::Neg, "c", {x}, {}, 1, {"z"});
+  g.mark_output(g.op(b).outputs[0]);
+  g.mark_output(g.op(c).outputs[0]);
+  Task ta = task_on({a}, UnitKind::Engine, {0, 0});
+  ta.scope[g.op(a).outputs[0]] = "sram";
+  const Plan p = plan_of(
+      {{ta}, {task_on({c}, UnitKind::Engine, {0, 0})}, {task_on({b}, UnitKind::Engine, {0, 0})}});
+  // c: x in and z out (2048 bytes) beside a's 1024 resident bytes.
+  EXPECT_EQ(error_of([&] { evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3071)); }),
+            "task s1.t0 (op c): overflows sram of engine [0,0]: needs 2048 bytes (working set) + "
+            "1024 bytes resident, capacity 3071");
+  const EvaluationResult r = evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3072));
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 3072);
+}
+
+TEST(DsaModel, UnitsTheConfigLacksAreRefused) {
+  const Graph g = gemm_graph();
+  const DsaSpec stcp = load_dsa_spec("stcp920");
+  EXPECT_EQ(error_of([&] {
+              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Core, {0, 6}, 3)}}), stcp);
+            }),
+            "task s0.t0 (op mm): binds 3 cores from core 6 of cluster 0 but a cluster of STCP920 "
+            "has 8 cores");
+  EXPECT_EQ(error_of([&] {
+              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Cluster, {3}, 2)}}), stcp);
+            }),
+            "task s0.t0 (op mm): binds clusters 3..4 but STCP920 has 4");
+  EXPECT_EQ(error_of([&] {
+              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}}), stcp);
+            }),
+            "task s0.t0 (op mm): STCP920 has no unit of kind 'engine' (clusters of cores)");
+  DsaSpec no_matrix = mesh();
+  no_matrix.matrix_macs_per_cycle = 0;
+  EXPECT_EQ(error_of([&] {
+              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}}), no_matrix);
+            }),
+            "task s0.t0 (op mm): op mm (MatMul) needs a matrix unit; Atomic mesh 8x8 has none");
+}
+
+TEST(DsaModel, PartialSumsAreAddedAtTheHomeEngine) {
+  Graph g;
+  g.name = "conv_partial";
+  const int x = g.add_input("x", {1, 32, 8, 8});
+  const int w = g.add_weight("w", {16, 32, 1, 1});
+  const int c =
+      g.add_op(OpKind::Conv, "conv", {x, w}, {{"kernel_shape", std::vector<int64_t>{1, 1}}});
+  const int r = g.add_op(OpKind::Relu, "relu", {g.op(c).outputs[0]}, {}, 1, {"y"});
+  g.mark_output(g.op(r).outputs[0]);
+  const int out = g.op(c).outputs[0];
+  Task lo = task_on({c}, UnitKind::Engine, {0, 0});
+  lo.reduction.range = {"c_in", {0, 16}};
+  lo.scope[out] = "sram";
+  Task hi = lo;
+  hi.reduction.range = {"c_in", {16, 32}};
+  hi.placement.index = {1, 0};
+  const Plan p = plan_of({{lo, hi}, {task_on({r}, UnitKind::Engine, {0, 0})}});
+  const EvaluationResult e = evaluate(g, p, load_hardware("atomic_mesh"));
+  // The second half's partial (16 x 64 = 1024 bytes) goes one hop west to the home, [0,0], whose
+  // vector unit adds it (1024 / 16 lanes = 64 cycles), as it later runs the relu (64 cycles).
+  // [1,0]'s inputs (x's second half, 1024 bytes, and w's, 256 bytes) came one hop from the HBM
+  // port on the west edge.
+  EXPECT_DOUBLE_EQ(value_of(e.details, "noc_byte_hops"), 1024 + 1280);
+  EXPECT_DOUBLE_EQ(value_of(e.busy_us_by_unit, "vector"), (64.0 + 64.0) / 500);
+  // Each half: ceil(16/16) x ceil(16/16) folds of 64 pixels + 30.
+  EXPECT_DOUBLE_EQ(value_of(e.busy_us_by_unit, "matrix"), 2 * (64.0 + 30) / 500);
+  EXPECT_DOUBLE_EQ(e.flops, 2.0 * 16 * 32 * 64);
+}
+
+TEST(DsaModel, DoubleBufferedTilesOverlapTransfersWithCompute) {
+  const Graph g = relu_chain(64, 64);  // 65536 bytes per tensor
+  Task whole = task_on({0, 1}, UnitKind::Engine, {0, 0});
+  whole.kind = TaskKind::Fused;
+  Task tiled = whole;
+  tiled.tile = {1, 16, 16, 64};                                  // 4 tiles
+  const DsaSpec big = dsa_with_local_bytes(mesh(), 256 * 1024);  // the whole task fits
+  // Whole: load x [0, 8192) + 50; compute 32768 port cycles (each relu reads and writes 65536
+  // bytes at 8 B/cycle; its 4096 vector cycles hide under them); store y [41010, 49202) + 50.
+  const EvaluationResult w = evaluate_dsa_plan(g, plan_of({{whole}}), big);
+  // Tiled: compute starts after the first quarter of the loads (8242 / 4 = 2060.5) and ends at
+  // 34828.5; stores start after the first tile, and the last tile's quarter of them (2060.5)
+  // ends the task.
+  const EvaluationResult t = evaluate_dsa_plan(g, plan_of({{tiled}}), big);
+  EXPECT_DOUBLE_EQ(w.latency_us * 500, 8242 + 32768 + 50 + 8192);
+  EXPECT_DOUBLE_EQ(t.latency_us * 500, 2060.5 + 32768 + 2060.5);
+  // Two tiles of x, a and y (16384 bytes each) at a time.
+  EXPECT_DOUBLE_EQ(value_of(t.details, "peak_sram_bytes"), 2 * 3 * 16384);
+}
+
+TEST(DsaModel, TheDramChannelIsSharedByEngines) {
+  Graph g;
+  g.name = "two_images";
+  const int x = g.add_input("x", {2, 16, 8, 8});
+  const int a = g.add_op(OpKind::Relu, "a", {x}, {}, 1, {"y"});
+  g.mark_output(g.op(a).outputs[0]);
+  const int y = g.op(a).outputs[0];
+  Task first = task_on({a}, UnitKind::Engine, {0, 0});
+  first.regions[y] = {{0, 1}, {0, 16}, {0, 8}, {0, 8}};
+  Task second = task_on({a}, UnitKind::Engine, {0, 1});
+  second.regions[y] = {{1, 2}, {0, 16}, {0, 8}, {0, 8}};
+  const EvaluationResult r = evaluate(g, plan_of({{first, second}}), load_hardware("atomic_mesh"));
+  // Each engine loads 1024 bytes through its 8 B/cycle port (128 cycles); the 256 B/cycle HBM
+  // serves them in turn, 4 cycles each: arrivals 0 + 50 + 128 and 4 + 50 + 128. Compute: 2048
+  // operand bytes at 8 B/cycle = 256 cycles (ends 434 and 438); stores start then: 438 + 178.
+  EXPECT_DOUBLE_EQ(r.latency_us * 500, 438 + 50 + 128);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "dram_busy_fraction"), 16.0 / 616);
+}
+
+TEST(DsaModel, ClustersShareTensorsThroughTheirGlobalBuffer) {
+  const Graph g = relu_chain(8, 8);  // fp16 on STCP920: 2048 bytes per tensor
+  const HardwareSpec hw = load_hardware("stcp920");
+  Task a = task_on({0}, UnitKind::Core, {0, 0});
+  a.scope[g.op(0).outputs[0]] = "llb";
+  // b on another core of cluster 0 reads a's output from the LLB, not from DDR.
+  const EvaluationResult same =
+      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Core, {0, 1})}}), hw);
+  EXPECT_DOUBLE_EQ(value_of(same.bytes_by_level, "llb"), 2 * 2048);
+  EXPECT_DOUBLE_EQ(value_of(same.bytes_by_level, "ddr"), 2 * 2048);  // x in, y out
+  EXPECT_DOUBLE_EQ(value_of(same.energy_pj_by_component, "llb"), 2 * 2048 * 8 * 0.5);
+  EXPECT_DOUBLE_EQ(value_of(same.details, "peak_llb_bytes"), 2048);
+  // A core of cluster 1 gets it through DDR (written out and read back).
+  const EvaluationResult other =
+      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Core, {1, 0})}}), hw);
+  EXPECT_DOUBLE_EQ(value_of(other.bytes_by_level, "ddr"), 4 * 2048);
+  // An LLB of 8 MiB cannot hold a tensor of 16 MiB.
+  Graph big = relu_chain(1024, 512);  // 16 x 1024 x 512 x 2 bytes
+  Task ab = task_on({0}, UnitKind::Cluster, {0});
+  ab.scope[big.op(0).outputs[0]] = "llb";
+  ab.tile = {1, 1, 8, 512};
+  EXPECT_EQ(error_of([&] {
+              evaluate(big, plan_of({{ab}, {task_on({1}, UnitKind::Cluster, {0})}}), hw);
+            }),
+            "task s0.t0 (op a): overflows llb of cluster 0: 0 bytes resident + 16777216 written, "
+            "capacity 8388608");
+}
+
+TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
+  for (const char* name : {"stcp920", "atomic_mesh", "atomic_prototype"}) {
+    const HardwareSpec hw = load_hardware(name);
+    const Graph g = build_zoo_model("resnet50");
+    const Plan p = layer_split_test_plan(g, *hw.dsa, hw.dsa->units());
+    const EvaluationResult r = evaluate(g, p, hw);  // Plan::check on the hardware, then the model
+    EXPECT_EQ(r.stages, g.num_ops()) << name;
+    EXPECT_LE(value_of(r.details, "peak_" + hw.dsa->local_level + "_bytes"),
+              static_cast<double>(hw.dsa->local_bytes))
+        << name;
+    // No faster than the MACs at the peak rate of every unit.
+    const double macs = r.flops / 2;
+    EXPECT_GT(r.latency_us * hw.dsa->clock_mhz,
+              macs / (hw.dsa->matrix_macs_per_cycle * hw.dsa->units()))
+        << name;
+    EXPECT_GT(value_of(r.energy_pj_by_component, "mac"), 0) << name;
+  }
+}
+
+}  // namespace
+}  // namespace dgs
