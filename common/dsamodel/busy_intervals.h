@@ -41,6 +41,10 @@ class BusyIntervals {
     }
     busy_[start] = end;
   }
+  // Forgets the intervals that end at or before t (no transfer starts before t any more).
+  void forget_before(double t) {
+    while (!busy_.empty() && busy_.begin()->second <= t) busy_.erase(busy_.begin());
+  }
   double total() const { return total_; }  // busy time in all
 
  private:

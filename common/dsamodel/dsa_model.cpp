@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "common/dsamodel/busy_intervals.h"
 #include "common/dsamodel/dsa_task.h"
@@ -118,6 +119,7 @@ class Simulator {
   Span reserve(std::initializer_list<Resource*> path, double bytes, double ready, double latency) {
     Span sp{ready, ready};
     if (bytes <= 0) return sp;
+    sp.start = std::max(sp.start, horizon_);
     double bw = 0;
     for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
     for (bool moved = true; moved;) {
@@ -165,7 +167,8 @@ class Simulator {
     if (w == u || bytes <= 0) return {ready, ready};
     local_bytes_ += 2 * bytes;
     if (noc_) {
-      const MeshNoc::Transfer t = noc_->send(point_of(w), point_of(u), bytes, ready);
+      const MeshNoc::Transfer t =
+          noc_->send(point_of(w), point_of(u), bytes, std::max(ready, horizon_));
       ++transfers_;
       return {t.start, t.end};
     }
@@ -203,6 +206,13 @@ class Simulator {
     return dram_transfer(u, bytes, ready);
   }
 
+  void forget_before(double t) {
+    for (std::vector<Resource>* v : {&port_, &bus_, &dma_})
+      for (Resource& r : *v) r.busy.forget_before(t);
+    dram_.busy.forget_before(t);
+    if (noc_) noc_->forget_before(t);
+  }
+
   void release_stage(size_t stage, double at) {
     for (const auto& [buffer, bytes] : releases_[stage]) {
       if (buffer < n_units_)
@@ -228,11 +238,16 @@ class Simulator {
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
   std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
   std::map<int, std::vector<WriteRecord>> writes_;
+  std::map<int, double> last_end_;  // tensor -> the end of its last write
+  std::set<int> on_chip_;           // tensors with a write kept on chip
   std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
   std::map<int, size_t> last_read_stage_;
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0;
   double end_ = 0;
+  // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
+  // reservations that end before it are forgotten.
+  double horizon_ = 0;
   int64_t transfers_ = 0;
 };
 
@@ -248,7 +263,7 @@ std::vector<int64_t> region_key(const Region& r) {
 void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                          double& stage_end) {
   const Task& t = p_.stages[si].tasks[ti];
-  const std::string label = dsa_task_label(g_, t, si, ti);
+  auto label = [&] { return dsa_task_label(g_, t, si, ti); };
   const double n = static_cast<double>(d.units.size());
   const bool tiled = !t.tile.empty();
   const double tiles = static_cast<double>(d.tiles);
@@ -261,8 +276,11 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const Region& need = d.needed.at(x);
     const auto it = writes_.find(x);
     const double refetch = g_.tensor(x).is_param() ? 1.0 : d.refetch;
-    if (it == writes_.end()) {
+    if (it == writes_.end() || !on_chip_.count(x)) {
+      // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
+      // region as one DMA read, available when the tensor's last write is.
       from_dram.bytes += static_cast<double>(region_numel(need)) * s_.element_bytes * refetch;
+      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
       continue;
     }
     for (const WriteRecord& w : it->second) {
@@ -290,7 +308,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const double need = static_cast<double>(d.working_set_bytes) - in_place;
     const double resident = resident_local_[static_cast<size_t>(u)];
     if (need + resident > static_cast<double>(s_.local_bytes))
-      throw Error(label + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
+      throw Error(label() + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
                   std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
                   std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
                   std::to_string(s_.local_bytes));
@@ -397,12 +415,16 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const auto sc = t.scope.find(x);
     const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
     const Region region = task_written_region(g_, t, x);
+    double& last = last_end_[x];
     if (partial_follower) {
       home->end = std::max(home->end, task_end);
+      last = std::max(last, home->end);
       continue;
     }
     std::vector<WriteRecord>& ws = writes_[x];
     ws.push_back({region, level, d.units, task_end});
+    last = std::max(last, task_end);
+    if (level != Level::Dram) on_chip_.insert(x);
     if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
     const double bytes = static_cast<double>(region_numel(region)) * s_.element_bytes;
     const auto lr = last_read_stage_.find(x);
@@ -417,10 +439,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const int c = cluster_of(d.units.front());
       double& r = resident_global_[static_cast<size_t>(c)];
       if (r + bytes > static_cast<double>(s_.global_bytes))
-        throw Error(label + ": overflows " + s_.global_level + " of cluster " + std::to_string(c) +
-                    ": " + std::to_string(static_cast<int64_t>(r)) + " bytes resident + " +
-                    std::to_string(static_cast<int64_t>(bytes)) + " written, capacity " +
-                    std::to_string(s_.global_bytes));
+        throw Error(label() + ": overflows " + s_.global_level + " of cluster " +
+                    std::to_string(c) + ": " + std::to_string(static_cast<int64_t>(r)) +
+                    " bytes resident + " + std::to_string(static_cast<int64_t>(bytes)) +
+                    " written, capacity " + std::to_string(s_.global_bytes));
       r += bytes;
       events_[static_cast<size_t>(n_units_ + c)].push_back({task_end, bytes});
       releases_[release].push_back({n_units_ + c, bytes});
@@ -446,14 +468,19 @@ EvaluationResult Simulator::run() {
   for (size_t si = 0; si < p_.stages.size(); ++si) {
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
       const Task& t = p_.stages[si].tasks[ti];
-      const std::string label = dsa_task_label(g_, t, si, ti);
-      demand[si].push_back(
-          dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_, label), label));
+      try {
+        demand[si].push_back(dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_)));
+      } catch (const Error& e) {
+        throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
+      }
       for (int x : demand[si].back().inputs) last_read_stage_[x] = si;
     }
   }
-  double stage_start = 0;
+  double stage_start = 0, previous_start = 0;
   for (size_t si = 0; si < p_.stages.size(); ++si) {
+    horizon_ = previous_start;
+    forget_before(horizon_);
+    previous_start = stage_start;
     double stage_end = stage_start;
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti)
       run_task(si, ti, demand[si][ti], stage_start, stage_end);

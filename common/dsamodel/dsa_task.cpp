@@ -51,10 +51,9 @@ std::string dsa_task_label(const Graph& g, const Task& t, size_t stage, size_t t
   return s;
 }
 
-std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec,
-                                     const std::string& label) {
+std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec) {
   const bool mesh = spec.topology == DsaTopology::Mesh;
-  auto refuse = [&](const std::string& what) { throw Error(label + ": " + what); };
+  auto refuse = [&](const std::string& what) { throw Error(what); };
   auto need = [&](size_t coords) {
     if (p.index.size() != coords)
       refuse("placement index has " + std::to_string(p.index.size()) + " coordinates; expected " +
@@ -110,7 +109,7 @@ std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec,
 }
 
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
-                              const std::vector<int>& units, const std::string& label) {
+                              const std::vector<int>& units) {
   DsaTaskDemand d;
   d.units = units;
   d.needed = task_needed_regions(g, t);
@@ -146,10 +145,10 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
     const Region part = unit_part(it->second, split, n);
     const OpCycles c = op_cycles(g, op, part, spec, axis, t.reduction.active() ? fraction : 1.0);
     if (c.unit == ComputeUnit::Matrix && spec.matrix_macs_per_cycle <= 0)
-      throw Error(label + ": op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
+      throw Error("op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
                   ") needs a matrix unit; " + spec.name + " has none");
     if (c.unit == ComputeUnit::Vector && spec.vector_lanes <= 0)
-      throw Error(label + ": op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
+      throw Error("op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
                   ") needs a vector unit; " + spec.name + " has none");
     if (c.unit == ComputeUnit::Matrix) d.matrix_cycles += c.cycles;
     if (c.unit == ComputeUnit::Vector) d.vector_cycles += c.cycles;

@@ -36,14 +36,15 @@ struct DsaTaskDemand {
 // A one-line label of a task for messages: "task s2.t0 (op conv1)".
 std::string dsa_task_label(const Graph& g, const Task& t, size_t stage, size_t task);
 
-// The flat unit ids a placement uses on `spec` (unit None: unit 0); refuses, naming `label`, a
-// unit kind the machine lacks and more cores or engines than exist.
-std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec,
-                                     const std::string& label);
+// The flat unit ids a placement uses on `spec` (unit None: unit 0); refuses a unit kind the
+// machine lacks and more cores or engines than exist (dgs::Error saying what; the caller puts
+// the task's label in front).
+std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec);
 
-// The demand of task `t` (placed on `units`); refuses, naming `label`, an op that needs a unit
-// the config lacks (a matrix op without a matrix unit, a vector op without vector lanes).
+// The demand of task `t` (placed on `units`); refuses an op that needs a unit the config lacks
+// (a matrix op without a matrix unit, a vector op without vector lanes; dgs::Error saying what,
+// the caller puts the task's label in front).
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
-                              const std::vector<int>& units, const std::string& label);
+                              const std::vector<int>& units);
 
 }  // namespace dgs

@@ -66,7 +66,7 @@ Plan layer_split_test_plan(const Graph& g, const DsaSpec& spec, int64_t parts_pe
           tile = region_shape(r);
           for (;;) {
             t.tile = tile;
-            const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0}, "layer-split test plan");
+            const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
             if (d.working_set_bytes <= spec.local_bytes) break;
             const auto longest = std::max_element(tile.begin(), tile.end());
             if (*longest <= 1) break;

@@ -47,6 +47,10 @@ class MeshNoc {
   // (transfers sharing a link serialise; a later send may use an earlier gap). A transfer from a
   // point to itself takes no time.
   Transfer send(MeshPoint a, MeshPoint b, double bytes, double ready);
+  // Forgets link reservations that end at or before t (no transfer starts before t any more).
+  void forget_before(double t) {
+    for (BusyIntervals& b : link_busy_) b.forget_before(t);
+  }
   // Bytes carried by each link so far, by link id.
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   double byte_hops() const { return byte_hops_; }

@@ -180,7 +180,7 @@ TEST(DsaModel, ABufferOneByteTooSmallIsRefusedAndAnExactFitIsNot) {
   const Graph g = relu_chain(8, 8);
   const Plan p = plan_of({{task_on({0, 1}, UnitKind::Engine, {0, 0})}});
   // Working set: x (1024 B) in, y (1024 B) out; a's output stays inside the task.
-  const DsaTaskDemand d = dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0}, "t");
+  const DsaTaskDemand d = dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0});
   EXPECT_EQ(d.working_set_bytes, 1024 + 1024 + 1024);
   EXPECT_EQ(error_of([&] { evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3071)); }),
             "task s0.t0 (op a): overflows sram of engine [0,0]: needs 3072 bytes (working set) + "
