@@ -230,6 +230,8 @@ struct Series {
 
 // Charts are deterministic SVG 1.1 (coordinates with two decimals, labels with up to 6
 // significant digits, a fixed colour palette). On a log axis, non-positive values draw nothing.
+// A title too long for the width is drawn smaller, or on two lines (split at a space), never
+// clipped.
 struct BarChart {
   std::string title;
   std::string y_label;
@@ -238,6 +240,7 @@ struct BarChart {
   bool log_y = false;
   double reference_y =
       std::numeric_limits<double>::quiet_NaN();  // dashed line (e.g. 1.0); NaN = none
+  std::string x_label = {};                      // the categories' axis title ("" = none)
 };
 
 struct LineChart {

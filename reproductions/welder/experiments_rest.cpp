@@ -113,6 +113,50 @@ std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, con
   return out;
 }
 
+// One setting of an end-to-end figure's chart: ours per model and geomean, and the paper's
+// geomean (vs Ansor where it gives one, else vs TensorRT).
+struct E2eChartSetting {
+  std::string label;
+  std::map<std::string, double> speedups;  // model label -> Welder over Ansor-like
+  double geomean = std::nan("");
+  double paper_geomean = std::nan("");
+  std::string paper_baseline;
+};
+
+// Bars per model (and the geomean) for each setting: ours, and the paper's geomean beside ours.
+std::string end_to_end_chart(const std::string& title,
+                             const std::vector<E2eChartSetting>& settings) {
+  BarChart c;
+  c.title = title;
+  c.y_label = "speedup of Welder (x)";
+  c.x_label = "model (Table 2)";
+  c.reference_y = 1.0;
+  for (const auto& m : kTable2) {
+    for (const auto& st : settings)
+      if (st.speedups.count(m.label)) {
+        c.categories.push_back(m.label);
+        break;
+      }
+  }
+  c.categories.push_back("geomean");
+  for (const auto& st : settings) {
+    Series ours{st.label + " (ours, vs Ansor-like)", {}};
+    for (size_t i = 0; i + 1 < c.categories.size(); ++i) {
+      const auto it = st.speedups.find(c.categories[i]);
+      ours.values.push_back(it == st.speedups.end() ? std::nan("") : it->second);
+    }
+    ours.values.push_back(st.geomean);
+    c.series.push_back(ours);
+    if (!st.paper_baseline.empty()) {
+      Series paper{st.label + " (paper, geomean vs " + st.paper_baseline + ")",
+                   std::vector<double>(c.categories.size(), std::nan(""))};
+      paper.values.back() = st.paper_geomean;
+      c.series.push_back(paper);
+    }
+  }
+  return bar_chart_svg(c, 960, 460);
+}
+
 std::vector<double> values_of(const std::map<std::string, double>& m) {
   std::vector<double> v;
   for (const auto& [k, x] : m) v.push_back(x);
@@ -166,21 +210,26 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
   std::vector<Claim> claims;
   std::map<std::string, double> speed_bs1;  // per model, first batch-1 setting
   std::vector<double> all_cases;
+  std::vector<E2eChartSetting> chart_settings;
   for (const E2eSetting& st : settings) {
     const WelderArch a = experiment_arch(ctx, st.tc);
     std::vector<double> sp;
+    E2eChartSetting& cs = chart_settings.emplace_back();
+    cs.label = st.label();
     for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
       const Table2Model& m = *mp;
       const TileGraph tg = model_tile_graph(m.zoo, zo);
       const auto s = run_variants(tg, a, kAllVariants);
       const double speed = s[0].metrics.latency_ms / s[3].metrics.latency_ms;
       sp.push_back(speed);
+      cs.speedups[m.label] = speed;
       all_cases.push_back(speed);
       if (st.batch == 1 && !speed_bs1.count(m.label)) speed_bs1[m.label] = speed;
       t.add_row({st.label(), m.label, s[3].metrics.latency_ms, s[2].metrics.latency_ms,
                  s[1].metrics.latency_ms, s[0].metrics.latency_ms, speed,
                  int64_t{s[3].metrics.kernels}});
     }
+    cs.geomean = geomean(sp);
     if (fig == "12") continue;  // its claim is over all 34 cases, below
     // Paper geomean speedups for this figure and batch.
     const std::string setting_prefix = fig == "9"    ? "FP32 bs"
@@ -200,6 +249,10 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
       const std::vector<std::pair<std::string, std::string>> key = {
           {"figure", figure}, {"setting", setting}, {"baseline", baseline}};
       const double paper = *pd.value(key, "geomean_speedup");
+      if (baseline == "Ansor" || (baseline == "TensorRT" && cs.paper_baseline.empty())) {
+        cs.paper_geomean = paper;
+        cs.paper_baseline = baseline;
+      }
       if (baseline == "Ansor") {
         claims.push_back(stand_in_claim({"Welder vs Ansor geomean speedup, " + setting,
                                          pd.source(key), paper, geomean(sp), ClaimKind::Ratio, "x"},
@@ -280,6 +333,16 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
               << paper_value("fig12", "RTX 3090 34 cases")
               << "x: not reproduced (the suite has no TensorRT)\n";
   }
+  if (fig == "12") {
+    E2eChartSetting& all = chart_settings.emplace_back();
+    all.label = "all " + std::to_string(all_cases.size()) + " cases";
+    all.geomean = geomean(all_cases);
+    all.paper_geomean = paper_value("fig12", "RTX 3090 34 cases");
+    all.paper_baseline = "TensorRT";
+  }
+  ctx.emit_svg(end_to_end_chart(
+      "Figure " + fig + ": Welder over the Ansor-like stand-in (" + arch.name + ")",
+      chart_settings));
   if (!claims.empty()) ctx.emit_claims(claims);
 }
 
@@ -367,6 +430,20 @@ void run_fig14(ExperimentContext& ctx) {
     }
   }
   ctx.emit_table("Figure 14 - Welder over Welder-base vs input size (model mode)", t);
+  BarChart chart;
+  chart.title = "Fig. 14: Welder over Welder-base vs input size (" + arch.name + ")";
+  chart.y_label = "speedup over Welder-base (x)";
+  chart.x_label = "input size (BERT, Conformer: sequence length; NAFNet: image side)";
+  chart.reference_y = 1.0;
+  for (const auto& s : sweeps) chart.categories.push_back(s.label);
+  const char* size_names[3] = {"smallest: 128 / 256x256 (ours)", "middle: 256 / 512x512 (ours)",
+                               "largest: 512 / 1024x1024 (ours)"};
+  for (size_t i = 0; i < 3; ++i) {
+    Series ser{size_names[i], {}};
+    for (const auto& s : sweeps) ser.values.push_back(gains[s.label][i]);
+    chart.series.push_back(ser);
+  }
+  ctx.emit_svg(bar_chart_svg(chart));
   auto trend = [&](const std::string& m) { return gains[m].back() - gains[m].front(); };
   ctx.emit_claims({{"NAFNet: fusion gain grows with image size (gain at 1024^2 minus at 256^2 > 0)",
                     "§5.2 sensitivity study (Fig. 14)", 1, trend("NAFNet") > 0 ? 1.0 : 0.0,

@@ -519,6 +519,43 @@ TEST(Svg, LineChartMatchesGoldenAndIsWellFormed) {
   EXPECT_EQ(polylines, 3u);
 }
 
+TEST(Svg, LongTitlesShrinkOrWrapAndNeverOverflow) {
+  // Font size of every title line and its text.
+  auto title_lines = [](const std::string& svg) {
+    std::vector<std::pair<double, std::string>> out;
+    const std::string mark = "font-weight=\"bold\" text-anchor=\"middle\">";
+    for (size_t at = svg.find(mark); at != std::string::npos; at = svg.find(mark, at + 1)) {
+      const size_t fs = svg.rfind("font-size=\"", at);
+      const double size = std::atof(svg.c_str() + fs + 11);
+      const size_t begin = at + mark.size();
+      out.emplace_back(size, svg.substr(begin, svg.find("</text>", begin) - begin));
+    }
+    return out;
+  };
+  BarChart c = sample_bar_chart();
+  c.title = "Fig. 4.2: frameworks on V100, batch 1 (paper bars; IOS and Sequential computed)";
+  const auto shrunk = title_lines(bar_chart_svg(c, 720, 420));
+  ASSERT_EQ(shrunk.size(), 1u);
+  EXPECT_EQ(shrunk[0].second, c.title);
+  EXPECT_LT(shrunk[0].first, 16);
+  EXPECT_LE(shrunk[0].first * 0.62 * c.title.size(), 720 - 16);
+  const std::string svg = bar_chart_svg(c, 360, 260);
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  const auto wrapped = title_lines(svg);
+  ASSERT_EQ(wrapped.size(), 2u);
+  EXPECT_EQ(wrapped[0].second + " " + wrapped[1].second, c.title);
+  for (const auto& [size, text] : wrapped) EXPECT_LE(size * 0.62 * text.size(), 360 - 16) << text;
+}
+
+TEST(Svg, BarChartDrawsItsCategoryAxisTitle) {
+  BarChart c = sample_bar_chart();
+  c.x_label = "network";
+  const std::string svg = bar_chart_svg(c);
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  EXPECT_NE(svg.find(">network</text>"), std::string::npos);
+  EXPECT_EQ(bar_chart_svg(sample_bar_chart()).find(">network</text>"), std::string::npos);
+}
+
 TEST(Svg, SeriesLengthMustMatch) {
   BarChart b = sample_bar_chart();
   b.series[0].values.pop_back();
