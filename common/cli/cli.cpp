@@ -106,14 +106,33 @@ struct CalibratedConstant {
   double value = 0;
   std::string experiment;
 };
-std::vector<CalibratedConstant> calibrated_constants_of(const GpuSpec& spec) {
+// The constants of `spec` calibrated on one experiment: those whose source says "calibrated on ONE
+// experiment: ...", and those whose source says "same value as hw_configs/<name>.json" of a
+// built-in config where that constant is calibrated with the same value (followed `depth` deep).
+std::vector<CalibratedConstant> calibrated_constants_of(const GpuSpec& spec, int depth = 2) {
   static const std::string kMark = "calibrated on ONE experiment: ";
+  static const std::string kSame = "same value as hw_configs/";
   std::vector<CalibratedConstant> out;
   for (const auto& [name, value] : spec.efficiency) {
     const auto it = spec.sources.find("efficiency." + name);
     if (it == spec.sources.end()) continue;
     const size_t at = it->second.find(kMark);
-    if (at == std::string::npos) continue;
+    if (at == std::string::npos) {
+      const size_t same = it->second.find(kSame);
+      if (same == std::string::npos || depth == 0) continue;
+      const size_t begin = same + kSame.size();
+      const size_t end = it->second.find(".json", begin);
+      if (end == std::string::npos) continue;
+      GpuSpec other;
+      try {
+        other = load_gpu_spec(it->second.substr(begin, end - begin));
+      } catch (const Error&) {
+        continue;  // not a built-in config: nothing to follow
+      }
+      for (const CalibratedConstant& c : calibrated_constants_of(other, depth - 1))
+        if (c.name == name && c.value == value) out.push_back({name, value, c.experiment});
+      continue;
+    }
     // The experiment: up to the first ';' after the mark, with its parenthesis closed.
     std::string what = it->second.substr(at + kMark.size());
     what = what.substr(0, what.find(';'));
@@ -346,6 +365,11 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
       (std::filesystem::path(opts.out_dir) / paper.key / "summary.csv").string();
   write_file_atomic(path, to_csv(t));
   out << "wrote " << path << "\n";
+  if (opts.mode != RunMode::Model || !opts.model.empty()) {
+    out << "(the check that every value of data/" << paper.key
+        << "/ is read runs with a plain --all, where every item runs)\n";
+    return;
+  }
   const std::vector<std::string> unread = unread_paper_values(paper.key, paper.input_data_files);
   if (unread.empty()) {
     out << "every numeric value of data/" << paper.key << "/ is read by some item\n";

@@ -143,8 +143,8 @@ struct PaperInfo {
 // --all ends with a summary (printed, and written to <out>/<paper>/summary.csv): per item and in
 // total, the checked claims holding and deviating (the paper's method and stand-ins apart), the
 // informational rows and calibration points, and the median and 90th-percentile relative error
-// of the cells that carry a paper value; then the numeric values of data/<paper>/ that no item
-// read (unread_paper_values).
+// of the cells that carry a paper value; then (model mode without --model, where every item runs)
+// the numeric values of data/<paper>/ that no item read (unread_paper_values).
 //
 // Selection: --fig and --table take the number ("13", "3.1") or the whole id ("fig13",
 // "table3.1", case-insensitive), and may be repeated. --all runs every implemented experiment and

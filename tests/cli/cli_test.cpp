@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "common/cli/cli.h"
 #include "common/cuda/device.h"
+#include "common/hw/hardware.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
@@ -230,6 +232,27 @@ TEST_F(CliTest, AllEndsWithASummaryOfClaimsAndPaperCells) {
   EXPECT_NE(r.out.find("every numeric value of data/fakepaper/ is read by some item"),
             std::string::npos)
       << r.out;
+}
+
+TEST_F(CliTest, CalibratedConstantsAreNamedWithConfigValueAndExperiment) {
+  EXPECT_EQ(ExperimentContext::calibrated_constants(load_gpu_spec("v100")),
+            "V100: compute_saturation_warps_per_sm = 12, gemm_fp32 = 0.8");
+  // MI50's sources say "same value as hw_configs/v100_pcie.json", where they are calibrated.
+  EXPECT_EQ(ExperimentContext::calibrated_constants(load_gpu_spec("mi50")),
+            "MI50: compute_saturation_warps_per_sm = 12, gemm_fp32 = 0.8");
+  RunOptions opts;
+  opts.out_dir = out_dir();
+  std::ostringstream os;
+  ExperimentContext ctx("fakepaper", "fig1", opts, os, "v100");
+  (void)ctx.gpu();
+  ctx.commit_files();  // notes the constants of the machine the experiment loaded
+  const std::string notes = read_file((dir_ / "fakepaper" / "fig1_notes.txt").string());
+  EXPECT_NE(notes.find("calibrated constant used: V100 gemm_fp32 = 0.8, calibrated on IOS thesis "
+                       "Fig. 1.2 (the 4-conv graph, batch 1, V100, Sequential schedule)"),
+            std::string::npos)
+      << notes;
+  ExperimentContext none("fakepaper", "fig2", opts, os, "v100");
+  EXPECT_TRUE(none.commit_files().empty()) << "no hardware loaded, no note";
 }
 
 TEST_F(CliTest, NotImplementedExitsThreeAndRunsNothing) {

@@ -40,6 +40,11 @@ const std::vector<PaperUnderTest>& papers() {
   return p;
 }
 
+// gtest prints the parameter with this (its name, not its bytes).
+void PrintTo(const PaperUnderTest& p, std::ostream* os) {
+  *os << p.name;
+}
+
 class PaperReports : public ::testing::TestWithParam<PaperUnderTest> {};
 
 TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
