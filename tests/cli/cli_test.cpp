@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "common/cli/cli.h"
 #include "common/cuda/device.h"
+#include "common/hw/hardware.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
@@ -50,7 +52,7 @@ class CliTest : public ::testing::Test {
                ctx.note("batch size 1 (the paper does not say)");
                ctx.emit_table("Fig. 1", fig1_table());
                ctx.emit_svg("<svg/>\n");
-               ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, 0.2, "x"}});
+               ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, ClaimKind::Ratio, "x"}});
              }},
         {.kind = "fig", .number = "2", .caption = "Figure 2: not there yet"},
         {.kind = "table",
@@ -201,11 +203,56 @@ TEST_F(CliTest, OutputFilesGoToOutDirSlashPaper) {
   EXPECT_EQ(read_file((base / "fig1_notes.txt").string()),
             "batch size 1 (the paper does not say)\n");
   const std::string claims = read_file((base / "fig1_claims.csv").string());
-  EXPECT_NE(claims.find("speedup,Fig. 1,1.4,1.5,0.2,x,holds"), std::string::npos) << claims;
-  EXPECT_NE(r.out.find("holds     speedup [Fig. 1]: paper 1.4x, ours 1.5x, tolerance 0.2x"),
+  EXPECT_NE(
+      claims.find(
+          "speedup,Fig. 1,ratio,1.4,1.5,0.14,x,paper's method,holds,|ours / paper - 1| <= 10%"),
+      std::string::npos)
+      << claims;
+  EXPECT_NE(r.out.find("holds     speedup [Fig. 1]: paper 1.4x, ours 1.5x (ratio)"),
             std::string::npos)
       << r.out;
+  EXPECT_FALSE(fs::exists(base / "summary.csv")) << "only --all writes the summary";
   EXPECT_NE(r.out.find("| ResNet-50 | 1.50 |  1.40 |"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, AllEndsWithASummaryOfClaimsAndPaperCells) {
+  const Result r = run({"--all", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 1) << "fig4 fails";
+  // fig1: one claim holding, one paper cell (1.5 vs 1.4); table3.1: the same cell; fig4 failed
+  // and is not in the summary.
+  const std::string csv = read_file((dir_ / "fakepaper" / "summary.csv").string());
+  EXPECT_EQ(csv,
+            "item,own_hold,own_deviate,stand_in_hold,stand_in_deviate,informational,calibration,"
+            "paper_cells,median_rel_error,p90_rel_error\r\n"
+            "fig1,1,0,0,0,0,0,1,0.0714286,0.0714286\r\n"
+            "table3.1,0,0,0,0,0,0,1,0.0714286,0.0714286\r\n"
+            "total,1,0,0,0,0,0,2,0.0714286,0.0714286\r\n");
+  EXPECT_NE(r.out.find("claims: 1 of 1 checked claims hold"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio: |ours / paper - 1| <= 10%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every numeric value of data/fakepaper/ is read by some item"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CliTest, CalibratedConstantsAreNamedWithConfigValueAndExperiment) {
+  EXPECT_EQ(ExperimentContext::calibrated_constants(load_gpu_spec("v100")),
+            "V100: compute_saturation_warps_per_sm = 12, gemm_fp32 = 0.8");
+  // MI50's sources say "same value as hw_configs/v100_pcie.json", where they are calibrated.
+  EXPECT_EQ(ExperimentContext::calibrated_constants(load_gpu_spec("mi50")),
+            "MI50: compute_saturation_warps_per_sm = 12, gemm_fp32 = 0.8");
+  RunOptions opts;
+  opts.out_dir = out_dir();
+  std::ostringstream os;
+  ExperimentContext ctx("fakepaper", "fig1", opts, os, "v100");
+  (void)ctx.gpu();
+  ctx.commit_files();  // notes the constants of the machine the experiment loaded
+  const std::string notes = read_file((dir_ / "fakepaper" / "fig1_notes.txt").string());
+  EXPECT_NE(notes.find("calibrated constant used: V100 gemm_fp32 = 0.8, calibrated on IOS thesis "
+                       "Fig. 1.2 (the 4-conv graph, batch 1, V100, Sequential schedule)"),
+            std::string::npos)
+      << notes;
+  ExperimentContext none("fakepaper", "fig2", opts, os, "v100");
+  EXPECT_TRUE(none.commit_files().empty()) << "no hardware loaded, no note";
 }
 
 TEST_F(CliTest, NotImplementedExitsThreeAndRunsNothing) {
