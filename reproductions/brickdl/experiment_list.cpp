@@ -5,6 +5,8 @@
 // A100 (Perlmutter, section 4).
 #include "reproductions/brickdl/experiment_list.h"
 
+#include "reproductions/brickdl/experiments.h"
+
 namespace dgs::brickdl {
 
 PaperInfo paper_info() {
@@ -21,25 +23,34 @@ std::vector<Experiment> experiments() {
        .number = "7",
        .caption = "Performance of BrickDL relative to cuDNN, TorchScript, and TensorFlow XLA for "
                   "the seven models.",
+       .run = run_fig7,
        .default_hardware = "a100"},
       {.kind = "fig",
        .number = "8",
        .caption = "Comparing the speedup of padded bricks and recursive memoized bricks over the "
                   "cuDNN baseline for the 7 subgraphs from ResNet-50.",
+       .run = run_fig8,
+       .accepts_model = false,
        .default_hardware = "a100"},
       {.kind = "fig",
        .number = "9",
        .caption = "Comparing the data movement metrics of different subgraphs for ResNet-50.",
+       .run = run_fig9,
+       .accepts_model = false,
        .default_hardware = "a100"},
       {.kind = "fig",
        .number = "10",
        .caption = "Breaking down the execution time of the different merged execution "
                   "configurations for the six-layer proxy benchmark.",
+       .run = run_fig10,
+       .accepts_model = false,
        .default_hardware = "a100"},
       {.kind = "fig",
        .number = "11",
        .caption = "Breaking down the execution time of the different merged executions for the "
                   "three-layer proxy benchmark as a function of brick size.",
+       .run = run_fig11,
+       .accepts_model = false,
        .default_hardware = "a100"},
   };
 }
