@@ -16,7 +16,7 @@ struct BreakdownRow {
   std::string group;    // "3+3", "SG4", "16^3", "darknet53"
   std::string variant;  // "cuDNN", "padded", "memoized", "BrickDL"
   TimeBreakdown t = {};
-  TimeBreakdown base = {};                                           // the cuDNN baseline of the group
+  TimeBreakdown base = {};                                      // the cuDNN baseline of the group
   double paper_rel = std::numeric_limits<double>::quiet_NaN();  // paper's total / cuDNN
   std::string paper_source = {};
 

@@ -6,6 +6,7 @@
 #include "models/zoo.h"
 #include "reproductions/brickdl/breakdown_report.h"
 #include "reproductions/brickdl/experiments.h"
+#include "reproductions/brickdl/measured.h"
 #include "reproductions/brickdl/static_model.h"
 #include "reproductions/brickdl/workloads.h"
 
@@ -52,6 +53,12 @@ void analysis_notes(ExperimentContext& ctx, const Graph& g, const std::vector<in
 }  // namespace
 
 void run_fig10(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    run_measured_chain(
+        ctx, "brickdl_proxy6",
+        {{"2+2+2", {2, 2, 2}, 8}, {"3+3", {3, 3}, 8}, {"4+2", {4, 2}, 8}, {"6", {6}, 8}});
+    return;
+  }
   const GpuSpec& spec = ctx.gpu();
   const Graph g = build_zoo_model("brickdl_proxy6");
   const int64_t edge = 8;  // §4.5.1: 8x8x8 bricks
@@ -123,6 +130,12 @@ void run_fig10(ExperimentContext& ctx) {
 }
 
 void run_fig11(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    std::vector<MeasuredCase> cases;
+    for (int64_t edge : kBrickEdges) cases.push_back({std::to_string(edge) + "^3", {3}, edge});
+    run_measured_chain(ctx, "brickdl_proxy3", cases);
+    return;
+  }
   const GpuSpec& spec = ctx.gpu();
   const Graph g = build_zoo_model("brickdl_proxy3");
   const std::vector<int> ops = all_ops(g);
