@@ -1,4 +1,4 @@
-// BrickDL §4.3's microbenchmarks on the device (brick_microbench.h).
+// The brick microbenchmarks on the device (brick_microbench.h).
 #include "common/cuda/brick_microbench.h"
 #include "common/cuda/cuda_check.cuh"
 

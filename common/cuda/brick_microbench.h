@@ -1,13 +1,13 @@
 #pragma once
-// The synthetic microbenchmarks of BrickDL §4.3 (the constants of its time breakdown), as device
-// kernels timed with CUDA events:
-//   - atomics (§4.3.1): `threads` threads, each on its own 32-byte line (no conflicts, no
+// Synthetic microbenchmarks of the constants of a brick time breakdown (time per atomic, time per
+// brick), as device kernels timed with CUDA events:
+//   - atomics: `threads` threads, each on its own 32-byte line (no conflicts, no
 //     coalescing), each doing `iterations` atomicCAS in a loop; T_atomic = T / (threads x
 //     iterations) is the inverse of the aggregate atomic rate;
-//   - brick compute (§4.3.2): `bricks` independent bricks, one per thread block, each a 3-D
+//   - brick compute: `bricks` independent bricks, one per thread block, each a 3-D
 //     convolution (kernel^3, `channels` -> `channels`, bias + ReLU) of an edge^3 output brick
 //     from its (edge + kernel - 1)^3 input, repeated `repeats` times; T_brick = T / (bricks x
-//     repeats). The paper's bricks sit in shared memory (channels unstated); here they are in
+//     repeats). Bricks could sit in shared memory; here they are in
 //     global memory (L2-resident at these sizes), since a 64-channel 8^3 brick is 128 KB.
 // CUDA-free header; without CUDA both throw "no CUDA support".
 #include <cstdint>
