@@ -5,6 +5,7 @@
 
 #include "common/gpumodel/gpu_model.h"
 #include "common/graph/op_cost.h"
+#include "reproductions/brickdl/conflict_sim.h"
 
 namespace dgs::brickdl {
 
@@ -93,8 +94,16 @@ TimeBreakdown price_cudnn(const Graph& g, const std::vector<int>& ops, const Gpu
   return sum;
 }
 
+int brick_kernel_resident_blocks(const GpuSpec& spec) {
+  KernelLaunch k;
+  k.threads_per_block = kBlockThreads;
+  k.registers_per_thread = kBlockRegisters;
+  k.shared_bytes_per_block = kBlockSharedBytes;
+  return occupancy(spec, k).blocks_per_sm * spec.sm_count;
+}
+
 TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
-                           const GpuSpec& spec, double conflict_atomics_per_brick) {
+                           const GpuSpec& spec) {
   const bool padded = v == MergeVariant::Padded;
   const std::set<int> in_group(a.ops.begin(), a.ops.end());
   auto is_output = [&](int t) {
@@ -160,9 +169,9 @@ TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVaria
   TimeBreakdown t = price_kernel(spec, k);
   t.bricks = bricks;
   if (!padded) {
+    const ConflictEstimate sim = simulate_memoized(g, a, brick_kernel_resident_blocks(spec));
     t.atomics_compulsory = 2 * bricks;
-    t.atomics_conflict =
-        static_cast<int64_t>(conflict_atomics_per_brick * static_cast<double>(bricks) + 0.5);
+    t.atomics_conflict = sim.conflicting;
     t.atomic_compulsory_us = static_cast<double>(t.atomics_compulsory) * kAtomicNs * 1e-3;
     t.atomic_conflict_us = static_cast<double>(t.atomics_conflict) * kAtomicNs * 1e-3;
     t.total_us += t.atomic_compulsory_us + t.atomic_conflict_us;

@@ -21,8 +21,8 @@
 //           more), its outputs; memoized adds the intermediates' writes;
 //   kernel  grid = bricks, 256 threads x 126 registers (the cuDNN-class block of the kernel rules),
 //           gemm class: estimate_kernel gives its latency (waves, tails, roofline on DRAM and L2);
-//   atomics (memoized) 2 per brick compulsory + the conflicting ones, each T_atomic, serialised
-//           after the kernel (they sit on each brick's critical path).
+//   atomics (memoized) 2 per brick compulsory + the conflicting ones (conflict_sim.h), each
+//           T_atomic, serialised after the kernel (they sit on each brick's critical path).
 // Breakdown: dram = DRAM bytes / (bandwidth x dram efficiency); compute = FLOPs / (FP32 peak x the
 // class efficiency) (the paper's N_bricks x T_brick, T_brick being a throughput measurement);
 // idle = total - dram; other = total - compute - atomics (>= 0).
@@ -52,10 +52,13 @@ struct TimeBreakdown {
 
 // The cuDNN layer-by-layer baseline of `ops`.
 TimeBreakdown price_cudnn(const Graph& g, const std::vector<int>& ops, const GpuSpec& spec);
-// Merged execution of the analysed subgraph with variant `v`; `conflict_atomics_per_brick`
-// (memoized) adds that many conflicting atomics per brick.
+// Merged execution of the analysed subgraph with variant `v`. Memoized: the conflicting atomics
+// come from the deterministic simulation of the protocol (conflict_sim.h) with one worker per
+// resident block of the brick kernel.
 TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
-                           const GpuSpec& spec, double conflict_atomics_per_brick = 0);
+                           const GpuSpec& spec);
+// Resident thread blocks of the brick kernel on `spec` (occupancy x SMs).
+int brick_kernel_resident_blocks(const GpuSpec& spec);
 // Converting a tensor to or from bricks: one read and one write of it through DRAM.
 TimeBreakdown price_brick_conversion(const Graph& g, int tensor, const GpuSpec& spec);
 
