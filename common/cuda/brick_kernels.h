@@ -14,9 +14,7 @@
 // brick, row-major inside the brick, the identity brick map (row-major brick order), partial
 // bricks zero-masked. Batch 1 (the proxies' case). to_bricks_3d / from_bricks_3d convert.
 //
-// The cuDNN baseline for the same chain (one cudnnConvolutionBiasActivationForward per layer,
-// the algorithm chosen by cudnnFindConvolutionForwardAlgorithm, FP32 on CUDA cores) is
-// CudnnConv3dChain.
+// The cuDNN baseline for the same chain is CudnnConv3dChain (cudnn_conv3d.h).
 //
 // This header has no CUDA types; without CUDA every entry point throws "no CUDA support".
 #include <array>
@@ -77,24 +75,6 @@ class BrickChainRunner {
   void run_memoized(KernelLauncher& l);
   // Of the last memoized run (synchronises and downloads the counters).
   BrickAtomicCounts atomic_counts() const;
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-
-// The cuDNN per-layer baseline on NCDHW tensors (every layer must have relu = true, as
-// cudnnConvolutionBiasActivationForward fuses bias and ReLU).
-class CudnnConv3dChain {
- public:
-  CudnnConv3dChain(std::vector<BrickConvLayer> layers, std::array<int64_t, 3> input_dims,
-                   const Stream& stream);
-  ~CudnnConv3dChain();
-  CudnnConv3dChain(const CudnnConv3dChain&) = delete;
-  CudnnConv3dChain& operator=(const CudnnConv3dChain&) = delete;
-  // Runs every layer: input -> intermediates (owned) -> output.
-  void run(KernelLauncher& l, const float* input, float* output);
-  const std::vector<std::array<int64_t, 3>>& dims() const;
 
  private:
   struct Impl;

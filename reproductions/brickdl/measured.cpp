@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "common/cuda/brick_kernels.h"
+#include "common/cuda/cudnn_conv3d.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/tensor_kernels.h"
 #include "models/zoo.h"

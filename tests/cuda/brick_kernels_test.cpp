@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/cuda/brick_kernels.h"
+#include "common/cuda/cudnn_conv3d.h"
 #include "models/zoo.h"
 #include "tests/cuda/gpu_test_util.h"
 

@@ -2,6 +2,7 @@
 // CUDA support".
 #include "common/cuda/brick_kernels.h"
 #include "common/cuda/brick_microbench.h"
+#include "common/cuda/cudnn_conv3d.h"
 #include "common/cuda/nocuda/nocuda.h"
 
 namespace dgs::gpu {
