@@ -161,6 +161,43 @@ int ModelBuilder::conv2d(int x, int64_t out_channels, const Conv2dSpec& spec,
   return g_.op(id).outputs.at(0);
 }
 
+int ModelBuilder::conv3d(int x, int64_t out_channels, std::array<int64_t, 3> kernel,
+                         std::array<int64_t, 3> stride, std::array<int64_t, 3> pad,
+                         std::array<int64_t, 3> dilation, int64_t groups, bool bias,
+                         const std::string& name) {
+  const std::string n = op_name(name, "conv");
+  if (rank(x) != 5) {
+    throw Error("op '" + n + "' (Conv): 3-D convolution needs a rank-5 input, got " +
+                shape_str(shape(x)));
+  }
+  const int64_t in_channels = dim(x, 1);
+  if (groups <= 0 || in_channels % groups != 0 || out_channels % groups != 0) {
+    throw Error("op '" + n + "' (Conv): group " + std::to_string(groups) +
+                " does not divide input channels " + std::to_string(in_channels) +
+                " and output channels " + std::to_string(out_channels));
+  }
+  std::vector<int> inputs = {x, weight(n + ".weight", {out_channels, in_channels / groups,
+                                                       kernel[0], kernel[1], kernel[2]})};
+  if (bias) inputs.push_back(weight(n + ".bias", {out_channels}));
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>(kernel.begin(), kernel.end()));
+  a.set("strides", std::vector<int64_t>(stride.begin(), stride.end()));
+  a.set("pads", std::vector<int64_t>{pad[0], pad[1], pad[2], pad[0], pad[1], pad[2]});
+  a.set("dilations", std::vector<int64_t>(dilation.begin(), dilation.end()));
+  a.set("group", groups);
+  const int id = g_.add_op(OpKind::Conv, n, inputs, std::move(a));
+  return g_.op(id).outputs.at(0);
+}
+
+int ModelBuilder::max_pool3d(int x, std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride,
+                             std::array<int64_t, 3> pad, const std::string& name) {
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>(kernel.begin(), kernel.end()));
+  a.set("strides", std::vector<int64_t>(stride.begin(), stride.end()));
+  a.set("pads", std::vector<int64_t>{pad[0], pad[1], pad[2], pad[0], pad[1], pad[2]});
+  return emit(OpKind::MaxPool, op_name(name, "maxpool"), {x}, std::move(a));
+}
+
 int ModelBuilder::conv_transpose2d(int x, int64_t out_channels, int64_t kernel, int64_t stride,
                                    int64_t pad, bool bias, const std::string& name) {
   const std::string n = op_name(name, "conv_transpose");

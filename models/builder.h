@@ -101,6 +101,15 @@ class ModelBuilder {
              std::array<int64_t, 2> stride, std::array<int64_t, 2> pad, int64_t groups = 1,
              bool bias = true, const std::string& name = "");
   int conv2d(int x, int64_t out_channels, const Conv2dSpec& spec, const std::string& name = "");
+  // 3-D convolution on (N, C, D, H, W): kernel, strides, symmetric pads and dilations per axis
+  // (D, H, W); weight [out, in/groups, kd, kh, kw], bias [out].
+  int conv3d(int x, int64_t out_channels, std::array<int64_t, 3> kernel,
+             std::array<int64_t, 3> stride = {1, 1, 1}, std::array<int64_t, 3> pad = {0, 0, 0},
+             std::array<int64_t, 3> dilation = {1, 1, 1}, int64_t groups = 1, bool bias = true,
+             const std::string& name = "");
+  // 3-D max pooling, symmetric pads per axis (D, H, W).
+  int max_pool3d(int x, std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride,
+                 std::array<int64_t, 3> pad = {0, 0, 0}, const std::string& name = "");
   // ConvTranspose, weight [in, out/groups, k, k].
   int conv_transpose2d(int x, int64_t out_channels, int64_t kernel, int64_t stride = 1,
                        int64_t pad = 0, bool bias = true, const std::string& name = "");
