@@ -142,8 +142,15 @@ class Simulator {
     all.smem = 0;
     all.residents.clear();
     next_in_stream_.assign(streams_.size(), 0);
-    for (size_t s = 0; s < streams_.size(); ++s)
-      if (!streams_[s].empty()) ks_[static_cast<size_t>(streams_[s][0])].ready = m_.launch_us;
+    // One host thread issues the first launch of every stream that launches kernels, in stream
+    // order, each taking launch_us of host time: stream s's first kernel is ready at
+    // (s' + 1) * launch_us, s' = the streams before it that launch kernels.
+    double host = 0;
+    for (const auto& stream : streams_)
+      if (!stream.empty()) {
+        host += m_.launch_us;
+        ks_[static_cast<size_t>(stream[0])].ready = host;
+      }
     double t = 0, warp_integral = 0, busy_integral = 0;
     int64_t events = 0;
     // Event-loop invariants: between two events every resident progresses at a constant rate;

@@ -28,8 +28,16 @@
 //       and its own saturation warps (L2 latency is a fraction of DRAM's).
 //   block time    t = max(flops_b / c, dram_b / d, l2_b / l2, block_min_us)   (roofline on the
 //       block's shares; c is evaluated first, d and l2 use the demand it implies)
-// Launch overhead: a kernel becomes ready kernel_launch_us after its predecessor on the same stream
-// ends (the first kernel of a stream: kernel_launch_us after the stage starts). Dispatch order:
+// Launches come from one host thread: it issues the first launch of each stream that launches
+// kernels in stream order, each taking kernel_launch_us (L) of host time, so concurrent streams
+// start staggered (3 streams of one kernel each: ready at L, 2L, 3L after the stage starts). A
+// later kernel of a stream becomes ready L after its predecessor on the stream ends (the host
+// runs ahead of the GPU, so its launch is issued by then; one stream: every kernel L after its
+// predecessor). Assumption: the authors' engines issue a stage stream by stream, so a stream's
+// first launch really follows every launch of the streams before it; the model issues only the
+// first launches in order: appending kernels to one stream then changes no other stream's
+// timing until that stream's prefix ends, which stage searches' prefix bounds rely on. Dispatch
+// order:
 // ready kernels are served in the order they became ready (ties: lower stream first); a later
 // kernel gets only the resources left by earlier ones (the hardware work distributor's FIFO);
 // within a kernel, blocks are spread breadth-first over the SMs (one more block per SM per pass,

@@ -185,8 +185,9 @@ TEST(GpuStage, SmallKernelsOnTwoStreamsOverlap) {
   const double one = simulate_stage(v, {{a}}).latency_us;
   EXPECT_NEAR(one, kLaunch + 1e6 / kSmRate, 1e-9 * one);
   const StageResult both = simulate_stage(v, {{a}, {a}});
-  EXPECT_NEAR(both.latency_us, one, 1e-9 * one);
-  EXPECT_NEAR(both.avg_busy_sms, 80.0 * (one - kLaunch) / one, 1e-6);
+  // The host issues the second stream's launch one launch time after the first's.
+  EXPECT_NEAR(both.latency_us, one + kLaunch, 1e-9 * one);
+  EXPECT_NEAR(both.avg_busy_sms, 80.0 * (one - kLaunch) / both.latency_us, 1e-6);
   // On one stream they run one after the other, each with its launch overhead.
   EXPECT_NEAR(simulate_stage(v, {{a, a}}).latency_us, 2 * one, 1e-9 * one);
 }
@@ -229,6 +230,33 @@ TEST(GpuStage, TimingsAreOrderedAndEmptyStagesAreFree) {
   // Stream order: each kernel is ready a launch after its predecessor on the stream ends.
   EXPECT_NEAR(r.kernels[1].ready_us, r.kernels[0].end_us + kLaunch, 1e-9);
   EXPECT_NEAR(r.kernels[4].ready_us, r.kernels[3].end_us + kLaunch, 1e-9);
+}
+
+TEST(GpuStage, OneHostThreadStaggersTheStreamsLaunches) {
+  const GpuSpec v = hand_v100();
+  // 3 streams of one 20-block kernel each (60 blocks: each gets an SM of its own): the host
+  // issues the launches L apart, so the kernels start at L, 2L, 3L (0, L, 2L after the first).
+  const KernelLaunch a = make_kernel(20, 256, 126, 12288, 1e6, 0);
+  const StageResult r = simulate_stage(v, {{a}, {a}, {a}});
+  ASSERT_EQ(r.kernels.size(), 3u);
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_DOUBLE_EQ(r.kernels[static_cast<size_t>(s)].ready_us, (s + 1) * kLaunch);
+    EXPECT_DOUBLE_EQ(r.kernels[static_cast<size_t>(s)].start_us, (s + 1) * kLaunch);
+  }
+  // 60 blocks on 80 SMs, one each: every kernel runs 1e6 / kSmRate after its start.
+  EXPECT_NEAR(r.latency_us, 3 * kLaunch + 1e6 / kSmRate, 1e-9 * r.latency_us);
+  // Only the streams' first launches are staggered: stream 1's first kernel at 2L, whatever
+  // stream 0 holds; stream 0's second kernel is ready L after its predecessor ends; an empty
+  // stream issues nothing.
+  const StageResult r2 = simulate_stage(v, {{a, a}, {}, {a}});
+  ASSERT_EQ(r2.kernels.size(), 3u);
+  EXPECT_DOUBLE_EQ(r2.kernels[0].start_us, kLaunch);
+  EXPECT_NEAR(r2.kernels[1].ready_us, r2.kernels[0].end_us + kLaunch, 1e-9);
+  EXPECT_EQ(r2.kernels[2].stream, 2);
+  EXPECT_DOUBLE_EQ(r2.kernels[2].start_us, 2 * kLaunch);
+  // One stream: the host runs ahead, so the stagger changes nothing there.
+  const StageResult r3 = simulate_stage(v, {{a, a, a}});
+  EXPECT_NEAR(r3.latency_us, 3 * (kLaunch + 1e6 / kSmRate), 1e-9 * r3.latency_us);
 }
 
 // The simulator keeps working vectors and per-resident rate caches between simulations on a
