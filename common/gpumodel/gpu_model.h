@@ -16,9 +16,12 @@
 //      tasks of a stage run concurrently on different streams, stage_sync_us between stages.
 //
 // THE RATE RULE (per resident block, re-evaluated at every event):
-//   compute rate  c = P_sm * eta_k * w_b / max(W_sm, Wc)
+//   compute rate  c = min(P_sm * eta_k, cap_tile) * w_b / max(W_sm, Wc)
 //       P_sm  = peak rate of the kernel's math unit (FP32, FP16 SIMT or tensor) / sm_count
 //       eta_k = the config's efficiency factor for the kernel's class (see gpu_efficiency below)
+//       cap_tile = for a GEMM-class kernel that states its block's tile (KernelLaunch::tile), the
+//       tile's arithmetic intensity against the SM's shared-memory bandwidth (the operand rule,
+//       kernel.h); otherwise none
 //       w_b   = warps of the block, W_sm = warps resident on its SM, Wc = compute saturation warps
 //       (an SM's issue rate is shared by its resident warps; fewer than Wc warps cannot reach it)
 //   DRAM rate     d = water-filling share of B_dram = dram_bandwidth * eta_dram among all resident

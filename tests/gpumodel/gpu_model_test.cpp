@@ -176,6 +176,59 @@ TEST(GpuKernel, TensorCoresAndFp16RaiseTheComputeRate) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The operand rule: a GEMM tile's intensity against the SM's shared-memory bandwidth
+// ---------------------------------------------------------------------------------------------
+// Shared memory of one V100 SM: 32 banks x 4 bytes x 1530 MHz = 195840 bytes per microsecond.
+constexpr double kSharedRate = 32 * 4 * 1530.0;
+
+TEST(GpuTileRate, ThinTileIsBoundByItsOperandTraffic) {
+  const GpuSpec v = hand_v100();
+  // A 1 x 256 tile, 256 threads of 32 registers: a register tile holds 32 / 2 = 16 accumulators,
+  // so 16 threads hold outputs (the others share the reduction), each a 1 x 16 tile (a is
+  // clamped to the tile's one row). Per step: 16 * (1 + 16) = 272 words read, 257 staged,
+  // 529 words = 2116 bytes for 512 FLOPs.
+  KernelLaunch k = make_kernel(80, 256, 32, 0, 1e6, 0);
+  k.tile = GemmTile{1, 256, 4};
+  const TileOperandTraffic t = tile_operand_traffic(k.tile, 256, 32);
+  EXPECT_DOUBLE_EQ(t.threads, 16);
+  EXPECT_DOUBLE_EQ(t.register_tile_a, 1);
+  EXPECT_DOUBLE_EQ(t.register_tile_b, 16);
+  EXPECT_DOUBLE_EQ(t.shared_bytes_per_step, 2116);
+  EXPECT_DOUBLE_EQ(t.flops_per_step, 512);
+  const double cap = 512.0 / 2116.0 * kSharedRate;  // 47386.6 FLOP/us, a third of kSmRate
+  EXPECT_NEAR(tile_operand_rate_cap(v, k), cap, 1e-9 * cap);
+  // One block per SM, 8 warps (>= Wc = 8): the block runs at the cap.
+  const double expect = kLaunch + 1e6 / cap;
+  EXPECT_NEAR(estimate_kernel(v, k).latency_us, expect, 1e-9 * expect);
+  EXPECT_NEAR(simulate_stage(v, {{k}}).latency_us, expect, 1e-9 * expect);
+}
+
+TEST(GpuTileRate, SquareTilesOfFewRegistersAreCappedAndLibraryTilesAreNot) {
+  const GpuSpec v = hand_v100();
+  // 64 x 64, 256 threads of 16 registers (8 accumulators, fewer than the 16 outputs per thread
+  // the tile needs): every thread holds a 4 x 4 tile; per step 256 * 8 = 2048 words read, 128
+  // staged: 8704 bytes for 8192 FLOPs, cap = 16/17 * 195840 = 184320 FLOP/us.
+  KernelLaunch k = make_kernel(80, 256, 16, 0, 1e6, 0);
+  k.tile = GemmTile{64, 64, 4};
+  EXPECT_DOUBLE_EQ(tile_operand_traffic(k.tile, 256, 16).shared_bytes_per_step, 8704);
+  EXPECT_NEAR(tile_operand_rate_cap(v, k), 184320, 1e-9 * 184320);
+  // Above kSmRate (137375 FLOP/us): the tile does not bind, the latency is the untiled one.
+  KernelLaunch untiled = k;
+  untiled.tile = GemmTile{};
+  EXPECT_EQ(estimate_kernel(v, k).latency_us, estimate_kernel(v, untiled).latency_us);
+  // The library kernel's 128 x 64 tile (126 registers: 63 accumulators, 130 threads hold
+  // outputs, sliced-K) reads 2256 words per step for 16384 FLOPs: 1.82 FLOP/byte, far above.
+  KernelLaunch lib = make_kernel(80, 256, 126, 12288, 1e6, 0);
+  lib.tile = GemmTile{128, 64, 4};
+  EXPECT_GT(tile_operand_rate_cap(v, lib), 2.5 * kSmRate);
+  // No tile, or no clock: no cap.
+  EXPECT_TRUE(std::isinf(tile_operand_rate_cap(v, untiled)));
+  GpuSpec no_clock = v;
+  no_clock.core_clock_mhz = 0;
+  EXPECT_TRUE(std::isinf(tile_operand_rate_cap(no_clock, k)));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Several streams
 // ---------------------------------------------------------------------------------------------
 TEST(GpuStage, SmallKernelsOnTwoStreamsOverlap) {
