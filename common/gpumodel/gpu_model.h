@@ -13,7 +13,9 @@
 //   3. maps each operator of a graph to the kernel(s) a cuDNN-class library would launch for it
 //      (kernels_for_op; the rules are named in KernelRule and documented at kernels_for_op);
 //   4. evaluates a whole dgs::Plan (plan_latency / evaluate_plan): stages run one after another,
-//      tasks of a stage run concurrently on different streams, stage_sync_us between stages.
+//      tasks of a stage run concurrently on different streams, stage_sync_us between stages;
+//      a tensor that the next kernel of its stream reads stays in L2 when it fits in the
+//      stream's share (l2_residency.h).
 //
 // THE RATE RULE (per resident block, re-evaluated at every event):
 //   compute rate  c = min(P_sm * eta_k, cap_tile) * w_b / max(W_sm, Wc)
@@ -56,11 +58,13 @@
 //   block_simulation.h  simulate_stage, estimate_kernel
 //   stage_bounds.h      lower bounds on a stage's latency without simulating it
 //   kernel_rules.h      operators -> kernels (kernels_for_op, merged convolutions)
+//   l2_residency.h      tensors read from L2 by the next kernel of their stream
 //   plan_evaluation.h   stage_streams, the synchronisation rule, evaluate_plan
 // (model_internal.h is shared by the model's sources and is not part of its interface.)
 #include "common/gpumodel/block_simulation.h"
 #include "common/gpumodel/kernel.h"
 #include "common/gpumodel/kernel_rules.h"
+#include "common/gpumodel/l2_residency.h"
 #include "common/gpumodel/occupancy.h"
 #include "common/gpumodel/plan_evaluation.h"
 #include "common/gpumodel/stage_bounds.h"

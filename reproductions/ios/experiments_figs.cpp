@@ -255,7 +255,7 @@ void run_fig4_1(ExperimentContext& ctx) {
   }
   ctx.note(
       "known deviation (not fitted): IOS over Sequential comes out larger than the thesis' on "
-      "RandWire (about 1.98x vs 1.41x) and NasNet (1.66x vs 1.43x). Most likely reason: the "
+      "RandWire (about 2.03x vs 1.41x) and NasNet (1.63x vs 1.43x). Most likely reason: the "
       "GPU model issues only the first launch of each stream in order from one host thread "
       "(streams start kernel_launch_us apart), while the authors' engine issues a stage stream "
       "by stream, so a stream's first launch follows every launch of the streams before it; "
