@@ -33,16 +33,13 @@
 //       and its own saturation warps (L2 latency is a fraction of DRAM's).
 //   block time    t = max(flops_b / c, dram_b / d, l2_b / l2, block_min_us)   (roofline on the
 //       block's shares; c is evaluated first, d and l2 use the demand it implies)
-// Launches come from one host thread: it issues the first launch of each stream that launches
-// kernels in stream order, each taking kernel_launch_us (L) of host time, so concurrent streams
-// start staggered (3 streams of one kernel each: ready at L, 2L, 3L after the stage starts). A
-// later kernel of a stream becomes ready L after its predecessor on the stream ends (the host
-// runs ahead of the GPU, so its launch is issued by then; one stream: every kernel L after its
-// predecessor). Assumption: the authors' engines issue a stage stream by stream, so a stream's
-// first launch really follows every launch of the streams before it; the model issues only the
-// first launches in order: appending kernels to one stream then changes no other stream's
-// timing until that stream's prefix ends, which stage searches' prefix bounds rely on. Dispatch
-// order:
+// Launches come from one host thread: it issues a stage's launches stream by stream (stream 0's
+// kernels in order, then stream 1's, ...: the order a runtime's loop over its groups issues
+// them), each taking kernel_launch_us (L) of host time, so the j-th launch in that order is issued
+// at (j + 1) * L after the stage starts and concurrent streams start staggered (3 streams of one
+// kernel each: ready at L, 2L, 3L). A kernel becomes ready when its launch is issued and, after
+// the first of its stream, no earlier than L after its predecessor on the stream ends (one
+// stream: every kernel L after its predecessor, as the host runs ahead). Dispatch order:
 // ready kernels are served in the order they became ready (ties: lower stream first); a later
 // kernel gets only the resources left by earlier ones (the hardware work distributor's FIFO);
 // within a kernel, blocks are spread breadth-first over the SMs (one more block per SM per pass,

@@ -255,13 +255,11 @@ void run_fig4_1(ExperimentContext& ctx) {
   }
   ctx.note(
       "known deviation (not fitted): IOS over Sequential comes out larger than the thesis' on "
-      "RandWire (about 2.03x vs 1.41x) and NasNet (1.63x vs 1.43x). Most likely reason: the "
-      "GPU model issues only the first launch of each stream in order from one host thread "
-      "(streams start kernel_launch_us apart), while the authors' engine issues a stage stream "
-      "by stream, so a stream's first launch follows every launch of the streams before it; "
-      "and it lets concurrent kernels share the SMs without interference. These networks "
-      "consist of many small SepConv kernels whose time is close to the launch overhead, where "
-      "that difference matters most");
+      "RandWire (about 1.66x vs 1.41x) and NasNet (1.47x vs 1.43x). The GPU model issues a "
+      "stage's launches from one host thread, stream by stream, as the authors' engine does "
+      "(each launch kernel_launch_us of host time), but lets concurrent kernels share the SMs "
+      "without interference; these networks consist of many small SepConv kernels whose time "
+      "is close to the launch overhead, where the remaining difference matters most");
   schedules_figure(ctx, "v100", true, "Fig. 4.1: schedules on " + ctx.gpu().name + ", batch 1");
 }
 

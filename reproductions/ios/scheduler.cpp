@@ -247,8 +247,18 @@ const KernelWorkBound& GpuModelStageCost::unit_bound(const Network& net, int uni
 double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
                                                              const IosStage& stage) {
   if (stage.merge && stage.num_units() > 1) return 0.0;
+  // The host issues a stage's launches stream by stream (the GPU model's launch rule), so a
+  // group that grows delays the launches of every group after it: a prefix stage is simulated
+  // like the stage only up to its grown group's end when no group after it launches kernels.
+  auto launches_after = [&](size_t gi) {
+    for (size_t gj = gi + 1; gj < stage.groups.size(); ++gj)
+      for (int u : stage.groups[gj])
+        if (!unit_kernels(net, u).empty()) return true;
+    return false;
+  };
   double best = 0;
   for (size_t gi = 0; gi < stage.groups.size(); ++gi) {
+    if (launches_after(gi)) continue;
     const auto& grp = stage.groups[gi];
     // The stage with group gi cut to its first `len` units.
     for (size_t len = 1; len < grp.size(); ++len) {
@@ -285,8 +295,8 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
           kernels += unit_kernels(net, grp[k]).size();
         }
         if (kernels == 0) continue;  // the same kernels in both stages
-        if (it->second[gi] < 0)
-          valid = false;  // they would differ from the first launch
+        if (it->second[gi] < 0 || launches_after(gi))
+          valid = false;  // they would differ from the first launch, or delay later groups
         else if (it->second[gi] < first_end)
           first_end = it->second[gi], appended_there = appended;
       }

@@ -78,7 +78,9 @@ class GpuModelStageCost : public StageCostModel {
   // same event for event until that group's last kernel ends in the smaller stage (at e), so the
   // stage takes at least e plus the least times of the kernels it appends there, plus the
   // synchronisation. Likewise from a simulated stage of the first units of every group, with the
-  // earliest such e among the groups that append kernels. 0 when no such stage was simulated.
+  // earliest such e among the groups that append kernels. Only groups after which no group
+  // launches kernels (the host issues a stage stream by stream, so a grown group delays the
+  // later ones). 0 when no such stage was simulated.
   double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override;
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }

@@ -298,15 +298,19 @@ TEST(GpuStage, OneHostThreadStaggersTheStreamsLaunches) {
   }
   // 60 blocks on 80 SMs, one each: every kernel runs 1e6 / kSmRate after its start.
   EXPECT_NEAR(r.latency_us, 3 * kLaunch + 1e6 / kSmRate, 1e-9 * r.latency_us);
-  // Only the streams' first launches are staggered: stream 1's first kernel at 2L, whatever
-  // stream 0 holds; stream 0's second kernel is ready L after its predecessor ends; an empty
-  // stream issues nothing.
+  // Stream by stream: stream 0's two launches come first (L, 2L), then stream 2's (3L; the
+  // empty stream 1 issues nothing); stream 0's second kernel still waits for its predecessor
+  // (ready L after it ends).
   const StageResult r2 = simulate_stage(v, {{a, a}, {}, {a}});
   ASSERT_EQ(r2.kernels.size(), 3u);
   EXPECT_DOUBLE_EQ(r2.kernels[0].start_us, kLaunch);
   EXPECT_NEAR(r2.kernels[1].ready_us, r2.kernels[0].end_us + kLaunch, 1e-9);
   EXPECT_EQ(r2.kernels[2].stream, 2);
-  EXPECT_DOUBLE_EQ(r2.kernels[2].start_us, 2 * kLaunch);
+  EXPECT_DOUBLE_EQ(r2.kernels[2].start_us, 3 * kLaunch);
+  // Three kernels on stream 0 delay stream 1's first launch to 4L.
+  const StageResult r4 = simulate_stage(v, {{a, a, a}, {a}});
+  ASSERT_EQ(r4.kernels.size(), 4u);
+  EXPECT_DOUBLE_EQ(r4.kernels[3].start_us, 4 * kLaunch);
   // One stream: the host runs ahead, so the stagger changes nothing there.
   const StageResult r3 = simulate_stage(v, {{a, a, a}});
   EXPECT_NEAR(r3.latency_us, 3 * (kLaunch + 1e6 / kSmRate), 1e-9 * r3.latency_us);
