@@ -32,13 +32,15 @@ std::vector<std::string_view> all_keys() {
 }
 }  // namespace gpu_efficiency
 
-TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers) {
+TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers,
+                                        bool per_warp, int warp_size) {
   TileOperandTraffic r;
   if (t.m <= 0 || t.n <= 0) return r;
   const double m = static_cast<double>(t.m), n = static_cast<double>(t.n);
   const double outputs = m * n;
   const double least = outputs / std::max(1, threads);  // all threads hold outputs
-  const double q = std::max(least, std::min(std::max(1, registers) / 2.0, outputs));
+  double q = std::max(least, std::min(std::max(1, registers) / 2.0, outputs));
+  if (per_warp) q = std::min(q * std::max(1, warp_size), outputs);  // a warp's accumulators
   r.threads = outputs / q;
   double a = std::sqrt(q), b = a;
   if (a > m) a = m, b = q / m;
@@ -52,7 +54,8 @@ TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int regi
 
 double tile_operand_rate_cap(const GpuSpec& spec, const KernelLaunch& k) {
   const TileOperandTraffic t =
-      tile_operand_traffic(k.tile, k.threads_per_block, k.registers_per_thread);
+      tile_operand_traffic(k.tile, k.threads_per_block, k.registers_per_thread,
+                           k.math == MathUnit::Tensor, spec.warp_size);
   // No tile, or a config without a clock: no cap.
   if (!(t.shared_bytes_per_step > 0) || !(spec.core_clock_mhz > 0))
     return std::numeric_limits<double>::infinity();

@@ -94,18 +94,22 @@ struct KernelLaunch {
 //   cap = 2 * m * n / ((m + n + (m * n / q) * (a + b)) * element_bytes) * S * clock
 // FLOP per second per SM: the tile's arithmetic intensity against the SM's shared-memory
 // bandwidth. Thin tiles (m of 1-3: each loaded weight reused by few rows) have a low intensity.
+// Tensor-core kernels (MathUnit::Tensor) load operand fragments once per warp, not per thread:
+// the holders are warps, each with a register tile of 32 * q accumulators (a * b = 32 * q,
+// a = b = sqrt(32 * q), clamped likewise), reading a + b elements per step.
 // The block's compute rate is min(P_sm * eta_k, cap). Bank conflicts and broadcasts are not
 // modelled.
 struct TileOperandTraffic {
-  double threads = 0;                // threads that hold outputs
+  double threads = 0;                // threads (warps with per_warp) that hold outputs
   double register_tile_a = 0;        // a
   double register_tile_b = 0;        // b
   double shared_bytes_per_step = 0;  // (m + n + threads * (a + b)) * element_bytes
   double flops_per_step = 0;         // 2 * m * n
 };
 // The traffic of tile `t` for a block of `threads` threads of `registers` registers each (all
-// zero when t.m == 0).
-TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers);
+// zero when t.m == 0); per_warp: operands loaded per warp (tensor cores), warps of `warp_size`.
+TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers,
+                                        bool per_warp = false, int warp_size = 32);
 // The cap above in FLOP per microsecond per SM on `spec` (+infinity when k.tile.m == 0 or the
 // config has no core clock).
 double tile_operand_rate_cap(const GpuSpec& spec, const KernelLaunch& k);

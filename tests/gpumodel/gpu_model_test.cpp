@@ -221,6 +221,16 @@ TEST(GpuTileRate, SquareTilesOfFewRegistersAreCappedAndLibraryTilesAreNot) {
   KernelLaunch lib = make_kernel(80, 256, 126, 12288, 1e6, 0);
   lib.tile = GemmTile{128, 64, 4};
   EXPECT_GT(tile_operand_rate_cap(v, lib), 2.5 * kSmRate);
+  // Tensor cores load fragments per warp: the 64 x 64 FP16 tile with 126 registers gives a warp
+  // 32 * 63 = 2016 accumulators (a = b = sqrt(2016), 4096 / 2016 warps hold outputs), so per
+  // step 128 + 2 * 4096 / sqrt(2016) = 310.4 elements are moved for 8192 FLOPs.
+  KernelLaunch tc = make_kernel(80, 256, 126, 0, 1e6, 0);
+  tc.math = MathUnit::Tensor;
+  tc.tile = GemmTile{64, 64, 2};
+  const TileOperandTraffic tt = tile_operand_traffic(tc.tile, 256, 126, true, 32);
+  EXPECT_DOUBLE_EQ(tt.threads, 4096.0 / 2016);
+  EXPECT_NEAR(tt.shared_bytes_per_step, (128 + 2 * 4096 / std::sqrt(2016.0)) * 2, 1e-9);
+  EXPECT_NEAR(tile_operand_rate_cap(v, tc), 8192 / tt.shared_bytes_per_step * kSharedRate, 1e-6);
   // No tile, or no clock: no cap.
   EXPECT_TRUE(std::isinf(tile_operand_rate_cap(v, untiled)));
   GpuSpec no_clock = v;
