@@ -142,8 +142,17 @@ class Simulator {
     all.smem = 0;
     all.residents.clear();
     next_in_stream_.assign(streams_.size(), 0);
-    for (size_t s = 0; s < streams_.size(); ++s)
-      if (!streams_[s].empty()) ks_[static_cast<size_t>(streams_[s][0])].ready = m_.launch_us;
+    // One host thread issues the stage's launches stream by stream, in stream order within each,
+    // each taking launch_us of host time: a stream's first kernel is ready when its launch is
+    // issued, after every launch of the streams before it. (A later kernel of a stream needs no
+    // such check: its launch follows its predecessor's by launch_us, and it is ready no earlier
+    // than launch_us after its predecessor ends.)
+    double host = 0;
+    for (const auto& stream : streams_)
+      if (!stream.empty()) {
+        ks_[static_cast<size_t>(stream[0])].ready = host + m_.launch_us;
+        host += m_.launch_us * static_cast<double>(stream.size());
+      }
     double t = 0, warp_integral = 0, busy_integral = 0;
     int64_t events = 0;
     // Event-loop invariants: between two events every resident progresses at a constant rate;

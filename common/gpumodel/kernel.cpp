@@ -1,6 +1,10 @@
 // Kernels: the names of math units and kernel classes, and the efficiency factors' defaults.
 #include "common/gpumodel/kernel.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "common/gpumodel/model_internal.h"
 #include "common/util/error.h"
 
@@ -27,6 +31,38 @@ std::vector<std::string_view> all_keys() {
   return keys;
 }
 }  // namespace gpu_efficiency
+
+TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers,
+                                        bool per_warp, int warp_size) {
+  TileOperandTraffic r;
+  if (t.m <= 0 || t.n <= 0) return r;
+  const double m = static_cast<double>(t.m), n = static_cast<double>(t.n);
+  const double outputs = m * n;
+  const double least = outputs / std::max(1, threads);  // all threads hold outputs
+  double q = std::max(least, std::min(std::max(1, registers) / 2.0, outputs));
+  if (per_warp) q = std::min(q * std::max(1, warp_size), outputs);  // a warp's accumulators
+  r.threads = outputs / q;
+  double a = std::sqrt(q), b = a;
+  if (a > m) a = m, b = q / m;
+  if (b > n) b = n, a = q / n;
+  r.register_tile_a = a;
+  r.register_tile_b = b;
+  r.shared_bytes_per_step = (m + n + r.threads * (a + b)) * std::max(1, t.element_bytes);
+  r.flops_per_step = 2 * outputs;
+  return r;
+}
+
+double tile_operand_rate_cap(const GpuSpec& spec, const KernelLaunch& k) {
+  const TileOperandTraffic t =
+      tile_operand_traffic(k.tile, k.threads_per_block, k.registers_per_thread,
+                           k.math == MathUnit::Tensor, spec.warp_size);
+  // No tile, or a config without a clock: no cap.
+  if (!(t.shared_bytes_per_step > 0) || !(spec.core_clock_mhz > 0))
+    return std::numeric_limits<double>::infinity();
+  // bytes per microsecond of one SM's shared memory
+  const double shared_rate = shared_bytes_per_clock(spec) * spec.core_clock_mhz;
+  return t.flops_per_step / t.shared_bytes_per_step * shared_rate;
+}
 
 std::string_view math_unit_name(MathUnit u) {
   switch (u) {

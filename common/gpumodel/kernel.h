@@ -54,6 +54,14 @@ enum class KernelClass : uint8_t {
 };
 std::string_view kernel_class_name(KernelClass c);  // "gemm", "direct", "memory", "fused"
 
+// The output tile of one thread block of a GEMM-class kernel: m x n outputs (m: rows of the
+// left operand, n: columns of the right one), elements of element_bytes. m == 0: not given (the
+// kernel's rate then does not depend on its tile; see tile_operand_rate_cap).
+struct GemmTile {
+  int64_t m = 0, n = 0;
+  int element_bytes = 4;
+};
+
 struct KernelLaunch {
   std::string name;         // e.g. "conv3x3:implicit_gemm_128x64"
   int64_t grid_blocks = 1;  // thread blocks in the grid
@@ -66,7 +74,44 @@ struct KernelLaunch {
   MathUnit math = MathUnit::Fp32;
   KernelClass klass = KernelClass::Memory;
   double compute_efficiency = 0;  // > 0 overrides the config's factor for `klass`
+  GemmTile tile;                  // GEMM-class kernels: the block's output tile (see GemmTile)
   std::vector<int> ops;           // graph ops this kernel computes (for reports); may be empty
 };
+
+// ---------------------------------------------------------------------------------------------
+// Tile-shape-dependent compute rate
+// ---------------------------------------------------------------------------------------------
+// THE OPERAND RULE. A block computing an m x n tile runs, per step of its reduction, m * n
+// multiply-adds whose operands come from shared memory. Each thread that holds outputs keeps a
+// register tile of q accumulators: as many as half of its registers hold (the rest hold operands
+// and addresses), q = min(R / 2, m * n), but at least m * n / T when its T threads must hold all
+// outputs (threads beyond m * n / q share the reduction, sliced-K, as library kernels do for small
+// tiles); the register tile is the most square one the tile allows (a = b = sqrt(q), clamped to a
+// <= m, b <= n), and each of the m * n / q threads reads a + b words per step; the step's m + n
+// operand elements, loaded from L2/DRAM, are written to shared memory once. Shared memory delivers
+// S bytes per clock per SM (128 from compute capability 5.0 on, 256 on 3.x; model_internal.h), so a
+// block's FLOPs cannot run faster than
+//   cap = 2 * m * n / ((m + n + (m * n / q) * (a + b)) * element_bytes) * S * clock
+// FLOP per second per SM: the tile's arithmetic intensity against the SM's shared-memory
+// bandwidth. Thin tiles (m of 1-3: each loaded weight reused by few rows) have a low intensity.
+// Tensor-core kernels (MathUnit::Tensor) load operand fragments once per warp, not per thread:
+// the holders are warps, each with a register tile of 32 * q accumulators (a * b = 32 * q,
+// a = b = sqrt(32 * q), clamped likewise), reading a + b elements per step.
+// The block's compute rate is min(P_sm * eta_k, cap). Bank conflicts and broadcasts are not
+// modelled.
+struct TileOperandTraffic {
+  double threads = 0;                // threads (warps with per_warp) that hold outputs
+  double register_tile_a = 0;        // a
+  double register_tile_b = 0;        // b
+  double shared_bytes_per_step = 0;  // (m + n + threads * (a + b)) * element_bytes
+  double flops_per_step = 0;         // 2 * m * n
+};
+// The traffic of tile `t` for a block of `threads` threads of `registers` registers each (all
+// zero when t.m == 0); per_warp: operands loaded per warp (tensor cores), warps of `warp_size`.
+TileOperandTraffic tile_operand_traffic(const GemmTile& t, int threads, int registers,
+                                        bool per_warp = false, int warp_size = 32);
+// The cap above in FLOP per microsecond per SM on `spec` (+infinity when k.tile.m == 0 or the
+// config has no core clock).
+double tile_operand_rate_cap(const GpuSpec& spec, const KernelLaunch& k);
 
 }  // namespace dgs

@@ -69,6 +69,7 @@ KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int6
   k.l2_bytes = dram_bytes + rereads;
   k.math = math;
   k.klass = KernelClass::Gemm;
+  k.tile = GemmTile{tile_m, tile_n, static_cast<int>(es)};
   return k;
 }
 

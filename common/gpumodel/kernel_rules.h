@@ -23,7 +23,8 @@ namespace dgs {
 //                matmul: grid = batch*ceil(M/tm)*ceil(N/tn). FLOPs and DRAM bytes (inputs incl.
 //                weights + outputs once each; L2 absorbs the re-reads) from op_cost
 //                (common/graph/op_cost.h); L2 bytes = DRAM bytes + the tile re-reads: every
-//                tile reads its tm x K A-panel and K x tn B-panel. Name "<op>:implicit_gemm_TMxTN".
+//                tile reads its tm x K A-panel and K x tn B-panel; the kernel's tile (tm x tn)
+//                feeds the operand rule (kernel.h). Name "<op>:implicit_gemm_TMxTN".
 //  DepthwiseDirect  Conv with groups == C_in and C_out a multiple of C_in: 256 threads, one
 //                output element per thread, 32 registers, no shared memory.
 //  ElementwiseMemory  element-wise, pooling, BatchNorm, Softmax, LayerNorm, reductions, Concat,

@@ -39,6 +39,20 @@ inline constexpr int kGemmRegisters = 126;
 inline constexpr int64_t kGemmTileK = 8;
 inline constexpr int64_t kGemmBuffers = 2;
 
+// Shared memory serves 32 banks per SM, each 4 bytes per clock on compute capability 5.x-9.0
+// (CUDA C++ Programming Guide, "Compute Capabilities", shared memory sections: "Shared memory has
+// 32 banks ... Each bank has a bandwidth of 32 bits per clock cycle") and 8 bytes per clock on
+// 3.x (same guide, compute capability 3.x: "each bank has a bandwidth of 64 bits per clock
+// cycle"); AMD GCN's LDS also has 32 banks of 4 bytes (AMD Graphics Cores Next architecture
+// whitepaper, "Local data share": 32 banks). Used by the operand rule (kernel.h).
+inline constexpr double kSharedBanks = 32;
+inline constexpr double kSharedBankBytes = 4;
+inline constexpr double kSharedBankBytesKepler = 8;
+inline double shared_bytes_per_clock(const GpuSpec& spec) {
+  const bool kepler = spec.compute_capability >= 30 && spec.compute_capability < 50;
+  return kSharedBanks * (kepler ? kSharedBankBytesKepler : kSharedBankBytes);
+}
+
 // Memory-bound and direct kernels: 256 threads per block, one output element per thread, or one
 // thread per 16 input elements when that gives more threads (reductions: a thread reads four
 // 16-byte vectors), 32 registers (simple kernels compile to well under 32).

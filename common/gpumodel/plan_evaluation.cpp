@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/gpumodel/l2_residency.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -64,6 +65,7 @@ std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage
     }
     streams.push_back(std::move(ks));
   }
+  apply_l2_residency(g, spec, streams);
   return streams;
 }
 

@@ -32,7 +32,9 @@ KernelOptions kernel_options(const ExecutionOptions& o);
 
 // The streams of one stage: one per task, in task order. Sequential task = kernels_for_op of its
 // ops in order; Merged task = kernels_for_merged_task (a single-conv merged task = kernels_for_op);
-// Fused task = fused(g, task, spec) (throws dgs::Error if `fused` is empty). The model prices
+// Fused task = fused(g, task, spec) (throws dgs::Error if `fused` is empty); then the L2
+// residency rule (l2_residency.h) lowers the DRAM bytes of kernels that read what the kernel
+// before them on their stream wrote. The model prices
 // whole operators: a task that computes a region of its outputs or a reduction slice
 // (!task_is_whole) is refused with one line.
 std::vector<std::vector<KernelLaunch>> stage_streams(const Graph& g, const Stage& stage,

@@ -79,6 +79,8 @@ SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int in
   s.l2_b = std::max(0.0, k.l2_bytes) / g;
   s.sm_rate = peak_tflops(spec, k.math) * 1e6 / spec.sm_count *
               (efficiency ? efficiency->get(spec, k) : class_efficiency(spec, k));
+  // The operand rule (kernel.h): a tile's intensity against the SM's shared-memory bandwidth.
+  if (k.tile.m > 0) s.sm_rate = std::min(s.sm_rate, tile_operand_rate_cap(spec, k));
   if (!(s.sm_rate > 0))
     throw Error("gpu model: kernel '" + k.name + "' on " + spec.name + ": compute efficiency of " +
                 std::string(kernel_class_name(k.klass)) + " kernels is 0; expected > 0");

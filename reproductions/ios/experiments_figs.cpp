@@ -293,12 +293,11 @@ void run_fig4_1(ExperimentContext& ctx) {
   }
   ctx.note(
       "known deviation (not fitted): IOS over Sequential comes out larger than the thesis' on "
-      "RandWire (about 2.0x vs 1.41x) and NasNet (1.67x vs 1.43x). Most likely reason: the GPU "
-      "model launches the first kernels of a stage's streams in parallel (kernel_launch_us per "
-      "stream, all at the stage start) and lets concurrent kernels share the SMs without "
-      "interference, while the authors' engine issues launches one after another from one host "
-      "thread, so streams start staggered; these networks consist of many small SepConv kernels "
-      "whose time is close to the launch overhead, where that difference matters most");
+      "RandWire (about 1.66x vs 1.41x) and NasNet (1.47x vs 1.43x). The GPU model issues a "
+      "stage's launches from one host thread, stream by stream, as the authors' engine does "
+      "(each launch kernel_launch_us of host time), but lets concurrent kernels share the SMs "
+      "without interference; these networks consist of many small SepConv kernels whose time "
+      "is close to the launch overhead, where the remaining difference matters most");
   schedules_figure(ctx, true, "Fig. 4.1: schedules on " + ctx.gpu().name + ", batch 1");
 }
 
@@ -329,11 +328,11 @@ void run_fig4_3(ExperimentContext& ctx) {
       "Fig. 1.2 graph, as the "
       "authors' script runs them");
   ctx.note(
-      "known deviation (not fitted): the model's IOS/Sequential active-warp ratio is about 1.95x "
+      "known deviation (not fitted): the model's IOS/Sequential active-warp ratio is about 1.90x "
       "vs the thesis' 1.58x. Most likely reason: the model counts every resident block's warps "
-      "as active for its whole residence and starts both streams of a stage at once, while CUPTI "
-      "samples warps that are actually issued or stalled per active cycle, and real streams "
-      "start staggered by the host's serial launches, so measured overlap is lower");
+      "as active for its whole residence, while CUPTI samples warps that are actually issued or "
+      "stalled per active cycle (the model already starts a stage's streams staggered by the "
+      "host's serial launches)");
   const Network& net = network(ctx, "ios_fig1_2", 1);
   const int a = unit_by_name(net, "block.a"), b = unit_by_name(net, "block.b"),
             c = unit_by_name(net, "block.c"), d = unit_by_name(net, "block.d"),

@@ -80,8 +80,10 @@ const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& 
   auto& ks = unit_kernels_[static_cast<size_t>(unit)];
   if (!unit_known_[static_cast<size_t>(unit)]) {
     for (int op : net.units[static_cast<size_t>(unit)].ops)
-      for (auto& k : kernels_for_op(*net.graph, op, spec_, kIosKernelOptions))
+      for (auto& k : kernels_for_op(*net.graph, op, spec_, kIosKernelOptions)) {
+        k.ops = {op};  // as stage_streams names them (the L2 residency rule reads them)
         ks.push_back(std::move(k));
+      }
     unit_known_[static_cast<size_t>(unit)] = 1;
   }
   return ks;
@@ -119,6 +121,39 @@ int32_t GpuModelStageCost::unit_signature(const Network& net, int unit) {
   return sig;
 }
 
+void GpuModelStageCost::append_concurrent_key(const Network& net, const IosStage& stage,
+                                              const std::vector<size_t>* lengths,
+                                              std::string& key) {
+  const size_t ng = stage.groups.size();
+  auto length = [&](size_t gi) { return lengths ? (*lengths)[gi] : stage.groups[gi].size(); };
+  size_t launching = 0;
+  for (size_t gi = 0; gi < ng; ++gi) {
+    key.push_back('|');
+    bool launches = false;
+    for (size_t k = 0; k < length(gi); ++k) {
+      const int u = stage.groups[gi][k];
+      append_raw(key, unit_signature(net, u));
+      launches = launches || !unit_kernels(net, u).empty();
+    }
+    launching += launches ? 1 : 0;
+  }
+  // The L2 residency rule (common/gpumodel/l2_residency.h) between consecutive kernels of each
+  // group's stream: what each kernel reads from L2 depends on the graph, not only on the kernels,
+  // so the savings are part of the key.
+  const double share = l2_share_per_stream(spec_, launching);
+  savings_.clear();
+  for (size_t gi = 0; gi < ng; ++gi) {
+    const KernelLaunch* prev = nullptr;
+    for (size_t k = 0; k < length(gi); ++k)
+      for (const KernelLaunch& kl : unit_kernels(net, stage.groups[gi][k])) {
+        savings_.push_back(prev ? l2_resident_bytes(*net.graph, *prev, kl, share) : 0.0);
+        prev = &kl;
+      }
+  }
+  key.push_back('#');
+  for (double v : savings_) append_raw(key, v);
+}
+
 double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
   const bool merged = stage.merge && stage.num_units() > 1;
   // Key: the kernels the simulation reads, stream by stream. A concurrent stage is keyed by the
@@ -132,10 +167,7 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
     key.push_back('M');
     for (const auto& k : streams[0]) append_kernel(key, k);
   } else {
-    for (const auto& grp : stage.groups) {
-      key.push_back('|');
-      for (int u : grp) append_raw(key, unit_signature(net, u));
-    }
+    append_concurrent_key(net, stage, nullptr, key);
   }
   auto it = by_kernels_.find(key);
   if (it != by_kernels_.end()) return it->second;
@@ -144,12 +176,26 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   if (merged) {
     r = simulate_stage(spec_, streams);
   } else {
+    // The kernels, with the L2 residency rule's savings (computed by append_concurrent_key into
+    // savings_, one per kernel in stream order) applied to copies.
     std::vector<std::vector<const KernelLaunch*>> refs;
     refs.reserve(stage.groups.size());
+    adjusted_.clear();
+    adjusted_.reserve(savings_.size());
+    size_t ki = 0;
     for (const auto& grp : stage.groups) {
       std::vector<const KernelLaunch*> ks;
       for (int u : grp)
-        for (const KernelLaunch& k : unit_kernels(net, u)) ks.push_back(&k);
+        for (const KernelLaunch& k : unit_kernels(net, u)) {
+          const double saved = savings_[ki++];
+          if (saved > 0) {
+            adjusted_.push_back(k);
+            adjusted_.back().dram_bytes = std::max(0.0, k.dram_bytes - saved);
+            ks.push_back(&adjusted_.back());
+          } else {
+            ks.push_back(&k);
+          }
+        }
       refs.push_back(std::move(ks));
     }
     r = simulate_stage_refs(spec_, refs);
@@ -187,7 +233,12 @@ const KernelWorkBound& GpuModelStageCost::unit_bound(const Network& net, int uni
   const auto& ks = unit_kernels(net, unit);  // resets the caches when `net` changes
   const size_t ui = static_cast<size_t>(unit);
   if (!unit_bound_known_[ui]) {
-    for (const KernelLaunch& k : ks) unit_bound_[ui] += kernel_work_bound(spec_, k);
+    // With the most DRAM bytes the L2 residency rule could save (a lower bound for any stage).
+    for (const KernelLaunch& k : ks) {
+      KernelLaunch least = k;
+      least.dram_bytes -= l2_resident_bytes_at_most(*net.graph, spec_, k);
+      unit_bound_[ui] += kernel_work_bound(spec_, least);
+    }
     unit_bound_known_[ui] = 1;
   }
   return unit_bound_[ui];
@@ -196,18 +247,26 @@ const KernelWorkBound& GpuModelStageCost::unit_bound(const Network& net, int uni
 double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
                                                              const IosStage& stage) {
   if (stage.merge && stage.num_units() > 1) return 0.0;
+  // The host issues a stage's launches stream by stream (the GPU model's launch rule), so a
+  // group that grows delays the launches of every group after it: a prefix stage is simulated
+  // like the stage only up to its grown group's end when no group after it launches kernels.
+  auto launches_after = [&](size_t gi) {
+    for (size_t gj = gi + 1; gj < stage.groups.size(); ++gj)
+      for (int u : stage.groups[gj])
+        if (!unit_kernels(net, u).empty()) return true;
+    return false;
+  };
   double best = 0;
   for (size_t gi = 0; gi < stage.groups.size(); ++gi) {
+    if (launches_after(gi)) continue;
     const auto& grp = stage.groups[gi];
     // The stage with group gi cut to its first `len` units.
     for (size_t len = 1; len < grp.size(); ++len) {
       prefix_key_.clear();
-      for (size_t gj = 0; gj < stage.groups.size(); ++gj) {
-        prefix_key_.push_back('|');
-        const size_t n = gj == gi ? len : stage.groups[gj].size();
-        for (size_t k = 0; k < n; ++k)
-          append_raw(prefix_key_, unit_signature(net, stage.groups[gj][k]));
-      }
+      prefix_len_.clear();
+      for (size_t gj = 0; gj < stage.groups.size(); ++gj)
+        prefix_len_.push_back(gj == gi ? len : stage.groups[gj].size());
+      append_concurrent_key(net, stage, &prefix_len_, prefix_key_);
       auto it = stream_ends_.find(prefix_key_);
       if (it == stream_ends_.end() || it->second[gi] < 0) continue;
       double appended = 0;
@@ -221,10 +280,8 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
   for (const auto& grp : stage.groups) cut_groups += grp.size() > 1 ? 1 : 0;
   if (cut_groups > 1) {
     prefix_key_.clear();
-    for (const auto& grp : stage.groups) {
-      prefix_key_.push_back('|');
-      append_raw(prefix_key_, unit_signature(net, grp[0]));
-    }
+    prefix_len_.assign(stage.groups.size(), 1);
+    append_concurrent_key(net, stage, &prefix_len_, prefix_key_);
     auto it = stream_ends_.find(prefix_key_);
     if (it != stream_ends_.end()) {
       double first_end = std::numeric_limits<double>::infinity(), appended_there = 0;
@@ -238,8 +295,8 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
           kernels += unit_kernels(net, grp[k]).size();
         }
         if (kernels == 0) continue;  // the same kernels in both stages
-        if (it->second[gi] < 0)
-          valid = false;  // they would differ from the first launch
+        if (it->second[gi] < 0 || launches_after(gi))
+          valid = false;  // they would differ from the first launch, or delay later groups
         else if (it->second[gi] < first_end)
           first_end = it->second[gi], appended_there = appended;
       }

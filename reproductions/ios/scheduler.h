@@ -58,7 +58,8 @@ class StageCostModel {
 // The suite's GPU performance model (common/gpumodel): each group's units'
 // kernels on one stream (Conv+bias+Relu as one kernel, as the authors' engine
 // fuses it), a merged stage as one merged convolution (kernels_for_merged_task);
-// simulate_stage; plus the GPU model's synchronisation (stage_sync_cost_us), so
+// simulate_stage, with the GPU model's L2 residency rule (l2_residency.h) between consecutive
+// kernels of a group's stream; plus the GPU model's synchronisation (stage_sync_cost_us), so
 // that the DP's objective is evaluate_schedule's latency. Kernels are computed once per unit;
 // stages whose kernels are identical (e.g. the same branch of two identical
 // cells) are simulated once (simulations() counts the simulations run); with its lower bounds
@@ -77,7 +78,9 @@ class GpuModelStageCost : public StageCostModel {
   // same event for event until that group's last kernel ends in the smaller stage (at e), so the
   // stage takes at least e plus the least times of the kernels it appends there, plus the
   // synchronisation. Likewise from a simulated stage of the first units of every group, with the
-  // earliest such e among the groups that append kernels. 0 when no such stage was simulated.
+  // earliest such e among the groups that append kernels. Only groups after which no group
+  // launches kernels (the host issues a stage stream by stream, so a grown group delays the
+  // later ones). 0 when no such stage was simulated.
   double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override;
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }
@@ -88,6 +91,11 @@ class GpuModelStageCost : public StageCostModel {
   // A small id per distinct kernel sequence of a unit (equal ids: identical kernels).
   int32_t unit_signature(const Network& net, int unit);
   const KernelWorkBound& unit_bound(const Network& net, int unit);
+  // Appends the key of the concurrent stage `stage` (each group cut to (*lengths)[g] units when
+  // given): its units' signatures per group and the L2 residency rule's savings, which it also
+  // leaves in savings_ (one per kernel, groups in order).
+  void append_concurrent_key(const Network& net, const IosStage& stage,
+                             const std::vector<size_t>* lengths, std::string& key);
   GpuSpec spec_;
   const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
   std::vector<std::vector<KernelLaunch>> unit_kernels_;
@@ -100,6 +108,9 @@ class GpuModelStageCost : public StageCostModel {
   // (-1: the stream launched nothing).
   std::unordered_map<std::string, std::vector<double>> stream_ends_;
   std::string prefix_key_;                               // scratch
+  std::vector<size_t> prefix_len_;                       // scratch
+  std::vector<double> savings_;                          // scratch: L2 residency per kernel
+  std::vector<KernelLaunch> adjusted_;                   // scratch: kernels with savings
   std::unordered_map<std::string, int32_t> signatures_;  // kernel bytes -> id
   std::unordered_map<std::string, double> by_kernels_;
   int64_t simulations_ = 0;

@@ -328,6 +328,7 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   cfg.grid = 0;
   cfg.tile_bytes = cfg.rank_bytes = cfg.sectors = cfg.unique_bytes = cfg.work_elems = 0;
   cfg.smem = cfg.regs = 0;
+  cfg.gemm_rows = cfg.gemm_cols = 0;
   cfg.blocks_per_sm = 0;
   cfg.waves = 0;
   cfg.priority = cfg.latency_us = 0;
@@ -380,6 +381,16 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   cfg.work_elems = 0;
   for (size_t i = 0; i < n; ++i)
     cfg.work_elems += static_cast<double>(prod(ws.region[i])) * static_cast<double>(cfg.grid);
+  double gemm_flops = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const TileOp& op = g.ops[p.ops[i]];
+    const std::vector<int64_t>& r = ws.region[i];
+    if ((op.type != "MatMul" && op.type != "Gemm") || r.size() < 2 || !(op.flops > gemm_flops))
+      continue;
+    gemm_flops = op.flops;
+    cfg.gemm_rows = r[r.size() - 2];
+    cfg.gemm_cols = r.back();
+  }
   // Traffic per tile.
   double rank = 0, sectors = 0, unique = 0, raw = 0;
   for (size_t e = 0; e < p.ext_tensors.size(); ++e) {
@@ -522,6 +533,10 @@ double profile_latency(const Prepared& p, const WelderArch& arch, const TileConf
   bool gemm = false;
   for (int op : p.ops) gemm = gemm || uses_tensor_cores(g.ops[op]);
   k.klass = gemm ? KernelClass::Fused : KernelClass::Memory;
+  // The heaviest matrix product's tile sets the operand rule's cap (common/gpumodel/kernel.h).
+  if (cfg.gemm_rows > 0 && cfg.gemm_cols > 0)
+    k.tile = GemmTile{cfg.gemm_rows, cfg.gemm_cols,
+                      static_cast<int>(g.tensors[g.ops[p.ops[p.root]].output].elem_bytes)};
   return estimate_kernel(*arch.gpu, k).latency_us;
 }
 

@@ -70,6 +70,9 @@ struct TileConfig {
   double sectors = 0;         // 32-B transactions, all tiles
   double unique_bytes = 0;    // compulsory DRAM bytes (each byte once; L2 absorbs re-reads)
   double work_elems = 0;      // elements computed by all operators, all tiles (recomputation)
+  // The tile of the group's heaviest MatMul/Gemm, per matrix: rows x columns of its output
+  // region (0: none), for the GPU model's operand rule.
+  int64_t gemm_rows = 0, gemm_cols = 0;
   int64_t smem = 0;
   int64_t regs = 0;
   int blocks_per_sm = 0;

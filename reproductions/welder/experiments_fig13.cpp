@@ -217,9 +217,12 @@ void run_fig13(ExperimentContext& ctx) {
       "must fit the 48 KiB of shared memory; every tile then re-reads whole weight matrices "
       "(L2 hits). "
       "The GPU model still rates such a kernel faster than the separate ones: it charges the "
-      "re-reads at the L2 bandwidth and the matrix products at a compute rate that depends on "
-      "a kernel's FLOPs and occupancy, not on its tile's shape, so thin GEMM tiles cost "
-      "nothing extra; a real GPU likely runs them well below peak, which the paper's "
+      "re-reads at the L2 bandwidth, overlapped with compute, and caps a matrix product's "
+      "compute rate by its tile's operand intensity against the SM's shared-memory bandwidth "
+      "(the operand rule, common/gpumodel/kernel.h), which binds only for tiles of 1-3 rows; "
+      "these tiles have 8-10 rows, so they run at the fused-kernel rate with many resident "
+      "warps, while the separate Welder-base matrix products (tiles ranked for one wave) run "
+      "with few; a real GPU likely runs the thin tiles below that rate, which the paper's "
       "profiling on the V100 would see. The cost model and the Fig. 7 loop follow the paper; "
       "the gap comes from the latency model");
   ctx.note(

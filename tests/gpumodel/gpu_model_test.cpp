@@ -176,6 +176,69 @@ TEST(GpuKernel, TensorCoresAndFp16RaiseTheComputeRate) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The operand rule: a GEMM tile's intensity against the SM's shared-memory bandwidth
+// ---------------------------------------------------------------------------------------------
+// Shared memory of one V100 SM: 32 banks x 4 bytes x 1530 MHz = 195840 bytes per microsecond.
+constexpr double kSharedRate = 32 * 4 * 1530.0;
+
+TEST(GpuTileRate, ThinTileIsBoundByItsOperandTraffic) {
+  const GpuSpec v = hand_v100();
+  // A 1 x 256 tile, 256 threads of 32 registers: a register tile holds 32 / 2 = 16 accumulators,
+  // so 16 threads hold outputs (the others share the reduction), each a 1 x 16 tile (a is
+  // clamped to the tile's one row). Per step: 16 * (1 + 16) = 272 words read, 257 staged,
+  // 529 words = 2116 bytes for 512 FLOPs.
+  KernelLaunch k = make_kernel(80, 256, 32, 0, 1e6, 0);
+  k.tile = GemmTile{1, 256, 4};
+  const TileOperandTraffic t = tile_operand_traffic(k.tile, 256, 32);
+  EXPECT_DOUBLE_EQ(t.threads, 16);
+  EXPECT_DOUBLE_EQ(t.register_tile_a, 1);
+  EXPECT_DOUBLE_EQ(t.register_tile_b, 16);
+  EXPECT_DOUBLE_EQ(t.shared_bytes_per_step, 2116);
+  EXPECT_DOUBLE_EQ(t.flops_per_step, 512);
+  const double cap = 512.0 / 2116.0 * kSharedRate;  // 47386.6 FLOP/us, a third of kSmRate
+  EXPECT_NEAR(tile_operand_rate_cap(v, k), cap, 1e-9 * cap);
+  // One block per SM, 8 warps (>= Wc = 8): the block runs at the cap.
+  const double expect = kLaunch + 1e6 / cap;
+  EXPECT_NEAR(estimate_kernel(v, k).latency_us, expect, 1e-9 * expect);
+  EXPECT_NEAR(simulate_stage(v, {{k}}).latency_us, expect, 1e-9 * expect);
+}
+
+TEST(GpuTileRate, SquareTilesOfFewRegistersAreCappedAndLibraryTilesAreNot) {
+  const GpuSpec v = hand_v100();
+  // 64 x 64, 256 threads of 16 registers (8 accumulators, fewer than the 16 outputs per thread
+  // the tile needs): every thread holds a 4 x 4 tile; per step 256 * 8 = 2048 words read, 128
+  // staged: 8704 bytes for 8192 FLOPs, cap = 16/17 * 195840 = 184320 FLOP/us.
+  KernelLaunch k = make_kernel(80, 256, 16, 0, 1e6, 0);
+  k.tile = GemmTile{64, 64, 4};
+  EXPECT_DOUBLE_EQ(tile_operand_traffic(k.tile, 256, 16).shared_bytes_per_step, 8704);
+  EXPECT_NEAR(tile_operand_rate_cap(v, k), 184320, 1e-9 * 184320);
+  // Above kSmRate (137375 FLOP/us): the tile does not bind, the latency is the untiled one.
+  KernelLaunch untiled = k;
+  untiled.tile = GemmTile{};
+  EXPECT_EQ(estimate_kernel(v, k).latency_us, estimate_kernel(v, untiled).latency_us);
+  // The library kernel's 128 x 64 tile (126 registers: 63 accumulators, 130 threads hold
+  // outputs, sliced-K) reads 2256 words per step for 16384 FLOPs: 1.82 FLOP/byte, far above.
+  KernelLaunch lib = make_kernel(80, 256, 126, 12288, 1e6, 0);
+  lib.tile = GemmTile{128, 64, 4};
+  EXPECT_GT(tile_operand_rate_cap(v, lib), 2.5 * kSmRate);
+  // Tensor cores load fragments per warp: the 64 x 64 FP16 tile with 126 registers gives a warp
+  // 32 * 63 = 2016 accumulators (a = b = sqrt(2016), 4096 / 2016 warps hold outputs), so per
+  // step 128 + 2 * 4096 / sqrt(2016) = 310.4 elements are moved for 8192 FLOPs.
+  KernelLaunch tc = make_kernel(80, 256, 126, 0, 1e6, 0);
+  tc.math = MathUnit::Tensor;
+  tc.tile = GemmTile{64, 64, 2};
+  const TileOperandTraffic tt = tile_operand_traffic(tc.tile, 256, 126, true, 32);
+  EXPECT_DOUBLE_EQ(tt.threads, 4096.0 / 2016);
+  EXPECT_NEAR(tt.shared_bytes_per_step, (128 + 2 * 4096 / std::sqrt(2016.0)) * 2, 1e-9);
+  EXPECT_NEAR(tile_operand_rate_cap(v, tc), 8192 / tt.shared_bytes_per_step * kSharedRate, 1e-6);
+  // No tile, or no clock: no cap.
+  EXPECT_TRUE(std::isinf(tile_operand_rate_cap(v, untiled)));
+  GpuSpec no_clock = v;
+  no_clock.core_clock_mhz = 0;
+  EXPECT_TRUE(std::isinf(tile_operand_rate_cap(no_clock, k)));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Several streams
 // ---------------------------------------------------------------------------------------------
 TEST(GpuStage, SmallKernelsOnTwoStreamsOverlap) {
@@ -185,8 +248,9 @@ TEST(GpuStage, SmallKernelsOnTwoStreamsOverlap) {
   const double one = simulate_stage(v, {{a}}).latency_us;
   EXPECT_NEAR(one, kLaunch + 1e6 / kSmRate, 1e-9 * one);
   const StageResult both = simulate_stage(v, {{a}, {a}});
-  EXPECT_NEAR(both.latency_us, one, 1e-9 * one);
-  EXPECT_NEAR(both.avg_busy_sms, 80.0 * (one - kLaunch) / one, 1e-6);
+  // The host issues the second stream's launch one launch time after the first's.
+  EXPECT_NEAR(both.latency_us, one + kLaunch, 1e-9 * one);
+  EXPECT_NEAR(both.avg_busy_sms, 80.0 * (one - kLaunch) / both.latency_us, 1e-6);
   // On one stream they run one after the other, each with its launch overhead.
   EXPECT_NEAR(simulate_stage(v, {{a, a}}).latency_us, 2 * one, 1e-9 * one);
 }
@@ -229,6 +293,37 @@ TEST(GpuStage, TimingsAreOrderedAndEmptyStagesAreFree) {
   // Stream order: each kernel is ready a launch after its predecessor on the stream ends.
   EXPECT_NEAR(r.kernels[1].ready_us, r.kernels[0].end_us + kLaunch, 1e-9);
   EXPECT_NEAR(r.kernels[4].ready_us, r.kernels[3].end_us + kLaunch, 1e-9);
+}
+
+TEST(GpuStage, OneHostThreadStaggersTheStreamsLaunches) {
+  const GpuSpec v = hand_v100();
+  // 3 streams of one 20-block kernel each (60 blocks: each gets an SM of its own): the host
+  // issues the launches L apart, so the kernels start at L, 2L, 3L (0, L, 2L after the first).
+  const KernelLaunch a = make_kernel(20, 256, 126, 12288, 1e6, 0);
+  const StageResult r = simulate_stage(v, {{a}, {a}, {a}});
+  ASSERT_EQ(r.kernels.size(), 3u);
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_DOUBLE_EQ(r.kernels[static_cast<size_t>(s)].ready_us, (s + 1) * kLaunch);
+    EXPECT_DOUBLE_EQ(r.kernels[static_cast<size_t>(s)].start_us, (s + 1) * kLaunch);
+  }
+  // 60 blocks on 80 SMs, one each: every kernel runs 1e6 / kSmRate after its start.
+  EXPECT_NEAR(r.latency_us, 3 * kLaunch + 1e6 / kSmRate, 1e-9 * r.latency_us);
+  // Stream by stream: stream 0's two launches come first (L, 2L), then stream 2's (3L; the
+  // empty stream 1 issues nothing); stream 0's second kernel still waits for its predecessor
+  // (ready L after it ends).
+  const StageResult r2 = simulate_stage(v, {{a, a}, {}, {a}});
+  ASSERT_EQ(r2.kernels.size(), 3u);
+  EXPECT_DOUBLE_EQ(r2.kernels[0].start_us, kLaunch);
+  EXPECT_NEAR(r2.kernels[1].ready_us, r2.kernels[0].end_us + kLaunch, 1e-9);
+  EXPECT_EQ(r2.kernels[2].stream, 2);
+  EXPECT_DOUBLE_EQ(r2.kernels[2].start_us, 3 * kLaunch);
+  // Three kernels on stream 0 delay stream 1's first launch to 4L.
+  const StageResult r4 = simulate_stage(v, {{a, a, a}, {a}});
+  ASSERT_EQ(r4.kernels.size(), 4u);
+  EXPECT_DOUBLE_EQ(r4.kernels[3].start_us, 4 * kLaunch);
+  // One stream: the host runs ahead, so the stagger changes nothing there.
+  const StageResult r3 = simulate_stage(v, {{a, a, a}});
+  EXPECT_NEAR(r3.latency_us, 3 * (kLaunch + 1e6 / kSmRate), 1e-9 * r3.latency_us);
 }
 
 // The simulator keeps working vectors and per-resident rate caches between simulations on a

@@ -61,6 +61,13 @@ TEST(GpuKernelRules, ConvUsesTheImplicitGemm128x64Grid) {
   EXPECT_DOUBLE_EQ(k.dram_bytes, dram);
   // L2: plus each tile's 64 x K and K x 64 panels.
   EXPECT_DOUBLE_EQ(k.l2_bytes, dram + 98.0 * (64 + 64) * 576 * 4);
+  // The block's tile, for the operand rule: 64 x 64 FP32 (63 accumulators per thread, 65 threads
+  // hold outputs; ~1160 words per step for 8192 FLOPs: ~3.5e5 FLOP/us, above the SM's FP32 peak
+  // of 1.96e5, so the rule does not bind).
+  EXPECT_EQ(k.tile.m, 64);
+  EXPECT_EQ(k.tile.n, 64);
+  EXPECT_EQ(k.tile.element_bytes, 4);
+  EXPECT_GT(tile_operand_rate_cap(hand_v100(), k), 15.7e6 / 80);
   EXPECT_EQ(kernel_rule_for(n.g, n.conv3), KernelRule::ImplicitGemm);
 }
 

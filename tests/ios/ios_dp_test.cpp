@@ -497,15 +497,20 @@ TEST(IosCost, PrefixStageBoundNeverExceedsTheCost) {
     IosStage small;
     const int groups = 1 + trial % 4;
     for (int i = 0; i < groups; ++i) small.groups.push_back({unit()});
-    IosStage big = small;  // one group grown, or (every third trial) every group
+    // One group grown (the last one: a grown group delays the launches of the groups after it,
+    // so only the last gives a bound), or (every third trial) every group.
+    IosStage big = small;
+    const bool every = trial % 3 == 0;
     for (size_t gi = 0; gi < big.groups.size(); ++gi)
-      if (trial % 3 == 0 || gi == static_cast<size_t>(trial) % small.groups.size())
+      if (every || gi + 1 == small.groups.size())
         for (int extra = 1 + trial % 2; extra > 0; --extra) big.groups[gi].push_back(unit());
     EXPECT_EQ(cost.stage_latency_tight_lower_bound_us(net, big), 0.0) << "trial " << trial;
     cost.stage_latency_us(net, small);  // simulated: now a prefix of `big`
     const double tight = cost.stage_latency_tight_lower_bound_us(net, big);
     const double exact = cost.stage_latency_us(net, big);
-    EXPECT_GT(tight, 0.0) << "trial " << trial;
+    if (!every || groups == 1) {
+      EXPECT_GT(tight, 0.0) << "trial " << trial;
+    }
     EXPECT_LE(tight, exact) << "trial " << trial;
     if (tight > cost.stage_latency_lower_bound_us(net, big)) ++above_cheap;
   }
