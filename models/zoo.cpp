@@ -96,6 +96,8 @@ Graph load_model(const std::string& name_or_path, const ZooOptions& opts) {
   check_zoo_options(opts, name_or_path);
   OnnxLoadOptions lo;
   lo.batch = opts.batch;
+  lo.dim_values = opts.dim_values;
+  lo.summary = opts.onnx_summary;
   return load_onnx_file(name_or_path, lo);
 }
 

@@ -12,6 +12,7 @@
 //   3. Run `gen_models models/onnx` and add models/onnx/<name>.onnx (tests/zoo checks that the
 //      committed file equals a fresh export, byte for byte).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,17 @@
 
 namespace dgs {
 
+struct OnnxLoadSummary;  // common/onnx/onnx_io.h
+
 struct ZooOptions {
   int64_t batch = 1;
   int64_t image_size = 0;    // input height = width; 0 = the model's default (e.g. 224, 299)
   int64_t seq_len = 0;       // sequence length of language models; 0 = the model's default
   DType dtype = DType::F32;  // F32 or F16: inputs, weights and activations
+  // .onnx files: values of symbolic dimensions other than the batch, by dim_param name.
+  std::map<std::string, int64_t> dim_values;
+  // .onnx files: where to report what loading did (folding, the batch); nullptr: nowhere.
+  OnnxLoadSummary* onnx_summary = nullptr;
 };
 
 // Throws dgs::UsageError if an option is out of range (batch < 1, negative sizes, dtype that is
