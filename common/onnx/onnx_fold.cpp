@@ -135,16 +135,20 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
       outs = evaluate_constant_node(n, ins, opset, what);
     }
     bool fold = outs && static_cast<int>(outs->size()) == n.output_size();
-    int64_t largest_input = 0;
+    // Values derived from learned parameters fold only when they keep the parameter's size
+    // (Transpose, Reshape, Cast, scaling of a weight): a Gather or Slice of an embedding table,
+    // or an Expand of a class token to the batch, stays real compute, so that parameter counts
+    // stay those of the network.
+    int64_t weight_elements = -1;
     for (const std::string& in : n.input()) {
-      if (!in.empty() && known.known(in))
-        largest_input = std::max(largest_input, known.get(in).numel());
+      if (fold && !in.empty() && known.get(in).from_weight) {
+        weight_elements = std::max(weight_elements, known.get(in).numel());
+      }
     }
     for (size_t k = 0; fold && k < outs->size(); ++k) {
-      // A learned parameter broadcast to a larger tensor (Expand of a class token to the batch)
-      // stays real compute: folding it would turn activations into parameters.
       const OnnxValue& v = (*outs)[k];
-      fold = v.numel() <= kOnnxMaxFoldedElements && !(v.from_weight && v.numel() > largest_input);
+      fold =
+          v.numel() <= kOnnxMaxFoldedElements && !(v.from_weight && v.numel() != weight_elements);
     }
     if (!fold) {
       *kept.Add() = std::move(n);

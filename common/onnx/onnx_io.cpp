@@ -474,6 +474,36 @@ int fold_shape_computations(onnx::ModelProto* model, const onnx::ModelProto& inf
   return folded;
 }
 
+// Initializers above this many elements (other than integer ones) are given to ONNX shape
+// inference as typed graph inputs without their data: it needs only their shapes, and copying
+// a model's weights for every inference round would dominate loading time.
+constexpr int64_t kShapeInferenceDataLimit = 1024;
+
+// A copy of `model` for ONNX shape inference: large non-integer initializers become graph inputs
+// (type and shape, no data).
+onnx::ModelProto shape_inference_copy(onnx::ModelProto& model) {
+  auto* inits = model.mutable_graph()->mutable_initializer();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> all;
+  all.Swap(inits);
+  onnx::ModelProto copy = model;
+  std::set<std::string> inputs;
+  for (const auto& in : copy.graph().input()) inputs.insert(in.name());
+  for (const auto& t : all) {
+    const bool integer = t.data_type() == onnx_type::kInt64 || t.data_type() == onnx_type::kInt32;
+    if (integer || numel(dims_of(t)) <= kShapeInferenceDataLimit) {
+      *copy.mutable_graph()->add_initializer() = t;
+    } else if (!inputs.count(t.name())) {
+      auto* v = copy.mutable_graph()->add_input();
+      v->set_name(t.name());
+      auto* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+  }
+  inits->Swap(&all);
+  return copy;
+}
+
 // Shapes that ONNX shape inference knows completely, by tensor name.
 std::map<std::string, Shape> static_shapes_of(const onnx::ModelProto& inferred) {
   std::map<std::string, Shape> shapes;
@@ -680,7 +710,7 @@ NormalizedModel normalize(const onnx::ModelProto& model_in, const std::string& o
   std::set<std::string>& computed_constants = result.computed_constants;
   if (opts.check_shapes_with_onnx || opts.fold_shape_computations) {
     for (int round = 0;; ++round) {
-      inferred = model;
+      inferred = shape_inference_copy(model);
       std::unordered_map<std::string, onnx::TensorShapeProto> values;
       try {
         onnx::ShapeInferenceOptions so(/*check_type=*/false, /*strict_mode=*/0,
