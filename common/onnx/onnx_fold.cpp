@@ -141,7 +141,7 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
     // stay those of the network.
     int64_t weight_elements = -1;
     for (const std::string& in : n.input()) {
-      if (fold && !in.empty() && known.get(in).from_weight) {
+      if (fold && !in.empty() && known.known(in) && known.get(in).from_weight) {
         weight_elements = std::max(weight_elements, known.get(in).numel());
       }
     }

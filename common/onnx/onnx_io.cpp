@@ -428,51 +428,7 @@ bool is_fold_only_operator(const onnx::NodeProto& n) {
 
 // The maximum number of shape-inference + folding rounds (each round folds everything whose
 // inputs are known; a new round is needed only where folding made a shape static).
-constexpr int kMaxFoldRounds = 16;
-
-// Replaces every node whose outputs are all int64 tensors of rank <= 1 with values that ONNX's
-// data propagation computed (shape arithmetic such as Shape -> Gather -> Unsqueeze -> Concat
-// feeding a Reshape, as PyTorch exports it) by initializers holding those values, so that they
-// become Constant tensors. Graph outputs are never folded.
-int fold_shape_computations(onnx::ModelProto* model, const onnx::ModelProto& inferred,
-                            const std::unordered_map<std::string, onnx::TensorShapeProto>& values,
-                            OnnxLoadSummary* summary) {
-  int folded = 0;
-  std::map<std::string, OnnxShape> types;
-  for (const auto& v : inferred.graph().value_info()) types[v.name()] = onnx_shape(v);
-  std::set<std::string> graph_outputs;
-  for (const auto& o : model->graph().output()) graph_outputs.insert(o.name());
-  onnx::GraphProto* g = model->mutable_graph();
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g->node()) {
-    bool fold = n.output_size() > 0 && !(n.op_type() == "Constant" && is_onnx_domain(n.domain()));
-    for (const std::string& out : n.output()) {
-      if (!fold) break;
-      const auto v = values.find(out);
-      const auto t = types.find(out);
-      fold = v != values.end() && t != types.end() && !graph_outputs.count(out) &&
-             t->second.elem_type == onnx_type::kInt64 && t->second.known &&
-             t->second.dims.size() <= 1 && numel(t->second.dims) == v->second.dim_size();
-      for (int i = 0; fold && i < v->second.dim_size(); ++i)
-        fold = v->second.dim(i).has_dim_value();
-    }
-    if (!fold) {
-      *kept.Add() = n;
-      continue;
-    }
-    ++folded;
-    ++summary->folded[n.op_type()];
-    for (const std::string& out : n.output()) {
-      onnx::TensorProto* init = g->add_initializer();
-      init->set_name(out);
-      init->set_data_type(onnx_type::kInt64);
-      for (int64_t d : types.at(out).dims) init->add_dims(d);
-      for (const auto& d : values.at(out).dim()) init->add_int64_data(d.dim_value());
-    }
-  }
-  g->mutable_node()->Swap(&kept);
-  return folded;
-}
+constexpr int kMaxFoldRounds = 256;
 
 // Initializers above this many elements (other than integer ones) are given to ONNX shape
 // inference as typed graph inputs without their data: it needs only their shapes, and copying
@@ -657,7 +613,8 @@ struct NormalizedModel {
   std::set<std::string> computed_constants;  // folded values the Graph keeps as Constants
 };
 
-NormalizedModel normalize(const onnx::ModelProto& model_in, const std::string& origin,
+// `model_in` is taken by value: load_onnx_file moves the parsed file in (no copy of its weights).
+NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
                           const OnnxLoadOptions& opts) {
   if (!model_in.has_graph() || model_in.graph().node_size() == 0) {
     throw Error(origin + ": not an ONNX model (no graph with nodes)");
@@ -683,7 +640,7 @@ NormalizedModel normalize(const onnx::ModelProto& model_in, const std::string& o
   }
   NormalizedModel result;
   onnx::ModelProto& model = result.model;
-  model = model_in;
+  model = std::move(model_in);
   convert_to_checker_opset(&model, origin);
   {
     std::set<std::string> init_names;
@@ -711,24 +668,38 @@ NormalizedModel normalize(const onnx::ModelProto& model_in, const std::string& o
   if (opts.check_shapes_with_onnx || opts.fold_shape_computations) {
     for (int round = 0;; ++round) {
       inferred = shape_inference_copy(model);
-      std::unordered_map<std::string, onnx::TensorShapeProto> values;
+      // Without ONNX's data propagation: libonnx 1.12's crashes on some exported graphs
+      // (Shape of an Add in a ViT export). Folding evaluates the shape arithmetic itself, one
+      // round per chain whose shapes a previous round made static.
       try {
         onnx::ShapeInferenceOptions so(/*check_type=*/false, /*strict_mode=*/0,
-                                       /*data_prop=*/opts.fold_shape_computations);
-        onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so,
-                                           &values);
+                                       /*data_prop=*/false);
+        onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so);
       } catch (const std::exception& e) {
         throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
       }
       if (!opts.fold_shape_computations || round == kMaxFoldRounds) break;
-      int changed = fold_shape_computations(&model, inferred, values, &summary);
-      changed += fold_constant_nodes(&model, static_shapes_of(inferred), &computed_constants,
-                                     &summary, origin);
+      const int changed = fold_constant_nodes(&model, static_shapes_of(inferred),
+                                              &computed_constants, &summary, origin);
       if (changed == 0) break;
     }
     if (opts.fold_shape_computations) {
       remove_dead_nodes(&model, &summary);
-      refuse_unfolded(model.graph(), origin);
+      try {
+        refuse_unfolded(model.graph(), origin);
+      } catch (const Error&) {
+        // A shape left unknown is usually an inconsistency that ONNX's strict shape inference
+        // names (e.g. a batch-1 constant concatenated with a batch-2 activation).
+        try {
+          onnx::ModelProto probe = shape_inference_copy(model);
+          onnx::ShapeInferenceOptions strict(/*check_type=*/false, /*strict_mode=*/1,
+                                             /*data_prop=*/false);
+          onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(), strict);
+        } catch (const std::exception& e) {
+          throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+        }
+        throw;
+      }
       check_operators(model.graph(), false);
     }
   }
@@ -742,9 +713,11 @@ onnx::ModelProto normalized_onnx_model(const onnx::ModelProto& model, const std:
   return normalize(model, origin, opts).model;
 }
 
-Graph graph_from_onnx(const onnx::ModelProto& model_in, const std::string& origin,
-                      const OnnxLoadOptions& opts) {
-  const NormalizedModel normalized = normalize(model_in, origin, opts);
+namespace {
+
+Graph graph_from_model(onnx::ModelProto model_in, const std::string& origin,
+                       const OnnxLoadOptions& opts) {
+  const NormalizedModel normalized = normalize(std::move(model_in), origin, opts);
   const onnx::ModelProto& model = normalized.model;
   const onnx::ModelProto& inferred = normalized.inferred;
   Graph g;
@@ -762,6 +735,13 @@ Graph graph_from_onnx(const onnx::ModelProto& model_in, const std::string& origi
   }
   if (opts.check_shapes_with_onnx) compare_with_onnx_shapes(g, inferred, origin);
   return g;
+}
+
+}  // namespace
+
+Graph graph_from_onnx(const onnx::ModelProto& model, const std::string& origin,
+                      const OnnxLoadOptions& opts) {
+  return graph_from_model(model, origin, opts);
 }
 
 int OnnxLoadSummary::folded_total() const {
@@ -787,16 +767,17 @@ std::string OnnxLoadSummary::folding_line() const {
 }
 
 Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open the file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string bytes = buf.str();
+  std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromString(bytes)) {
+  if (bytes.empty() || !in || !model.ParseFromString(bytes)) {
     throw Error(path + ": not a valid ONNX model (protobuf parsing failed)");
   }
-  return graph_from_onnx(model, path, opts);
+  bytes = std::string();
+  return graph_from_model(std::move(model), path, opts);
 }
 
 void graph_to_onnx(const Graph& g, onnx::ModelProto* model) {

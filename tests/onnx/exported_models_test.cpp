@@ -225,14 +225,25 @@ TEST(ExportedModels, SymbolicSequenceNeedsAValue) {
 }
 
 TEST(ExportedModels, RunTimeValueInAShapeChainIsNamed) {
-  // ConstantOfShape of a shape computed from the input's values (not its shape) cannot fold.
+  // ConstantOfShape of a shape read from the input's values (its first row of token ids), not
+  // from its shape, cannot fold.
   onnx::ModelProto m = exported_fixture_model("bert_block");
-  for (auto& n : *m.mutable_graph()->mutable_node()) {
-    if (n.output(0) == "mask") n.set_input(0, "input_ids");
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node()) {
+    if (n.output(0) == "mask") n.set_input(0, "row");
   }
+  onnx::NodeProto row;
+  row.set_name("/row");
+  row.set_op_type("Gather");
+  row.add_input("input_ids");
+  row.add_input("c0");
+  row.add_output("row");
+  *g->add_node() = row;
+  // Keep the nodes in topological order: the Gather right after the Constant c0 (first node).
+  for (int i = g->node_size() - 1; i > 1; --i) g->mutable_node()->SwapElements(i, i - 1);
   EXPECT_EQ(error_of([&] { graph_from_onnx(m, "dyn.onnx"); }),
             "dyn.onnx: node '/mask' (ConstantOfShape) cannot be folded at load time: tensor "
-            "'input_ids' is computed at run time (only subgraphs of constants and static shapes "
+            "'row' is computed at run time (only subgraphs of constants and static shapes "
             "fold)");
 }
 
