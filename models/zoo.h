@@ -58,9 +58,21 @@ bool is_zoo_model(const std::string& name);
 Graph build_zoo_model(const std::string& name, const ZooOptions& opts = {});
 
 // A zoo name, or a path to an .onnx file (anything ending in ".onnx" or naming an existing file),
-// loaded with load_onnx_file; symbolic (dim_param) dimensions of the file's inputs take
-// opts.batch for the first axis and 1 elsewhere (a file's fixed dimensions, dtype, image size and
-// sequence length are its own: opts.image_size, seq_len and dtype apply to zoo models only).
+// loaded with load_onnx_file; a symbolic (dim_param) first dimension of the file's inputs takes
+// opts.batch, other symbolic dimensions the values of opts.dim_values (a file's fixed
+// dimensions, dtype, image size and sequence length are its own: opts.image_size, seq_len and
+// dtype apply to zoo models only; a batch fixed in the file wins over opts.batch).
 Graph load_model(const std::string& name_or_path, const ZooOptions& opts = {});
+
+// load_model for an experiment that needs batch opts.batch: zoo models are built at it and files
+// with a symbolic batch are rebatched; a file that fixes another batch is refused in one line
+// ("F.onnx: the file fixes batch 1; this experiment needs batch 64 (export with a symbolic
+// batch dimension)").
+Graph load_model_at_batch(const std::string& name_or_path, const ZooOptions& opts);
+
+// The name a model goes by in tables, notes and output file names: a zoo name as it is, a file's
+// name without its folders and ".onnx", with characters other than letters, digits, '_', '-'
+// and '.' replaced by '_' ("/home/me/my net.onnx" -> "my_net").
+std::string model_display_name(const std::string& name_or_path);
 
 }  // namespace dgs

@@ -138,7 +138,8 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
     // Values derived from learned parameters fold only when they keep the parameter's size
     // (Transpose, Reshape, Cast, scaling of a weight): a Gather or Slice of an embedding table,
     // or an Expand of a class token to the batch, stays real compute, so that parameter counts
-    // stay those of the network.
+    // stay those of the network. Expand and Tile of a weight never fold, even where they copy
+    // it unchanged (batch 1): the graph's ops must not depend on the batch.
     int64_t weight_elements = -1;
     for (const std::string& in : n.input()) {
       if (fold && !in.empty() && known.known(in) && known.get(in).from_weight) {
@@ -147,8 +148,9 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
     }
     for (size_t k = 0; fold && k < outs->size(); ++k) {
       const OnnxValue& v = (*outs)[k];
-      fold =
-          v.numel() <= kOnnxMaxFoldedElements && !(v.from_weight && v.numel() != weight_elements);
+      fold = v.numel() <= kOnnxMaxFoldedElements &&
+             !(v.from_weight &&
+               (v.numel() != weight_elements || n.op_type() == "Expand" || n.op_type() == "Tile"));
     }
     if (!fold) {
       *kept.Add() = std::move(n);
