@@ -58,7 +58,14 @@ void run_table3_1(ExperimentContext& ctx) {
     int best_d = 0;
     for (const Part& part : net.parts) {
       const PartDag d = part_dag(net, part);
-      const DpStats s = count_part(d, StrategySet::Parallel, Pruning::none());
+      DpStats s;
+      try {
+        s = count_part(d, StrategySet::Parallel, Pruning::none(), kIosMaxSearchStates);
+      } catch (const StateBudgetExceeded& e) {
+        throw Error("IOS count: block '" + part.block + "' of " + display_name(m) + " (" +
+                    std::to_string(d.n) + " units, width " + std::to_string(dag_width(d)) +
+                    ") needs more than " + std::to_string(e.budget) + " DP states");
+      }
       const int w = dag_width(d);
       if (m != "randwire_ws") max_width = std::max(max_width, w);
       parts.add_row({m, part.block, static_cast<int64_t>(d.n), static_cast<int64_t>(w),
