@@ -660,7 +660,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception& e) {
-      throw Error(origin + ": ONNX checker: " + first_line(e.what()));
+      throw OnnxInvalidModel(origin + ": ONNX checker: " + first_line(e.what()));
     }
   }
   onnx::ModelProto& inferred = result.inferred;

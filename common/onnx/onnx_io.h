@@ -53,6 +53,13 @@ inline constexpr int64_t kOnnxSmallFloatConstant = 16;
 inline constexpr int64_t kOnnxWriteOpset = 17;
 inline constexpr int64_t kOnnxWriteIrVersion = 8;
 
+// A file that contradicts itself or ONNX (initializer data that does not match its dims, a
+// model ONNX's checker rejects): invalid, as opposed to valid but unsupported.
+class OnnxInvalidModel : public Error {
+ public:
+  explicit OnnxInvalidModel(const std::string& what) : Error(what) {}
+};
+
 // What loading did to a file: the load-time normalisation (onnx_fold.h) and the batch.
 struct OnnxLoadSummary {
   int64_t file_opset = 0;             // default-domain opset the file imports

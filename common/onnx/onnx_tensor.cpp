@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/graph/onnx_dtype.h"
+#include "common/onnx/onnx_io.h"
 
 namespace dgs {
 
@@ -192,24 +193,24 @@ void check_tensor_data_size(const onnx::TensorProto& t, const std::string& what)
   if (has_external_data(t)) return;
   const Shape dims = dims_of(t);
   for (int64_t d : dims) {
-    if (d < 0) throw Error(what + ": negative dimension in dims " + shape_str(dims));
+    if (d < 0) throw OnnxInvalidModel(what + ": negative dimension in dims " + shape_str(dims));
   }
   const int64_t n = numel(dims);
   const std::string type = onnx_type_name(t.data_type());
   if (t.has_raw_data()) {
     const int64_t bytes = raw_element_bytes(t.data_type());
     if (bytes > 0 && static_cast<int64_t>(t.raw_data().size()) != n * bytes) {
-      throw Error(what + ": raw_data holds " + std::to_string(t.raw_data().size()) +
-                  " bytes; dims " + shape_str(dims) + " of " + type + " need " +
-                  std::to_string(n * bytes));
+      throw OnnxInvalidModel(what + ": raw_data holds " + std::to_string(t.raw_data().size()) +
+                             " bytes; dims " + shape_str(dims) + " of " + type + " need " +
+                             std::to_string(n * bytes));
     }
     return;
   }
   const int64_t count = typed_value_count(t);
   if (count == 0) return;  // no data: a declared tensor (weight-free file)
   if (count != n) {
-    throw Error(what + ": " + std::to_string(count) + " stored values; dims " + shape_str(dims) +
-                " of " + type + " need " + std::to_string(n));
+    throw OnnxInvalidModel(what + ": " + std::to_string(count) + " stored values; dims " +
+                           shape_str(dims) + " of " + type + " need " + std::to_string(n));
   }
 }
 

@@ -32,7 +32,8 @@ std::vector<float> float_values(const onnx::TensorProto& t, const std::string& w
 
 // Checks that a tensor with data stores exactly as many values as its dims say (raw_data bytes
 // or the typed field its element type uses); a tensor without data (a declared weight) passes.
-// Throws dgs::Error: "<what>: raw_data holds 6 bytes; dims [3] of int64 need 24".
+// Throws OnnxInvalidModel (onnx_io.h): "<what>: raw_data holds 6 bytes; dims [3] of int64 need
+// 24".
 void check_tensor_data_size(const onnx::TensorProto& t, const std::string& what);
 
 // A tensor value of any numeric ONNX element type, as constant folding computes with it:
