@@ -55,6 +55,7 @@ const Network& network(const ExperimentContext& ctx, const std::string& model, i
   auto loaded = std::make_unique<LoadedNetwork>();
   ZooOptions opts;
   opts.batch = batch;
+  opts.dim_values = ctx.options().dims;
   loaded->graph =
       model == "randwire_ws" ? build_randwire_ws(opts, seed) : load_model_at_batch(model, opts);
   loaded->net = make_network(loaded->graph, default_part_rule(model));

@@ -135,6 +135,7 @@ void run_fig13(ExperimentContext& ctx) {
   if (!user_model.empty()) models = {{user_model, model_display_name(user_model)}};
   ZooOptions zo;
   zo.batch = kFig13Batch;
+  zo.dim_values = ctx.options().dims;
   Table t({"model", "variant", "latency_ms", "kernels", "transactions_M", "irs_mib", "algorithm"});
   t.precision = 4;
   // metrics[model][variant]
