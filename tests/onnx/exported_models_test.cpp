@@ -4,6 +4,7 @@
 // with its shape chains folded, its FLOPs equal hand counts, and the executor's outputs equal
 // ONNX Runtime's stored ones.
 #include <gtest/gtest.h>
+#include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -196,6 +197,43 @@ TEST(ExportedModels, SymbolicBatchRebatchesAndFixedBatchIsHonoured) {
   EXPECT_EQ(fixed.tensor(fixed.find_tensor("output")).shape, (Shape{3, 5}));
   EXPECT_EQ(s.file_batch, 3);
   EXPECT_EQ(s.batch, 3);
+}
+
+onnx::ModelProto parse_model_text(const char* text) {
+  onnx::ModelProto m;
+  const auto status = onnx::OnnxParser::Parse(m, text);
+  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
+  return m;
+}
+
+TEST(ExportedModels, Opset20GeluAndOpset18ReductionsLoad) {
+  const onnx::ModelProto m = parse_model_text(R"(
+    <ir_version: 10, opset_import: ["" : 20]>
+    g (float[2, 8] x) => (float[2, 1] y) {
+      axes = Constant <value = int64[1] {1}> ()
+      h = Gelu (x)
+      y = ReduceMax <keepdims = 1> (h, axes)
+    })");
+  const Graph g = graph_from_onnx(m, "gelu20.onnx");
+  ASSERT_EQ(g.num_ops(), 2);
+  EXPECT_EQ(g.op(0).kind, OpKind::Gelu);
+  EXPECT_EQ(g.op(1).kind, OpKind::ReduceMax);
+  EXPECT_EQ(g.op(1).attrs.get_ints("axes", {}), (std::vector<int64_t>{1}));
+  EXPECT_EQ(g.tensor(g.find_tensor("y")).shape, (Shape{2, 1}));
+}
+
+TEST(ExportedModels, OpsetsOutsideTheSupportedRangeAreRefused) {
+  onnx::ModelProto m = parse_model_text(R"(
+    <ir_version: 10, opset_import: ["" : 24]>
+    g (float[2] x) => (float[2] y) { y = Relu (x) })");
+  EXPECT_EQ(error_of([&] { graph_from_onnx(m, "new.onnx"); }),
+            "new.onnx: default-domain opset 24 is not supported; expected 1 to 23");
+  m = parse_model_text(R"(
+    <ir_version: 10, opset_import: ["" : 20]>
+    g (float[2] x) => (float[2] y) { y = Gelu <approximate = "tanh"> (x) })");
+  EXPECT_EQ(error_of([&] { graph_from_onnx(m, "tanh.onnx"); }),
+            "tanh.onnx: node 'Gelu' (Gelu, opset 20): approximate='tanh' is not supported; "
+            "expected 'none'");
 }
 
 TEST(ExportedModels, TruncatedInitializerIsRefusedInOneLine) {
