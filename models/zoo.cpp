@@ -1,5 +1,6 @@
 #include "models/zoo.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "common/onnx/onnx_io.h"
@@ -96,7 +97,34 @@ Graph load_model(const std::string& name_or_path, const ZooOptions& opts) {
   check_zoo_options(opts, name_or_path);
   OnnxLoadOptions lo;
   lo.batch = opts.batch;
+  lo.dim_values = opts.dim_values;
+  lo.summary = opts.onnx_summary;
   return load_onnx_file(name_or_path, lo);
+}
+
+Graph load_model_at_batch(const std::string& name_or_path, const ZooOptions& opts) {
+  OnnxLoadSummary summary;
+  ZooOptions o = opts;
+  o.onnx_summary = opts.onnx_summary ? opts.onnx_summary : &summary;
+  Graph g = load_model(name_or_path, o);
+  const OnnxLoadSummary& s = *o.onnx_summary;
+  if (s.file_batch > 0 && s.file_batch != opts.batch) {
+    throw Error(name_or_path + ": the file fixes batch " + std::to_string(s.file_batch) +
+                "; this experiment needs batch " + std::to_string(opts.batch) +
+                " (export with a symbolic batch dimension)");
+  }
+  return g;
+}
+
+std::string model_display_name(const std::string& name_or_path) {
+  if (is_zoo_model(name_or_path)) return name_or_path;
+  std::string name = std::filesystem::path(name_or_path).filename().string();
+  if (name.size() > 5 && name.ends_with(".onnx")) name.resize(name.size() - 5);
+  for (char& c : name) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    if (!ok) c = '_';
+  }
+  return name.empty() ? std::string("model") : name;
 }
 
 }  // namespace dgs

@@ -11,6 +11,7 @@
 
 #include "common/cuda/device.h"
 #include "common/hw/hardware.h"
+#include "common/onnx/onnx_io.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
@@ -304,6 +305,19 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
   if (vm.count("table")) p.tables = vm["table"].as<std::vector<std::string>>();
   if (vm.count("hw")) p.opts.hw = vm["hw"].as<std::string>();
   if (vm.count("model")) p.opts.model = vm["model"].as<std::string>();
+  if (vm.count("dim")) {
+    for (const std::string& d : vm["dim"].as<std::vector<std::string>>()) {
+      const size_t eq = d.find('=');
+      int64_t value = 0;
+      const char* end = d.data() + d.size();
+      const bool number =
+          eq != std::string::npos && std::from_chars(d.data() + eq + 1, end, value).ptr == end;
+      if (eq == 0 || !number || value < 1) {
+        throw UsageError("--dim " + d + ": expected NAME=N with N >= 1");
+      }
+      p.opts.dims[d.substr(0, eq)] = value;
+    }
+  }
   const std::string mode = vm["mode"].as<std::string>();
   if (mode == "model") {
     p.opts.mode = RunMode::Model;
@@ -320,8 +334,8 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
   return p;
 }
 
-// Checks --hw and --model before anything runs.
-void validate_inputs(const RunOptions& o) {
+// Checks --hw and --model before anything runs; notes the batch a --model file fixes.
+void validate_inputs(RunOptions& o) {
   if (!o.hw.empty()) {
     try {
       (void)load_hardware(o.hw);
@@ -336,7 +350,12 @@ void validate_inputs(const RunOptions& o) {
       throw UsageError("--model: no file " + o.model + " (give a zoo model name or an .onnx file)");
     }
     try {
-      (void)load_model(o.model);
+      OnnxLoadSummary summary;
+      ZooOptions zo;
+      zo.dim_values = o.dims;
+      zo.onnx_summary = &summary;
+      (void)load_model(o.model, zo);
+      o.model_file_batch = summary.file_batch;
     } catch (const Error& e) {
       throw UsageError(std::string("--model: ") + e.what());
     }
@@ -436,6 +455,9 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
        "experiment's own")  //
       ("model", po::value<std::string>()->value_name("NAME|FILE.onnx"),
        "run on this network instead of the experiment's own")  //
+      ("dim", po::value<std::vector<std::string>>()->value_name("NAME=N"),
+       "value of a symbolic dimension of the --model file other than the batch "
+       "(e.g. sequence=128); repeatable")  //
       ("mode", po::value<std::string>()->default_value("model")->value_name("model|measured"),
        "model: the suite's hardware models; measured: run on the NVIDIA GPU")  //
       ("out", po::value<std::string>()->default_value("reports")->value_name("DIR"),
@@ -558,7 +580,14 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
         << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")
         << " | hw: " << hw_description(p.opts) << " | seed: " << p.opts.seed
         << " | output: " << (std::filesystem::path(p.opts.out_dir) / paper.key).string() << "/\n";
-    if (!p.opts.model.empty()) out << "model: " << p.opts.model << "\n";
+    if (!p.opts.model.empty()) {
+      out << "model: " << p.opts.model;
+      if (p.opts.model_file_batch > 0) {
+        out << " (batch " << p.opts.model_file_batch
+            << " fixed in the file; experiments that need another batch refuse it)";
+      }
+      out << "\n";
+    }
     for (int i : not_implemented) {
       out << "skipped " << experiments[i].id() << ": not implemented yet ("
           << experiments[i].caption << ")\n";

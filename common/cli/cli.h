@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,6 +28,10 @@ enum class RunMode { Model, Measured };
 struct RunOptions {
   std::string hw;     // --hw: empty = each experiment's own default (the paper's machine)
   std::string model;  // --model: empty = each experiment's own networks
+  // --dim NAME=N (repeatable): values of symbolic dimensions of the --model file other than
+  // the batch, by dim_param name.
+  std::map<std::string, int64_t> dims;
+  int64_t model_file_batch = 0;  // the batch the --model file fixes (0: symbolic, or a zoo name)
   RunMode mode = RunMode::Model;
   std::string out_dir = "reports";  // --out; files go to <out_dir>/<paper>/
   uint64_t seed = 1;                // --seed

@@ -19,6 +19,10 @@
 #include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
 #include "common/graph/shape_inference.h"
+#include "common/onnx/onnx_fold.h"
+#include "common/onnx/onnx_fold_eval.h"
+#include "common/onnx/onnx_opset.h"
+#include "common/onnx/onnx_tensor.h"
 #include "common/util/resources.h"
 
 namespace dgs {
@@ -45,132 +49,6 @@ static_assert(onnx_type::kDouble == onnx::TensorProto_DataType_DOUBLE);
 constexpr const char* kMicrosoftDomain = "com.microsoft";
 constexpr int64_t kMicrosoftDomainVersion = 1;
 
-// IEEE 754 binary16 <-> binary32 (round to nearest even), for float16 constants.
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t exp = (x >> 23) & 0xffu;
-  uint32_t mant = x & 0x7fffffu;
-  if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  int e = static_cast<int>(exp) - 127 + 15;
-  if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - e;
-    uint32_t h = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1u))) ++h;
-    return static_cast<uint16_t>(sign | h);
-  }
-  uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = (static_cast<uint32_t>(h) & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t x;
-  if (exp == 0x1f) {
-    x = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      x = sign;
-    } else {
-      int e = -1;
-      do {
-        ++e;
-        mant <<= 1;
-      } while ((mant & 0x400u) == 0);
-      x = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else {
-    x = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-Shape dims_of(const onnx::TensorProto& t) {
-  return Shape(t.dims().begin(), t.dims().end());
-}
-
-template <typename T>
-std::vector<T> raw_values(const std::string& raw, int64_t n, const std::string& what) {
-  if (static_cast<int64_t>(raw.size()) != n * static_cast<int64_t>(sizeof(T))) {
-    throw Error(what + ": raw_data holds " + std::to_string(raw.size()) + " bytes; expected " +
-                std::to_string(n * static_cast<int64_t>(sizeof(T))));
-  }
-  std::vector<T> v(static_cast<size_t>(n));
-  if (n > 0) std::memcpy(v.data(), raw.data(), raw.size());
-  return v;
-}
-
-bool has_external_data(const onnx::TensorProto& t) {
-  return t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
-}
-
-// The values of an integer tensor (int64 or int32).
-std::vector<int64_t> int_values(const onnx::TensorProto& t, const std::string& what) {
-  const int64_t n = numel(dims_of(t));
-  if (has_external_data(t)) throw Error(what + ": integer tensor with external data");
-  if (t.data_type() == onnx_type::kInt64) {
-    if (t.has_raw_data()) return raw_values<int64_t>(t.raw_data(), n, what);
-    if (t.int64_data_size() != n) {
-      throw Error(what + ": " + std::to_string(t.int64_data_size()) + " int64 values for shape " +
-                  shape_str(dims_of(t)));
-    }
-    return std::vector<int64_t>(t.int64_data().begin(), t.int64_data().end());
-  }
-  std::vector<int32_t> v32;
-  if (t.has_raw_data()) {
-    v32 = raw_values<int32_t>(t.raw_data(), n, what);
-  } else {
-    if (t.int32_data_size() != n) {
-      throw Error(what + ": " + std::to_string(t.int32_data_size()) + " int32 values for shape " +
-                  shape_str(dims_of(t)));
-    }
-    v32.assign(t.int32_data().begin(), t.int32_data().end());
-  }
-  return std::vector<int64_t>(v32.begin(), v32.end());
-}
-
-// The values of a float tensor (float32 or float16) as float32.
-std::vector<float> float_values(const onnx::TensorProto& t, const std::string& what) {
-  const int64_t n = numel(dims_of(t));
-  if (has_external_data(t)) throw Error(what + ": float constant with external data");
-  if (t.data_type() == onnx_type::kFloat) {
-    if (t.has_raw_data()) return raw_values<float>(t.raw_data(), n, what);
-    if (t.float_data_size() != n) {
-      throw Error(what + ": " + std::to_string(t.float_data_size()) + " float values for shape " +
-                  shape_str(dims_of(t)));
-    }
-    return std::vector<float>(t.float_data().begin(), t.float_data().end());
-  }
-  std::vector<float> out;
-  if (t.has_raw_data()) {
-    for (uint16_t h : raw_values<uint16_t>(t.raw_data(), n, what)) out.push_back(half_to_float(h));
-  } else {
-    if (t.int32_data_size() != n) {
-      throw Error(what + ": " + std::to_string(t.int32_data_size()) + " float16 values for shape " +
-                  shape_str(dims_of(t)));
-    }
-    for (int32_t h : t.int32_data()) out.push_back(half_to_float(static_cast<uint16_t>(h)));
-  }
-  return out;
-}
-
-bool has_data(const onnx::TensorProto& t) {
-  return t.has_raw_data() || t.float_data_size() > 0 || t.int32_data_size() > 0 ||
-         t.int64_data_size() > 0 || t.double_data_size() > 0 || numel(dims_of(t)) == 0;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Loading
 // ---------------------------------------------------------------------------------------------
@@ -192,16 +70,30 @@ OpKind node_kind(const onnx::NodeProto& n, int index, const std::string& origin)
               "'");
 }
 
-// Gives symbolic or missing dimensions of the graph inputs concrete values.
+// Gives symbolic or missing dimensions of the graph inputs concrete values: the first dimension
+// takes the batch, others the value named for their dim_param; any other is refused in one line.
 void fix_symbolic_input_dims(onnx::GraphProto* g, const std::set<std::string>& initializers,
-                             int64_t batch) {
+                             const OnnxLoadOptions& opts, const std::string& origin) {
   for (onnx::ValueInfoProto& in : *g->mutable_input()) {
     if (initializers.count(in.name())) continue;
     if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
     auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
     for (int i = 0; i < shape->dim_size(); ++i) {
       auto* d = shape->mutable_dim(i);
-      if (!d->has_dim_value()) d->set_dim_value(i == 0 ? batch : 1);
+      if (d->has_dim_value()) continue;
+      const std::string param = d->has_dim_param() ? d->dim_param() : std::string();
+      auto named = opts.dim_values.find(param);
+      if (!param.empty() && named != opts.dim_values.end()) {
+        d->set_dim_value(named->second);
+      } else if (i == 0) {
+        d->set_dim_value(opts.batch);
+      } else {
+        throw Error(
+            origin + ": graph input '" + in.name() + "': dimension " + std::to_string(i) +
+            (param.empty() ? std::string(" has no value") : " is symbolic ('" + param + "')") +
+            "; give it a value (" + (param.empty() ? "it has no name" : param + "=N") +
+            ", --dim NAME=N) or export with a static shape");
+      }
     }
   }
 }
@@ -414,8 +306,8 @@ void upgrade_op(Graph& g, Op& op, int64_t opset) {
   while (!op.inputs.empty() && op.inputs.back() == -1) op.inputs.pop_back();
 }
 
-Graph convert(const onnx::ModelProto& model, const std::string& origin,
-              const OnnxLoadOptions& opts) {
+Graph convert(const onnx::ModelProto& model, const std::string& origin, const OnnxLoadOptions& opts,
+              const std::set<std::string>& computed_constants) {
   const onnx::GraphProto& gp = model.graph();
   const int64_t opset = default_opset(model);
   Graph g;
@@ -425,7 +317,7 @@ Graph convert(const onnx::ModelProto& model, const std::string& origin,
   for (const auto& t : gp.initializer()) initializers[t.name()] = &t;
 
   // Initializers consumed where ONNX requires a float constant with values (Resize's scales).
-  std::set<std::string> forced_constants;
+  std::set<std::string> forced_constants = computed_constants;
   for (const auto& n : gp.node()) {
     if (n.op_type() == "Resize" && n.input_size() > 2) forced_constants.insert(n.input(2));
   }
@@ -453,6 +345,7 @@ Graph convert(const onnx::ModelProto& model, const std::string& origin,
     }
   }
   for (const auto& t : gp.initializer()) {
+    check_tensor_data_size(t, origin + ": initializer '" + t.name() + "'");
     if (g.find_tensor(t.name()) >= 0) {
       throw Error(origin + ": initializer '" + t.name() + "' is declared twice");
     }
@@ -529,47 +422,75 @@ Graph convert(const onnx::ModelProto& model, const std::string& origin,
 // Operators outside OpKind that the loader accepts only when shape-computation folding removes
 // them (their outputs are shapes, known once the input shapes are).
 bool is_fold_only_operator(const onnx::NodeProto& n) {
-  return is_onnx_domain(n.domain()) && (n.op_type() == "Shape" || n.op_type() == "Size");
+  return is_onnx_domain(n.domain()) &&
+         (n.op_type() == "Shape" || n.op_type() == "Size" || is_foldable_op_type(n.op_type()));
 }
 
-// Replaces every node whose outputs are all int64 tensors of rank <= 1 with values that ONNX's
-// data propagation computed (shape arithmetic such as Shape -> Gather -> Unsqueeze -> Concat
-// feeding a Reshape, as PyTorch exports it) by initializers holding those values, so that they
-// become Constant tensors. Graph outputs are never folded.
-void fold_shape_computations(
-    onnx::ModelProto* model, const onnx::ModelProto& inferred,
-    const std::unordered_map<std::string, onnx::TensorShapeProto>& values) {
-  std::map<std::string, OnnxShape> types;
-  for (const auto& v : inferred.graph().value_info()) types[v.name()] = onnx_shape(v);
-  std::set<std::string> graph_outputs;
-  for (const auto& o : model->graph().output()) graph_outputs.insert(o.name());
-  onnx::GraphProto* g = model->mutable_graph();
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g->node()) {
-    bool fold = n.output_size() > 0 && !(n.op_type() == "Constant" && is_onnx_domain(n.domain()));
-    for (const std::string& out : n.output()) {
-      if (!fold) break;
-      const auto v = values.find(out);
-      const auto t = types.find(out);
-      fold = v != values.end() && t != types.end() && !graph_outputs.count(out) &&
-             t->second.elem_type == onnx_type::kInt64 && t->second.known &&
-             t->second.dims.size() <= 1 && numel(t->second.dims) == v->second.dim_size();
-      for (int i = 0; fold && i < v->second.dim_size(); ++i)
-        fold = v->second.dim(i).has_dim_value();
-    }
-    if (!fold) {
-      *kept.Add() = n;
-      continue;
-    }
-    for (const std::string& out : n.output()) {
-      onnx::TensorProto* init = g->add_initializer();
-      init->set_name(out);
-      init->set_data_type(onnx_type::kInt64);
-      for (int64_t d : types.at(out).dims) init->add_dims(d);
-      for (const auto& d : values.at(out).dim()) init->add_int64_data(d.dim_value());
+// The maximum number of shape-inference + folding rounds (each round folds everything whose
+// inputs are known; a new round is needed only where folding made a shape static).
+constexpr int kMaxFoldRounds = 256;
+
+// Initializers above this many elements (other than integer ones) are given to ONNX shape
+// inference as typed graph inputs without their data: it needs only their shapes, and copying
+// a model's weights for every inference round would dominate loading time.
+constexpr int64_t kShapeInferenceDataLimit = 1024;
+
+// A copy of `model` for ONNX shape inference: large non-integer initializers become graph inputs
+// (type and shape, no data).
+onnx::ModelProto shape_inference_copy(onnx::ModelProto& model) {
+  auto* inits = model.mutable_graph()->mutable_initializer();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> all;
+  all.Swap(inits);
+  onnx::ModelProto copy = model;
+  std::set<std::string> inputs;
+  for (const auto& in : copy.graph().input()) inputs.insert(in.name());
+  for (const auto& t : all) {
+    const bool integer = t.data_type() == onnx_type::kInt64 || t.data_type() == onnx_type::kInt32;
+    if (integer || numel(dims_of(t)) <= kShapeInferenceDataLimit) {
+      *copy.mutable_graph()->add_initializer() = t;
+    } else if (!inputs.count(t.name())) {
+      auto* v = copy.mutable_graph()->add_input();
+      v->set_name(t.name());
+      auto* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
     }
   }
-  g->mutable_node()->Swap(&kept);
+  inits->Swap(&all);
+  return copy;
+}
+
+// Shapes that ONNX shape inference knows completely, by tensor name.
+std::map<std::string, Shape> static_shapes_of(const onnx::ModelProto& inferred) {
+  std::map<std::string, Shape> shapes;
+  auto add = [&](const onnx::ValueInfoProto& v) {
+    const OnnxShape s = onnx_shape(v);
+    if (s.known) shapes[v.name()] = s.dims;
+  };
+  for (const auto& v : inferred.graph().input()) add(v);
+  for (const auto& v : inferred.graph().value_info()) add(v);
+  for (const auto& v : inferred.graph().output()) add(v);
+  return shapes;
+}
+
+// A node left after folding whose operator exists only to be folded: names the input whose value
+// is not known at load time.
+void refuse_unfolded(const onnx::GraphProto& g, const std::string& origin) {
+  std::set<std::string> known;
+  for (const auto& t : g.initializer()) known.insert(t.name());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (!is_fold_only_operator(n) || op_kind_from_name(n.op_type())) continue;
+    std::string dynamic;
+    for (const std::string& in : n.input()) {
+      if (!in.empty() && !known.count(in) && dynamic.empty()) dynamic = in;
+    }
+    throw Error(origin + ": node '" + node_label(n, i) + "' (" + n.op_type() +
+                ") cannot be folded at load time: " +
+                (dynamic.empty() ? std::string("its output is a graph output")
+                                 : "tensor '" + dynamic + "' is computed at run time") +
+                " (only subgraphs of constants and static shapes fold)");
+  }
 }
 
 // Compares our shapes with ONNX's inferred ones (value_info and graph outputs).
@@ -683,8 +604,18 @@ std::string serialize_deterministic(const onnx::ModelProto& m) {
 // ---------------------------------------------------------------------------------------------
 // Public API
 // ---------------------------------------------------------------------------------------------
-Graph graph_from_onnx(const onnx::ModelProto& model_in, const std::string& origin,
-                      const OnnxLoadOptions& opts) {
+namespace {
+
+// A model after load-time normalisation, with ONNX's shape inference of it.
+struct NormalizedModel {
+  onnx::ModelProto model;
+  onnx::ModelProto inferred;
+  std::set<std::string> computed_constants;  // folded values the Graph keeps as Constants
+};
+
+// `model_in` is taken by value: load_onnx_file moves the parsed file in (no copy of its weights).
+NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
+                          const OnnxLoadOptions& opts) {
   if (!model_in.has_graph() || model_in.graph().node_size() == 0) {
     throw Error(origin + ": not an ONNX model (no graph with nodes)");
   }
@@ -699,38 +630,99 @@ Graph graph_from_onnx(const onnx::ModelProto& model_in, const std::string& origi
     }
   };
   check_operators(model_in.graph(), opts.fold_shape_computations);
-  onnx::ModelProto model = model_in;
+  OnnxLoadSummary local_summary;
+  OnnxLoadSummary& summary = opts.summary ? *opts.summary : local_summary;
+  summary = OnnxLoadSummary{};
+  summary.file_opset = default_opset(model_in);
+  summary.file_ir_version = model_in.ir_version();
+  for (const auto& t : model_in.graph().initializer()) {
+    check_tensor_data_size(t, origin + ": initializer '" + t.name() + "'");
+  }
+  NormalizedModel result;
+  onnx::ModelProto& model = result.model;
+  model = std::move(model_in);
+  convert_to_checker_opset(&model, origin);
   {
     std::set<std::string> init_names;
     for (const auto& t : model.graph().initializer()) init_names.insert(t.name());
-    fix_symbolic_input_dims(model.mutable_graph(), init_names, opts.batch);
+    for (const auto& in : model.graph().input()) {
+      if (init_names.count(in.name())) continue;
+      const auto& shape = in.type().tensor_type().shape();
+      if (shape.dim_size() > 0 && shape.dim(0).has_dim_value()) {
+        summary.file_batch = shape.dim(0).dim_value();
+      }
+      break;
+    }
+    fix_symbolic_input_dims(model.mutable_graph(), init_names, opts, origin);
+    summary.batch = summary.file_batch > 0 ? summary.file_batch : opts.batch;
   }
   if (opts.run_onnx_checker) {
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception& e) {
-      throw Error(origin + ": ONNX checker: " + first_line(e.what()));
+      throw OnnxInvalidModel(origin + ": ONNX checker: " + first_line(e.what()));
     }
   }
-  onnx::ModelProto inferred;
+  onnx::ModelProto& inferred = result.inferred;
+  std::set<std::string>& computed_constants = result.computed_constants;
   if (opts.check_shapes_with_onnx || opts.fold_shape_computations) {
-    inferred = model;
-    std::unordered_map<std::string, onnx::TensorShapeProto> values;
-    try {
-      onnx::ShapeInferenceOptions so(/*check_type=*/false, /*strict_mode=*/0,
-                                     /*data_prop=*/opts.fold_shape_computations);
-      onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so, &values);
-    } catch (const std::exception& e) {
-      throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+    for (int round = 0;; ++round) {
+      inferred = shape_inference_copy(model);
+      // Without ONNX's data propagation: libonnx 1.12's crashes on some exported graphs
+      // (Shape of an Add in a ViT export). Folding evaluates the shape arithmetic itself, one
+      // round per chain whose shapes a previous round made static.
+      try {
+        onnx::ShapeInferenceOptions so(/*check_type=*/false, /*strict_mode=*/0,
+                                       /*data_prop=*/false);
+        onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so);
+      } catch (const std::exception& e) {
+        throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+      }
+      if (!opts.fold_shape_computations || round == kMaxFoldRounds) break;
+      const int changed = fold_constant_nodes(&model, static_shapes_of(inferred),
+                                              &computed_constants, &summary, origin);
+      if (changed == 0) break;
     }
     if (opts.fold_shape_computations) {
-      fold_shape_computations(&model, inferred, values);
+      remove_dead_nodes(&model, &summary);
+      try {
+        refuse_unfolded(model.graph(), origin);
+      } catch (const Error&) {
+        // A shape left unknown is usually an inconsistency that ONNX's strict shape inference
+        // names (e.g. a batch-1 constant concatenated with a batch-2 activation).
+        try {
+          onnx::ModelProto probe = shape_inference_copy(model);
+          onnx::ShapeInferenceOptions strict(/*check_type=*/false, /*strict_mode=*/1,
+                                             /*data_prop=*/false);
+          onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(), strict);
+        } catch (const std::exception& e) {
+          throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+        }
+        throw;
+      }
       check_operators(model.graph(), false);
     }
   }
+  return result;
+}
+
+}  // namespace
+
+onnx::ModelProto normalized_onnx_model(const onnx::ModelProto& model, const std::string& origin,
+                                       const OnnxLoadOptions& opts) {
+  return normalize(model, origin, opts).model;
+}
+
+namespace {
+
+Graph graph_from_model(onnx::ModelProto model_in, const std::string& origin,
+                       const OnnxLoadOptions& opts) {
+  const NormalizedModel normalized = normalize(std::move(model_in), origin, opts);
+  const onnx::ModelProto& model = normalized.model;
+  const onnx::ModelProto& inferred = normalized.inferred;
   Graph g;
   try {
-    g = convert(model, origin, opts);
+    g = convert(model, origin, opts, normalized.computed_constants);
   } catch (const Error& e) {
     const std::string msg = first_line(e.what());
     throw Error(msg.rfind(origin + ": ", 0) == 0 ? msg : origin + ": " + msg);
@@ -745,17 +737,47 @@ Graph graph_from_onnx(const onnx::ModelProto& model_in, const std::string& origi
   return g;
 }
 
+}  // namespace
+
+Graph graph_from_onnx(const onnx::ModelProto& model, const std::string& origin,
+                      const OnnxLoadOptions& opts) {
+  return graph_from_model(model, origin, opts);
+}
+
+int OnnxLoadSummary::folded_total() const {
+  int n = 0;
+  for (const auto& [type, count] : folded) n += count;
+  return n;
+}
+
+std::string OnnxLoadSummary::folding_line() const {
+  std::string s = "folded " + std::to_string(folded_total()) + " nodes";
+  if (!folded.empty()) {
+    s += " (";
+    bool first = true;
+    for (const auto& [type, count] : folded) {
+      s += (first ? "" : ", ") + type + " " + std::to_string(count);
+      first = false;
+    }
+    s += ")";
+  }
+  s += "; removed " + std::to_string(dead_nodes_removed) + " dead nodes and " +
+       std::to_string(unused_initializers_removed) + " unused initializers";
+  return s;
+}
+
 Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open the file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string bytes = buf.str();
+  std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromString(bytes)) {
+  if (bytes.empty() || !in || !model.ParseFromString(bytes)) {
     throw Error(path + ": not a valid ONNX model (protobuf parsing failed)");
   }
-  return graph_from_onnx(model, path, opts);
+  bytes = std::string();
+  return graph_from_model(std::move(model), path, opts);
 }
 
 void graph_to_onnx(const Graph& g, onnx::ModelProto* model) {

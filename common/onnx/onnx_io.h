@@ -32,6 +32,7 @@
 // their data; nodes in topological order; attributes map directly (int, float, string, ints,
 // floats); bytes are deterministic (protobuf deterministic serialization).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,36 @@ inline constexpr int64_t kOnnxSmallFloatConstant = 16;
 inline constexpr int64_t kOnnxWriteOpset = 17;
 inline constexpr int64_t kOnnxWriteIrVersion = 8;
 
+// A file that contradicts itself or ONNX (initializer data that does not match its dims, a
+// model ONNX's checker rejects): invalid, as opposed to valid but unsupported.
+class OnnxInvalidModel : public Error {
+ public:
+  explicit OnnxInvalidModel(const std::string& what) : Error(what) {}
+};
+
+// What loading did to a file: the load-time normalisation (onnx_fold.h) and the batch.
+struct OnnxLoadSummary {
+  int64_t file_opset = 0;             // default-domain opset the file imports
+  int64_t file_ir_version = 0;        // its IR version
+  std::map<std::string, int> folded;  // op type -> nodes folded into constants or removed
+  int dead_nodes_removed = 0;         // nodes nothing read
+  int unused_initializers_removed = 0;
+  // First dimension of the first graph input as the file states it (0: symbolic or absent), and
+  // the value it has in the loaded graph.
+  int64_t file_batch = 0;
+  int64_t batch = 0;
+  int folded_total() const;
+  // "folded 212 nodes (Shape 40, Gather 38, ...); removed 3 dead nodes"
+  std::string folding_line() const;
+};
+
 struct OnnxLoadOptions {
   int64_t batch = 1;  // value of a symbolic first dimension of a graph input
+  // Values of other symbolic dimensions by their dim_param name (e.g. "sequence" -> 128); a
+  // symbolic dimension after the first that is not named here is refused in one line.
+  std::map<std::string, int64_t> dim_values = {};
+  // Where to report what loading did (nullptr: nowhere).
+  OnnxLoadSummary* summary = nullptr;
   // Graph inputs (not initializers) whose names end in one of these are Weights.
   std::vector<std::string> weight_name_suffixes = {".weight", ".bias", ".running_mean",
                                                    ".running_var"};
@@ -74,6 +103,12 @@ Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts = {});
 // The same from a parsed model; `origin` names it in errors.
 Graph graph_from_onnx(const onnx::ModelProto& model, const std::string& origin,
                       const OnnxLoadOptions& opts = {});
+
+// The model after load-time normalisation (opset conversion, symbolic dimensions fixed, constant
+// subgraphs folded, dead nodes dropped): what graph_from_onnx converts into a Graph. Its
+// initializers hold every folded value, folded weights included.
+onnx::ModelProto normalized_onnx_model(const onnx::ModelProto& model, const std::string& origin,
+                                       const OnnxLoadOptions& opts = {});
 
 // Converts a Graph to a weight-free ONNX model (weights as graph inputs with shapes, Constant
 // tensors as initializers), opset 17.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/exec/executor.h"
+#include "common/onnx/onnx_io.h"
 #include "common/onnxcheck/onnx_test_case.h"
 
 namespace dgs {
@@ -18,6 +19,10 @@ OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol) {
     throw;
   } catch (const UnsupportedFeature& e) {
     r.status = OnnxCaseResult::Status::Unsupported;
+    r.detail = e.what();
+    return r;
+  } catch (const OnnxInvalidModel& e) {
+    r.status = OnnxCaseResult::Status::Invalid;
     r.detail = e.what();
     return r;
   } catch (const OnnxModelRejected& e) {

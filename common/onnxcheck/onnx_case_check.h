@@ -15,6 +15,7 @@ struct OnnxCaseResult {
     Fail,         // an output differs beyond the tolerance, or the executor failed on the case
     Unsupported,  // an operator, element type or feature the suite does not implement
     Rejected,     // the model loader (graph_from_onnx) rejected the model
+    Invalid,      // the model contradicts itself (initializer data vs dims, ONNX's checker)
     Error         // unreadable or malformed files
   };
   Status status = Status::Pass;

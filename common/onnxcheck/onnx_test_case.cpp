@@ -270,6 +270,8 @@ std::vector<OnnxCaseDataSet> load_onnx_test_case(const std::string& dir) {
       ds.graph = graph_from_onnx(m, model_path.string());
     } catch (const UnsupportedFeature&) {
       throw;
+    } catch (const OnnxInvalidModel&) {
+      throw;
     } catch (const Error& e) {
       throw OnnxModelRejected(e.what());
     }

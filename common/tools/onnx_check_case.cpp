@@ -7,6 +7,8 @@
 //   FAIL <worst relative error> <output name>    1   (and a second line with the details;
 //                                                     "FAIL inf -" if the executor failed)
 //   UNSUPPORTED <op type or reason>              2   (also when the model loader rejects it)
+//   INVALID <message>                            2   (the model contradicts itself: initializer
+//                                                     data vs dims, ONNX's checker)
 //   error: <message>                             2   (not a test case, malformed files)
 #include <cstdio>
 #include <exception>
@@ -34,6 +36,9 @@ int main(int argc, char** argv) {
       case dgs::OnnxCaseResult::Status::Unsupported:
       case dgs::OnnxCaseResult::Status::Rejected:
         std::printf("UNSUPPORTED %s\n", r.detail.c_str());
+        return 2;
+      case dgs::OnnxCaseResult::Status::Invalid:
+        std::printf("INVALID %s\n", r.detail.c_str());
         return 2;
       case dgs::OnnxCaseResult::Status::Error:
         std::fprintf(stderr, "error: %s\n", r.detail.c_str());

@@ -150,8 +150,9 @@ struct Candidate {
 class Solver {
  public:
   Solver(const PartDag& dag, StrategySet strategies, const Pruning& prune, const StageCostFn& cost,
-         const StageCostFn& lower_bound, const StageCostFn& tight_bound)
-      : dag_(dag),
+         const StageCostFn& lower_bound, const StageCostFn& tight_bound, uint64_t max_states)
+      : max_states_(max_states),
+        dag_(dag),
         strategies_(strategies),
         prune_(prune),
         cost_(cost),
@@ -164,6 +165,7 @@ class Solver {
 
   const Entry& solve(Mask s) {
     if (const Entry* known = memo_.find(s)) return *known;
+    if (max_states_ > 0 && stats_.states >= max_states_) throw StateBudgetExceeded(max_states_);
     ++stats_.states;
     Entry best;
     // desc[u] = {u} + every descendant of u inside s (units in topological
@@ -443,6 +445,7 @@ class Solver {
     }
   }
 
+  uint64_t max_states_;  // 0: unbounded
   const PartDag& dag_;
   StrategySet strategies_;
   Pruning prune_;
@@ -467,9 +470,9 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
 
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost, const StageCostFn& lower_bound,
-                    const StageCostFn& tight_bound) {
+                    const StageCostFn& tight_bound, uint64_t max_states) {
   if (dag.n > 64) throw Error("IOS part has " + std::to_string(dag.n) + " units; at most 64");
-  Solver solver(dag, strategies, prune, cost, lower_bound, tight_bound);
+  Solver solver(dag, strategies, prune, cost, lower_bound, tight_bound, max_states);
   DpResult r;
   const Mask all = dag.all();
   const Entry& e = solver.solve(all);
@@ -480,8 +483,10 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
   return r;
 }
 
-DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune) {
-  return solve_part(dag, strategies, prune, StageCostFn{}).stats;
+DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
+                   uint64_t max_states) {
+  return solve_part(dag, strategies, prune, StageCostFn{}, StageCostFn{}, StageCostFn{}, max_states)
+      .stats;
 }
 
 int dag_width(const PartDag& dag) {

@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "common/util/error.h"
+
 namespace dgs::ios {
 
 using Mask = uint64_t;
@@ -86,6 +88,14 @@ struct DpResult {
   DpStats stats;
 };
 
+// Thrown by solve_part / count_part when a part needs more states than the budget given.
+class StateBudgetExceeded : public Error {
+ public:
+  explicit StateBudgetExceeded(uint64_t budget)
+      : Error("IOS DP: more than " + std::to_string(budget) + " states"), budget(budget) {}
+  uint64_t budget;
+};
+
 // Runs the DP on `dag`. With `cost` empty, only counts (every stage costs 0).
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost);
@@ -100,12 +110,14 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
 // `tight_bound` (optional, also <= cost; costlier than `lower_bound`, so asked only for an ending
 // that is about to be costed, at most once per distinct stage): the ending is not costed when
 // rest cost + that bound rules it out as above.
+// `max_states` > 0 bounds the states visited: one more throws StateBudgetExceeded.
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost, const StageCostFn& lower_bound,
-                    const StageCostFn& tight_bound = {});
+                    const StageCostFn& tight_bound = {}, uint64_t max_states = 0);
 
 // Counting only (no cost): states, transitions and schedules.
-DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune);
+DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
+                   uint64_t max_states = 0);
 
 // Largest antichain of the DAG (Definition 3), via Dilworth / bipartite
 // matching on the transitive closure: width = n - maximum matching.

@@ -43,7 +43,7 @@ std::vector<std::string> evaluation_models(const ExperimentContext& ctx) {
 }
 
 std::string display_name(const std::string& model) {
-  return model;
+  return model_display_name(model);
 }
 
 const Network& network(const ExperimentContext& ctx, const std::string& model, int64_t batch) {
@@ -55,7 +55,9 @@ const Network& network(const ExperimentContext& ctx, const std::string& model, i
   auto loaded = std::make_unique<LoadedNetwork>();
   ZooOptions opts;
   opts.batch = batch;
-  loaded->graph = model == "randwire_ws" ? build_randwire_ws(opts, seed) : load_model(model, opts);
+  opts.dim_values = ctx.options().dims;
+  loaded->graph =
+      model == "randwire_ws" ? build_randwire_ws(opts, seed) : load_model_at_batch(model, opts);
   loaded->net = make_network(loaded->graph, default_part_rule(model));
   const Network& n = loaded->net;
   cache.emplace(key, std::move(loaded));

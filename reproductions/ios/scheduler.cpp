@@ -380,8 +380,18 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
       assign_ios_stage(p, c, scratch);
       return cost.stage_latency_tight_lower_bound_us(net, scratch);
     };
-    const DpResult r = cost.has_lower_bound() ? solve_part(d, strategies, prune, fn, bound, tight)
-                                              : solve_part(d, strategies, prune, fn);
+    DpResult r;
+    try {
+      r = cost.has_lower_bound()
+              ? solve_part(d, strategies, prune, fn, bound, tight, kIosMaxSearchStates)
+              : solve_part(d, strategies, prune, fn, StageCostFn{}, StageCostFn{},
+                           kIosMaxSearchStates);
+    } catch (const StateBudgetExceeded& e) {
+      throw Error("IOS search: block '" + p.block + "' (part " + std::to_string(p.index_in_block) +
+                  ", " + std::to_string(d.n) + " units, width " + std::to_string(dag_width(d)) +
+                  ") needs more than " + std::to_string(e.budget) +
+                  " DP states (kIosMaxSearchStates); prune it with smaller r and s");
+    }
     for (const StageChoice& c : r.stages) s.stages.push_back(to_ios_stage(p, c));
     total.states += r.stats.states;
     total.transitions += r.stats.transitions;

@@ -153,8 +153,14 @@ struct SearchStats {
   double seconds = 0;  // wall time of the search on this machine (cost model included)
 };
 
+// The search's state budget per part: a part (of a block the partition could not cut smaller)
+// whose DP needs more states is refused in one line naming its block, instead of searching for
+// minutes. Not from the thesis: the largest part of the thesis' networks needs 55,041 states
+// (RandWire, counting mode), and a few hundred thousand costed states take seconds.
+inline constexpr uint64_t kIosMaxSearchStates = 400000;
+
 // The DP over every part; stages costed through `cost` (memoised inside the DP
-// per part).
+// per part). Throws dgs::Error naming the block when a part exceeds kIosMaxSearchStates.
 IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruning& prune,
                          StageCostModel& cost, SearchStats* stats = nullptr);
 

@@ -9,7 +9,7 @@ WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc) {
 }
 
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {
-  return build_tile_graph(load_model(name, opts));
+  return build_tile_graph(load_model_at_batch(name, opts));
 }
 
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,

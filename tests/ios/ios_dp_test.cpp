@@ -34,6 +34,22 @@ TEST(IosDp, Fig34ExampleHasSixStatesAndTwelveTransitions) {
   EXPECT_EQ(s.transitions, 12u);
 }
 
+TEST(IosDp, StateBudgetStopsAWidePartInsteadOfSearchingForMinutes) {
+  // 40 independent units: 2^40 states (every subset is a state).
+  const PartDag wide = PartDag::from_edges(40, {});
+  try {
+    (void)count_part(wide, StrategySet::Parallel, Pruning::none(), 1000);
+    ADD_FAILURE() << "no StateBudgetExceeded";
+  } catch (const StateBudgetExceeded& e) {
+    EXPECT_EQ(e.budget, 1000u);
+    EXPECT_STREQ(e.what(), "IOS DP: more than 1000 states");
+  }
+  // Within the budget the counts are those of the unbounded DP (Fig. 3.4's 6 states).
+  const PartDag small = PartDag::from_edges(3, {{0, 1}});
+  EXPECT_EQ(count_part(small, StrategySet::Parallel, Pruning::none(), 6).states, 6u);
+  EXPECT_THROW(count_part(small, StrategySet::Parallel, Pruning::none(), 5), StateBudgetExceeded);
+}
+
 TEST(IosDp, IndependentChainsReachTheBound) {
   // d independent chains of c ops: C(c+2,2)^d - (c+1)^d transitions (thesis
   // Fig. 3.5)

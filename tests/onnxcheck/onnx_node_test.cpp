@@ -3,10 +3,12 @@
 // expected outputs within rtol 1e-4 / atol 1e-5 (tensor_data.h). Cases are skipped only for a
 // reason in the explicit list below; any other load error or mismatch fails the test.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -130,6 +132,38 @@ TEST(OnnxNodeData, MismatchingOutputFails) {
   fs::copy_file(relu / "test_data_set_0" / "output_0.pb", dir / "test_data_set_0" / "output_0.pb",
                 fs::copy_options::overwrite_existing);
   EXPECT_EQ(check_onnx_case(dir.string()).status, OnnxCaseResult::Status::Pass);
+  fs::remove_all(dir);
+}
+
+TEST(OnnxNodeData, InitializerShorterThanItsDimsIsInvalid) {
+  // test_add with its second input as an initializer holding half the values its dims need.
+  const fs::path add = fs::path(kNodeDataDir) / "test_add";
+  if (!fs::is_directory(add)) GTEST_SKIP() << "no test data";
+  onnx::ModelProto m;
+  {
+    std::ifstream in(add / "model.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  auto* init = m.mutable_graph()->add_initializer();
+  init->set_name("y");
+  init->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (int64_t d : {3, 4, 5}) init->add_dims(d);
+  init->set_raw_data(std::string(30 * sizeof(float), '\0'));
+  m.mutable_graph()->mutable_input()->DeleteSubrange(1, 1);
+  const fs::path dir = fs::temp_directory_path() / "dgs_invalid_initializer_case";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "test_data_set_0");
+  {
+    std::ofstream out(dir / "model.onnx", std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+  fs::copy_file(add / "test_data_set_0" / "input_0.pb", dir / "test_data_set_0" / "input_0.pb");
+  fs::copy_file(add / "test_data_set_0" / "output_0.pb", dir / "test_data_set_0" / "output_0.pb");
+  const OnnxCaseResult r = check_onnx_case(dir.string());
+  EXPECT_EQ(r.status, OnnxCaseResult::Status::Invalid) << r.detail;
+  EXPECT_EQ(r.detail, (dir / "model.onnx").string() +
+                          ": initializer 'y': raw_data holds 120 bytes; dims [3,4,5] of float "
+                          "need 240");
   fs::remove_all(dir);
 }
 
