@@ -2,6 +2,7 @@
 // notes; the claims the model is built to reproduce hold (the brick-size rule, the delta rule on
 // ResNet-50, the orderings of Fig. 11); measured mode without a GPU refuses in one line (exit 4).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,8 @@ std::string read(const fs::path& p) {
 }
 
 TEST(ReproBrickdl, AllFiguresRunInModelMode) {
-  const fs::path dir = fs::temp_directory_path() / "brickdl_experiments_test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("dgs_brickdl_experiments_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const CliRun r = run_repro({"--all", "--out", dir.string()});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -3,6 +3,7 @@
 // (so no published number sits in data/ without being compared). Papers with nothing
 // implemented yet are skipped.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <functional>
@@ -53,7 +54,8 @@ TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
   bool any = false;
   for (const Experiment& e : experiments) any = any || static_cast<bool>(e.run);
   if (!any) GTEST_SKIP() << paper.name << ": nothing implemented yet";
-  const fs::path dir = fs::temp_directory_path() / ("dgs_paper_reports_" + paper.name);
+  const fs::path dir = fs::temp_directory_path() /
+                       ("dgs_paper_reports_" + paper.name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string out_dir = dir.string();
   const char* argv[] = {"repro", "--all", "--out", out_dir.c_str()};

@@ -2,6 +2,7 @@
 #include "common/hw/hardware_spec.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/error_of.h"
 
@@ -61,7 +62,8 @@ TEST(HardwareSpec, KindsWithoutADescriptionAreOneLineErrors) {
   EXPECT_EQ(error_of([] { parse_hardware("{", "cut.json"); }).rfind("cut.json: not valid JSON:", 0),
             0u);
   // A file on disk: the message names its path.
-  const auto dir = std::filesystem::temp_directory_path() / "dgs_hardware_spec_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dgs_hardware_spec_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const std::string path = (dir / "mesh.json").string();
   write_file_atomic(path, R"({"name": "mesh", "kind": "mesh_accelerator", "fields": {}})");

@@ -1,5 +1,6 @@
 // Tests of the GPU config loader (common/hw) and the built-in configs (hw_configs/*.json).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/error_of.h"
 
@@ -141,7 +142,8 @@ TEST(GpuConfigs, SizesAreConvertedFromTheirUnit) {
 }
 
 TEST(GpuConfigs, UserFileOnDiskOverridesTheBuiltin) {
-  const auto dir = std::filesystem::temp_directory_path() / "dgs_hw_test";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dgs_hw_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   json j = builtin_json("v100");
   j["name"] = "V100-half";

@@ -4,6 +4,7 @@
 // reason in the explicit list below; any other load error or mismatch fails the test.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -118,7 +119,8 @@ TEST(OnnxNodeData, MismatchingOutputFails) {
   const fs::path relu = fs::path(kNodeDataDir) / "test_relu";
   const fs::path sigmoid = fs::path(kNodeDataDir) / "test_sigmoid" / "test_data_set_0";
   if (!fs::is_directory(relu) || !fs::is_directory(sigmoid)) GTEST_SKIP() << "no test data";
-  const fs::path dir = fs::temp_directory_path() / "dgs_exec_mismatch_case";
+  const fs::path dir =
+      fs::temp_directory_path() / ("dgs_exec_mismatch_case_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "test_data_set_0");
   fs::copy_file(relu / "model.onnx", dir / "model.onnx");
@@ -150,7 +152,8 @@ TEST(OnnxNodeData, InitializerShorterThanItsDimsIsInvalid) {
   for (int64_t d : {3, 4, 5}) init->add_dims(d);
   init->set_raw_data(std::string(30 * sizeof(float), '\0'));
   m.mutable_graph()->mutable_input()->DeleteSubrange(1, 1);
-  const fs::path dir = fs::temp_directory_path() / "dgs_invalid_initializer_case";
+  const fs::path dir =
+      fs::temp_directory_path() / ("dgs_invalid_initializer_case_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "test_data_set_0");
   {

@@ -2,6 +2,7 @@
 // Golden files live in tests/report/golden/ and are compared byte for byte; run the test with
 // DGS_UPDATE_GOLDEN=1 to regenerate them (then review the diff).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/error_of.h"
 
@@ -238,7 +239,8 @@ TEST(Csv, MalformedInputNamesTheLine) {
 }
 
 TEST(Csv, WriteCsvIsAtomicAndCreatesFolders) {
-  const auto dir = std::filesystem::temp_directory_path() / "dgs_report_test_csv";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dgs_report_test_csv_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const std::string path = (dir / "sub" / "t.csv").string();
   write_csv(path, sample_table());
