@@ -73,6 +73,7 @@ void ExperimentContext::stage(const std::string& suffix, std::string content) {
 
 void ExperimentContext::emit_table(const std::string& title, const Table& t,
                                    const std::string& suffix) {
+  for (const PaperCell& c : paper_cells(t)) summary_.cell_errors.push_back(c.relative_error());
   print_table(out_, title, t);
   out_ << '\n';
   stage(suffix + ".csv", to_csv(t));
@@ -83,6 +84,7 @@ void ExperimentContext::emit_svg(const std::string& svg, const std::string& suff
 }
 
 void ExperimentContext::emit_claims(const std::vector<Claim>& claims) {
+  for (const Claim& c : claims) summary_.claims.add(c);
   print_claims(out_, claims);
   out_ << '\n';
   stage("_claims.csv", to_csv(claims_table(claims)));
@@ -97,7 +99,58 @@ void ExperimentContext::emit_file(const std::string& suffix, const std::string& 
   stage(suffix, content);
 }
 
+namespace {
+// The constants of a config calibrated on one experiment: (name, value, experiment).
+struct CalibratedConstant {
+  std::string name;
+  double value = 0;
+  std::string experiment;
+};
+std::vector<CalibratedConstant> calibrated_constants_of(const GpuSpec& spec) {
+  static const std::string kMark = "calibrated on ONE experiment: ";
+  std::vector<CalibratedConstant> out;
+  for (const auto& [name, value] : spec.efficiency) {
+    const auto it = spec.sources.find("efficiency." + name);
+    if (it == spec.sources.end()) continue;
+    const size_t at = it->second.find(kMark);
+    if (at == std::string::npos) continue;
+    // The experiment: up to the first ';' after the mark, with its parenthesis closed.
+    std::string what = it->second.substr(at + kMark.size());
+    what = what.substr(0, what.find(';'));
+    if (std::count(what.begin(), what.end(), '(') > std::count(what.begin(), what.end(), ')'))
+      what += ")";
+    out.push_back({name, value, what});
+  }
+  return out;
+}
+
+std::string compact_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+std::string ExperimentContext::calibrated_constants(const GpuSpec& spec) {
+  std::string s;
+  for (const CalibratedConstant& c : calibrated_constants_of(spec))
+    s += (s.empty() ? "" : ", ") + c.name + " = " + compact_number(c.value);
+  return s.empty() ? s : spec.name + ": " + s;
+}
+
+void ExperimentContext::note_calibrated_constants(const GpuSpec& spec) {
+  if (std::find(calibration_noted_.begin(), calibration_noted_.end(), spec.name) !=
+      calibration_noted_.end())
+    return;
+  calibration_noted_.push_back(spec.name);
+  for (const CalibratedConstant& c : calibrated_constants_of(spec)) {
+    note("calibrated constant used: " + spec.name + " " + c.name + " = " + compact_number(c.value) +
+         ", calibrated on " + c.experiment + " (no other experiment re-tunes it)");
+  }
+}
+
 std::vector<std::string> ExperimentContext::commit_files() {
+  if (hardware_ && hardware_->gpu) note_calibrated_constants(*hardware_->gpu);
   if (!notes_.empty()) {
     std::string text;
     for (const std::string& n : notes_) text += n + "\n";
@@ -276,11 +329,38 @@ void validate_inputs(const RunOptions& o) {
                    "' is neither a zoo model nor an .onnx file (zoo: " + names + ")");
 }
 
+// The end of --all: the summary table (printed and written to <out>/<paper>/summary.csv) and the
+// paper values no item read.
+void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& items,
+                       const RunOptions& opts, std::ostream& out) {
+  const Table t = summary_table(items);
+  ClaimTally total;
+  for (const ItemSummary& s : items) total += s.claims;
+  out << "\n";
+  print_table(out, "Summary: claims and paper-vs-ours cells per item (" + paper.key + ")", t);
+  out << "claims: " << total.line() << "\n";
+  out << "tolerance rules (one per kind of quantity):";
+  for (const std::string& r : claim_rule_lines()) out << "\n  " << r;
+  out << "\n";
+  const std::string path =
+      (std::filesystem::path(opts.out_dir) / paper.key / "summary.csv").string();
+  write_file_atomic(path, to_csv(t));
+  out << "wrote " << path << "\n";
+  const std::vector<std::string> unread = unread_paper_values(paper.key, paper.input_data_files);
+  if (unread.empty()) {
+    out << "every numeric value of data/" << paper.key << "/ is read by some item\n";
+  } else {
+    out << unread.size() << " numeric values of data/" << paper.key << "/ are read by no item:\n";
+    for (const std::string& u : unread) out << "  " << u << "\n";
+  }
+}
+
 int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experiments,
-                 const std::vector<int>& selected, const RunOptions& opts, std::ostream& out,
-                 std::ostream& err) {
+                 const std::vector<int>& selected, const RunOptions& opts, bool all,
+                 std::ostream& out, std::ostream& err) {
   int rc = kExitOk;
   int ok = 0;
+  std::vector<ItemSummary> items;
   for (int i : selected) {
     const Experiment& e = experiments[i];
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
@@ -292,6 +372,8 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       const std::vector<std::string> written = ctx.commit_files();
       for (const std::string& path : written) out << "wrote " << path << '\n';
       ++ok;
+      items.push_back(ctx.summary());
+      items.back().item = e.id();
     } catch (const UsageError& ex) {
       code = kExitUsage;
       message = ex.what();
@@ -309,6 +391,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     }
   }
   out << "\n" << ok << " of " << selected.size() << " experiments completed\n";
+  if (all) print_run_summary(paper, items, opts, out);
   return rc;
 }
 
@@ -462,7 +545,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     for (int i : own_graphs) {
       out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
     }
-    return run_selected(paper, experiments, selected, p.opts, out, err);
+    return run_selected(paper, experiments, selected, p.opts, p.all, out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << std::endl;
     return kExitUsage;

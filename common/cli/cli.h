@@ -68,6 +68,18 @@ class ExperimentContext {
   void emit_svg(const std::string& svg, const std::string& suffix = "");
   // Prints the claims block and writes <id>_claims.csv.
   void emit_claims(const std::vector<Claim>& claims);
+  // The global constants of `spec` that were calibrated on one experiment (an efficiency whose
+  // source in the config says "calibrated on ONE experiment: ..."), as
+  // "<config>: <name> = <value>, ..." ("" if none). A claim whose paper value is that experiment's
+  // target sets Claim::calibrated to this.
+  static std::string calibrated_constants(const GpuSpec& spec);
+  // Notes (once per config) every calibrated constant of `spec` with its value and the experiment
+  // it was calibrated on. commit_files() does this for the experiment's own machine (if it
+  // loaded it); an experiment that loads another GPU itself calls it for that one.
+  void note_calibrated_constants(const GpuSpec& spec);
+  // The experiment's line of the run's summary: its claims and its paper-vs-ours cells (every
+  // table emitted, paper_cells).
+  const ItemSummary& summary() const { return summary_; }
   // A line naming a choice the paper leaves open, printed and collected (written to
   // <id>_notes.txt at the end of the experiment).
   void note(const std::string& line);
@@ -75,7 +87,8 @@ class ExperimentContext {
   // Stages any other output file, <id><suffix> (e.g. "_plan.json").
   void emit_file(const std::string& suffix, const std::string& content);
 
-  // Writes the staged files (and <id>_notes.txt if there are notes); returns their paths.
+  // Notes the calibrated constants of the experiment's own GPU (if loaded), then writes the
+  // staged files (and <id>_notes.txt if there are notes); returns their paths.
   std::vector<std::string> commit_files();
 
  private:
@@ -87,6 +100,8 @@ class ExperimentContext {
   mutable std::optional<HardwareSpec> hardware_;  // loaded by hardware() on first use
   std::vector<std::string> notes_;
   std::vector<std::pair<std::string, std::string>> pending_;  // (suffix, content), in order
+  ItemSummary summary_;
+  std::vector<std::string> calibration_noted_;  // configs whose calibrated constants are noted
 };
 
 // One figure or table of a paper, written with designated initializers, e.g.
@@ -115,12 +130,21 @@ struct PaperInfo {
   std::string key;         // the paper's folder under reports/ and data/ (e.g. "mypaper")
   std::string title;       // the paper's title, printed by --list, --help and every run
   std::string paper_file;  // the paper's text under ../shared/papers/ (e.g. "mypaper.txt")
+  // Files of data/<key>/ that are inputs of the suite (e.g. graph files), not published numbers:
+  // the end of --all does not list their values as unread (unread_paper_values).
+  std::vector<std::string> input_data_files = {};
 };
 
 // Parses argv, runs the selected experiments, and returns the process exit code:
 // 0 success; 1 an experiment failed (dgs::Error: one line "error: ..."); 2 a usage error (unknown
 // flag, figure or table, bad value; one line); 3 the selected experiment is not implemented yet;
 // 4 --mode measured without a usable GPU ("measured mode needs an NVIDIA GPU: <reason>").
+//
+// --all ends with a summary (printed, and written to <out>/<paper>/summary.csv): per item and in
+// total, the checked claims holding and deviating (the paper's method and stand-ins apart), the
+// informational rows and calibration points, and the median and 90th-percentile relative error
+// of the cells that carry a paper value; then the numeric values of data/<paper>/ that no item
+// read (unread_paper_values).
 //
 // Selection: --fig and --table take the number ("13", "3.1") or the whole id ("fig13",
 // "table3.1", case-insensitive), and may be repeated. --all runs every implemented experiment and

@@ -1,5 +1,8 @@
 // RFC 4180 CSV parsing and paper values (data/<paper>/*.csv).
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "common/report/report.h"
@@ -103,11 +106,67 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text,
 // PaperData
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+// The cells of paper data read in this process: "data/<paper>/<file>" -> (line, column).
+struct ReadCells {
+  std::mutex mutex;
+  std::map<std::string, std::set<std::pair<int, int>>> cells;
+};
+ReadCells& read_cells() {
+  static ReadCells r;
+  return r;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  (void)std::strtod(s.c_str(), &end);
+  return end != s.c_str() && *end == '\0';
+}
+}  // namespace
+
+void PaperData::mark_read(int row, int column, const std::vector<int>& key_columns) const {
+  ReadCells& r = read_cells();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  auto& cells = r.cells[data_key_];
+  cells.emplace(lines_[row], column);
+  for (int k : key_columns) cells.emplace(lines_[row], k);
+}
+
+std::vector<std::string> unread_paper_values(const std::string& paper,
+                                             const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  const std::string folder = "data/" + paper + "/";
+  for (const std::string& path : builtin_resources_under(folder)) {
+    if (std::find(inputs.begin(), inputs.end(), path.substr(folder.size())) != inputs.end())
+      continue;
+    const PaperData d = PaperData::parse(std::string(*builtin_resource(path)), path);
+    std::set<std::pair<int, int>> read;
+    {
+      ReadCells& r = read_cells();
+      const std::lock_guard<std::mutex> lock(r.mutex);
+      if (auto it = r.cells.find(path); it != r.cells.end()) read = it->second;
+    }
+    for (size_t row = 0; row < d.rows().size(); ++row) {
+      for (size_t c = 0; c < d.columns().size(); ++c) {
+        const std::string& v = d.rows()[row][c];
+        if (d.columns()[c] == "source" || !is_number(v)) continue;
+        if (read.count({d.line_of_row(static_cast<int>(row)), static_cast<int>(c)})) continue;
+        out.push_back(path + ":" + std::to_string(d.line_of_row(static_cast<int>(row))) + " " +
+                      d.columns()[c] + " (" + v + ")");
+      }
+    }
+  }
+  return out;
+}
+
 PaperData PaperData::load(const std::string& paper, const std::string& file) {
   const std::string rel = "data/" + paper + "/" + file;
   if (const char* dir = std::getenv("DGS_DATA_DIR"); dir != nullptr && *dir != '\0') {
     const std::string path = std::string(dir) + "/" + paper + "/" + file;
-    return parse(read_file(path), path);
+    PaperData d = parse(read_file(path), path);
+    d.data_key_ = rel;
+    return d;
   }
   const auto content = builtin_resource(rel);
   if (!content) {
@@ -124,6 +183,7 @@ PaperData PaperData::load(const std::string& paper, const std::string& file) {
 PaperData PaperData::parse(const std::string& csv_text, const std::string& origin) {
   PaperData d;
   d.origin = origin;
+  d.data_key_ = origin;
   std::vector<CsvRecord> records = parse_csv_records(csv_text, origin);
   if (records.empty())
     throw Error(origin + ":1: empty file (expected a header row with a 'source' column)");
@@ -170,6 +230,13 @@ int PaperData::column_index(const std::string& name) const {
   throw Error(origin + ": no column '" + name + "' (columns: " + known + ")");
 }
 
+std::vector<int> PaperData::key_columns(
+    const std::vector<std::pair<std::string, std::string>>& keys) const {
+  std::vector<int> out;
+  for (const auto& kv : keys) out.push_back(column_index(kv.first));
+  return out;
+}
+
 int PaperData::find_row(const std::vector<std::pair<std::string, std::string>>& keys) const {
   std::vector<std::pair<int, const std::string*>> idx;
   for (const auto& [col, val] : keys) idx.emplace_back(column_index(col), &val);
@@ -191,6 +258,7 @@ std::optional<std::string> PaperData::text(
   const int c = column_index(column);
   const int r = find_row(keys);
   if (r < 0) return std::nullopt;
+  mark_read(r, c, key_columns(keys));
   return rows_[r][c];
 }
 
@@ -198,7 +266,9 @@ std::optional<double> PaperData::value(const std::vector<std::pair<std::string, 
                                        const std::string& column) const {
   const int c = column_index(column);
   const int r = find_row(keys);
-  if (r < 0 || rows_[r][c].empty()) return std::nullopt;
+  if (r < 0) return std::nullopt;
+  mark_read(r, c, key_columns(keys));
+  if (rows_[r][c].empty()) return std::nullopt;
   const std::string& s = rows_[r][c];
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);

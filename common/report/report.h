@@ -83,15 +83,28 @@ class PaperData {
   // The "source" of that row ("" if none).
   std::string source(const std::vector<std::pair<std::string, std::string>>& keys) const;
   bool has_column(const std::string& name) const;
+  int line_of_row(int row) const { return lines_[row]; }  // the row's line in the file
   std::string origin;
 
  private:
+  // Records a read of (row, column) and of the row's key cells, for unread_paper_values.
+  void mark_read(int row, int column, const std::vector<int>& key_columns) const;
+  std::vector<int> key_columns(const std::vector<std::pair<std::string, std::string>>& keys) const;
+  std::string data_key_;  // "data/<paper>/<file>" (whatever folder it was read from)
   int column_index(const std::string& name) const;  // throws naming origin if absent
   int find_row(const std::vector<std::pair<std::string, std::string>>& keys) const;  // -1 if none
   std::vector<std::string> columns_;
   std::vector<std::vector<std::string>> rows_;
   std::vector<int> lines_;  // line of each row in the file
 };
+
+// The numeric cells of the built-in data/<paper>/*.csv (outside "source") that no value(),
+// cell() or text() call of this process has read, or used as a key of a row it read, as
+// "data/<paper>/<file>:<line> <column> (<value>)". After a --all run it lists the published
+// numbers that no item compares. `inputs`: files (names under data/<paper>/) that are inputs of
+// the suite (e.g. graph files), not published results; they are not listed.
+std::vector<std::string> unread_paper_values(const std::string& paper,
+                                             const std::vector<std::string>& inputs = {});
 
 // Parses RFC 4180 CSV into rows of fields. Throws dgs::Error("<origin>:<line>: ...") if malformed:
 // an unterminated quoted field, a character after a closing quote, a quote inside an unquoted
@@ -109,21 +122,103 @@ std::vector<CsvRecord> parse_csv_records(const std::string& text, const std::str
 // ---------------------------------------------------------------------------------------------
 // Claims: one line per claim of the paper, checked against our value.
 // ---------------------------------------------------------------------------------------------
-struct Claim {
-  std::string text;      // "fusion cuts kernel count vs no fusion (mean of per-model reductions)"
-  std::string source;    // "§5.3, Fig. 13"
-  double paper = 0;      // the paper's value
-  double ours = 0;       // computed by the suite
-  double tolerance = 0;  // absolute tolerance on |ours - paper| (same unit as the values)
-  std::string unit;      // "%", "x", "ms", ...
-  bool at_most = false;  // one-sided: holds when ours <= paper + tolerance
-  bool holds() const;    // |ours - paper| <= tolerance (at_most: ours - paper <= tolerance)
+//
+// Each claim compares one kind of quantity, and each kind has ONE tolerance rule, declared here
+// (claim_rule) and printed in every claims block; no claim picks its own tolerance.
+enum class ClaimKind {
+  Ratio,       // a speedup or ratio of two quantities: relative, |ours / paper - 1| <= 10%
+  Time,        // an absolute time (ms, s): relative, |ours / paper - 1| <= 25%
+  Percentage,  // a percentage (a reduction, a utilisation): absolute, |ours - paper| <= 10 points
+  Similar,     // the paper says "similar": ours is a relative difference in %, within 15 points
+  Count,       // an exact count (ops, kernels, tiles, bytes, schedules): equal
+  Ordering,    // a yes/no (1 = yes), e.g. an ordering or a sign: equal
 };
-// A block headed "Claims", one line per claim ("holds"/"deviates", the claim, its source, the
-// paper's value, ours, the tolerance), then "<k> of <n> claims hold".
+
+struct ClaimRule {
+  const char* name;       // "ratio"
+  bool relative;          // tolerance relative to |paper| (else absolute, in the claim's unit)
+  double tolerance;       // 0.1 = 10% (relative) or 10 units (absolute)
+  const char* statement;  // "|ours / paper - 1| <= 10%"
+};
+const ClaimRule& claim_rule(ClaimKind kind);
+// One line per kind: "<name>: <statement>" (for the README and --help).
+std::vector<std::string> claim_rule_lines();
+
+struct Claim {
+  std::string text;    // "fusion cuts kernel count vs no fusion (mean of per-model reductions)"
+  std::string source;  // "§5.3, Fig. 13"
+  double paper = 0;    // the paper's value
+  double ours = 0;     // computed by the suite
+  ClaimKind kind = ClaimKind::Ratio;  // the quantity compared; its rule gives the tolerance
+  std::string unit;                   // "%", "x", "ms", ...
+  // Non-empty: the paper compares with a system the suite cannot run, and ours compares with the
+  // suite's stand-in, named here ("the suite's Ansor-like fusion for Ansor"). Counted apart from
+  // the claims about the paper's own method.
+  std::string stand_in = {};
+  // Non-empty: an informational row that is never counted, saying why it cannot deviate
+  // ("the DP's space contains the other schedules").
+  std::string informational = {};
+  // Non-empty: the paper value is the calibration target of global constants, named here with
+  // their config and value ("v100 gemm_fp32 = 0.8, ..."): reported as the calibration point, not
+  // counted as a hold.
+  std::string calibrated = {};
+
+  bool checked() const { return informational.empty() && calibrated.empty(); }
+  double tolerance() const;  // absolute, in the claim's unit, from the kind's rule
+  bool holds() const;        // |ours - paper| <= tolerance() (NaN never holds)
+  // "holds", "deviates", "informational" or "calibration point".
+  std::string verdict() const;
+};
+
+// Counts of a claims block: checked claims holding/deviating, about the paper's own method and
+// against stand-ins apart, and the rows that are not counted.
+struct ClaimTally {
+  int own_hold = 0, own_deviate = 0;
+  int stand_in_hold = 0, stand_in_deviate = 0;
+  int informational = 0, calibration = 0;
+  void add(const Claim& c);
+  ClaimTally& operator+=(const ClaimTally& o);
+  int checked() const { return own_hold + own_deviate + stand_in_hold + stand_in_deviate; }
+  int holding() const { return own_hold + stand_in_hold; }
+  // "3 of 4 checked claims hold (paper's method: 2 of 3; against stand-ins: 1 of 1); 2
+  // informational; 1 calibration point"
+  std::string line() const;
+};
+
+// A block headed "Claims", the tolerance rules of the kinds it uses, then the checked claims
+// about the paper's own method, those against stand-ins, the calibration points and the
+// informational rows (each line: verdict, claim, source, paper, ours, tolerance or why), then
+// ClaimTally::line().
 void print_claims(std::ostream& os, const std::vector<Claim>& claims);
-Table claims_table(
-    const std::vector<Claim>& claims);  // columns: claim,source,paper,ours,tolerance,unit,verdict
+// columns: claim,source,kind,paper,ours,tolerance,unit,against,verdict,why
+Table claims_table(const std::vector<Claim>& claims);
+
+// ---------------------------------------------------------------------------------------------
+// Paper-vs-ours cells and the summary of a run
+// ---------------------------------------------------------------------------------------------
+// The cells of a table that carry a paper value beside ours, found by column name: a column
+// "paper_<q>" pairs with "ours_<q>" (else "<q>"), and "paper" with "ours"; a pair counts in a row
+// where both cells are numbers and the paper's is not 0.
+struct PaperCell {
+  std::string column;  // the paper column's name
+  double paper = 0;
+  double ours = 0;
+  double relative_error() const;  // |ours - paper| / |paper|
+};
+std::vector<PaperCell> paper_cells(const Table& t);
+
+// The q-quantile (0..1, linear interpolation between order statistics) of `values`; NaN if empty.
+double quantile(std::vector<double> values, double q);
+
+// One item of a run (a figure or table) in the summary.
+struct ItemSummary {
+  std::string item;                 // "fig4.1"
+  ClaimTally claims;                // its claims blocks
+  std::vector<double> cell_errors;  // relative errors of its paper-vs-ours cells
+};
+// columns: item, own_hold, own_deviate, stand_in_hold, stand_in_deviate, informational,
+// calibration, paper_cells, median_rel_error, p90_rel_error; one row per item, then "total".
+Table summary_table(const std::vector<ItemSummary>& items);
 
 // ---------------------------------------------------------------------------------------------
 // SVG charts
@@ -135,6 +230,8 @@ struct Series {
 
 // Charts are deterministic SVG 1.1 (coordinates with two decimals, labels with up to 6
 // significant digits, a fixed colour palette). On a log axis, non-positive values draw nothing.
+// A title too long for the width is drawn smaller, or on two lines (split at a space), never
+// clipped.
 struct BarChart {
   std::string title;
   std::string y_label;
@@ -143,6 +240,7 @@ struct BarChart {
   bool log_y = false;
   double reference_y =
       std::numeric_limits<double>::quiet_NaN();  // dashed line (e.g. 1.0); NaN = none
+  std::string x_label = {};                      // the categories' axis title ("" = none)
 };
 
 struct LineChart {

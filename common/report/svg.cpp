@@ -18,6 +18,9 @@ namespace {
 // ----- Layout constants (pixels). Chosen for legibility at the default 720x420 size. -----
 constexpr double kTitleBaseline = 22;  // title text baseline
 constexpr double kTitleFontSize = 16;
+constexpr double kMinTitleFontSize = 10;    // a longer title is wrapped onto two lines
+constexpr double kTitleCharWidthEm = 0.62;  // estimated width of a bold character, in ems
+constexpr double kTitleSideMargin = 8;
 constexpr double kFontSize = 12;        // legend, axis labels, category labels
 constexpr double kTickFontSize = 11;    // tick labels
 constexpr double kCharWidth = 7.0;      // estimated width of one character at kFontSize
@@ -208,11 +211,51 @@ void open_svg(std::ostringstream& os, int width, int height) {
      << "\" fill=\"#ffffff\"/>\n";
 }
 
-void title_text(std::ostringstream& os, const std::string& title, int width) {
-  if (title.empty()) return;
-  os << "<text x=\"" << px(width / 2.0) << "\" y=\"" << px(kTitleBaseline) << "\" font-size=\""
-     << kTitleFontSize << "\" font-weight=\"bold\" text-anchor=\"middle\">" << esc(title)
-     << "</text>\n";
+// The title's lines and font size: one line at the largest size (up to kTitleFontSize) that fits
+// the width; if that is below kMinTitleFontSize, two lines split at the space nearest the middle.
+struct TitleLayout {
+  std::vector<std::string> lines;
+  double font_size = kTitleFontSize;
+  double extra_height() const {  // below the first line
+    return lines.size() > 1 ? (lines.size() - 1) * (font_size + 2) : 0;
+  }
+};
+
+double fitting_font_size(size_t n_chars, int width) {
+  const double available = width - 2 * kTitleSideMargin;
+  return std::min(kTitleFontSize, available / (std::max<size_t>(n_chars, 1) * kTitleCharWidthEm));
+}
+
+TitleLayout title_layout(const std::string& title, int width) {
+  TitleLayout t;
+  if (title.empty()) return t;
+  t.font_size = fitting_font_size(chars(title), width);
+  if (t.font_size >= kMinTitleFontSize) {
+    t.lines = {title};
+    return t;
+  }
+  size_t best = std::string::npos;
+  for (size_t i = title.find(' '); i != std::string::npos; i = title.find(' ', i + 1)) {
+    if (best == std::string::npos || std::abs(static_cast<double>(i) - title.size() / 2.0) <
+                                         std::abs(static_cast<double>(best) - title.size() / 2.0))
+      best = i;
+  }
+  if (best == std::string::npos) {
+    t.lines = {title};
+    return t;
+  }
+  t.lines = {title.substr(0, best), title.substr(best + 1)};
+  t.font_size = std::min(fitting_font_size(chars(t.lines[0]), width),
+                         fitting_font_size(chars(t.lines[1]), width));
+  return t;
+}
+
+void title_text(std::ostringstream& os, const TitleLayout& t, int width) {
+  for (size_t i = 0; i < t.lines.size(); ++i) {
+    os << "<text x=\"" << px(width / 2.0) << "\" y=\"" << px(kTitleBaseline + i * (t.font_size + 2))
+       << "\" font-size=\"" << number_label(std::round(t.font_size * 100) / 100)
+       << "\" font-weight=\"bold\" text-anchor=\"middle\">" << esc(t.lines[i]) << "</text>\n";
+  }
 }
 
 // Lays out legend entries in rows between x_left and x_right; returns the rows used.
@@ -220,9 +263,9 @@ struct LegendEntry {
   double x, y;  // top-left of the swatch
 };
 std::vector<LegendEntry> legend_layout(const std::vector<Series>& series, double x_left,
-                                       double x_right, int* rows) {
+                                       double x_right, double top, int* rows) {
   std::vector<LegendEntry> out;
-  double x = x_left, y = kLegendTop;
+  double x = x_left, y = top;
   *rows = series.empty() ? 0 : 1;
   for (const Series& s : series) {
     const double w = kLegendSwatch + 5 + chars(s.name) * kCharWidth;
@@ -319,9 +362,11 @@ std::string bar_chart_svg(const BarChart& c, int width, int height) {
 
   const double x0 = left_margin(ya, c.y_label);
   const double x1 = width - kRightMargin;
+  const TitleLayout title = title_layout(c.title, width);
+  const double legend_top = kLegendTop + title.extra_height();
   int legend_rows = 0;
-  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, &legend_rows);
-  const double y0 = kLegendTop + legend_rows * kLegendRowHeight + 10;
+  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, legend_top, &legend_rows);
+  const double y0 = legend_top + legend_rows * kLegendRowHeight + 10;
 
   const size_t ncat = std::max<size_t>(c.categories.size(), 1);
   const double group_w = (x1 - x0) / ncat;
@@ -331,11 +376,12 @@ std::string bar_chart_svg(const BarChart& c, int width, int height) {
   const double rad = kRotatedLabelAngle * std::numbers::pi / 180.0;
   double bottom = rotate ? 18 + widest_cat * kCharWidth * std::sin(rad) + 6 : 30;
   bottom = std::min(bottom, height / 3.0);
-  const double y1 = height - bottom;
+  const double x_label_height = c.x_label.empty() ? 0 : 20;
+  const double y1 = height - bottom - x_label_height;
 
   std::ostringstream os;
   open_svg(os, width, height);
-  title_text(os, c.title, width);
+  title_text(os, title, width);
   y_axis(os, ya, x0, x1, y0, y1, c.y_label);
 
   // Bars.
@@ -375,6 +421,10 @@ std::string bar_chart_svg(const BarChart& c, int width, int height) {
     }
   }
   os << "</g>\n";
+  if (!c.x_label.empty()) {
+    os << "<text x=\"" << px((x0 + x1) / 2) << "\" y=\"" << px(height - 8) << "\" font-size=\""
+       << kFontSize << "\" text-anchor=\"middle\">" << esc(c.x_label) << "</text>\n";
+  }
 
   // Legend.
   os << "<g font-size=\"" << kFontSize << "\">\n";
@@ -406,16 +456,18 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
 
   const double x0 = left_margin(ya, c.y_label);
   const double x1 = width - kRightMargin;
+  const TitleLayout title = title_layout(c.title, width);
+  const double legend_top = kLegendTop + title.extra_height();
   int legend_rows = 0;
-  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, &legend_rows);
-  const double y0 = kLegendTop + legend_rows * kLegendRowHeight + 10;
+  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, legend_top, &legend_rows);
+  const double y0 = legend_top + legend_rows * kLegendRowHeight + 10;
   const double y1 = height - (c.x_label.empty() ? 30 : 46);
   auto xmap = [&](double v) { return x0 + xa.frac(v) * (x1 - x0); };
   auto ymap = [&](double v) { return y1 - ya.frac(v) * (y1 - y0); };
 
   std::ostringstream os;
   open_svg(os, width, height);
-  title_text(os, c.title, width);
+  title_text(os, title, width);
   y_axis(os, ya, x0, x1, y0, y1, c.y_label);
 
   // X ticks and label.

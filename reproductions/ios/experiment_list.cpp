@@ -9,7 +9,9 @@ namespace dgs::ios {
 PaperInfo paper_info() {
   return {.key = "ios",
           .title = "IOS: Inter-Operator Scheduler for CNN Acceleration (thesis)",
-          .paper_file = "ios_thesis.txt"};
+          .paper_file = "ios_thesis.txt",
+          // the authors' RandWire graph files, read by the zoo (models/randwire.cpp)
+          .input_data_files = {"randwire_graphs.csv"}};
 }
 
 std::vector<Experiment> experiments() {

@@ -124,22 +124,15 @@ std::string claim_source(const std::string& claim) {
   return d.source({{"claim", claim}});
 }
 
-Claim make_claim(const std::string& id, const std::string& text, double ours, double tolerance) {
+Claim make_claim(const std::string& id, const std::string& text, double ours, ClaimKind kind) {
   Claim c;
   c.text = text;
   c.source = claim_source(id);
   c.paper = claim_value(id);
   c.ours = ours;
-  c.tolerance = tolerance;
-  PaperData d = PaperData::load("ios", "claims.csv");
-  auto rows = d.rows();
-  const int unit_col = [&] {
-    for (size_t i = 0; i < d.columns().size(); ++i)
-      if (d.columns()[i] == "unit") return static_cast<int>(i);
-    return -1;
-  }();
-  for (const auto& r : rows)
-    if (!r.empty() && r[0] == id && unit_col >= 0) c.unit = r[static_cast<size_t>(unit_col)];
+  c.kind = kind;
+  static const PaperData d = PaperData::load("ios", "claims.csv");
+  c.unit = d.text({{"claim", id}}, "unit").value_or("");
   return c;
 }
 

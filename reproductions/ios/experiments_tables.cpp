@@ -42,9 +42,9 @@ void run_table3_1(ExperimentContext& ctx) {
       "data/ios/randwire_graphs.csv); the row randwire_ws uses graphs "
       "generated with --seed");
   const PaperData p = ctx.paper_data("table3_1.csv");
-  Table t({"model", "block", "n", "d", "bound", "paper_bound", "transitions", "paper_transitions",
-           "schedules", "schedules_exact", "paper_schedules", "states", "transitions_match",
-           "schedules_match"});
+  Table t({"model", "block", "n", "paper_n", "d", "paper_d", "bound", "paper_bound", "transitions",
+           "paper_transitions", "schedules", "schedules_exact", "paper_schedules", "states",
+           "transitions_match", "schedules_match"});
   Table parts({"model", "block", "n", "d", "transitions", "schedules", "states"});
   std::vector<Claim> claims;
   int max_width = 0;
@@ -78,25 +78,19 @@ void run_table3_1(ExperimentContext& ctx) {
     const bool tm =
         pt && two_digits(static_cast<double>(best_stats.transitions)) == two_digits(*pt);
     const bool sm = ps && two_digits(sched) == two_digits(*ps);
-    t.add_row({m, best->block, static_cast<int64_t>(n), static_cast<int64_t>(best_d), bound,
-               cell(pb), static_cast<int64_t>(best_stats.transitions), cell(pt), sched,
+    t.add_row({m, best->block, static_cast<int64_t>(n), cell(p.value({{"model", m}}, "n")),
+               static_cast<int64_t>(best_d), cell(p.value({{"model", m}}, "d")), bound, cell(pb),
+               static_cast<int64_t>(best_stats.transitions), cell(pt), sched,
                to_string_u128(best_stats.schedules), cell(ps),
                static_cast<int64_t>(best_stats.states), std::string(pt ? (tm ? "yes" : "no") : "-"),
                std::string(ps ? (sm ? "yes" : "no") : "-")});
     if (pt) {
-      Claim c;
-      c.text = m + ": #(S,S') of the largest block (2 significant digits)";
-      c.source = p.source({{"model", m}});
-      c.paper = *pt;
-      c.ours = two_digits(static_cast<double>(best_stats.transitions));
-      c.tolerance = 0;
-      claims.push_back(c);
-      Claim s = c;
-      s.text = m + ": #schedules of the largest block (2 significant digits, " + sci2(sched) + ")";
-      s.paper = *ps;
-      s.ours = two_digits(sched);
-      s.tolerance = *ps * 1e-9;
-      claims.push_back(s);
+      claims.push_back(
+          {m + ": #(S,S') of the largest block (2 significant digits)", p.source({{"model", m}}),
+           *pt, two_digits(static_cast<double>(best_stats.transitions)), ClaimKind::Count, ""});
+      claims.push_back(
+          {m + ": #schedules of the largest block (2 significant digits, " + sci2(sched) + ")",
+           p.source({{"model", m}}), *ps, two_digits(sched), ClaimKind::Count, ""});
     }
   }
   t.precision = 4;
@@ -106,8 +100,8 @@ void run_table3_1(ExperimentContext& ctx) {
       t);
   ctx.emit_table("Table 3.1 (all parts of every network)", parts, "_parts");
   if (ctx.options().model.empty())
-    claims.push_back(
-        make_claim("max_width", "largest block width over the four networks", max_width, 0));
+    claims.push_back(make_claim("max_width", "largest block width over the four networks",
+                                max_width, ClaimKind::Count));
   ctx.emit_claims(claims);
 }
 
@@ -132,20 +126,13 @@ void run_table4_1(ExperimentContext& ctx) {
       k += (k.empty() ? "" : " ") + name + ":" + std::to_string(c);
     const auto pb = p.value({{"model", m}}, "blocks");
     const auto po = p.value({{"model", m}}, "operators");
-    std::string ptype;
-    for (const auto& r : p.rows())
-      if (!r.empty() && r[0] == m && r.size() > 3) ptype = r[3];
+    const std::string ptype = p.text({{"model", m}}, "operator_type").value_or("");
     t.add_row({m, static_cast<int64_t>(net.num_blocks()), static_cast<int64_t>(net.parts.size()),
                cell(pb), static_cast<int64_t>(net.units.size()), cell(po), k, ptype,
                static_cast<int64_t>(net.graph->num_ops())});
     if (po) {
-      Claim c;
-      c.text = m + ": number of schedule units (operators)";
-      c.source = p.source({{"model", m}});
-      c.paper = *po;
-      c.ours = static_cast<double>(net.units.size());
-      c.tolerance = 0;
-      claims.push_back(c);
+      claims.push_back({m + ": number of schedule units (operators)", p.source({{"model", m}}), *po,
+                        static_cast<double>(net.units.size()), ClaimKind::Count, ""});
     }
   }
   ctx.emit_table("Table 4.1: the CNN benchmarks", t);
@@ -157,6 +144,7 @@ void run_table4_2(ExperimentContext& ctx) {
   const GpuSpec& v100 = ctx.gpu();
   const GpuSpec k80 = load_gpu_spec("k80");
   common_notes(ctx, v100);
+  ctx.note_calibrated_constants(k80);
   ctx.note(
       "device specialisation compares the schedule optimised on the K80 "
       "model with the one "
@@ -164,8 +152,8 @@ void run_table4_2(ExperimentContext& ctx) {
       v100.name + "); --hw replaces the V100");
   const PaperData p = ctx.paper_data("table4_2.csv");
   const int64_t batches[] = {1, 32, 128};
-  Table t({"kind", "execute_on", "optimized_for", "latency_ms", "paper_ms", "vs_specialised",
-           "paper_vs_specialised"});
+  Table t({"kind", "execute_on", "optimized_for", "latency_ms", "paper_latency_ms",
+           "vs_specialised", "paper_vs_specialised"});
   std::vector<Claim> claims;
   double max_gain = 1.0;
   for (int64_t exec : batches) {
@@ -216,7 +204,7 @@ void run_table4_2(ExperimentContext& ctx) {
   ctx.emit_table("Table 4.2: specialised schedules, " + model + " (latency, ms)", t);
   claims.push_back(make_claim("specialization_gain",
                               "largest gain of the specialised schedule over a mismatched one",
-                              max_gain, 0.10));
+                              max_gain, ClaimKind::Ratio));
   ctx.emit_claims(claims);
 }
 

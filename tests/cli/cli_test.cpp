@@ -50,7 +50,7 @@ class CliTest : public ::testing::Test {
                ctx.note("batch size 1 (the paper does not say)");
                ctx.emit_table("Fig. 1", fig1_table());
                ctx.emit_svg("<svg/>\n");
-               ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, 0.2, "x"}});
+               ctx.emit_claims({{"speedup", "Fig. 1", 1.4, 1.5, ClaimKind::Ratio, "x"}});
              }},
         {.kind = "fig", .number = "2", .caption = "Figure 2: not there yet"},
         {.kind = "table",
@@ -201,11 +201,35 @@ TEST_F(CliTest, OutputFilesGoToOutDirSlashPaper) {
   EXPECT_EQ(read_file((base / "fig1_notes.txt").string()),
             "batch size 1 (the paper does not say)\n");
   const std::string claims = read_file((base / "fig1_claims.csv").string());
-  EXPECT_NE(claims.find("speedup,Fig. 1,1.4,1.5,0.2,x,holds"), std::string::npos) << claims;
-  EXPECT_NE(r.out.find("holds     speedup [Fig. 1]: paper 1.4x, ours 1.5x, tolerance 0.2x"),
+  EXPECT_NE(
+      claims.find(
+          "speedup,Fig. 1,ratio,1.4,1.5,0.14,x,paper's method,holds,|ours / paper - 1| <= 10%"),
+      std::string::npos)
+      << claims;
+  EXPECT_NE(r.out.find("holds     speedup [Fig. 1]: paper 1.4x, ours 1.5x (ratio)"),
             std::string::npos)
       << r.out;
+  EXPECT_FALSE(fs::exists(base / "summary.csv")) << "only --all writes the summary";
   EXPECT_NE(r.out.find("| ResNet-50 | 1.50 |  1.40 |"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, AllEndsWithASummaryOfClaimsAndPaperCells) {
+  const Result r = run({"--all", "--out", out_dir()}, experiments());
+  EXPECT_EQ(r.code, 1) << "fig4 fails";
+  // fig1: one claim holding, one paper cell (1.5 vs 1.4); table3.1: the same cell; fig4 failed
+  // and is not in the summary.
+  const std::string csv = read_file((dir_ / "fakepaper" / "summary.csv").string());
+  EXPECT_EQ(csv,
+            "item,own_hold,own_deviate,stand_in_hold,stand_in_deviate,informational,calibration,"
+            "paper_cells,median_rel_error,p90_rel_error\r\n"
+            "fig1,1,0,0,0,0,0,1,0.0714286,0.0714286\r\n"
+            "table3.1,0,0,0,0,0,0,1,0.0714286,0.0714286\r\n"
+            "total,1,0,0,0,0,0,2,0.0714286,0.0714286\r\n");
+  EXPECT_NE(r.out.find("claims: 1 of 1 checked claims hold"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio: |ours / paper - 1| <= 10%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every numeric value of data/fakepaper/ is read by some item"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(CliTest, NotImplementedExitsThreeAndRunsNothing) {

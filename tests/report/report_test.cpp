@@ -5,6 +5,7 @@
 
 #include "tests/error_of.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -311,36 +312,72 @@ TEST(PaperData, EveryBuiltinDataFileParses) {
 // ----------------------------------------------------------------------------------------------
 
 std::vector<Claim> sample_claims() {
+  Claim stand_in{"Speedup over Ansor on BERT", "Fig. 10", 2.1, 2.0, ClaimKind::Ratio, "x"};
+  stand_in.stand_in = "the suite's Ansor-like fusion for Ansor";
+  Claim info{"search seconds (at most)", "Fig. 4.6", 43, 0.5, ClaimKind::Time, "s"};
+  info.informational = "CPU milliseconds against GPU profiling";
+  Claim calibration{"Sequential latency", "Fig. 1.2", 0.48, 0.58, ClaimKind::Time, "ms"};
+  calibration.calibrated = "V100: gemm_fp32 = 0.8";
   return {
-      {"Welder-base cuts kernel count vs Welder-none", "§5.3, Fig. 13", 67, 65.2, 5, "%"},
-      {"Speedup over TVM on BERT", "Fig. 10", 2.1, 1.4, 0.3, "x"},
-      {"Latency of ResNet-50", "Table 2", 1.5, 1.5, 0.0, "ms"},
+      {"Welder-base cuts kernel count vs Welder-none", "§5.3, Fig. 13", 67, 65.2,
+       ClaimKind::Percentage, "%"},
+      {"Speedup over TVM on BERT", "Fig. 10", 2.1, 1.4, ClaimKind::Ratio, "x"},
+      {"Latency of ResNet-50", "Table 2", 1.5, 1.5, ClaimKind::Time, "ms"},
+      info,
+      stand_in,
+      calibration,
   };
 }
 
-TEST(Claims, HoldsWithinTolerance) {
-  const auto c = sample_claims();
-  EXPECT_TRUE(c[0].holds());
-  EXPECT_FALSE(c[1].holds());
-  EXPECT_TRUE(c[2].holds());  // exact match with zero tolerance
-  Claim nan_claim{"x", "y", 1, kNaN, 100, ""};
-  EXPECT_FALSE(nan_claim.holds());
+TEST(Claims, EachKindHasOneRule) {
+  const std::vector<std::string> lines = claim_rule_lines();
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[0], "ratio: |ours / paper - 1| <= 10%");
+  EXPECT_EQ(std::string(claim_rule(ClaimKind::Time).name), "time");
+  EXPECT_TRUE(claim_rule(ClaimKind::Ratio).relative);
+  EXPECT_FALSE(claim_rule(ClaimKind::Percentage).relative);
+  EXPECT_EQ(claim_rule(ClaimKind::Count).tolerance, 0);
+  EXPECT_EQ(claim_rule(ClaimKind::Ordering).tolerance, 0);
 }
 
-TEST(Claims, AtMostIsOneSided) {
-  Claim c{"search seconds (at most)", "Fig. 4.6", 43, 0.5, 0, "s"};
-  EXPECT_FALSE(c.holds());  // two-sided: far below the paper deviates
-  c.at_most = true;
-  EXPECT_TRUE(c.holds());
-  c.ours = 43.5;
-  EXPECT_FALSE(c.holds());  // above the paper's value
-  c.tolerance = 1;
-  EXPECT_TRUE(c.holds());
-  c.ours = kNaN;
-  EXPECT_FALSE(c.holds());
-  std::ostringstream os;
-  print_claims(os, {c});
-  EXPECT_NE(os.str().find("one-sided"), std::string::npos) << os.str();
+TEST(Claims, HoldsByTheRuleOfItsKind) {
+  auto holds = [](ClaimKind k, double paper, double ours) {
+    return Claim{"c", "s", paper, ours, k, ""}.holds();
+  };
+  EXPECT_TRUE(holds(ClaimKind::Ratio, 2.0, 2.19));  // 9.5% off
+  EXPECT_FALSE(holds(ClaimKind::Ratio, 2.0, 2.21));
+  EXPECT_FALSE(holds(ClaimKind::Ratio, 2.0, 1.79));
+  EXPECT_TRUE(holds(ClaimKind::Time, 4.0, 4.99));  // 24.75% off
+  EXPECT_FALSE(holds(ClaimKind::Time, 4.0, 5.01));
+  EXPECT_TRUE(holds(ClaimKind::Percentage, 60, 69.9));  // points, not relative
+  EXPECT_FALSE(holds(ClaimKind::Percentage, 60, 70.1));
+  EXPECT_TRUE(holds(ClaimKind::Similar, 0, -14.9));
+  EXPECT_FALSE(holds(ClaimKind::Similar, 0, 15.1));
+  EXPECT_TRUE(holds(ClaimKind::Count, 9.2e22, 9.2e22));
+  EXPECT_FALSE(holds(ClaimKind::Count, 4900, 4899));
+  EXPECT_FALSE(holds(ClaimKind::Ordering, 1, 0));
+  EXPECT_FALSE(holds(ClaimKind::Ratio, 1, kNaN));
+  EXPECT_DOUBLE_EQ((Claim{"c", "s", 2.0, 0, ClaimKind::Ratio, ""}.tolerance()), 0.2);
+  EXPECT_DOUBLE_EQ((Claim{"c", "s", 50, 0, ClaimKind::Percentage, ""}.tolerance()), 10);
+}
+
+TEST(Claims, InformationalAndCalibrationRowsAreNeverCounted) {
+  const auto c = sample_claims();
+  EXPECT_EQ(c[3].verdict(), "informational");
+  EXPECT_EQ(c[5].verdict(), "calibration point");
+  EXPECT_FALSE(c[3].checked());
+  ClaimTally t;
+  for (const Claim& x : c) t.add(x);
+  EXPECT_EQ(t.own_hold, 2);
+  EXPECT_EQ(t.own_deviate, 1);
+  EXPECT_EQ(t.stand_in_hold, 1);
+  EXPECT_EQ(t.stand_in_deviate, 0);
+  EXPECT_EQ(t.informational, 1);
+  EXPECT_EQ(t.calibration, 1);
+  EXPECT_EQ(t.checked(), 4);
+  EXPECT_EQ(t.line(),
+            "3 of 4 checked claims hold (paper's method: 2 of 3; against stand-ins: 1 of 1); 1 "
+            "informational; 1 calibration point");
 }
 
 TEST(Claims, BlockMatchesGolden) {
@@ -348,6 +385,67 @@ TEST(Claims, BlockMatchesGolden) {
   print_claims(os, sample_claims());
   os << "\n" << to_csv(claims_table(sample_claims()));
   expect_golden("claims.txt", os.str());
+}
+
+// ----------------------------------------------------------------------------------------------
+// Paper-vs-ours cells and the run summary
+// ----------------------------------------------------------------------------------------------
+
+TEST(Summary, PaperCellsPairColumnsByName) {
+  Table t({"model", "latency_ms", "paper_latency_ms", "ours_trials", "paper_trials", "paper",
+           "ours", "paper_orphan", "paper_text", "text"});
+  t.add_row({std::string("a"), 2.0, 4.0, int64_t{10}, 8.0, 1.0, 1.1, 3.0, std::string("x"),
+             std::string("y")});
+  t.add_row({std::string("b"), 2.0, Missing{}, int64_t{10}, 0.0, 1.0, 1.0, 3.0, std::string("x"),
+             std::string("y")});
+  const std::vector<PaperCell> cells = paper_cells(t);
+  // Row a: latency (paper_latency_ms <-> latency_ms), trials (paper_trials <-> ours_trials),
+  // paper <-> ours; row b: only paper <-> ours (a Missing paper value and a paper 0 do not count).
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_EQ(cells[0].column, "paper_latency_ms");
+  EXPECT_DOUBLE_EQ(cells[0].relative_error(), 0.5);
+  EXPECT_EQ(cells[1].column, "paper_trials");
+  EXPECT_DOUBLE_EQ(cells[1].relative_error(), 0.25);
+  EXPECT_EQ(cells[2].column, "paper");
+  EXPECT_NEAR(cells[2].relative_error(), 0.1, 1e-12);
+  EXPECT_EQ(cells[3].relative_error(), 0);
+}
+
+TEST(Summary, QuantileInterpolatesBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.9), 3.7);
+  EXPECT_DOUBLE_EQ(quantile({7}, 0.9), 7);
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+TEST(Summary, TableHasOneRowPerItemAndATotal) {
+  ItemSummary a{"fig1", {}, {0.1, 0.3}};
+  a.claims.own_hold = 2;
+  a.claims.stand_in_deviate = 1;
+  ItemSummary b{"table2", {}, {}};
+  b.claims.informational = 3;
+  const Table t = summary_table({a, b});
+  ASSERT_EQ(t.rows().size(), 3u);
+  EXPECT_EQ(to_csv(t),
+            "item,own_hold,own_deviate,stand_in_hold,stand_in_deviate,informational,calibration,"
+            "paper_cells,median_rel_error,p90_rel_error\r\n"
+            "fig1,2,0,0,1,0,0,2,0.2,0.28\r\n"
+            "table2,0,0,0,0,3,0,0,,\r\n"
+            "total,2,0,0,1,3,0,2,0.2,0.28\r\n");
+}
+
+TEST(Summary, UnreadPaperValuesListsWhatNoLookupRead) {
+  const PaperData d = PaperData::load("welder", "table5.csv");
+  const auto before = unread_paper_values("welder");
+  const std::string cell = "data/welder/table5.csv:2 welder_trials (651)";
+  ASSERT_NE(std::find(before.begin(), before.end(), cell), before.end());
+  EXPECT_EQ(d.value({{"model", "bert_base"}}, "welder_trials"), 651);
+  const auto after = unread_paper_values("welder");
+  EXPECT_EQ(std::find(after.begin(), after.end(), cell), after.end());
+  EXPECT_EQ(after.size() + 1, before.size());
+  // Files named as inputs are not listed.
+  for (const std::string& u : unread_paper_values("welder", {"table5.csv"}))
+    EXPECT_EQ(u.find("table5.csv"), std::string::npos) << u;
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -419,6 +517,43 @@ TEST(Svg, LineChartMatchesGoldenAndIsWellFormed) {
        at = svg.find("<polyline", at + 1))
     ++polylines;
   EXPECT_EQ(polylines, 3u);
+}
+
+TEST(Svg, LongTitlesShrinkOrWrapAndNeverOverflow) {
+  // Font size of every title line and its text.
+  auto title_lines = [](const std::string& svg) {
+    std::vector<std::pair<double, std::string>> out;
+    const std::string mark = "font-weight=\"bold\" text-anchor=\"middle\">";
+    for (size_t at = svg.find(mark); at != std::string::npos; at = svg.find(mark, at + 1)) {
+      const size_t fs = svg.rfind("font-size=\"", at);
+      const double size = std::atof(svg.c_str() + fs + 11);
+      const size_t begin = at + mark.size();
+      out.emplace_back(size, svg.substr(begin, svg.find("</text>", begin) - begin));
+    }
+    return out;
+  };
+  BarChart c = sample_bar_chart();
+  c.title = "Fig. 4.2: frameworks on V100, batch 1 (paper bars; IOS and Sequential computed)";
+  const auto shrunk = title_lines(bar_chart_svg(c, 720, 420));
+  ASSERT_EQ(shrunk.size(), 1u);
+  EXPECT_EQ(shrunk[0].second, c.title);
+  EXPECT_LT(shrunk[0].first, 16);
+  EXPECT_LE(shrunk[0].first * 0.62 * c.title.size(), 720 - 16);
+  const std::string svg = bar_chart_svg(c, 360, 260);
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  const auto wrapped = title_lines(svg);
+  ASSERT_EQ(wrapped.size(), 2u);
+  EXPECT_EQ(wrapped[0].second + " " + wrapped[1].second, c.title);
+  for (const auto& [size, text] : wrapped) EXPECT_LE(size * 0.62 * text.size(), 360 - 16) << text;
+}
+
+TEST(Svg, BarChartDrawsItsCategoryAxisTitle) {
+  BarChart c = sample_bar_chart();
+  c.x_label = "network";
+  const std::string svg = bar_chart_svg(c);
+  EXPECT_TRUE(well_formed_xml(svg, "svg"));
+  EXPECT_NE(svg.find(">network</text>"), std::string::npos);
+  EXPECT_EQ(bar_chart_svg(sample_bar_chart()).find(">network</text>"), std::string::npos);
 }
 
 TEST(Svg, SeriesLengthMustMatch) {

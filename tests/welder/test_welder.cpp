@@ -8,6 +8,7 @@
 
 #include "common/exec/executor.h"
 #include "common/exec/plan_exec.h"
+#include "common/hw/hardware.h"
 #include "models/builder.h"
 #include "models/zoo.h"
 #include "reproductions/welder/cost_model.h"
@@ -17,6 +18,18 @@
 
 namespace dgs::welder {
 namespace {
+
+// The arch every Welder experiment schedules on by default: the paper's V100 (v100_pcie) costed
+// by the suite's GPU model (arch.gpu set), not the cost model's built-in roofline constants.
+const WelderArch& gpu_model_arch() {
+  static const WelderArch a = arch_from_gpu(load_gpu_spec("v100_pcie"), false);
+  return a;
+}
+
+TEST(WelderArchTest, TestsScheduleOnTheGpuModelAsTheExperimentsDo) {
+  ASSERT_TRUE(gpu_model_arch().gpu.has_value());
+  EXPECT_EQ(gpu_model_arch().name, load_gpu_spec("v100_pcie").name);
+}
 
 // §2: A [98304x64], B [64x128], C = A.B kept in shared memory, D = Softmax(C).
 struct MatmulSoftmax {
@@ -36,7 +49,7 @@ struct MatmulSoftmax {
 
 TEST(WelderTraffic, Section2ExampleFourRowTile) {
   MatmulSoftmax s;
-  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {4, 128});
+  const TileConfig c = evaluate_tile(s.g, s.fused, gpu_model_arch(), {4, 128});
   ASSERT_TRUE(c.valid) << c.why;
   EXPECT_EQ(c.tile_bytes, 35840.0);  // (4*64 + 64*128 + 4*128) * 4
   EXPECT_EQ(c.grid, 24576);
@@ -45,7 +58,7 @@ TEST(WelderTraffic, Section2ExampleFourRowTile) {
 
 TEST(WelderTraffic, Section2ExampleSixteenRowTile) {
   MatmulSoftmax s;
-  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {16, 128});
+  const TileConfig c = evaluate_tile(s.g, s.fused, gpu_model_arch(), {16, 128});
   ASSERT_TRUE(c.valid) << c.why;
   EXPECT_EQ(c.tile_bytes, 45056.0);
   EXPECT_EQ(c.grid, 6144);
@@ -55,7 +68,7 @@ TEST(WelderTraffic, Section2ExampleSixteenRowTile) {
 TEST(WelderTraffic, PartialSoftmaxRowIsNotAligned) {
   // A [16x64] tile of the softmax needs whole C rows: the matmul's tile grid differs.
   MatmulSoftmax s;
-  const TileConfig c = evaluate_tile(s.g, s.fused, v100_arch(), {16, 64});
+  const TileConfig c = evaluate_tile(s.g, s.fused, gpu_model_arch(), {16, 64});
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.why.find("aligned"), std::string::npos) << c.why;
 }
@@ -80,7 +93,7 @@ TEST(WelderTiles, GemvBaseTileKeepsParallelism) {
   g.tensors[g.ops[mm].output].graph_output = true;
   KernelGroup grp;
   grp.ops = {mm};
-  const WelderArch arch = v100_arch();
+  const WelderArch arch = gpu_model_arch();
   const TileConfig one = evaluate_tile(g, grp, arch, {1, 1});
   const TileConfig full = evaluate_tile(g, grp, arch, {1, 1000});
   ASSERT_TRUE(one.valid) << one.why;
@@ -119,7 +132,7 @@ TEST(WelderPropagation, ConvMaxPoolReuseTile) {
   k.edges[{1, 2}] = Conn::Shared;
   const auto pool_in = input_region(tg, tg.ops[2], 0, {1, 16, 1, 1}, tg.ops[2].reduce);
   EXPECT_EQ(pool_in, (std::vector<int64_t>{1, 16, 2, 2}));
-  const TileConfig c = evaluate_tile(tg, k, v100_arch(), {1, 16, 1, 1});
+  const TileConfig c = evaluate_tile(tg, k, gpu_model_arch(), {1, 16, 1, 1});
   ASSERT_TRUE(c.valid) << c.why;
   EXPECT_EQ(c.grid, 16);  // 4x4 pooled positions
 }
@@ -147,7 +160,7 @@ TEST(WelderPropagation, InconsistentOutputsAreNotConnected) {
   g.tensors[g.ops[e2].output].graph_output = true;
   KernelGroup k;
   k.ops = {e, r, e2};
-  const TileConfig c = evaluate_tile(g, k, v100_arch(), {8, 32});
+  const TileConfig c = evaluate_tile(g, k, gpu_model_arch(), {8, 32});
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.why.find("inconsistent"), std::string::npos) << c.why;
 }
@@ -221,8 +234,8 @@ TEST(WelderSearch, SharedRegionMemoKeepsSchedules) {
     own.variant = v;
     ScheduleOptions shared = own;
     shared.regions = &memo;
-    const Schedule a = schedule_graph(tg, v100_arch(), own);
-    const Schedule b = schedule_graph(tg, v100_arch(), shared);
+    const Schedule a = schedule_graph(tg, gpu_model_arch(), own);
+    const Schedule b = schedule_graph(tg, gpu_model_arch(), shared);
     ASSERT_EQ(a.groups.size(), b.groups.size()) << variant_name(v);
     for (size_t i = 0; i < a.groups.size(); ++i) {
       EXPECT_EQ(a.groups[i].group.ops, b.groups[i].group.ops);
@@ -240,7 +253,7 @@ TEST(WelderSearch, SharedRegionMemoKeepsSchedules) {
 // options are two kernels or one fused kernel; each rule must pick its own minimum.
 TEST(WelderVariants, ConnectCostPicksTheCheaperLevel) {
   MatmulSoftmax s;
-  const WelderArch arch = v100_arch();
+  const WelderArch arch = gpu_model_arch();
   KernelGroup mm, sm;
   mm.ops = {s.mm};
   sm.ops = {s.sm};
@@ -284,7 +297,7 @@ double expected_sectors(const TileGraph& g, const std::vector<int64_t>& t, bool 
 
 TEST(WelderVariants, TwoOperatorMetrics) {
   MatmulRelu m;
-  const WelderArch arch = v100_arch();
+  const WelderArch arch = gpu_model_arch();
   const double c_mib = 4096.0 * 64 * 4 / (1024 * 1024);  // 1 MiB each for C and D
   for (Variant v : {Variant::None, Variant::Base, Variant::Welder, Variant::AnsorLike}) {
     ScheduleOptions o;
@@ -316,7 +329,7 @@ TEST(WelderVariants, SoftmaxNeedsSharedMemory) {
   const int mm = add_matmul(g, "matmul", a, b);
   const int sm = add_softmax(g, "softmax", g.ops[mm].output);
   g.tensors[g.ops[sm].output].graph_output = true;
-  const WelderArch arch = v100_arch();
+  const WelderArch arch = gpu_model_arch();
   ScheduleOptions o;
   o.variant = Variant::Base;
   EXPECT_EQ(schedule_graph(g, arch, o).metrics.kernels, 2);
@@ -337,7 +350,7 @@ TEST(WelderVariants, PlanHasOneStagePerGroup) {
   const TileGraph tg = build_tile_graph(gr);
   ScheduleOptions o;
   o.variant = Variant::Welder;
-  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  const Schedule s = schedule_graph(tg, gpu_model_arch(), o);
   const Plan p = to_plan(s, tg, gr.name);
   p.check(gr);
   EXPECT_EQ(p.stages.size(), s.groups.size());
@@ -353,7 +366,7 @@ void check_fused_groups(const std::string& model, const ZooOptions& zo, size_t m
   const TileGraph tg = build_tile_graph(g);
   ScheduleOptions o;
   o.variant = Variant::Welder;
-  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  const Schedule s = schedule_graph(tg, gpu_model_arch(), o);
   const Plan plan = to_plan(s, tg, g.name);
   size_t fused = 0;
   for (const Stage& st : plan.stages)
@@ -372,7 +385,7 @@ TEST(WelderVariants, PlansValidateAgainstThePlanSchema) {
   const TileGraph tg = build_tile_graph(g);
   ScheduleOptions o;
   o.variant = Variant::Welder;
-  const Schedule s = schedule_graph(tg, v100_arch(), o);
+  const Schedule s = schedule_graph(tg, gpu_model_arch(), o);
   EXPECT_EQ(testing::plan_schema().validate(
                 nlohmann::json::parse(plan_to_json(to_plan(s, tg, g.name), g))),
             "");
