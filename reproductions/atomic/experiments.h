@@ -1,0 +1,9 @@
+#pragma once
+// The implemented experiments of repro_atomic (experiments_*.cpp).
+#include "common/cli/cli.h"
+
+namespace dgs::atomic {
+
+void run_fig2(ExperimentContext& ctx);
+
+}  // namespace dgs::atomic
