@@ -87,9 +87,9 @@ std::vector<Layer> graph_layers(const Graph& g) {
     const ComputeUnit unit = compute_unit_of(g, op);
     l.matrix = unit == ComputeUnit::Matrix;
     const bool per_sample = !l.shape.empty() && l.shape[0] == batch;
-    l.splittable = per_sample && o.outputs.size() == 1 &&
-                   (l.shape.size() == 4 || l.shape.size() == 2) &&
-                   (unit == ComputeUnit::Matrix || unit == ComputeUnit::Vector);
+    l.splittable =
+        per_sample && o.outputs.size() == 1 && (l.shape.size() == 4 || l.shape.size() == 2) &&
+        (unit == ComputeUnit::Matrix || unit == ComputeUnit::Vector || unit == ComputeUnit::Move);
     if (l.matrix) {
       for (const ReductionAxis& ax : iteration_space(g, op).reduction_axes) {
         if (ax.name != "c_in" && ax.name != "k") continue;

@@ -11,7 +11,7 @@
 //   rank-4 outputs [N, C, H, W]: c_out channels x h rows x w columns, and c_in input channels
 //   (matrix ops whose reduction axis is "c_in"; 0 = all of them);
 //   rank-2 outputs [N, C] (Gemm, MatMul, Flatten): c_out columns and c_in of the "k" axis;
-//   layout and data-movement ops (unit None or Move), outputs of other ranks or without the
+//   layout-only ops (unit None), outputs of other ranks or without the
 //   batch on axis 0, and ops with several outputs: one atom for the whole batch.
 #include <cstdint>
 #include <string>

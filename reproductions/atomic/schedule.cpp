@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/mesh_noc.h"
 
@@ -231,6 +232,7 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
   Plan plan;
   plan.scheduler = scheduler;
   plan.graph = g.name;
+  std::map<std::pair<int, std::vector<int64_t>>, std::vector<int64_t>> tiles;
   for (const Round& r : s.rounds) {
     Stage stage;
     for (size_t i = 0; i < r.atoms.size(); ++i) {
@@ -245,6 +247,32 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
       }
       if (s.on_chip[static_cast<size_t>(r.atoms[i])]) t.scope[l.output] = spec.local_level;
       t.placement = dsa_unit_placement(spec, r.engines[i]);
+      // An atom larger than the engine buffer runs tile by tile (double-buffered): the largest
+      // tile, halving its longest axis, whose working set fits (cached per layer and shape).
+      if (l.splittable) {
+        const auto key = std::make_pair(a.layer, region_shape(a.region));
+        auto it = tiles.find(key);
+        if (it == tiles.end()) {
+          std::vector<int64_t> tile = region_shape(a.region);
+          Task probe = t;
+          probe.scope.clear();
+          for (;;) {
+            probe.tile = tile;
+            probe.kind = TaskKind::Fused;
+            if (dsa_task_demand(g, probe, spec, {0}).working_set_bytes <= spec.local_bytes / 2) {
+              break;
+            }
+            const auto longest = std::max_element(tile.begin(), tile.end());
+            if (*longest <= 1) break;
+            *longest = (*longest + 1) / 2;
+          }
+          it = tiles.emplace(key, tile).first;
+        }
+        if (it->second != region_shape(a.region)) {
+          t.kind = TaskKind::Fused;
+          t.tile = it->second;
+        }
+      }
       stage.tasks.push_back(std::move(t));
     }
     plan.stages.push_back(std::move(stage));
