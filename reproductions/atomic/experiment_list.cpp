@@ -48,7 +48,11 @@ std::vector<Experiment> experiments() {
        .number = "7",
        .caption = "Optimized mapping reduces inter-engine data transfer cost (2D-mesh topology, "
                   "zig-zag task allocation)."},
-      {.kind = "fig", .number = "8", .caption = "Evaluation of DNN inference latency."},
+      {.kind = "fig",
+       .number = "8",
+       .caption = "Evaluation of DNN inference latency.",
+       .run = run_fig8,
+       .default_hardware = "atomic_mesh"},
       {.kind = "fig",
        .number = "9",
        .caption = "Evaluation of DNN inference throughput with batch size being 20."},

@@ -33,7 +33,7 @@ int home_of(const AtomicDag& dag, int a) {
   return a;
 }
 
-void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, AtomSchedule& s) {
+void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, int64_t capacity, AtomSchedule& s) {
   const size_t n = dag.atoms.size();
   s.on_chip.assign(n, false);
   // Rounds in which each home's region is read, sorted.
@@ -45,7 +45,14 @@ void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, AtomSchedule& s)
     }
   }
   for (auto& u : uses) std::sort(u.begin(), u.end());
-  const int64_t capacity = spec.local_bytes / 2;
+  // The DSA model keeps a locally scoped region until the last stage that reads any region of
+  // its tensor: an output is released only after its layer's last reader.
+  std::vector<int> layer_last_use(dag.layers.size(), -1);
+  for (size_t a = 0; a < n; ++a) {
+    if (uses[a].empty()) continue;
+    int& last = layer_last_use[static_cast<size_t>(dag.atoms[a].layer)];
+    last = std::max(last, uses[a].back());
+  }
   std::vector<std::vector<int>> resident(static_cast<size_t>(spec.units()));
   std::vector<int64_t> used(static_cast<size_t>(spec.units()), 0);
   for (size_t t = 0; t < s.rounds.size(); ++t) {
@@ -54,8 +61,8 @@ void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, AtomSchedule& s)
     for (size_t e = 0; e < resident.size(); ++e) {
       auto& res = resident[e];
       for (size_t i = 0; i < res.size();) {
-        const auto& u = uses[static_cast<size_t>(res[i])];
-        if (u.empty() || u.back() < now) {
+        if (layer_last_use[static_cast<size_t>(dag.atoms[static_cast<size_t>(res[i])].layer)] <
+            now) {
           used[e] -= dag.atoms[static_cast<size_t>(res[i])].out_bytes;
           res.erase(res.begin() + static_cast<long>(i));
         } else {
@@ -220,7 +227,8 @@ AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const Sch
     s.rounds.push_back(std::move(r));
   }
   if (o.on_chip_reuse) {
-    apply_buffering(dag, spec, s);
+    apply_buffering(dag, spec, o.resident_capacity > 0 ? o.resident_capacity : spec.local_bytes / 2,
+                    s);
   } else {
     s.on_chip.assign(n, false);
   }

@@ -17,7 +17,8 @@
 // engines holding each atom's producer atoms); M! permutations up to M = 6, above that the order
 // of first appearance.
 //
-// Buffering: each engine keeps the outputs it wrote while a later Round reads them; when a new
+// Buffering: each engine keeps the outputs it wrote until the last Round that reads any atom of
+// their layer (the DSA model's residency rule for a locally scoped tensor); when a new
 // output overflows its buffer (capacity: half the local buffer, the other half holds the running
 // atom's working set) Algorithm 3 picks the resident output with the largest size x Rounds until
 // its next use (the paper prints `occupation <- inf` with `>=`, which never selects anything; we
@@ -53,6 +54,8 @@ struct ScheduleOptions {
       true;  // false: ready atoms in atom order (layer by layer, sample by sample)
   bool mapping_search = true;  // false: layers in order of first appearance
   bool on_chip_reuse = true;   // false: every output goes to DRAM
+  // Bytes of each engine's buffer for kept outputs (0: half the local buffer).
+  int64_t resident_capacity = 0;
 };
 
 AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const ScheduleOptions& o);
