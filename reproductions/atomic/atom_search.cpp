@@ -43,12 +43,12 @@ std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
       shapes.push_back({});
     }
     for (const AtomShape& s : shapes) {
-      const std::vector<AtomRegion> regions = layer_atom_regions(l, s, 0);
+      const AtomRegion first = first_atom_region(l, s);
       ShapeOption o;
       o.shape = s;
-      o.atoms = static_cast<int64_t>(regions.size());
-      o.cycles = atom_cost(g, l, regions.at(0), spec).cycles;
-      o.working_bytes = atom_working_bytes(g, l, regions.at(0), spec);
+      o.atoms = atoms_per_sample(l, s);
+      o.cycles = atom_cost(g, l, first, spec).cycles;
+      o.working_bytes = atom_working_bytes(g, l, first, spec);
       opts.push_back(o);
     }
     std::vector<ShapeOption> fit;

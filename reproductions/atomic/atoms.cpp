@@ -128,6 +128,24 @@ std::vector<AtomRegion> layer_atom_regions(const Layer& layer, const AtomShape& 
   }
 }
 
+AtomRegion first_atom_region(const Layer& layer, const AtomShape& shape) {
+  const LayerGrid grid = layer_grid(layer, shape);
+  AtomRegion a;
+  a.region = full_region(layer.shape);
+  for (size_t ax = layer.splittable ? 0 : layer.shape.size(); ax < layer.shape.size(); ++ax) {
+    a.region[ax] = grid.cuts[ax][0];
+  }
+  a.c_in = grid.ci[0];
+  return a;
+}
+
+int64_t atoms_per_sample(const Layer& layer, const AtomShape& shape) {
+  const LayerGrid grid = layer_grid(layer, shape);
+  int64_t n = static_cast<int64_t>(grid.ci.size());
+  for (size_t ax = 1; ax < grid.cuts.size(); ++ax) n *= static_cast<int64_t>(grid.cuts[ax].size());
+  return n;
+}
+
 AtomCost atom_cost(const Graph& g, const Layer& layer, const AtomRegion& a, const DsaSpec& spec) {
   std::string axis;
   double fraction = 1;

@@ -71,6 +71,9 @@ struct AtomRegion {
   Interval c_in{0, 0};
 };
 std::vector<AtomRegion> layer_atom_regions(const Layer& layer, const AtomShape& shape, int sample);
+// The first of them (the full-size atom) and their number, without listing them.
+AtomRegion first_atom_region(const Layer& layer, const AtomShape& shape);
+int64_t atoms_per_sample(const Layer& layer, const AtomShape& shape);
 
 // Cycles of one atom of `layer` on one engine of `spec` (unit_cost.h), and its MACs.
 struct AtomCost {

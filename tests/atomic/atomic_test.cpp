@@ -55,6 +55,13 @@ TEST(AtomicDag, AtomsCoverEveryLayerPerSampleWithPartialSums) {
   const int b0 = dag.atoms_of_layer[static_cast<size_t>(conv_b)][0];
   EXPECT_EQ(dag.preds[static_cast<size_t>(b0)],
             (std::vector<int>{dag.atoms_of_layer[1][0], dag.atoms_of_layer[1][1]}));
+  // The first atom and the count, without listing the atoms.
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const std::vector<AtomRegion> all = layer_atom_regions(layers[l], dag.shapes[l], 0);
+    EXPECT_EQ(atoms_per_sample(layers[l], dag.shapes[l]), static_cast<int64_t>(all.size()));
+    EXPECT_EQ(first_atom_region(layers[l], dag.shapes[l]).region, all.at(0).region);
+    EXPECT_EQ(first_atom_region(layers[l], dag.shapes[l]).c_in, all.at(0).c_in);
+  }
   // Sample 1's atoms never depend on sample 0's.
   for (size_t a = 0; a < dag.atoms.size(); ++a)
     for (int p : dag.preds[a])
@@ -133,6 +140,22 @@ TEST(AtomSearch, SameSeedSameShapesAndEnergyFalls) {
     if (!layers[l].matrix) continue;
     for (const ShapeOption& o : options[l]) EXPECT_GT(o.cycles, 0);
   }
+}
+
+// Same seed, same plan: SA, the atomic DAG, the Rounds, mapping and buffering of ResNet-50 at
+// batch 1 give the same plan JSON twice.
+TEST(AtomSearch, SameSeedSamePlanOnResNet50) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  auto plan_json = [&](uint64_t seed) {
+    const auto options = shape_options(g, graph_layers(g), spec);
+    const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
+    const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+    return plan_to_json(atom_plan(g, dag, schedule_atoms(dag, spec, {}), spec, "AD"), g);
+  };
+  const std::string first = plan_json(1);
+  EXPECT_EQ(first, plan_json(1));
+  EXPECT_GT(first.size(), 1000u);
 }
 
 }  // namespace
