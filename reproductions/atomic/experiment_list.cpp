@@ -47,7 +47,10 @@ std::vector<Experiment> experiments() {
       {.kind = "fig",
        .number = "7",
        .caption = "Optimized mapping reduces inter-engine data transfer cost (2D-mesh topology, "
-                  "zig-zag task allocation)."},
+                  "zig-zag task allocation).",
+       .run = run_fig7,
+       .accepts_model = false,
+       .default_hardware = "atomic_mesh"},
       {.kind = "fig",
        .number = "8",
        .caption = "Evaluation of DNN inference latency.",
