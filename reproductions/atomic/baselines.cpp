@@ -1,0 +1,94 @@
+// The LS baseline and per-layer utilisation (see baselines.h).
+#include "reproductions/atomic/baselines.h"
+
+#include <algorithm>
+#include <map>
+
+namespace dgs::atomic {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// A piece size cutting `extent` into about `parts` pieces (a multiple of `quantum`), and the
+// number of pieces it gives.
+std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quantum) {
+  parts = std::max<int64_t>(1, std::min(parts, ceil_div(extent, quantum)));
+  const int64_t size = ceil_div(ceil_div(extent, parts), quantum) * quantum;
+  return {size >= extent ? 0 : size, ceil_div(extent, size)};
+}
+
+}  // namespace
+
+std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec& spec, int batch) {
+  const int64_t parts = ceil_div(spec.units(), batch);
+  std::vector<AtomShape> shapes;
+  for (const Layer& l : layers) {
+    AtomShape s;
+    if (l.splittable) {
+      const auto [co, n_co] = even_cut(l.shape[1], parts, l.matrix ? spec.matrix_tile_columns : 1);
+      s.c_out = co;
+      int64_t left = ceil_div(parts, n_co);
+      if (l.shape.size() == 4 && left > 1) {
+        const auto [h, n_h] = even_cut(l.shape[2], left, 1);
+        s.h = h;
+        left = ceil_div(left, n_h);
+        if (left > 1) s.w = even_cut(l.shape[3], left, 1).first;
+      }
+    }
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+AtomSchedule ls_schedule(const AtomicDag& dag, const DsaSpec& spec) {
+  AtomSchedule s;
+  s.round_of.assign(dag.atoms.size(), -1);
+  s.engine_of.assign(dag.atoms.size(), -1);
+  s.on_chip.assign(dag.atoms.size(), false);
+  for (const std::vector<int>& atoms : dag.atoms_of_layer) {
+    Round r;
+    int e = 0;
+    for (int a : atoms) {
+      r.atoms.push_back(a);
+      r.engines.push_back(e);
+      s.round_of[static_cast<size_t>(a)] = static_cast<int>(s.rounds.size());
+      s.engine_of[static_cast<size_t>(a)] = e;
+      r.cycles = std::max(r.cycles, dag.atoms[static_cast<size_t>(a)].cycles);
+      e = (e + 1) % spec.units();
+    }
+    s.rounds.push_back(std::move(r));
+  }
+  return s;
+}
+
+std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const AtomSchedule& s,
+                                                const DsaSpec& spec) {
+  // Per layer: per (round, engine) compute cycles; a layer's cycles = the sum over its Rounds of
+  // the busiest engine's cycles in that Round.
+  std::vector<std::map<int, std::map<int, double>>> busy(dag.layers.size());
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    const Atom& at = dag.atoms[a];
+    busy[static_cast<size_t>(at.layer)][s.round_of[a]][s.engine_of[a]] += at.cycles;
+  }
+  std::vector<LayerUtilisation> out;
+  for (size_t l = 0; l < dag.layers.size(); ++l) {
+    if (!dag.layers[l].matrix) continue;
+    LayerUtilisation u;
+    u.layer = static_cast<int>(l);
+    for (int a : dag.atoms_of_layer[l]) u.macs += dag.atoms[static_cast<size_t>(a)].macs;
+    for (const auto& [round, engines] : busy[l]) {
+      double m = 0;
+      for (const auto& [e, c] : engines) m = std::max(m, c);
+      u.cycles += m;
+    }
+    u.utilisation =
+        u.cycles > 0 ? u.macs / (u.cycles * spec.units() * spec.matrix_macs_per_cycle) : 0;
+    out.push_back(u);
+  }
+  return out;
+}
+
+}  // namespace dgs::atomic

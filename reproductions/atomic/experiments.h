@@ -1,0 +1,13 @@
+#pragma once
+// The implemented experiments of repro_atomic (experiments_*.cpp).
+#include "common/cli/cli.h"
+
+namespace dgs::atomic {
+
+void run_table1(ExperimentContext& ctx);
+void run_fig2(ExperimentContext& ctx);
+void run_fig5(ExperimentContext& ctx);
+void run_fig7(ExperimentContext& ctx);
+void run_fig8(ExperimentContext& ctx);
+
+}  // namespace dgs::atomic

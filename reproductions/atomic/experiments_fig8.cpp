@@ -1,0 +1,106 @@
+// Fig. 8: latency at batch 1, LS and AD (and Ideal), KC-P and YX-P, on the shared DSA model.
+#include <algorithm>
+#include <cmath>
+
+#include "common/dsamodel/dsa_model.h"
+#include "models/zoo.h"
+#include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/experiments.h"
+
+namespace dgs::atomic {
+
+namespace {
+
+// The networks of Fig. 8 that the zoo has and that run in seconds (NasNet-A Large's atomic plan
+// has over a million atoms; VGG-19, ResNet-152, ResNet-1001, PNASNet-5 and EfficientNet-B0 are
+// not in the zoo yet).
+const std::vector<std::string> kFig8Networks = {"resnet50", "inception_v3"};
+
+}  // namespace
+
+void run_fig8(ExperimentContext& ctx) {
+  const DsaSpec& base = ctx.hardware().dsa.value();
+  const PaperData paper = ctx.paper_data("fig8.csv");
+  Table t({"dataflow", "dnn", "ls_us", "ad_us", "ideal_us", "ad_over_ls", "ad_rounds", "ad_atoms"});
+  std::vector<double> kc_ratios;
+  BarChart chart;
+  chart.title = "Fig. 8: AD speedup over LS at batch 1";
+  chart.y_label = "speedup (x)";
+  chart.x_label = "network";
+  chart.reference_y = 1;
+  for (const DsaDataflow df : {DsaDataflow::KC, DsaDataflow::YX}) {
+    const DsaSpec spec = dsa_with_dataflow(base, df);
+    Series s{std::string(dsa_dataflow_name(df)), {}};
+    for (const std::string& net : kFig8Networks) {
+      const Graph g = build_zoo_model(net, {.batch = 1});
+      const std::vector<Layer> layers = graph_layers(g);
+      const AtomicDag ls = build_atomic_dag(g, ls_shapes(layers, spec, 1), spec);
+      const double ls_us =
+          evaluate_dsa_plan(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), spec)
+              .latency_us;
+      const auto options = shape_options(g, layers, spec);
+      const AnnealResult sa = anneal_atom_shapes(options, {}, ctx.options().seed);
+      const AtomicDag ad = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+      // Our buffering under-counts what the DSA model keeps resident in some plans (not yet
+      // understood): the capacity for kept outputs halves until the model accepts the plan.
+      ScheduleOptions so;
+      so.resident_capacity = spec.local_bytes / 2;
+      AtomSchedule sched;
+      double ad_us = 0;
+      for (;;) {
+        sched = schedule_atoms(ad, spec, so);
+        try {
+          ad_us = evaluate_dsa_plan(g, atom_plan(g, ad, sched, spec, "AD"), spec).latency_us;
+          break;
+        } catch (const Error& e) {
+          if (std::string(e.what()).find("overflows") == std::string::npos ||
+              so.resident_capacity < 1024) {
+            throw;
+          }
+          so.resident_capacity /= 2;
+        }
+      }
+      ctx.note(net + " " + std::string(dsa_dataflow_name(df)) + ": kept outputs within " +
+               std::to_string(so.resident_capacity / 1024) + " KiB per engine");
+      const double ideal_us =
+          ad.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
+      t.add_row({std::string(dsa_dataflow_name(df)), net, ls_us, ad_us, ideal_us, ls_us / ad_us,
+                 static_cast<int64_t>(sched.rounds.size()), static_cast<int64_t>(ad.atoms.size())});
+      s.values.push_back(ls_us / ad_us);
+      if (df == DsaDataflow::KC) {
+        kc_ratios.push_back(ls_us / ad_us);
+        chart.categories.push_back(net);
+      }
+    }
+    chart.series.push_back(s);
+  }
+  const std::vector<std::pair<std::string, std::string>> key = {{"quantity", "ad_over_ls_kc"}};
+  std::vector<Claim> claims = {{.text = "AD over LS at batch 1, KC-P: the lowest of our networks",
+                                .source = paper.source(key),
+                                .paper = paper.value(key, "low").value_or(NAN),
+                                .ours = *std::min_element(kc_ratios.begin(), kc_ratios.end()),
+                                .kind = ClaimKind::Ratio,
+                                .unit = "x"},
+                               {.text = "AD over LS at batch 1, KC-P: the highest of our networks",
+                                .source = paper.source(key),
+                                .paper = paper.value(key, "high").value_or(NAN),
+                                .ours = *std::max_element(kc_ratios.begin(), kc_ratios.end()),
+                                .kind = ClaimKind::Ratio,
+                                .unit = "x"}};
+  ctx.note("AD: SA atoms (seed " + std::to_string(ctx.options().seed) +
+           "), Rounds filled greedily by the four priority rules (the DP is not implemented), "
+           "snake mapping with the Eq. 2 permutation search, Algorithm 3 buffering; LS: each "
+           "layer split over the 64 engines, outputs through DRAM; both priced by the shared DSA "
+           "model (common/dsamodel) on atomic_mesh; fold_overhead not calibrated (0)");
+  ctx.note("Ideal = total MACs / (64 engines x 256 MACs/cycle x 500 MHz)");
+  ctx.note(
+      "the paper's range spans its 8 networks, ours the 2 listed; NasNet-A Large is left out "
+      "for run time (over a million atoms); IL-Pipe (and CNN-P, equal to LS at batch 1) not "
+      "implemented yet");
+  ctx.emit_table("Fig. 8: latency at batch 1", t);
+  ctx.emit_svg(bar_chart_svg(chart));
+  ctx.emit_claims(claims);
+}
+
+}  // namespace dgs::atomic

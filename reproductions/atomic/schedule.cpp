@@ -1,0 +1,291 @@
+// Rounds, snake mapping, buffering and the plan (see schedule.h).
+#include "reproductions/atomic/schedule.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/layer_split_plan.h"
+#include "common/dsamodel/mesh_noc.h"
+
+namespace dgs::atomic {
+
+namespace {
+
+MeshPoint point_of(const DsaSpec& spec, int flat) {
+  return {flat % spec.mesh_columns, flat / spec.mesh_columns};
+}
+
+// Layers of `atoms` in order of first appearance.
+std::vector<int> layers_in(const AtomicDag& dag, const std::vector<int>& atoms) {
+  std::vector<int> r;
+  for (int a : atoms) {
+    const int l = dag.atoms[static_cast<size_t>(a)].layer;
+    if (std::find(r.begin(), r.end(), l) == r.end()) r.push_back(l);
+  }
+  return r;
+}
+
+// The atom whose output region holds atom `a`'s partial sums (itself unless it is a later slice).
+int home_of(const AtomicDag& dag, int a) {
+  while (dag.atoms[static_cast<size_t>(a)].c_in.lo > 0) --a;
+  return a;
+}
+
+void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, int64_t capacity, AtomSchedule& s) {
+  const size_t n = dag.atoms.size();
+  s.on_chip.assign(n, false);
+  // Rounds in which each home's region is read, sorted.
+  std::vector<std::vector<int>> uses(n);
+  for (size_t a = 0; a < n; ++a) {
+    for (int c : dag.succs[a]) {
+      uses[static_cast<size_t>(home_of(dag, static_cast<int>(a)))].push_back(
+          s.round_of[static_cast<size_t>(c)]);
+    }
+  }
+  for (auto& u : uses) std::sort(u.begin(), u.end());
+  // The DSA model keeps a locally scoped region until the last stage that reads any region of
+  // its tensor: an output is released only after its layer's last reader.
+  std::vector<int> layer_last_use(dag.layers.size(), -1);
+  for (size_t a = 0; a < n; ++a) {
+    if (uses[a].empty()) continue;
+    int& last = layer_last_use[static_cast<size_t>(dag.atoms[a].layer)];
+    last = std::max(last, uses[a].back());
+  }
+  std::vector<std::vector<int>> resident(static_cast<size_t>(spec.units()));
+  std::vector<int64_t> used(static_cast<size_t>(spec.units()), 0);
+  for (size_t t = 0; t < s.rounds.size(); ++t) {
+    const int now = static_cast<int>(t);
+    // Release outputs no later Round reads (Algorithm 3, lines 8-11: no write-back).
+    for (size_t e = 0; e < resident.size(); ++e) {
+      auto& res = resident[e];
+      for (size_t i = 0; i < res.size();) {
+        if (layer_last_use[static_cast<size_t>(dag.atoms[static_cast<size_t>(res[i])].layer)] <
+            now) {
+          used[e] -= dag.atoms[static_cast<size_t>(res[i])].out_bytes;
+          res.erase(res.begin() + static_cast<long>(i));
+        } else {
+          ++i;
+        }
+      }
+    }
+    for (int a : s.rounds[t].atoms) {
+      const Atom& atom = dag.atoms[static_cast<size_t>(a)];
+      if (atom.out_bytes == 0 || uses[static_cast<size_t>(a)].empty()) continue;
+      const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
+      s.on_chip[static_cast<size_t>(a)] = true;
+      resident[e].push_back(a);
+      used[e] += atom.out_bytes;
+      while (used[e] > capacity) {
+        // Algorithm 3 with occupation starting at -inf: the largest size x Rounds to next use.
+        double worst = -std::numeric_limits<double>::infinity();
+        size_t victim = 0;
+        for (size_t i = 0; i < resident[e].size(); ++i) {
+          const int r = resident[e][i];
+          const auto& u = uses[static_cast<size_t>(r)];
+          const auto next = std::upper_bound(u.begin(), u.end(), now);
+          const double wait = next == u.end() ? 0 : *next - now;
+          const double occ =
+              wait * static_cast<double>(dag.atoms[static_cast<size_t>(r)].out_bytes);
+          if (occ >= worst) {
+            worst = occ;
+            victim = i;
+          }
+        }
+        const int v = resident[e][victim];
+        s.on_chip[static_cast<size_t>(v)] = false;
+        used[e] -= dag.atoms[static_cast<size_t>(v)].out_bytes;
+        resident[e].erase(resident[e].begin() + static_cast<long>(victim));
+        ++s.write_backs;
+      }
+    }
+  }
+  // Later partial-sum slices share their home's scope.
+  for (size_t a = 0; a < n; ++a) {
+    s.on_chip[a] = s.on_chip[static_cast<size_t>(home_of(dag, static_cast<int>(a)))];
+  }
+}
+
+}  // namespace
+
+double round_transfer_cost(const AtomicDag& dag, const DsaSpec& spec, const std::vector<int>& atoms,
+                           const std::vector<int>& engines, const std::vector<int>& engine_of) {
+  double cost = 0;
+  for (size_t i = 0; i < atoms.size(); ++i) {
+    for (int p : dag.preds[static_cast<size_t>(atoms[i])]) {
+      const int src = engine_of[static_cast<size_t>(p)];
+      if (src < 0) continue;
+      cost += static_cast<double>(dag.atoms[static_cast<size_t>(p)].out_bytes) *
+              xy_hops(point_of(spec, src), point_of(spec, engines[i]));
+    }
+  }
+  return cost;
+}
+
+std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
+                                 const std::vector<int>& atoms,
+                                 const std::vector<int>& layer_order) {
+  const std::vector<MeshPoint> snake = snake_order(spec.mesh_columns, spec.mesh_rows);
+  std::vector<int> engines(atoms.size(), -1);
+  size_t slot = 0;
+  for (int l : layer_order) {
+    for (size_t i = 0; i < atoms.size(); ++i) {
+      if (dag.atoms[static_cast<size_t>(atoms[i])].layer != l) continue;
+      const MeshPoint p = snake[slot++ % snake.size()];
+      engines[i] = p.y * spec.mesh_columns + p.x;
+    }
+  }
+  return engines;
+}
+
+AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const ScheduleOptions& o) {
+  if (spec.topology != DsaTopology::Mesh) throw Error("atomic dataflow needs a mesh config");
+  const size_t n = dag.atoms.size();
+  const int engines = spec.units();
+  AtomSchedule s;
+  s.round_of.assign(n, -1);
+  s.engine_of.assign(n, -1);
+  std::vector<int> missing(n);
+  std::vector<int> ready;
+  for (size_t a = 0; a < n; ++a) {
+    missing[a] = static_cast<int>(dag.preds[a].size());
+    if (missing[a] == 0) ready.push_back(static_cast<int>(a));
+  }
+  std::vector<int> left_in_layer(dag.layers.size());
+  std::vector<bool> started(dag.layers.size(), false);
+  for (size_t l = 0; l < dag.layers.size(); ++l) {
+    left_in_layer[l] = static_cast<int>(dag.atoms_of_layer[l].size());
+  }
+  std::vector<int> left_in_sample(static_cast<size_t>(dag.batch), 0);
+  for (const Atom& a : dag.atoms) ++left_in_sample[static_cast<size_t>(a.sample)];
+  size_t done = 0;
+  while (done < n) {
+    if (ready.empty()) throw Error("atomic DAG has a cycle");
+    int sample = 0;
+    while (left_in_sample[static_cast<size_t>(sample)] == 0) ++sample;
+    int min_depth = std::numeric_limits<int>::max();
+    for (int a : ready) {
+      const Atom& at = dag.atoms[static_cast<size_t>(a)];
+      if (at.sample == sample) min_depth = std::min(min_depth, dag.layers[at.layer].depth);
+    }
+    auto key = [&](int a) {
+      const Atom& at = dag.atoms[static_cast<size_t>(a)];
+      const Layer& l = dag.layers[static_cast<size_t>(at.layer)];
+      int level = 3;
+      if (at.sample != sample)
+        level = 4;
+      else if (started[static_cast<size_t>(at.layer)])
+        level = 1;
+      else if (l.depth == min_depth)
+        level = 2;
+      return std::make_tuple(level, at.sample, l.depth, at.layer, a);
+    };
+    if (o.priority_rules) {
+      const size_t take = std::min(ready.size(), static_cast<size_t>(engines));
+      std::partial_sort(ready.begin(), ready.begin() + static_cast<long>(take), ready.end(),
+                        [&](int a, int b) { return key(a) < key(b); });
+    } else {
+      std::sort(ready.begin(), ready.end());
+    }
+    Round r;
+    const size_t take = std::min(ready.size(), static_cast<size_t>(engines));
+    r.atoms.assign(ready.begin(), ready.begin() + static_cast<long>(take));
+    ready.erase(ready.begin(), ready.begin() + static_cast<long>(take));
+    // Mapping: the layer order minimising Eq. 2.
+    std::vector<int> order = layers_in(dag, r.atoms);
+    r.engines = snake_placement(dag, spec, r.atoms, order);
+    if (o.mapping_search && order.size() > 1 && order.size() <= 6) {
+      std::vector<int> perm = order;
+      std::sort(perm.begin(), perm.end());
+      double best = round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
+      do {
+        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm);
+        const double c = round_transfer_cost(dag, spec, r.atoms, e, s.engine_of);
+        if (c < best) {
+          best = c;
+          r.engines = e;
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+    s.transfer_byte_hops += round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
+    const int t = static_cast<int>(s.rounds.size());
+    for (size_t i = 0; i < r.atoms.size(); ++i) {
+      const int a = r.atoms[i];
+      const Atom& at = dag.atoms[static_cast<size_t>(a)];
+      s.round_of[static_cast<size_t>(a)] = t;
+      s.engine_of[static_cast<size_t>(a)] = r.engines[i];
+      r.cycles = std::max(r.cycles, at.cycles);
+      started[static_cast<size_t>(at.layer)] = true;
+      --left_in_layer[static_cast<size_t>(at.layer)];
+      --left_in_sample[static_cast<size_t>(at.sample)];
+      ++done;
+      for (int c : dag.succs[static_cast<size_t>(a)]) {
+        if (--missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+    s.rounds.push_back(std::move(r));
+  }
+  if (o.on_chip_reuse) {
+    apply_buffering(dag, spec, o.resident_capacity > 0 ? o.resident_capacity : spec.local_bytes / 2,
+                    s);
+  } else {
+    s.on_chip.assign(n, false);
+  }
+  return s;
+}
+
+Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec,
+               const std::string& scheduler) {
+  Plan plan;
+  plan.scheduler = scheduler;
+  plan.graph = g.name;
+  std::map<std::pair<int, std::vector<int64_t>>, std::vector<int64_t>> tiles;
+  for (const Round& r : s.rounds) {
+    Stage stage;
+    for (size_t i = 0; i < r.atoms.size(); ++i) {
+      const Atom& a = dag.atoms[static_cast<size_t>(r.atoms[i])];
+      const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
+      Task t;
+      t.ops = {l.op};
+      if (a.region != full_region(l.shape)) t.regions[l.output] = a.region;
+      if (a.c_in.hi > a.c_in.lo) {
+        t.reduction.range = {l.reduction_axis, a.c_in};
+        if (t.regions.empty()) t.regions[l.output] = a.region;
+      }
+      if (s.on_chip[static_cast<size_t>(r.atoms[i])]) t.scope[l.output] = spec.local_level;
+      t.placement = dsa_unit_placement(spec, r.engines[i]);
+      // An atom larger than the engine buffer runs tile by tile (double-buffered): the largest
+      // tile, halving its longest axis, whose working set fits (cached per layer and shape).
+      if (l.splittable) {
+        const auto key = std::make_pair(a.layer, region_shape(a.region));
+        auto it = tiles.find(key);
+        if (it == tiles.end()) {
+          std::vector<int64_t> tile = region_shape(a.region);
+          Task probe = t;
+          probe.scope.clear();
+          for (;;) {
+            probe.tile = tile;
+            probe.kind = TaskKind::Fused;
+            if (dsa_task_demand(g, probe, spec, {0}).working_set_bytes <= spec.local_bytes / 2) {
+              break;
+            }
+            const auto longest = std::max_element(tile.begin(), tile.end());
+            if (*longest <= 1) break;
+            *longest = (*longest + 1) / 2;
+          }
+          it = tiles.emplace(key, tile).first;
+        }
+        if (it->second != region_shape(a.region)) {
+          t.kind = TaskKind::Fused;
+          t.tile = it->second;
+        }
+      }
+      stage.tasks.push_back(std::move(t));
+    }
+    plan.stages.push_back(std::move(stage));
+  }
+  return plan;
+}
+
+}  // namespace dgs::atomic

@@ -1,0 +1,79 @@
+#pragma once
+// Atomic-DAG scheduling (Algorithm 2), atom-engine mapping (Eq. 2, Fig. 7) and buffering
+// (Algorithm 3) of the Atomic Dataflow paper, and the plan they give (Plan v2: one stage per
+// Round, one task per atom on its engine).
+//
+// Scheduling: Rounds of at most N atoms (N engines). Each Round takes the ready atoms (every
+// producer atom done) by the four priority rules, in order: (1) atoms of layers already started,
+// (2) atoms of layers at the depth of the shallowest unfinished layer, (3) other ready atoms of
+// dependent layers, (4) atoms of later samples only when the current sample's ready atoms cannot
+// fill the Round. Within a level, shallower layers first, then layer order, then atom order.
+// NOT YET the paper's DP: this is the greedy fill (one option per Round, which is what the
+// priority rules reduce the DP to when every level but the deciding one is taken whole); the
+// memoised search over the deciding level's options is not implemented.
+//
+// Mapping: the Round's atoms are laid along the mesh's snake order, layer after layer; the order
+// of the M layers of a Round is the permutation minimising Eq. 2 (sum of hops x bytes from the
+// engines holding each atom's producer atoms); M! permutations up to M = 6, above that the order
+// of first appearance.
+//
+// Buffering: each engine keeps the outputs it wrote until the last Round that reads any atom of
+// their layer (the DSA model's residency rule for a locally scoped tensor); when a new
+// output overflows its buffer (capacity: half the local buffer, the other half holds the running
+// atom's working set) Algorithm 3 picks the resident output with the largest size x Rounds until
+// its next use (the paper prints `occupation <- inf` with `>=`, which never selects anything; we
+// start from -inf as intended) and writes it back to DRAM; outputs with no later reader are
+// released without a write-back. A written-back output's task gets the DRAM scope in the plan.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/hw/dsa_spec.h"
+#include "common/plan/plan.h"
+#include "reproductions/atomic/atoms.h"
+
+namespace dgs::atomic {
+
+struct Round {
+  std::vector<int> atoms;    // atom ids
+  std::vector<int> engines;  // snake slot -> flat engine id (y * columns + x), per atom
+  double cycles = 0;         // the longest atom's compute cycles
+};
+
+struct AtomSchedule {
+  std::vector<Round> rounds;
+  std::vector<int> round_of;      // per atom
+  std::vector<int> engine_of;     // per atom
+  std::vector<bool> on_chip;      // per atom: its output stays in its engine's buffer
+  double transfer_byte_hops = 0;  // Eq. 2 summed over the Rounds
+  int64_t write_backs = 0;        // outputs Algorithm 3 wrote back
+};
+
+struct ScheduleOptions {
+  bool priority_rules =
+      true;  // false: ready atoms in atom order (layer by layer, sample by sample)
+  bool mapping_search = true;  // false: layers in order of first appearance
+  bool on_chip_reuse = true;   // false: every output goes to DRAM
+  // Bytes of each engine's buffer for kept outputs (0: half the local buffer).
+  int64_t resident_capacity = 0;
+};
+
+AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const ScheduleOptions& o);
+
+// Eq. 2 for one Round: sum over its atoms of bytes of each producer atom x hops from the engine
+// holding it to the atom's engine (`engine_of` of producers; -1 = not on chip).
+double round_transfer_cost(const AtomicDag& dag, const DsaSpec& spec, const std::vector<int>& atoms,
+                           const std::vector<int>& engines, const std::vector<int>& engine_of);
+
+// The snake placement of a Round whose atoms are grouped by `layer_order` (each layer's atoms in
+// the Round, in atom order): the flat engine of each atom of `atoms`.
+std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
+                                 const std::vector<int>& atoms,
+                                 const std::vector<int>& layer_order);
+
+// The plan: one stage per Round; every atom a task of its op on its engine, writing its region
+// (and its input-channel slice as a partial sum), scope local when its output stays on chip.
+Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec,
+               const std::string& scheduler);
+
+}  // namespace dgs::atomic

@@ -1,0 +1,162 @@
+// repro_atomic's algorithms: atoms with input-channel partial sums and batch replication run by
+// run_plan equal the graph; dependencies by receptive-field intersection; Fig. 7's two mappings
+// (2 and 6 hops); SA determinism; LS shapes cover every engine.
+#include <gtest/gtest.h>
+
+#include "common/dsamodel/mesh_noc.h"
+#include "common/exec/plan_exec.h"
+#include "common/hw/dsa_spec.h"
+#include "models/builder.h"
+#include "models/zoo.h"
+#include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/atoms.h"
+#include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/schedule.h"
+
+namespace dgs::atomic {
+namespace {
+
+const DsaSpec& mesh2x2() {
+  static const DsaSpec s = dsa_with_mesh(load_dsa_spec("atomic_mesh"), 2, 2, 16, 16);
+  return s;
+}
+
+// test_diamond (conv a 3x3 -> relu -> {conv b 3x3, conv c 1x1} -> add -> relu) at 2 x 32 x 8 x 8.
+Graph small_diamond() {
+  return build_zoo_model("test_diamond", {.batch = 2, .image_size = 8});
+}
+
+std::vector<AtomShape> quarter_shapes(const std::vector<Layer>& layers) {
+  std::vector<AtomShape> s;
+  for (const Layer& l : layers) s.push_back(l.splittable ? AtomShape{4, 0, 16, 16} : AtomShape{});
+  return s;
+}
+
+TEST(AtomicDag, AtomsCoverEveryLayerPerSampleWithPartialSums) {
+  const Graph g = small_diamond();
+  const std::vector<Layer> layers = graph_layers(g);
+  const AtomicDag dag = build_atomic_dag(g, quarter_shapes(layers), mesh2x2());
+  ASSERT_EQ(dag.batch, 2);
+  // conv a: 2 samples x 2 channel pieces x 2 row pieces x 2 input-channel slices.
+  EXPECT_EQ(dag.atoms_of_layer[0].size(), 16u);
+  // relu a: no reduction axis: 2 x 2 x 2.
+  EXPECT_EQ(dag.atoms_of_layer[1].size(), 8u);
+  // The relu atom of sample 0, channels [0,16), rows [0,4) reads exactly the conv atoms of that
+  // region: its two input-channel slices.
+  const int relu0 = dag.atoms_of_layer[1][0];
+  EXPECT_EQ(dag.preds[static_cast<size_t>(relu0)],
+            (std::vector<int>{dag.atoms_of_layer[0][0], dag.atoms_of_layer[0][1]}));
+  // conv b (3x3, pad 1) rows [0,4), input channels [0,16) of sample 0 reads relu rows [0,5):
+  // the relu atoms of channels [0,16), rows [0,4) and [4,8).
+  int conv_b = -1;
+  for (size_t l = 0; l < layers.size(); ++l)
+    if (g.op(layers[l].op).name == "b") conv_b = static_cast<int>(l);
+  ASSERT_GE(conv_b, 0);
+  const int b0 = dag.atoms_of_layer[static_cast<size_t>(conv_b)][0];
+  EXPECT_EQ(dag.preds[static_cast<size_t>(b0)],
+            (std::vector<int>{dag.atoms_of_layer[1][0], dag.atoms_of_layer[1][1]}));
+  // The first atom and the count, without listing the atoms.
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const std::vector<AtomRegion> all = layer_atom_regions(layers[l], dag.shapes[l], 0);
+    EXPECT_EQ(atoms_per_sample(layers[l], dag.shapes[l]), static_cast<int64_t>(all.size()));
+    EXPECT_EQ(first_atom_region(layers[l], dag.shapes[l]).region, all.at(0).region);
+    EXPECT_EQ(first_atom_region(layers[l], dag.shapes[l]).c_in, all.at(0).c_in);
+  }
+  // Sample 1's atoms never depend on sample 0's.
+  for (size_t a = 0; a < dag.atoms.size(); ++a)
+    for (int p : dag.preds[a])
+      EXPECT_EQ(dag.atoms[static_cast<size_t>(p)].sample, dag.atoms[a].sample);
+}
+
+TEST(AtomicDag, ScheduledAtomPlanEqualsTheGraph) {
+  const Graph g = small_diamond();
+  const AtomicDag dag = build_atomic_dag(g, quarter_shapes(graph_layers(g)), mesh2x2());
+  const AtomSchedule s = schedule_atoms(dag, mesh2x2(), {});
+  for (const Round& r : s.rounds) EXPECT_LE(r.atoms.size(), 4u);
+  const Plan plan = atom_plan(g, dag, s, mesh2x2(), "atomic test");
+  plan.check(g);
+  const PlanComparison c = compare_plan_with_reference(g, plan, 7);
+  EXPECT_TRUE(c.passed) << c.str();
+}
+
+TEST(AtomicDag, LayerSequentialPlanEqualsTheGraph) {
+  const Graph g = small_diamond();
+  const std::vector<Layer> layers = graph_layers(g);
+  const AtomicDag dag = build_atomic_dag(g, ls_shapes(layers, mesh2x2(), 2), mesh2x2());
+  // 4 engines, 2 samples: every sample of conv a (32 channels) in two 16-channel parts.
+  EXPECT_EQ(dag.atoms_of_layer[0].size(), 4u);
+  const Plan plan = atom_plan(g, dag, ls_schedule(dag, mesh2x2()), mesh2x2(), "LS test");
+  const PlanComparison c = compare_plan_with_reference(g, plan, 11);
+  EXPECT_TRUE(c.passed) << c.str();
+}
+
+// Fig. 7 on a 3 x 3 mesh (engines 1..9 in snake order): atom 3-1 reads atoms 1-1 (engine 1) and
+// 2-1 (engine 7) of the previous Round; the next Round holds 3 atoms of layer 1, 3 of layer 2
+// and 3-1. Order 1->2->3 puts 3-1 on engine 7 (2 hops); order 1->3->2 on engine 4 (6 hops).
+TEST(Mapping, Fig7HopCounts) {
+  const DsaSpec spec = dsa_with_mesh(load_dsa_spec("atomic_mesh"), 3, 3, 16, 16);
+  AtomicDag dag;
+  dag.layers.resize(3);
+  auto add_atom = [&](int layer) {
+    Atom a;
+    a.layer = layer;
+    a.out_bytes = 1;
+    dag.atoms.push_back(a);
+    return static_cast<int>(dag.atoms.size()) - 1;
+  };
+  const int a11 = add_atom(0), a21 = add_atom(1);
+  std::vector<int> next;
+  for (int i = 0; i < 3; ++i) next.push_back(add_atom(0));
+  for (int i = 0; i < 3; ++i) next.push_back(add_atom(1));
+  const int a31 = add_atom(2);
+  next.push_back(a31);
+  dag.preds.assign(dag.atoms.size(), {});
+  dag.preds[static_cast<size_t>(a31)] = {a11, a21};
+  std::vector<int> engine_of(dag.atoms.size(), -1);
+  const std::vector<MeshPoint> snake = snake_order(3, 3);
+  auto flat = [&](int k) { return snake[static_cast<size_t>(k - 1)].y * 3 + snake[k - 1].x; };
+  engine_of[static_cast<size_t>(a11)] = flat(1);
+  engine_of[static_cast<size_t>(a21)] = flat(7);
+  const std::vector<int> a = snake_placement(dag, spec, next, {0, 1, 2});
+  const std::vector<int> b = snake_placement(dag, spec, next, {0, 2, 1});
+  EXPECT_EQ(a.back(), flat(7));
+  EXPECT_EQ(b.back(), flat(4));
+  EXPECT_EQ(round_transfer_cost(dag, spec, next, a, engine_of), 2);
+  EXPECT_EQ(round_transfer_cost(dag, spec, next, b, engine_of), 6);
+}
+
+TEST(AtomSearch, SameSeedSameShapesAndEnergyFalls) {
+  const Graph g = build_zoo_model("test_residual_block");
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const auto options = shape_options(g, graph_layers(g), spec);
+  const AnnealResult a = anneal_atom_shapes(options, {}, 3);
+  const AnnealResult b = anneal_atom_shapes(options, {}, 3);
+  EXPECT_EQ(a.choice, b.choice);
+  EXPECT_EQ(a.energy, b.energy);
+  ASSERT_FALSE(a.energy.empty());
+  EXPECT_LE(a.energy.back(), a.energy.front());
+  const std::vector<Layer> layers = graph_layers(g);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    if (!layers[l].matrix) continue;
+    for (const ShapeOption& o : options[l]) EXPECT_GT(o.cycles, 0);
+  }
+}
+
+// Same seed, same plan: SA, the atomic DAG, the Rounds, mapping and buffering of ResNet-50 at
+// batch 1 give the same plan JSON twice.
+TEST(AtomSearch, SameSeedSamePlanOnResNet50) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  auto plan_json = [&](uint64_t seed) {
+    const auto options = shape_options(g, graph_layers(g), spec);
+    const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
+    const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+    return plan_to_json(atom_plan(g, dag, schedule_atoms(dag, spec, {}), spec, "AD"), g);
+  };
+  const std::string first = plan_json(1);
+  EXPECT_EQ(first, plan_json(1));
+  EXPECT_GT(first.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace dgs::atomic
