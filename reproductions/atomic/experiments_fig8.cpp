@@ -89,7 +89,8 @@ void run_fig8(ExperimentContext& ctx) {
                                 .kind = ClaimKind::Ratio,
                                 .unit = "x"}};
   ctx.note("AD: SA atoms (seed " + std::to_string(ctx.options().seed) +
-           "), Rounds filled greedily by the four priority rules (the DP is not implemented), "
+           "), Rounds filled greedily by the four priority rules (the DP of dp_schedule.h covers "
+           "atomic DAGs of at most 63 atoms and is not run on networks), "
            "snake mapping with the Eq. 2 permutation search, Algorithm 3 buffering; LS: each "
            "layer split over the 64 engines, outputs through DRAM; both priced by the shared DSA "
            "model (common/dsamodel) on atomic_mesh; fold_overhead not calibrated (0)");
