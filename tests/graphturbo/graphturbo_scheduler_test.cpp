@@ -6,6 +6,7 @@
 
 #include "common/exec/plan_exec.h"
 #include "models/zoo.h"
+#include "reproductions/graphturbo/dsa_plans.h"
 #include "reproductions/graphturbo/grouping.h"
 #include "reproductions/graphturbo/instances.h"
 
@@ -90,6 +91,32 @@ TEST(GraphTurboPlan, BertPlanMatchesTheReference) {
   EXPECT_GT(s.instances.size(), s.grouping.subgraphs.size());
   const PlanComparison c = compare_plan_with_reference(g, schedule_plan(g, s), 3);
   EXPECT_TRUE(c.passed) << c.str();
+}
+
+}  // namespace
+}  // namespace dgs::graphturbo
+
+namespace dgs::graphturbo {
+namespace {
+
+TEST(GraphTurboDsa, TvmKeepsAtMostFourBert128BatchesPerCluster) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  ZooOptions o;
+  o.seq_len = 128;
+  EXPECT_EQ(tvm_batches_per_cluster(build_zoo_model("bert_base", o), spec), 4);
+  EXPECT_EQ(tvm_batches_per_cluster(build_zoo_model("resnet50"), spec), 2);
+}
+
+TEST(GraphTurboDsa, ResNet50RunsOnTheModelWithEachApproach) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  for (Approach a : {Approach::Tvm, Approach::AStitch, Approach::GraphTurbo}) {
+    const DsaRun r = run_on_dsa("resnet50", 64, a, spec);
+    EXPECT_GT(r.throughput, 0);
+    if (a == Approach::Tvm) {
+      EXPECT_EQ(r.ddr_tensors, r.kernels);  // every layer output to DDR
+      EXPECT_EQ(r.l1_tensors + r.llb_tensors, 0);
+    }
+  }
 }
 
 }  // namespace
