@@ -177,6 +177,15 @@ int64_t tvm_batches_per_cluster(const Graph& g, const DsaSpec& spec) {
 Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
               DsaRun* counts) {
   const int clusters = spec.clusters;
+  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
+  // position-embedding lookup from constant ids is not: it runs whole, once).
+  std::vector<bool> batchy(static_cast<size_t>(g.num_tensors()), false);
+  for (int x : g.input_tensors()) batchy[size_t(x)] = true;
+  for (int op : g.topo_order()) {
+    bool any = false;
+    for (int x : g.op(op).inputs) any = any || (x >= 0 && batchy[size_t(x)]);
+    for (int x : g.op(op).outputs) batchy[size_t(x)] = any;
+  }
   std::vector<Step> steps;
   int64_t kernels = 0;
   if (a == Approach::GraphTurbo) {
@@ -198,7 +207,8 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
         bool ok = true;
         for (int op : part)
           for (int t : g.op(op).outputs)
-            ok = ok && divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, clusters);
+            ok = ok && batchy[size_t(t)] &&
+                 divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, clusters);
         if (!ok) f = 0;  // marker: whole, once
         steps.push_back({part, sg.best.dim, in.index, f, i});
       }
@@ -231,7 +241,8 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
     } else {
       bool ok = true;
       for (int op : st.ops)
-        for (int t : g.op(op).outputs) ok = ok && divides(g.tensor(t).shape, st, clusters);
+        for (int t : g.op(op).outputs)
+          ok = ok && batchy[size_t(t)] && divides(g.tensor(t).shape, st, clusters);
       if (!ok) {
         if (emitted_whole.count(st.ops)) continue;
         emitted_whole.insert(st.ops);

@@ -1,0 +1,16 @@
+#pragma once
+// The implemented experiments of repro_graphturbo (experiments_dsa.cpp: Tables 1-4, Figs. 3 and
+// 14 on the DSA model; experiments_orders.cpp: Fig. 7).
+#include "common/cli/cli.h"
+
+namespace dgs::graphturbo {
+
+void run_table1(ExperimentContext& ctx);
+void run_table2(ExperimentContext& ctx);
+void run_table3(ExperimentContext& ctx);
+void run_table4(ExperimentContext& ctx);
+void run_fig3(ExperimentContext& ctx);
+void run_fig7(ExperimentContext& ctx);
+void run_fig14(ExperimentContext& ctx);
+
+}  // namespace dgs::graphturbo
