@@ -23,6 +23,12 @@ void run_fig7(ExperimentContext& ctx) {
   m.add_row({"BFS", pb});
   m.add_row({"Algorithm 3", pa});
   ctx.emit_table("Peak number of live instance outputs", m, "_peak");
+  BarChart chart{.title = "Fig. 7 - peak live instance outputs of the two orders (Fig. 6)",
+                 .y_label = "live outputs",
+                 .categories = {"BFS", "Algorithm 3"},
+                 .series = {{"ours", {double(pb), double(pa)}}},
+                 .x_label = "order"};
+  ctx.emit_svg(bar_chart_svg(chart));
   std::string order;
   for (int i : dfs) order += (order.empty() ? "" : " ") + d.labels[size_t(i)];
   ctx.note("Algorithm 3 order: " + order +

@@ -39,29 +39,22 @@ SubGraph make_subgraph(const Graph& g, std::vector<int> ops, const GtParams& p) 
   SubGraph sg;
   sg.ops = std::move(ops);
   sg.output = g.op(sg.ops.back()).outputs.at(0);
-  bool elementwise_only = true;
   for (int op : sg.ops) {
-    const Op& o = g.op(op);
-    if (!is_elementwise(o.kind)) elementwise_only = false;
-    for (int t : o.outputs) {
+    for (int t : g.op(op).outputs) {
       sg.peak_bytes = std::max(sg.peak_bytes, g.tensor(t).numel() * p.element_bytes);
     }
   }
   const Shape& out = g.tensor(sg.output).shape;
-  for (int d = 0; d < static_cast<int>(out.size()); ++d) {
-    // Which ops the split of axis d reaches (match_dim): every op on the batch axis, only
-    // element-wise sub-graphs of equal extents on the others.
-    if (d > 0 && !elementwise_only) continue;
+  // Algorithm 1's loop over d, restricted to the batch axis (see grouping.h): match_dim holds
+  // for every op's axis 0.
+  for (int d = 0; d < std::min<int>(1, static_cast<int>(out.size())); ++d) {
     for (int64_t v : candidate_factors(out[static_cast<size_t>(d)], p.cores)) {
       if (out[static_cast<size_t>(d)] % v != 0) continue;
       if ((sg.peak_bytes + v - 1) / v > p.split_capacity) continue;
       int n = 0;
       for (int op : sg.ops) {
         const Shape& s = g.tensor(g.op(op).outputs.at(0)).shape;
-        const bool matches = d == 0 ? (!s.empty() && s[0] % v == 0)
-                                    : (s.size() == out.size() &&
-                                       s[static_cast<size_t>(d)] == out[static_cast<size_t>(d)]);
-        if (matches) ++n;
+        if (!s.empty() && s[0] % v == 0) ++n;
       }
       sg.split_info.push_back({n, v, d});
       break;
@@ -317,8 +310,8 @@ std::string gt_constants_note(const GtParams& p) {
   os << "GraphTurbo constants: Algorithm 1 capacity sizeof(LB) = kSplitCapacityFractionOfLlb ("
      << kSplitCapacityFractionOfLlb << ") x LLB = " << p.split_capacity
      << " B (calibration point: Fig. 6's 8/4/2/1 split of ResNet-50); peak = largest activation "
-        "written in the sub-graph; splits along the batch axis (element-wise sub-graphs: any "
-        "axis), so no split recomputes (kRecomputeThreshold = "
+        "written in the sub-graph; splits along the batch axis only, so no split recomputes "
+        "(kRecomputeThreshold = "
      << kRecomputeThreshold << " never reached); cores per cluster = " << p.cores
      << "; element bytes = " << p.element_bytes;
   return os.str();

@@ -13,11 +13,13 @@
 //    a calibration point on Fig. 6, not a derivation.
 //  - peak of a sub-graph: the bytes of the largest activation one of its ops writes (at the
 //    config's datatype). The paper says only "the size of memory footprints required by SG".
-//  - splittable dimensions: the batch axis (axis 0) of every sub-graph (never recomputes), and any
-//    axis of a sub-graph of element-wise ops only. Splitting a spatial or channel axis of a conv
-//    or matmul chain would recompute halos or need partial sums; the paper rejects such splits
-//    with "a simple cost model" it does not give, so we never generate them: the recomputation
-//    check therefore always passes (kRecomputeThreshold is reported, never exceeded).
+//  - splittable dimensions: the batch axis (axis 0) only, for every sub-graph (never recomputes;
+//    §2.1 splits the batch in all experiments). Other axes of a conv or matmul chain would
+//    recompute halos or need partial sums, which the paper rejects with "a simple cost model" it
+//    does not give; other axes of element-wise sub-graphs were tried and rejected: Eq. 1 then
+//    prefers e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and
+//    Rule i refuses to merge it with its 16-instance producer. The recomputation check therefore
+//    always passes (kRecomputeThreshold is reported, never exceeded).
 //  - the output dimension must divide evenly (homogeneous instances, Fig. 6).
 #include <cstdint>
 #include <string>
