@@ -19,6 +19,10 @@ std::string_view approach_name(Approach a) {
       return "TVM";
     case Approach::AStitch:
       return "AStitch";
+    case Approach::V1Llb:
+      return "V1";
+    case Approach::V2L1:
+      return "V2";
     case Approach::GraphTurbo:
       return "GraphTurbo";
   }
@@ -309,6 +313,7 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
       fits_l1 = fits_l1 && l1[size_t(s)] + per_core <= l1_cap;
       fits_llb = fits_llb && llb[size_t(s)] + w.bytes <= spec.global_bytes;
     }
+    if (a == Approach::V1Llb) fits_l1 = false;  // V1: outputs in the LLB as much as possible
     if (fits_l1) {
       w.scope = spec.local_level;
       for (int s = w.step; s <= w.last; ++s) l1[size_t(s)] += per_core;

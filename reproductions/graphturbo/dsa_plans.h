@@ -10,6 +10,7 @@
 //     more images run as sequential iterations (latency x iterations).
 //   AStitch-like: the whole per-cluster batch at once, no instances; outputs of memory-bound
 //     layers (no conv/matmul) stay on chip (L1 if they fit, else LLB), conv/matmul outputs to DDR.
+//   V1/V2: see Approach.
 //   GraphTurbo: the instances of schedule_graph in its order, each expanded into its layers
 //     (one kernel per instance in the paper; one plan stage per layer here, the instance's
 //     slice of each layer); every written tensor stays on chip: L1 while the cluster's L1 holds
@@ -31,7 +32,11 @@ namespace dgs::graphturbo {
 inline constexpr double kTileFractionOfL1 = 0.6;
 inline constexpr double kResidentFractionOfL1 = 0.4;
 
-enum class Approach { Tvm, AStitch, GraphTurbo };
+// V1 and V2 are Fig. 15's ablations: TVM's layers at GraphTurbo's per-cluster batch, every
+// output kept in the LLB (V1) or in L1 first, then the LLB (V2) while they fit, else DDR; V3
+// (instances and ordering) is the GraphTurbo plan, and V4 (across-layer instruction scheduling)
+// has no plan field of its own: the DSA model's one-stage prefetch serves every variant.
+enum class Approach { Tvm, AStitch, V1Llb, V2L1, GraphTurbo };
 std::string_view approach_name(Approach a);
 
 GtParams stcp920_gt_params(const DsaSpec& spec);

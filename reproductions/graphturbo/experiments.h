@@ -1,6 +1,7 @@
 #pragma once
 // The implemented experiments of repro_graphturbo (experiments_dsa.cpp: Tables 1-4, Figs. 3 and
-// 14 on the DSA model; experiments_orders.cpp: Fig. 7).
+// 14 on the DSA model; experiments_ablation.cpp: Figs. 15 and 16; experiments_orders.cpp:
+// Fig. 7).
 #include "common/cli/cli.h"
 
 namespace dgs::graphturbo {
@@ -12,5 +13,7 @@ void run_table4(ExperimentContext& ctx);
 void run_fig3(ExperimentContext& ctx);
 void run_fig7(ExperimentContext& ctx);
 void run_fig14(ExperimentContext& ctx);
+void run_fig15(ExperimentContext& ctx);
+void run_fig16(ExperimentContext& ctx);
 
 }  // namespace dgs::graphturbo
