@@ -1,7 +1,7 @@
 #pragma once
 // The implemented experiments of repro_graphturbo (experiments_dsa.cpp: Tables 1-4, Figs. 3 and
 // 14 on the DSA model; experiments_ablation.cpp: Figs. 15 and 16; experiments_orders.cpp:
-// Fig. 7).
+// Fig. 7; experiments_gpu.cpp: Table 5 and Fig. 18 on the GPU model).
 #include "common/cli/cli.h"
 
 namespace dgs::graphturbo {
@@ -15,5 +15,7 @@ void run_fig7(ExperimentContext& ctx);
 void run_fig14(ExperimentContext& ctx);
 void run_fig15(ExperimentContext& ctx);
 void run_fig16(ExperimentContext& ctx);
+void run_table5(ExperimentContext& ctx);
+void run_fig18(ExperimentContext& ctx);
 
 }  // namespace dgs::graphturbo
