@@ -4,7 +4,13 @@
 //     MLP 3072, patch 16, 224x224, class token, LayerNormalization and Erf-form GELU.
 //   DenseNet-121 (Huang et al. 2017; "DenseNet"): growth 32, blocks 6-12-24-16, bottleneck 4k,
 //     compression 0.5, BN-ReLU-Conv pre-activation, 224x224 (torchvision).
+//   DLRM (MLPerf v2.0, Criteo 1TB): 13 dense features -> bottom MLP 512-256-128; 26 one-hot
+//     sparse features, embeddings of dim 128 (every table kDlrmTableRows rows: a named default,
+//     MLPerf's tables hold 3 to 40M rows; only the rows looked up are read); dot interaction of
+//     the 27 vectors (the 351 pairs below the diagonal) concatenated with the bottom output;
+//     top MLP 1024-1024-512-256-1 and a Sigmoid.
 #include <string>
+#include <vector>
 
 #include "models/builder.h"
 #include "models/zoo.h"
@@ -88,6 +94,43 @@ Graph build_densenet121(const ZooOptions& opts) {
   x = b.flatten(x, 1, "flatten");
   x = b.linear(x, kClasses, true, "classifier");
   return b.finish({x});
+}
+
+Graph build_dlrm(const ZooOptions& opts) {
+  check_zoo_options(opts, "dlrm");
+  constexpr int64_t kDense = 13, kSparse = 26, kDim = 128, kDlrmTableRows = 1000000;
+  const int64_t B = opts.batch, n = kSparse + 1;
+  ModelBuilder b("dlrm", opts.dtype);
+  int x = b.input("dense", {B, kDense});
+  const int ids = b.input("sparse", {B, kSparse}, DType::I64);
+  for (int64_t w : {512, 256, 128}) {
+    auto s = b.scope("bottom_mlp." + std::to_string(w));
+    x = b.relu(b.linear(x, w, true, "linear"), "relu");
+  }
+  std::vector<int> vectors = {b.reshape(x, {B, 1, kDim}, "bottom_reshape")};
+  for (int64_t f = 0; f < kSparse; ++f) {
+    auto s = b.scope("emb." + std::to_string(f));
+    const int idx = b.gather(ids, b.const_ints("emb." + std::to_string(f) + ".feature", {f}), 1,
+                             "select");  // [B, 1]
+    vectors.push_back(
+        b.gather(b.weight("emb." + std::to_string(f) + ".weight", {kDlrmTableRows, kDim}), idx, 0,
+                 "lookup"));  // [B, 1, 128]
+  }
+  const int t = b.concat(vectors, 1, "interaction.concat");  // [B, 27, 128]
+  int z = b.matmul(t, b.transpose(t, {0, 2, 1}, "interaction.transpose"), "interaction.dot");
+  z = b.reshape(z, {B, n * n}, "interaction.flatten");
+  std::vector<int64_t> pairs;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j) pairs.push_back(i * n + j);
+  z = b.gather(z, b.const_ints("interaction.pairs", pairs), 1, "interaction.select");
+  int y = b.concat({x, z}, 1, "top.concat");
+  const int64_t top[] = {1024, 1024, 512, 256};
+  for (size_t i = 0; i < 4; ++i) {
+    auto s = b.scope("top_mlp." + std::to_string(i));
+    y = b.relu(b.linear(y, top[i], true, "linear"), "relu");
+  }
+  y = b.sigmoid(b.linear(y, 1, true, "top_mlp.out"), "sigmoid");
+  return b.finish({y});
 }
 
 }  // namespace dgs
