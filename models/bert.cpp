@@ -1,5 +1,6 @@
-// BERT-base encoder (Devlin et al. 2019; Hugging Face BertModel as torch.onnx exports it at
-// opset 17): 12 layers, hidden 768, 12 heads, FFN 3072, vocabulary 30522, 512 positions.
+// BERT encoders (Devlin et al. 2019; Hugging Face BertModel as torch.onnx exports it at opset 17):
+// base = 12 layers, hidden 768, 12 heads, FFN 3072; large = 24 layers, hidden 1024, 16 heads,
+// FFN 4096 (MLPerf's BERT); vocabulary 30522, 512 positions.
 //   embeddings: Gather(word) + Gather(position, 0..S-1) + Gather(token type), LayerNormalization
 //   extended mask: (1 - Cast(Unsqueeze(attention_mask, [1, 2]))) * -10000, added to the scores
 //   each layer: self-attention (ModelBuilder::self_attention), Add + LayerNormalization,
@@ -16,26 +17,28 @@ namespace dgs {
 
 namespace {
 constexpr int64_t kDefaultSeqLen = 128;
-constexpr int64_t kLayers = 12;
-constexpr int64_t kHidden = 768;
-constexpr int64_t kHeads = 12;
-constexpr int64_t kIntermediate = 3072;
 constexpr int64_t kVocab = 30522;
 constexpr int64_t kMaxPositions = 512;
 constexpr int64_t kTokenTypes = 2;
 constexpr double kLayerNormEps = 1e-12;
 // Hugging Face's additive mask value for masked-out positions.
 constexpr float kMaskedScore = -10000.0f;
-}  // namespace
 
-Graph build_bert_base(const ZooOptions& opts) {
+struct BertConfig {
+  const char* name;
+  int64_t layers, hidden, heads, intermediate;
+};
+
+Graph build_bert(const ZooOptions& opts, const BertConfig& c) {
+  const int64_t kLayers = c.layers, kHidden = c.hidden, kHeads = c.heads;
+  const int64_t kIntermediate = c.intermediate;
   const int64_t seq = zoo_seq_len(opts, kDefaultSeqLen);
   if (seq > kMaxPositions) {
-    throw UsageError("model 'bert_base': sequence length " + std::to_string(seq) + " exceeds the " +
-                     std::to_string(kMaxPositions) + " position embeddings");
+    throw UsageError("model '" + std::string(c.name) + "': sequence length " + std::to_string(seq) +
+                     " exceeds the " + std::to_string(kMaxPositions) + " position embeddings");
   }
   const int64_t batch = opts.batch;
-  ModelBuilder b("bert_base", opts.dtype);
+  ModelBuilder b(c.name, opts.dtype);
   const int ids = b.input("input_ids", {batch, seq}, DType::I64);
   const int mask = b.input("attention_mask", {batch, seq}, DType::I64);
   const int types = b.input("token_type_ids", {batch, seq}, DType::I64);
@@ -78,6 +81,16 @@ Graph build_bert_base(const ZooOptions& opts) {
     x = b.layernorm(h, kLayerNormEps, 1, "output.LayerNorm");
   }
   return b.finish({x});
+}
+
+}  // namespace
+
+Graph build_bert_base(const ZooOptions& opts) {
+  return build_bert(opts, {"bert_base", 12, 768, 12, 3072});
+}
+
+Graph build_bert_large(const ZooOptions& opts) {
+  return build_bert(opts, {"bert_large", 24, 1024, 16, 4096});
 }
 
 }  // namespace dgs

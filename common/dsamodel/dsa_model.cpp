@@ -242,6 +242,8 @@ class Simulator {
   std::set<int> on_chip_;           // tensors with a write kept on chip
   std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
   std::map<int, size_t> last_read_stage_;
+  // Tensor -> (stage, region) of every read, for region-level release.
+  std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0;
   double end_ = 0;
@@ -427,8 +429,18 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     if (level != Level::Dram) on_chip_.insert(x);
     if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
     const double bytes = static_cast<double>(region_numel(region)) * s_.element_bytes;
+    // Released after the last later stage that reads part of this region (a region no later
+    // stage reads: after the tensor's last read).
     const auto lr = last_read_stage_.find(x);
-    const size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
+    size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
+    size_t region_release = 0;
+    bool region_read = false;
+    for (const auto& [stage, read] : reads_[x]) {
+      if (stage <= si || region_empty(region_intersect(read, region))) continue;
+      region_read = true;
+      region_release = std::max(region_release, stage);
+    }
+    if (region_read) release = region_release;
     if (level == Level::Local) {
       for (int u : d.units) {
         resident_local_[static_cast<size_t>(u)] += bytes / n;
@@ -473,7 +485,11 @@ EvaluationResult Simulator::run() {
       } catch (const Error& e) {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }
-      for (int x : demand[si].back().inputs) last_read_stage_[x] = si;
+      for (int x : demand[si].back().inputs) {
+        last_read_stage_[x] = si;
+        const auto nr = demand[si].back().needed.find(x);
+        if (nr != demand[si].back().needed.end()) reads_[x].push_back({si, nr->second});
+      }
     }
   }
   double stage_start = 0, previous_start = 0;

@@ -24,7 +24,8 @@
 //    previous task has ended.
 //  - scope (where a written tensor stays until its readers have run): the local level (l1,
 //    sram) keeps it in the buffer of the unit(s) that wrote it, from the end of the writing task
-//    until the end of the last stage that reads it; the global level (llb) in its cluster's global
+//    until the end of the last later stage that reads part of the written region (a region no
+//    later stage reads: the tensor's last read); the global level (llb) in its cluster's global
 //    buffer; absent or the DRAM level: written back to DRAM. Readers fetch it from there: the
 //    same unit reads it in place; another engine over the mesh (XY route from the writer); another
 //    core of the cluster over the cluster bus; another cluster through DRAM.

@@ -108,11 +108,28 @@ std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec) {
   return units;
 }
 
+// A Gather reads only the rows its indices select: a table (a weight or constant, axis 0) is
+// needed for as many rows as the task reads indices (at most the table's), not whole.
+static void narrow_gather_tables(const Graph& g, const Task& t, std::map<int, Region>& needed) {
+  for (int op : t.ops) {
+    const Op& o = g.op(op);
+    if (o.kind != OpKind::Gather || o.inputs.size() < 2 || o.attrs.get_int("axis", 0) != 0)
+      continue;
+    const int table = o.inputs[0], indices = o.inputs[1];
+    if (!g.tensor(table).is_param() || !needed.count(table) || !needed.count(indices)) continue;
+    Region& r = needed.at(table);
+    if (r.empty()) continue;
+    const int64_t rows = std::min(r[0].size(), region_numel(needed.at(indices)));
+    r[0].hi = r[0].lo + rows;
+  }
+}
+
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                               const std::vector<int>& units) {
   DsaTaskDemand d;
   d.units = units;
   d.needed = task_needed_regions(g, t);
+  narrow_gather_tables(g, t, d.needed);
   d.written = task_written_tensors(g, t);
   std::set<int> produced;
   for (int op : t.ops)
@@ -178,7 +195,8 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
   if (d.written.size() == 1 && d.written[0] == primary && !region_empty(tile)) {
     Task one = t;
     one.regions[primary] = tile;
-    const std::map<int, Region> need = task_needed_regions(g, one);
+    std::map<int, Region> need = task_needed_regions(g, one);
+    narrow_gather_tables(g, one, need);
     double tin = 0, tkept = 0, tin_activations = 0, in_activations = 0;
     for (int x : d.inputs) {
       if (!need.count(x)) continue;

@@ -1,0 +1,371 @@
+// GraphTurbo, TVM-like and AStitch-like plans on the DSA model (see dsa_plans.h).
+#include "reproductions/graphturbo/dsa_plans.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/dsamodel/dsa_model.h"
+#include "common/dsamodel/dsa_task.h"
+#include "common/util/error.h"
+#include "models/zoo.h"
+#include "reproductions/graphturbo/instances.h"
+
+namespace dgs::graphturbo {
+
+std::string_view approach_name(Approach a) {
+  switch (a) {
+    case Approach::Tvm:
+      return "TVM";
+    case Approach::AStitch:
+      return "AStitch";
+    case Approach::V1Llb:
+      return "V1";
+    case Approach::V2L1:
+      return "V2";
+    case Approach::GraphTurbo:
+      return "GraphTurbo";
+  }
+  return "?";
+}
+
+GtParams stcp920_gt_params(const DsaSpec& spec) {
+  GtParams p;
+  p.cores = spec.cores_per_cluster;
+  p.element_bytes = spec.element_bytes;
+  p.l1_bytes = spec.local_bytes;
+  p.llb_bytes = spec.global_bytes;
+  p.split_capacity = static_cast<int64_t>(kSplitCapacityFractionOfLlb * double(spec.global_bytes));
+  return p;
+}
+
+namespace {
+
+// The layers of `g` as TVM fuses them (one kernel each): every op that is not element-wise,
+// layout-only or an inference BatchNormalization (a per-channel affine) starts a layer; the
+// others join the layer of its latest
+// activation producer (so a residual Add and the GELU chain join their conv or matmul), or starts
+// its own when it reads only graph inputs.
+std::vector<std::vector<int>> layers_of(const Graph& g) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> layer_of(static_cast<size_t>(g.num_ops()), -1);
+  for (int op : g.topo_order()) {
+    const Op& o = g.op(op);
+    int join = -1;
+    if (is_elementwise(o.kind) || is_layout_only(o.kind) || o.kind == OpKind::BatchNormalization) {
+      for (int x : o.inputs) {
+        if (x < 0 || g.tensor(x).is_param() || g.tensor(x).producer < 0) continue;
+        join = std::max(join, layer_of[size_t(g.tensor(x).producer)]);
+      }
+    }
+    if (join < 0) {
+      join = static_cast<int>(out.size());
+      out.emplace_back();
+    }
+    out[size_t(join)].push_back(op);
+    layer_of[size_t(op)] = join;
+  }
+  return out;
+}
+
+bool has_matrix_op(const Graph& g, const std::vector<int>& ops) {
+  for (int op : ops)
+    if (is_conv_like(g.op(op).kind) || is_matmul_like(g.op(op).kind)) return true;
+  return false;
+}
+
+// A step: one layer (ops) for a fraction [lo, hi) of each cluster's batch (dim 0), or, for an
+// element-wise instance split along `dim` > 0, instance k of f along that axis.
+struct Step {
+  std::vector<int> ops;
+  int dim = 0;
+  int64_t k = 0, f = 1;
+  int instance = -1;  // GraphTurbo: the instance it belongs to
+};
+
+Region step_region(const Shape& s, const Step& st, int cluster, int clusters) {
+  Region r = full_region(s);
+  const int64_t e0 = s[0];
+  int64_t lo = e0 * cluster / clusters, hi = e0 * (cluster + 1) / clusters;
+  if (st.dim == 0) {
+    const int64_t len = hi - lo;
+    hi = lo + len * (st.k + 1) / st.f;
+    lo = lo + len * st.k / st.f;
+    r[0] = {lo, hi};
+  } else {
+    r[0] = {lo, hi};
+    const int64_t e = s[size_t(st.dim)];
+    r[size_t(st.dim)] = {e * st.k / st.f, e * (st.k + 1) / st.f};
+  }
+  return r;
+}
+
+bool divides(const Shape& s, const Step& st, int clusters) {
+  if (s.empty() || s[0] % (clusters * (st.dim == 0 ? st.f : 1)) != 0) return false;
+  if (st.dim > 0 && (size_t(st.dim) >= s.size() || s[size_t(st.dim)] % st.f != 0)) return false;
+  return true;
+}
+
+std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
+  const std::vector<int> units = dsa_placement_units(t.placement, spec);
+  // From one unit's part of the primary output (the region divided by the binding).
+  std::vector<int64_t> tile = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
+  for (size_t d = 0; d < tile.size() && d < t.placement.binding.size(); ++d)
+    tile[d] = (tile[d] + t.placement.binding[d] - 1) / t.placement.binding[d];
+  const auto budget = static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
+  // Greedy over halvings (§4.1's LB-fitting tile, by the model's cost): while the working set
+  // is over budget, halve the axis whose result has the lowest estimated time (compute cycles
+  // plus activation re-reads and weights at a quarter of the DRAM bandwidth, one cluster's
+  // share) among the halvings that shrink the working set.
+  const double bytes_per_cycle = spec.dram_bytes_per_cycle() / spec.clusters;
+  auto cost = [&](const DsaTaskDemand& d) {
+    double act = 0, w = 0;
+    for (int x : d.inputs)
+      (g.tensor(x).is_param() ? w : act) += double(region_numel(d.needed.at(x)));
+    return d.compute_cycles() +
+           (act * d.refetch + w) * double(spec.element_bytes) / bytes_per_cycle;
+  };
+  t.tile = tile;
+  int64_t ws = dsa_task_demand(g, t, spec, units).working_set_bytes;
+  while (ws > budget) {
+    size_t best_axis = tile.size();
+    int64_t best_ws = ws;
+    double best_cost = 0;
+    for (size_t d = 0; d < tile.size(); ++d) {
+      if (tile[d] <= 1) continue;
+      std::vector<int64_t> trial = tile;
+      trial[d] = (trial[d] + 1) / 2;
+      t.tile = trial;
+      const DsaTaskDemand dem = dsa_task_demand(g, t, spec, units);
+      if (dem.working_set_bytes >= ws) continue;
+      const double c = cost(dem);
+      if (best_axis == tile.size() || c < best_cost) {
+        best_axis = d;
+        best_cost = c;
+        best_ws = dem.working_set_bytes;
+      }
+    }
+    if (best_axis == tile.size()) break;
+    tile[best_axis] = (tile[best_axis] + 1) / 2;
+    ws = best_ws;
+  }
+  return tile;
+}
+
+}  // namespace
+
+int64_t tvm_batches_per_cluster(const Graph& g, const DsaSpec& spec) {
+  const auto budget = static_cast<int64_t>(kTvmLlbFraction * double(spec.global_bytes));
+  int64_t best = int64_t{1} << 20;
+  for (const std::vector<int>& layer : layers_of(g)) {
+    Task t;
+    t.ops = layer;
+    int64_t act = 0;
+    std::set<int> seen;
+    for (int op : layer)
+      for (int x : g.op(op).inputs) {
+        if (x < 0 || seen.count(x) || g.tensor(x).is_param()) continue;
+        const int producer = g.tensor(x).producer;
+        if (producer >= 0 && std::count(layer.begin(), layer.end(), producer)) continue;
+        seen.insert(x);
+        act += g.tensor(x).numel() * spec.element_bytes;
+      }
+    for (int x : task_written_tensors(g, t)) act += g.tensor(x).numel() * spec.element_bytes;
+    int64_t b = 1;
+    while (2 * b * act <= budget) b *= 2;
+    best = std::min(best, b);
+  }
+  return best;
+}
+
+Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+              DsaRun* counts) {
+  const int clusters = spec.clusters;
+  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
+  // position-embedding lookup from constant ids is not: it runs whole, once).
+  std::vector<bool> batchy(static_cast<size_t>(g.num_tensors()), false);
+  for (int x : g.input_tensors()) batchy[size_t(x)] = true;
+  for (int op : g.topo_order()) {
+    bool any = false;
+    for (int x : g.op(op).inputs) any = any || (x >= 0 && batchy[size_t(x)]);
+    for (int x : g.op(op).outputs) batchy[size_t(x)] = any;
+  }
+  std::vector<Step> steps;
+  int64_t kernels = 0;
+  if (a == Approach::GraphTurbo) {
+    // Scheduled on one cluster's share (the same builder at the per-cluster batch: same ops).
+    if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
+    const Schedule s = schedule_graph(*per_cluster, stcp920_gt_params(spec));
+    kernels = static_cast<int64_t>(s.instances.size());
+    const std::vector<std::vector<int>> layers = layers_of(g);
+    for (int i : s.order) {
+      const Instance& in = s.instances[size_t(i)];
+      const SubGraph& sg = s.grouping.subgraphs[size_t(in.subgraph)];
+      const std::set<int> sg_ops(sg.ops.begin(), sg.ops.end());
+      for (const std::vector<int>& layer : layers) {
+        std::vector<int> part;
+        for (int op : layer)
+          if (sg_ops.count(op)) part.push_back(op);
+        if (part.empty()) continue;
+        int64_t f = sg.best.factor;
+        bool ok = true;
+        for (int op : part)
+          for (int t : g.op(op).outputs)
+            ok = ok && batchy[size_t(t)] &&
+                 divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, clusters);
+        if (!ok) f = 0;  // marker: whole, once
+        steps.push_back({part, sg.best.dim, in.index, f, i});
+      }
+    }
+  } else {
+    for (const std::vector<int>& layer : layers_of(g)) steps.push_back({layer, 0, 0, 1, -1});
+    kernels = static_cast<int64_t>(steps.size());
+  }
+
+  Plan plan;
+  plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
+  plan.graph = g.name;
+  std::set<std::vector<int>> emitted_whole;
+  // Written tensors per step (cluster 0's region bytes) for the scope allocation.
+  struct Written {
+    int step, tensor;
+    int64_t bytes;  // one cluster's region
+    int units;
+    int last = -1;
+    std::string scope;
+  };
+  std::vector<Written> written;
+  for (size_t si = 0; si < steps.size(); ++si) {
+    Step st = steps[si];
+    const bool whole = st.f == 0;
+    if (whole) {
+      if (emitted_whole.count(st.ops)) continue;
+      emitted_whole.insert(st.ops);
+      st.f = 1;
+    } else {
+      bool ok = true;
+      for (int op : st.ops)
+        for (int t : g.op(op).outputs)
+          ok = ok && batchy[size_t(t)] && divides(g.tensor(t).shape, st, clusters);
+      if (!ok) {
+        if (emitted_whole.count(st.ops)) continue;
+        emitted_whole.insert(st.ops);
+        st.f = 0;
+      }
+    }
+    const bool single = st.f == 0 || whole;
+    if (st.f == 0) st.f = 1;
+    Stage stage;
+    std::vector<int64_t> tile;
+    for (int c = 0; c < (single ? 1 : clusters); ++c) {
+      Task t;
+      t.kind = TaskKind::Fused;
+      t.ops = st.ops;
+      const int primary = task_primary_tensor(g, t);
+      for (int w : task_written_tensors(g, t))
+        if (!single) t.regions[w] = step_region(g.tensor(w).shape, st, c, clusters);
+      const Shape shape = region_shape(task_written_region(g, t, primary));
+      const std::vector<int64_t> b = plain_binding(shape, spec.cores_per_cluster);
+      int64_t cores = 1;
+      for (int64_t x : b) cores *= x;
+      t.placement.unit = UnitKind::Core;
+      t.placement.index = {c, 0};
+      t.placement.count = static_cast<int>(cores);
+      t.placement.binding = b;
+      if (tile.empty()) tile = fit_tile(g, t, spec);
+      t.tile = tile;
+      stage.tasks.push_back(std::move(t));
+    }
+    const int stage_index = static_cast<int>(plan.stages.size());
+    for (int w : task_written_tensors(g, stage.tasks[0])) {
+      if (g.tensor(w).role == TensorRole::Output) continue;
+      const Region r = task_written_region(g, stage.tasks[0], w);
+      written.push_back({stage_index, w, region_numel(r) * spec.element_bytes,
+                         stage.tasks[0].placement.count, -1, ""});
+    }
+    plan.stages.push_back(std::move(stage));
+  }
+  // Liveness: the last stage reading each written region (cluster 0's tasks).
+  for (Written& w : written) {
+    const Region& r = task_written_region(g, plan.stages[size_t(w.step)].tasks[0], w.tensor);
+    for (size_t s = size_t(w.step) + 1; s < plan.stages.size(); ++s) {
+      const Task& t = plan.stages[s].tasks[0];
+      bool reads = false;
+      for (int op : t.ops)
+        for (int in : g.op(op).inputs) reads = reads || in == w.tensor;
+      if (!reads) continue;
+      const std::map<int, Region> need = task_needed_regions(g, t);
+      const auto it = need.find(w.tensor);
+      if (it != need.end() && !region_empty(region_intersect(it->second, r))) w.last = int(s);
+    }
+  }
+  // Scopes: first-fit over the liveness (L1 per core, then the LLB), DDR otherwise.
+  std::vector<int64_t> l1(plan.stages.size(), 0), llb(plan.stages.size(), 0);
+  const auto l1_cap = static_cast<int64_t>(kResidentFractionOfL1 * double(spec.local_bytes));
+  for (Written& w : written) {
+    w.scope = "ddr";
+    if (a == Approach::Tvm || w.last < 0) continue;
+    if (a == Approach::AStitch && has_matrix_op(g, plan.stages[size_t(w.step)].tasks[0].ops))
+      continue;
+    const int64_t per_core = (w.bytes + w.units - 1) / w.units;
+    bool fits_l1 = true, fits_llb = true;
+    for (int s = w.step; s <= w.last; ++s) {
+      fits_l1 = fits_l1 && l1[size_t(s)] + per_core <= l1_cap;
+      fits_llb = fits_llb && llb[size_t(s)] + w.bytes <= spec.global_bytes;
+    }
+    if (a == Approach::V1Llb) fits_l1 = false;  // V1: outputs in the LLB as much as possible
+    if (fits_l1) {
+      w.scope = spec.local_level;
+      for (int s = w.step; s <= w.last; ++s) l1[size_t(s)] += per_core;
+    } else if (fits_llb) {
+      w.scope = spec.global_level;
+      for (int s = w.step; s <= w.last; ++s) llb[size_t(s)] += w.bytes;
+    }
+  }
+  DsaRun local;
+  DsaRun& cnt = counts ? *counts : local;
+  cnt.kernels = kernels;
+  cnt.ddr_tensors = cnt.llb_tensors = cnt.l1_tensors = 0;
+  for (const Written& w : written) {
+    if (w.scope == "ddr") {
+      ++cnt.ddr_tensors;
+      continue;
+    }
+    (w.scope == spec.local_level ? cnt.l1_tensors : cnt.llb_tensors) += 1;
+    for (Task& t : plan.stages[size_t(w.step)].tasks) t.scope[w.tensor] = w.scope;
+  }
+  for (int t : g.output_tensors()) (void)t, ++cnt.ddr_tensors;
+  return plan;
+}
+
+DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
+                  int64_t batches_per_cluster, int64_t seq_len) {
+  DsaRun r;
+  r.approach = a;
+  r.batch = batch;
+  ZooOptions o;
+  o.seq_len = seq_len;
+  const int64_t clusters = spec.clusters;
+  if (batches_per_cluster == 0) {
+    batches_per_cluster = std::max<int64_t>(1, batch / clusters);
+    if (a == Approach::Tvm) {
+      o.batch = 1;
+      batches_per_cluster =
+          std::min(batches_per_cluster, tvm_batches_per_cluster(build_zoo_model(model, o), spec));
+    }
+  }
+  r.batches_per_cluster = batches_per_cluster;
+  r.iterations = std::max<int64_t>(1, batch / (clusters * batches_per_cluster));
+  o.batch = batches_per_cluster;
+  const Graph one = build_zoo_model(model, o);
+  o.batch = batches_per_cluster * clusters;
+  const Graph g = build_zoo_model(model, o);
+  const Plan plan = dsa_plan(g, &one, a, spec, &r);
+  plan.check(g);
+  r.result = evaluate_dsa_plan(g, plan, spec);
+  r.latency_ms = r.result.latency_us * 1e-3 * double(r.iterations);
+  r.throughput = double(batch) / (r.latency_ms * 1e-3);
+  return r;
+}
+
+}  // namespace dgs::graphturbo

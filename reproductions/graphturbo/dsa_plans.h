@@ -1,0 +1,75 @@
+#pragma once
+// GraphTurbo and its baselines as Plan v2 plans for the shared DSA model (common/dsamodel), over
+// the whole chip: the batch is split evenly over the clusters (data parallelism, §2.1), every
+// cluster runs the same schedule on its share, one stage per layer step with one task per cluster
+// on that cluster's cores (plain binding, §3.4), tiled (double-buffered) with the largest tile
+// that fits kTileFractionOfL1 of a core's L1 (§4.1: LB-fitting tiles, halving the longest axis).
+//
+//   TVM-like: one kernel per layer (compound operator: conv/matmul + epilogue), every output to
+//     DDR; the per-cluster batch is the largest that the LLB retains (tvm_batches_per_cluster);
+//     more images run as sequential iterations (latency x iterations).
+//   AStitch-like: the whole per-cluster batch at once, no instances; outputs of memory-bound
+//     layers (no conv/matmul) stay on chip (L1 if they fit, else LLB), conv/matmul outputs to DDR.
+//   V1/V2: see Approach.
+//   GraphTurbo: the instances of schedule_graph in its order, each expanded into its layers
+//     (one kernel per instance in the paper; one plan stage per layer here, the instance's
+//     slice of each layer); every written tensor stays on chip: L1 while the cluster's L1 holds
+//     it beside the others live (at most kResidentFractionOfL1 of each core's L1), else the LLB,
+//     else DDR, allocated first-fit over the liveness (§4.3; the paper spills the longest-living
+//     tensor first).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+#include "common/hw/evaluation_result.h"
+#include "common/plan/plan.h"
+#include "reproductions/graphturbo/grouping.h"
+
+namespace dgs::graphturbo {
+
+inline constexpr double kTileFractionOfL1 = 0.6;
+inline constexpr double kResidentFractionOfL1 = 0.4;
+
+// V1 and V2 are Fig. 15's ablations: TVM's layers at GraphTurbo's per-cluster batch, every
+// output kept in the LLB (V1) or in L1 first, then the LLB (V2) while they fit, else DDR; V3
+// (instances and ordering) is the GraphTurbo plan, and V4 (across-layer instruction scheduling)
+// has no plan field of its own: the DSA model's one-stage prefetch serves every variant.
+enum class Approach { Tvm, AStitch, V1Llb, V2L1, GraphTurbo };
+std::string_view approach_name(Approach a);
+
+GtParams stcp920_gt_params(const DsaSpec& spec);
+
+// TVM's batches per cluster: the largest power of two b for which every layer's activation
+// inputs and written outputs for b batches fit kTvmLlbFraction of the LLB (the rest holds the
+// weights being promoted). `batch1`: the model at batch 1. The fraction is a calibration point
+// on Table 2's ResNet-50 (2) and BERT-128 (4, §5.1 "a cluster's LLB is sufficient to retain four
+// data batches"): any value in [0.86, 0.94) gives both (ResNet-50's conv3+residual layer holds
+// 3.6 MB per image at FP16, BERT-128's FFN-out+residual layer 1.18 MB per sentence).
+inline constexpr double kTvmLlbFraction = 0.875;
+int64_t tvm_batches_per_cluster(const Graph& batch1, const DsaSpec& spec);
+
+struct DsaRun {
+  Approach approach = Approach::Tvm;
+  int64_t batch = 0;  // the whole chip's
+  int64_t batches_per_cluster = 0;
+  int64_t iterations = 1;
+  double latency_ms = 0;  // all iterations
+  double throughput = 0;  // batch / latency (items per second)
+  int64_t kernels = 0;    // TVM/AStitch: layers; GraphTurbo: instances
+  int64_t ddr_tensors = 0, llb_tensors = 0, l1_tensors = 0;  // per cluster (Table 3)
+  EvaluationResult result;                                   // one iteration
+};
+
+// Builds `model` for the batch and approach (zoo options give image size / seq len) and
+// evaluates it. `batches_per_cluster` 0 = the approach's own choice.
+DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
+                  int64_t batches_per_cluster = 0, int64_t seq_len = 0);
+
+// The plan of approach `a` for `g` (batch = clusters x per-cluster batch) and its scope counts;
+// GraphTurbo schedules `per_cluster` (the same model at the per-cluster batch).
+Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+              DsaRun* counts = nullptr);
+
+}  // namespace dgs::graphturbo

@@ -1,0 +1,35 @@
+#pragma once
+// The ten configurations of Table 2 and their runs on the STCP920 DSA model (TVM-like,
+// AStitch-like and GraphTurbo plans), computed once per process and shared by the experiments.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "common/hw/dsa_spec.h"
+#include "reproductions/graphturbo/dsa_plans.h"
+
+namespace dgs::graphturbo {
+
+// One configuration of Table 2; `zoo` empty = the model is not in the zoo.
+struct ModelRow {
+  std::string label, name, zoo;
+  int64_t seq_len = 0;
+  int64_t batch = 0;
+  std::string note;
+};
+const std::vector<ModelRow>& model_rows();
+
+struct RowRuns {
+  DsaRun tvm, astitch, gt;
+  double schedule_s[3] = {0, 0, 0};  // TVM, AStitch, GraphTurbo plan construction (wall)
+};
+// The three approaches on `m` (a zoo model), computed on first use.
+const RowRuns& runs_of(const ModelRow& m);
+
+const DsaSpec& stcp920();
+
+// Notes every open constant of the scheduler and the plans, and the machine.
+void note_constants(ExperimentContext& ctx);
+
+}  // namespace dgs::graphturbo

@@ -1,0 +1,123 @@
+// GraphTurbo's scheduler: the exact checks of the paper (Fig. 6/7, §3.4, Fig. 10) and run_plan
+// equality of its plans with the unscheduled graph.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/exec/plan_exec.h"
+#include "models/zoo.h"
+#include "reproductions/graphturbo/dsa_plans.h"
+#include "reproductions/graphturbo/grouping.h"
+#include "reproductions/graphturbo/instances.h"
+
+namespace dgs::graphturbo {
+namespace {
+
+GtParams stcp920_params() {
+  GtParams p;
+  p.split_capacity = static_cast<int64_t>(kSplitCapacityFractionOfLlb * double(p.llb_bytes));
+  return p;
+}
+
+TEST(GraphTurboOrder, Algorithm3OnFig6GivesThePrintedOrder) {
+  const InstanceDag d = fig6_instance_dag();
+  std::vector<int> bfs;
+  for (int i = 0; i < 15; ++i) bfs.push_back(i);
+  std::string order;
+  for (int i : algorithm3_order(d, bfs)) order += (order.empty() ? "" : " ") + d.labels[size_t(i)];
+  EXPECT_EQ(order, "a8 a7 b4 a6 a5 b3 c2 a4 a3 b2 a2 a1 b1 c1 d1");
+  // BFS keeps all eight stage-1 outputs live; the DFS order at most five outputs at once.
+  EXPECT_EQ(peak_live_bytes(d, bfs), 9);
+  EXPECT_EQ(peak_live_bytes(d, algorithm3_order(d, bfs)), 5);
+}
+
+TEST(GraphTurboBinding, PlainBindingOf2x256x28x28On8Cores) {
+  EXPECT_EQ(plain_binding({2, 256, 28, 28}, 8), (std::vector<int64_t>{2, 4, 1, 1}));
+  EXPECT_EQ(plain_binding({1, 256, 56, 56}, 8), (std::vector<int64_t>{1, 8, 1, 1}));
+}
+
+TEST(GraphTurboGrouping, BestSplitIsLexmaxOfOpsFactorDepth) {
+  EXPECT_EQ(best_split({{3, 4, 0}, {5, 8, 1}, {5, 2, 2}}), (SplitTuple{5, 2, 2}));
+  EXPECT_EQ(best_split({{5, 2, 1}, {5, 2, 0}}), (SplitTuple{5, 2, 0}));
+}
+
+TEST(GraphTurboGrouping, ResNet50GroupsIntoFourStagesSplit8421) {
+  ZooOptions o;
+  o.batch = 8;  // images per cluster
+  const Graph g = build_zoo_model("resnet50", o);
+  const Schedule s = schedule_graph(g, stcp920_params());
+  ASSERT_EQ(s.grouping.subgraphs.size(), 4u);
+  std::vector<int64_t> factors;
+  for (const SubGraph& sg : s.grouping.subgraphs) factors.push_back(sg.best.factor);
+  EXPECT_EQ(factors, (std::vector<int64_t>{8, 4, 2, 1}));
+  // b3 (an instance of stage 2): 38 ops as the paper counts them, 13 convolutions, one kernel.
+  const SubGraph& stage2 = s.grouping.subgraphs[1];
+  EXPECT_EQ(paper_op_count(g, stage2.ops), 38);
+  int convs = 0;
+  for (int op : stage2.ops) convs += g.op(op).kind == OpKind::Conv;
+  EXPECT_EQ(convs, 13);
+  // 15 instances; redundant edges eliminated: every stage-2..4 instance reads two instances.
+  ASSERT_EQ(s.instances.size(), 15u);
+  for (size_t i = 8; i < 15; ++i) EXPECT_EQ(s.dag.producers[i].size(), 2u) << i;
+  EXPECT_TRUE(s.dfs_chosen);
+  EXPECT_LT(s.dfs_peak, s.bfs_peak);
+  // One task per instance; every plan passes Plan::check.
+  const Plan plan = schedule_plan(g, s);
+  EXPECT_EQ(plan.num_tasks(), 15);
+  plan.check(g);
+}
+
+TEST(GraphTurboPlan, InstancesConcatenatedGiveTheUnsplitResult) {
+  ZooOptions o;
+  o.batch = 4;
+  o.image_size = 32;
+  const Graph g = build_zoo_model("resnet50", o);
+  GtParams p = stcp920_params();
+  p.split_capacity = 96 * 1024;  // reduced size: small enough to split every stage
+  const Schedule s = schedule_graph(g, p);
+  EXPECT_GT(s.instances.size(), s.grouping.subgraphs.size());
+  const PlanComparison c = compare_plan_with_reference(g, schedule_plan(g, s), 7);
+  EXPECT_TRUE(c.passed) << c.str();
+}
+
+TEST(GraphTurboPlan, BertPlanMatchesTheReference) {
+  ZooOptions o;
+  o.batch = 2;
+  o.seq_len = 16;
+  const Graph g = build_zoo_model("bert_base", o);
+  GtParams p = stcp920_params();
+  p.split_capacity = 32 * 1024;
+  const Schedule s = schedule_graph(g, p);
+  EXPECT_GT(s.instances.size(), s.grouping.subgraphs.size());
+  const PlanComparison c = compare_plan_with_reference(g, schedule_plan(g, s), 3);
+  EXPECT_TRUE(c.passed) << c.str();
+}
+
+}  // namespace
+}  // namespace dgs::graphturbo
+
+namespace dgs::graphturbo {
+namespace {
+
+TEST(GraphTurboDsa, TvmKeepsAtMostFourBert128BatchesPerCluster) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  ZooOptions o;
+  o.seq_len = 128;
+  EXPECT_EQ(tvm_batches_per_cluster(build_zoo_model("bert_base", o), spec), 4);
+  EXPECT_EQ(tvm_batches_per_cluster(build_zoo_model("resnet50"), spec), 2);
+}
+
+TEST(GraphTurboDsa, ResNet50RunsOnTheModelWithEachApproach) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  for (Approach a : {Approach::Tvm, Approach::AStitch, Approach::GraphTurbo}) {
+    const DsaRun r = run_on_dsa("resnet50", 64, a, spec);
+    EXPECT_GT(r.throughput, 0);
+    if (a == Approach::Tvm) {
+      EXPECT_EQ(r.ddr_tensors, r.kernels);  // every layer output to DDR
+      EXPECT_EQ(r.l1_tensors + r.llb_tensors, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dgs::graphturbo
