@@ -160,32 +160,7 @@ void add_value_tensor(Graph& g, const std::string& name, const onnx::TensorProto
 
 // A Constant node's value as a TensorProto (value, value_float(s), value_int(s)).
 onnx::TensorProto constant_node_value(const onnx::NodeProto& n, const std::string& what) {
-  for (const auto& a : n.attribute()) {
-    onnx::TensorProto t;
-    if (a.name() == "value") return a.t();
-    if (a.name() == "value_float") {
-      t.set_data_type(onnx_type::kFloat);
-      t.add_float_data(a.f());
-      return t;
-    }
-    if (a.name() == "value_floats") {
-      t.set_data_type(onnx_type::kFloat);
-      t.add_dims(a.floats_size());
-      for (float f : a.floats()) t.add_float_data(f);
-      return t;
-    }
-    if (a.name() == "value_int") {
-      t.set_data_type(onnx_type::kInt64);
-      t.add_int64_data(a.i());
-      return t;
-    }
-    if (a.name() == "value_ints") {
-      t.set_data_type(onnx_type::kInt64);
-      t.add_dims(a.ints_size());
-      for (int64_t v : a.ints()) t.add_int64_data(v);
-      return t;
-    }
-  }
+  if (std::optional<onnx::TensorProto> t = constant_node_tensor(n)) return *t;
   throw Error(what +
               ": Constant node without a supported value attribute (value, value_float, "
               "value_floats, value_int, value_ints)");
