@@ -549,9 +549,12 @@ EvaluationResult Simulator::run() {
     add_value(r.details, "peak_" + s_.global_level + "_bytes", peak_global);
   if (mesh) {
     double max_link = 0, used = 0;
-    for (double b : noc_->link_bytes()) {
+    const std::vector<double>& link_bytes = noc_->link_bytes();
+    for (size_t id = 0; id < link_bytes.size(); ++id) {
+      const double b = link_bytes[id];
       max_link = std::max(max_link, b);
       used += b > 0 ? 1 : 0;
+      if (b > 0) add_value(r.bytes_by_link, noc_->link_name(static_cast<int>(id)), b);
     }
     add_value(r.details, "noc_byte_hops", byte_hops);
     add_value(r.details, "noc_max_link_bytes", max_link);

@@ -66,6 +66,7 @@ namespace dgs {
 // Evaluates `plan` (checked by the caller, e.g. evaluate()) on `spec`.
 //   latency_us; flops (2 x MACs plus the vector ops' FLOPs); stages, tasks; kernels = tasks;
 //   bytes_by_level: local, global, DRAM level names (bytes read + written);
+//   bytes_by_link (mesh): the bytes each directed link carried, "link (x,y)->(x',y')";
 //   busy_us_by_unit: "core" or "engine" (compute, summed over units), "matrix", "vector", "dma";
 //   energy_pj_by_component: "mac", each level name, "noc" (mesh), "static";
 //   details: peak_<level>_bytes (the fullest buffer instance), noc_byte_hops, noc_max_link_bytes,

@@ -80,4 +80,12 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
   return t;
 }
 
+std::string MeshNoc::link_name(int id) const {
+  const int node = id / 4, direction = id % 4;
+  const int x = node % columns_, y = node / columns_;
+  static constexpr int kDx[] = {1, -1, 0, 0}, kDy[] = {0, 0, 1, -1};
+  return "link (" + std::to_string(x) + "," + std::to_string(y) + ")->(" +
+         std::to_string(x + kDx[direction]) + "," + std::to_string(y + kDy[direction]) + ")";
+}
+
 }  // namespace dgs

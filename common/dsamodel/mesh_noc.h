@@ -4,6 +4,7 @@
 // serialise and transfers on disjoint links overlap. Coordinates are (x = column, y = row), as
 // plan placements of unit kind "engine" give them.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/dsamodel/busy_intervals.h"
@@ -36,6 +37,8 @@ class MeshNoc {
   // The id of the link leaving `p` in direction d (0 east, 1 west, 2 south (+y), 3 north (-y)).
   int link_id(MeshPoint p, int direction) const { return (p.y * columns_ + p.x) * 4 + direction; }
   int num_links() const { return columns_ * rows_ * 4; }
+  // "link (x,y)->(x',y')" for link id `id`.
+  std::string link_name(int id) const;
 
   struct Transfer {
     double start = 0;  // cycle its links were taken

@@ -53,6 +53,10 @@ struct EvaluationResult {
   // Bytes moved at each memory level (read + written), by level name, innermost first; only the
   // levels the model counts (GPU model: "l2" and "dram").
   NamedValues bytes_by_level;
+  // Bytes carried by each interconnect link that carried any, by link name (mesh: "link
+  // (x,y)->(x',y')", columns x and rows y), in link order; empty when the model has no
+  // interconnect of separate links (GPU model, a cluster bus).
+  NamedValues bytes_by_link;
   // Busy time by unit, in microseconds: a unit kind ("sm": summed over its units, so
   // utilisation = busy / (count x latency)) or one unit ("core[3]").
   NamedValues busy_us_by_unit;

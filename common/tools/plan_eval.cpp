@@ -144,6 +144,21 @@ dgs::Table result_table(const std::vector<EvaluatedPlan>& plans) {
   return t;
 }
 
+// The links of an interconnect that carried the most bytes (EvaluationResult::bytes_by_link),
+// at most five, busiest first: "links (yours): 12 used; busiest link (0,0)->(1,0) 64 KiB, ...".
+void print_busiest_links(std::ostream& os, const std::string& label,
+                         const dgs::EvaluationResult& r) {
+  if (r.bytes_by_link.empty()) return;
+  std::vector<dgs::NamedValue> links = r.bytes_by_link;
+  std::stable_sort(
+      links.begin(), links.end(),
+      [](const dgs::NamedValue& a, const dgs::NamedValue& b) { return a.value > b.value; });
+  os << "links (" << label << "): " << links.size() << " used; busiest";
+  for (size_t i = 0; i < links.size() && i < 5; ++i)
+    os << (i ? ", " : " ") << links[i].name << " " << links[i].value / 1024 << " KiB";
+  os << "\n";
+}
+
 int run(int argc, char** argv) {
   std::string model, plan_file, hw = "v100", write_seq;
   int64_t batch = 1;
@@ -243,6 +258,7 @@ int run(int argc, char** argv) {
     if (hardware.kind == "gpu")
       std::cout << "fused tasks: GENERIC_FUSED_KERNEL_RULE (one kernel, external traffic only; "
                    "see common/tools/plan_eval.cpp)\n";
+    print_busiest_links(std::cout, "yours", ev);
   }
   return 0;
 }

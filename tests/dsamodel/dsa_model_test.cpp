@@ -136,6 +136,8 @@ TEST(MeshNoc, TransfersOnOneLinkSerialiseAndOnDisjointLinksOverlap) {
   // The opposite direction of a used link is another link.
   EXPECT_EQ(noc.send({2, 0}, {1, 0}, 800, 0).end, 101);
   EXPECT_EQ(noc.link_bytes()[static_cast<size_t>(noc.link_id({1, 0}, 0))], 1600);
+  EXPECT_EQ(noc.link_name(noc.link_id({1, 0}, 0)), "link (1,0)->(2,0)");
+  EXPECT_EQ(noc.link_name(noc.link_id({2, 3}, 3)), "link (2,3)->(2,2)");
   EXPECT_EQ(noc.byte_hops(), 800 * 2 + 800 * 2 + 800 * 2 + 800);
 }
 
@@ -167,6 +169,10 @@ TEST(DsaModel, EnergyOfAKnownMeshTransfer) {
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_byte_hops"), 2048);
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_max_link_bytes"), 1024);
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_links_used"), 2);
+  // The two links of the route (0,0) -> (0,1) -> (0,2), each with the 1024 bytes, and no other.
+  EXPECT_EQ(far.bytes_by_link.size(), 2u);
+  EXPECT_DOUBLE_EQ(value_of(far.bytes_by_link, "link (0,0)->(0,1)", -1), 1024);
+  EXPECT_DOUBLE_EQ(value_of(far.bytes_by_link, "link (0,1)->(0,2)", -1), 1024);
   EXPECT_DOUBLE_EQ(value_of(far.energy_pj_by_component, "noc"), 1024 * 2 * 8 * 0.61);
   // b on the same engine reads a's output in place: no NoC, no HBM round trip for it.
   const EvaluationResult near =
