@@ -481,11 +481,12 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (out[d] == 0 && !allowzero && d < a.dims.size()) out[d] = a.dims[d];
       if (out[d] == -1)
         infer = static_cast<int64_t>(d);
-      else
-        known *= out[d];
+      else if (__builtin_mul_overflow(known, out[d], &known))
+        throw Error(what + ": cannot reshape " + shape_str(a.dims) + " to " + shape_str(out) +
+                    " (more elements than 64 bits count)");
     }
     if (infer >= 0) out[static_cast<size_t>(infer)] = known == 0 ? 0 : a.numel() / known;
-    if (numel(out) != a.numel()) {
+    if (known < 0 || numel(out) != a.numel()) {
       throw Error(what + ": cannot reshape " + shape_str(a.dims) + " to " + shape_str(out));
     }
     OnnxValue r = a;
