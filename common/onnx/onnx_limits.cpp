@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/graph/onnx_dtype.h"
@@ -141,6 +142,38 @@ void check_window_attributes(const onnx::NodeProto& n, const std::string& what) 
   }
 }
 
+// Ranks of the window operators' data and weight inputs where the file declares them (graph
+// inputs, initializers, value_info): libonnx 1.12's ConvTranspose shape inference reads past the
+// shapes of a rank-2 input (a SIGSEGV). Ranks known only after inference are not seen here.
+void check_window_input_ranks(const onnx::GraphProto& g, const std::string& origin) {
+  static const std::set<std::string> kWindowOps = {"Conv", "ConvTranspose", "MaxPool",
+                                                   "AveragePool", "LpPool"};
+  std::map<std::string, int> rank;
+  for (const auto* vs : {&g.input(), &g.value_info()}) {
+    for (const auto& v : *vs) {
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+        rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    }
+  }
+  for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
+  for (const auto& n : g.node()) {
+    if (!kWindowOps.count(n.op_type())) continue;
+    const int inputs = n.op_type().starts_with("Conv") ? 2 : 1;
+    int first_rank = -1;
+    for (int i = 0; i < inputs && i < n.input_size(); ++i) {
+      const auto it = rank.find(n.input(i));
+      if (it == rank.end()) continue;
+      if (it->second < 3 || (first_rank >= 0 && it->second != first_rank)) {
+        throw Error(origin + ": node '" + n.name() + "' (" + n.op_type() + "): input '" +
+                    n.input(i) + "' has rank " + std::to_string(it->second) +
+                    "; expected rank 3 or more (batch, channels, spatial), the same for data "
+                    "and weights");
+      }
+      first_rank = it->second;
+    }
+  }
+}
+
 }  // namespace
 
 int64_t bounded_tensor_bytes(const Shape& shape, int64_t element_bytes) {
@@ -181,6 +214,7 @@ void check_file_limits(const onnx::GraphProto& g, const std::string& origin) {
     for (const auto& a : n.attribute()) check_attribute(a, what);
     check_window_attributes(n, what);
   }
+  check_window_input_ranks(g, origin);
 }
 
 void check_tensor_budget(const Graph& g, const std::string& origin, bool allow_empty_inputs) {
