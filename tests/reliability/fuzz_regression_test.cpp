@@ -88,6 +88,24 @@ TEST(FuzzRegressions, ZeroConvStrideIsRefusedBeforeOnnxShapeInferenceDividesByIt
   }
 }
 
+TEST(FuzzRegressions, FoldingRefusesAnExpandOverTheBudgetBeforeAllocating) {
+  // A Constant expanded to [2^20, 2^20] (8 TiB of int64) in shape arithmetic: std::bad_alloc
+  // (abort) before the fold budget.
+  const fs::path p =
+      fs::path(DGS_SOURCE_DIR) /
+      "tests/reliability/fuzz_regressions/onnx_loader/folded_expand_over_budget.onnx";
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(p)));
+  try {
+    graph_from_onnx(m, "fuzz.onnx");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "fuzz.onnx: node 'expand' (Expand): folding it gives shape [1048576,1048576]; "
+              "expected at most 134217728 elements");
+  }
+}
+
 TEST(FuzzRegressions, HardwareConfigs) {
   for (const fs::path& p : regressions("hw_config")) {
     expect_loads_or_one_line([&] { parse_hardware(read_bytes(p), "fuzz.json"); }, p);
