@@ -157,6 +157,16 @@ void check_window_input_ranks(const onnx::GraphProto& g, const std::string& orig
   }
   for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
   for (const auto& n : g.node()) {
+    if (n.op_type() == "Gemm") {  // libonnx 1.12 reads dimension 1 of a rank-1 A or B (SIGSEGV)
+      for (int i = 0; i < 2 && i < n.input_size(); ++i) {
+        const auto it = rank.find(n.input(i));
+        if (it != rank.end() && it->second != 2) {
+          throw Error(origin + ": node '" + n.name() + "' (Gemm): input '" + n.input(i) +
+                      "' has rank " + std::to_string(it->second) + "; expected rank 2");
+        }
+      }
+      continue;
+    }
     if (!kWindowOps.count(n.op_type())) continue;
     const int inputs = n.op_type().starts_with("Conv") ? 2 : 1;
     int first_rank = -1;
