@@ -3,6 +3,11 @@
 #   ./build.sh reproduce   install what is missing, build (Release), run every figure and table
 #                          available, in model mode, writing reports/
 #   ./build.sh test        install what is missing, build (Release), run the whole test suite
+#   ./build.sh reliability install clang if missing; build everything with clang, AddressSanitizer
+#                          and UndefinedBehaviorSanitizer (-fno-sanitize-recover, no CUDA) and
+#                          the libFuzzer targets in build-asan/; run each fuzz target for
+#                          FUZZ_SECONDS (default 60), then the whole test suite without the tests
+#                          matching SANITIZE_EXCLUDE (the --all runs: minutes each under ASan)
 # Both are idempotent: the second run installs nothing and rebuilds only what changed.
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores), CI=true adds -Werror.
 set -euo pipefail
@@ -17,7 +22,7 @@ PACKAGES=(build-essential cmake ninja-build libeigen3-dev libboost-program-optio
 
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -59,8 +64,23 @@ case "${1:-}" in
     cd "$BUILD_DIR"
     ctest --output-on-failure -j "$JOBS"
     ;;
+  reliability)
+    install_missing clang libclang-rt-14-dev
+    # One clang build with ASan + UBSan (-fno-sanitize-recover) for both the fuzz targets and the
+    # whole test suite (no CUDA: nvcc's host code is not instrumented).
+    ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}
+    gen=()
+    [ -f "$ASAN_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
+    CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ASAN_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
+    cmake --build "$ASAN_DIR" -j "$JOBS"
+    FUZZ_BUILD_DIR="$ASAN_DIR" JOBS=$JOBS "$ROOT/fuzz/run_fuzzers.sh" "${FUZZ_SECONDS:-60}"
+    cd "$ASAN_DIR"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports}"
+    ;;
   *)
-    echo "usage: ./build.sh reproduce|test" >&2
+    echo "usage: ./build.sh reproduce|test|reliability" >&2
     exit 2
     ;;
 esac

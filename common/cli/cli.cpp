@@ -5,6 +5,9 @@
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -246,6 +249,28 @@ void print_list(std::ostream& out, const PaperInfo& paper,
     out << "  " << e.id() << std::string(id_w - e.id().size(), ' ') << "  " << status
         << std::string(missing.size() - status.size(), ' ') << "  " << e.caption << '\n';
   }
+}
+
+// Refuses (UsageError) an --out that cannot hold the reports, before anything runs: a path
+// through a file, or a folder in which no folder can be created. Nothing is left behind: the
+// deepest existing ancestor is probed with a temporary folder, removed at once.
+void check_out_dir(const std::string& out_dir, const std::string& paper_key) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::path(out_dir) / paper_key;
+  fs::path p = target;
+  std::error_code ec;
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
+  if (p.empty()) p = ".";
+  if (!fs::is_directory(p, ec)) {
+    throw UsageError("--out: '" + p.string() + "' is a file, not a folder (cannot write " +
+                     target.string() + "/)");
+  }
+  std::string probe = (p / ".dgs_out_probe_XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr) {
+    throw UsageError("--out: cannot write in '" + p.string() + "' (" + std::strerror(errno) +
+                     "); expected a writable folder for " + target.string() + "/");
+  }
+  fs::remove(probe, ec);
 }
 
 uint64_t parse_seed(const std::string& s) {
@@ -576,6 +601,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       selected = runnable;
     }
 
+    check_out_dir(p.opts.out_dir, paper.key);
     out << paper.title << "\n"
         << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")
         << " | hw: " << hw_description(p.opts) << " | seed: " << p.opts.seed

@@ -204,10 +204,14 @@ class Ctx {
     if (i >= num_outputs()) return;
     int t = op_.outputs[i];
     if (t < 0) return;
+    int64_t elements = 1;
     for (int64_t v : s) {
       if (v < 0)
         fail("inferred output shape " + shape_str(s) + " has a negative dimension",
              "non-negative dimensions");
+      if (__builtin_mul_overflow(elements, v, &elements))
+        fail("inferred output shape " + shape_str(s) + " has more elements than 64 bits count",
+             "a shape whose element count fits in 64 bits");
     }
     Tensor& x = g_.tensor(t);
     x.shape = std::move(s);
@@ -640,7 +644,10 @@ void infer_reshape(Ctx& c) {
     if (v < 0)
       c.fail("target shape " + shape_str(shape) + " has " + std::to_string(v), "dims >= -1");
     out[i] = v;
-    known *= v;
+    if (__builtin_mul_overflow(known, v, &known)) {
+      c.fail("target shape " + shape_str(shape) + " has more elements than 64 bits count",
+             "a shape of the input's element count");
+    }
   }
   const int64_t total = numel(x);
   if (infer_at >= 0) {

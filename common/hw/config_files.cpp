@@ -44,7 +44,7 @@ std::string config_name(const std::string& builtin_path) {
 json parse_config_json(const std::string& text, const std::string& origin) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error; out_of_range: a number over double's range
     std::string msg = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the rest.
     if (const size_t at = msg.find("] "); at != std::string::npos) msg = msg.substr(at + 2);

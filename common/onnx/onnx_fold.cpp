@@ -132,7 +132,11 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
     } else if (all_known && n.input_size() > 0 && is_foldable_op_type(n.op_type())) {
       std::vector<const OnnxValue*> ins;
       for (const std::string& in : n.input()) ins.push_back(in.empty() ? nullptr : &known.get(in));
-      outs = evaluate_constant_node(n, ins, opset, what);
+      try {
+        outs = evaluate_constant_node(n, ins, opset, what);
+      } catch (const FoldTooLarge& e) {
+        throw Error(what + ": " + e.what());
+      }
     }
     bool fold = outs && static_cast<int>(outs->size()) == n.output_size();
     // Values derived from learned parameters fold only when they keep the parameter's size

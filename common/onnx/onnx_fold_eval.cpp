@@ -55,8 +55,20 @@ OnnxValue empty_like(const OnnxValue& v, Shape dims) {
   return r;
 }
 
+// Throws FoldTooLarge when a folded value of shape `dims` would be negative or exceed
+// kOnnxMaxFoldElements (before anything of that size is allocated).
+void check_fold_size(const Shape& dims) {
+  int64_t elements = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || __builtin_mul_overflow(elements, d, &elements) || elements > kOnnxMaxFoldElements)
+      throw FoldTooLarge("folding it gives shape " + shape_str(dims) + "; expected at most " +
+                         std::to_string(kOnnxMaxFoldElements) + " elements");
+  }
+}
+
 // Gathers elements of `v` by a function from output flat index to input flat index.
 OnnxValue remap(const OnnxValue& v, Shape out_dims, const std::function<int64_t(int64_t)>& src) {
+  check_fold_size(out_dims);
   OnnxValue r = empty_like(v, std::move(out_dims));
   const int64_t n = r.numel();
   for (int64_t k = 0; k < n; ++k) copy_element(v, src(k), r);
@@ -87,6 +99,7 @@ Shape broadcast_dims(const Shape& a, const Shape& b, const std::string& what) {
 // For each element of `out`, the flat index of the element of `in` that broadcasts to it.
 std::vector<int64_t> broadcast_sources(const Shape& in, const Shape& out) {
   const std::vector<int64_t> in_st = strides_of(in);
+  check_fold_size(out);
   const size_t off = out.size() - in.size();
   std::vector<int64_t> src(static_cast<size_t>(numel(out)));
   Shape idx(out.size(), 0);
@@ -427,6 +440,7 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       r.elem_type = fv.elem_type;
       fill = fv.at(0);
     }
+    check_fold_size(r.dims);
     if (r.is_float())
       r.f.assign(static_cast<size_t>(r.numel()), fill);
     else
@@ -437,7 +451,12 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
     if (!input(1) || !input(2)) return std::nullopt;
     const double s = a.at(0), l = input(1)->at(0), d = input(2)->at(0);
     if (d == 0) throw Error(what + ": Range delta 0");
-    const auto count = static_cast<int64_t>(std::max(0.0, std::ceil((l - s) / d)));
+    const double steps = std::max(0.0, std::ceil((l - s) / d));
+    if (!(steps <= static_cast<double>(kOnnxMaxFoldElements)))  // also NaN
+      throw FoldTooLarge("Range from " + std::to_string(s) + " to " + std::to_string(l) + " by " +
+                         std::to_string(d) + "; expected at most " +
+                         std::to_string(kOnnxMaxFoldElements) + " elements");
+    const auto count = static_cast<int64_t>(steps);
     OnnxValue r = empty_like(a, {count});
     for (int64_t k = 0; k < count; ++k) {
       if (r.is_float())
@@ -481,11 +500,12 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (out[d] == 0 && !allowzero && d < a.dims.size()) out[d] = a.dims[d];
       if (out[d] == -1)
         infer = static_cast<int64_t>(d);
-      else
-        known *= out[d];
+      else if (__builtin_mul_overflow(known, out[d], &known))
+        throw Error(what + ": cannot reshape " + shape_str(a.dims) + " to " + shape_str(out) +
+                    " (more elements than 64 bits count)");
     }
     if (infer >= 0) out[static_cast<size_t>(infer)] = known == 0 ? 0 : a.numel() / known;
-    if (numel(out) != a.numel()) {
+    if (known < 0 || numel(out) != a.numel()) {
       throw Error(what + ": cannot reshape " + shape_str(a.dims) + " to " + shape_str(out));
     }
     OnnxValue r = a;
@@ -558,7 +578,15 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
   if (op == "Tile") {
     if (!input(1)) return std::nullopt;
     Shape out = a.dims;
-    for (size_t d = 0; d < out.size(); ++d) out[d] *= input(1)->i.at(d);
+    if (input(1)->i.size() != out.size()) {
+      throw Error(what + ": Tile repeats " + shape_str(input(1)->i) + " for input " +
+                  shape_str(a.dims) + "; expected one repeat per dimension");
+    }
+    for (size_t d = 0; d < out.size(); ++d) {
+      if (input(1)->i[d] < 0 || __builtin_mul_overflow(out[d], input(1)->i[d], &out[d]))
+        throw Error(what + ": Tile repeats " + shape_str(input(1)->i) + " for input " +
+                    shape_str(a.dims) + "; expected non-negative repeats");
+    }
     const std::vector<int64_t> ist = strides_of(a.dims), ost = strides_of(out);
     return one(remap(a, out, [&](int64_t k) {
       int64_t s = 0;
@@ -570,6 +598,15 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
     std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
     if (perm.empty()) {
       for (int64_t d = rank; d-- > 0;) perm.push_back(d);
+    }
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    for (int64_t p : perm) {
+      if (static_cast<int64_t>(perm.size()) != rank || p < 0 || p >= rank ||
+          seen[static_cast<size_t>(p)])
+        throw Error(what + ": attribute 'perm' " + shape_str(perm) + " for input " +
+                    shape_str(a.dims) + "; expected a permutation of 0.." +
+                    std::to_string(rank - 1));
+      seen[static_cast<size_t>(p)] = true;
     }
     Shape out;
     for (int64_t p : perm) out.push_back(a.dims[static_cast<size_t>(p)]);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/onnx/onnx_tensor.h"
+#include "common/util/error.h"
 
 namespace onnx {
 class NodeProto;
@@ -23,6 +24,16 @@ bool is_foldable_op_type(const std::string& op_type);
 // when the op type is not foldable or an attribute/input combination is outside what folding
 // covers. Throws dgs::Error naming `what` for inputs that contradict ONNX's rules (an axis out of
 // range, shapes that do not broadcast).
+// The most elements a folded value may have (a constant of shape arithmetic or a transposed
+// weight is far smaller; an Expand or Tile of a constant to an absurd shape is refused).
+inline constexpr int64_t kOnnxMaxFoldElements = int64_t{1} << 27;
+// Thrown by evaluate_constant_node when a value would exceed kOnnxMaxFoldElements; the caller
+// names the node.
+class FoldTooLarge : public Error {
+ public:
+  explicit FoldTooLarge(const std::string& what) : Error(what) {}
+};
+
 std::optional<std::vector<OnnxValue>> evaluate_constant_node(
     const onnx::NodeProto& n, const std::vector<const OnnxValue*>& inputs, int64_t opset,
     const std::string& what);

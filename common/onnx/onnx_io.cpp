@@ -21,6 +21,7 @@
 #include "common/graph/shape_inference.h"
 #include "common/onnx/onnx_fold.h"
 #include "common/onnx/onnx_fold_eval.h"
+#include "common/onnx/onnx_limits.h"
 #include "common/onnx/onnx_opset.h"
 #include "common/onnx/onnx_tensor.h"
 #include "common/util/resources.h"
@@ -29,9 +30,21 @@ namespace dgs {
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+// A message of ONNX or of a nested error as one line: its lines joined by single spaces (ONNX's
+// checker names the node on the lines after the first), cut at 1000 characters.
+std::string as_one_line(const std::string& s) {
+  std::string line;
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
+      space = !line.empty();
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  if (line.size() > 1000) line = line.substr(0, 1000) + "...";
   return line;
 }
 
@@ -594,6 +607,8 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
   if (!model_in.has_graph() || model_in.graph().node_size() == 0) {
     throw Error(origin + ": not an ONNX model (no graph with nodes)");
   }
+  // Names, ranks, sizes and attribute lengths first: before anything quotes or allocates them.
+  check_file_limits(model_in.graph(), origin);
   // Operator support first, so that an unknown operator is named as such (the checker would
   // report it less clearly). Shape/Size pass here and must be folded away below.
   auto check_operators = [&](const onnx::GraphProto& gp, bool allow_fold_only) {
@@ -635,7 +650,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception& e) {
-      throw OnnxInvalidModel(origin + ": ONNX checker: " + first_line(e.what()));
+      throw OnnxInvalidModel(origin + ": ONNX checker: " + as_one_line(e.what()));
     }
   }
   onnx::ModelProto& inferred = result.inferred;
@@ -651,7 +666,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
                                        /*data_prop=*/false);
         onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so);
       } catch (const std::exception& e) {
-        throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+        throw Error(origin + ": ONNX shape inference: " + as_one_line(e.what()));
       }
       if (!opts.fold_shape_computations || round == kMaxFoldRounds) break;
       const int changed = fold_constant_nodes(&model, static_shapes_of(inferred),
@@ -671,7 +686,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
                                              /*data_prop=*/false);
           onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(), strict);
         } catch (const std::exception& e) {
-          throw Error(origin + ": ONNX shape inference: " + first_line(e.what()));
+          throw Error(origin + ": ONNX shape inference: " + as_one_line(e.what()));
         }
         throw;
       }
@@ -699,15 +714,16 @@ Graph graph_from_model(onnx::ModelProto model_in, const std::string& origin,
   try {
     g = convert(model, origin, opts, normalized.computed_constants);
   } catch (const Error& e) {
-    const std::string msg = first_line(e.what());
+    const std::string msg = as_one_line(e.what());
     throw Error(msg.rfind(origin + ": ", 0) == 0 ? msg : origin + ": " + msg);
   }
   try {
     infer_shapes(g);
     validate(g);
   } catch (const Error& e) {
-    throw Error(origin + ": " + first_line(e.what()));
+    throw Error(origin + ": " + as_one_line(e.what()));
   }
+  check_tensor_budget(g, origin, opts.allow_empty_inputs);
   if (opts.check_shapes_with_onnx) compare_with_onnx_shapes(g, inferred, origin);
   return g;
 }

@@ -91,6 +91,9 @@ struct OnnxLoadOptions {
   // Replace shape arithmetic (Shape, Size and int64 ops whose values ONNX's data propagation
   // knows, e.g. Shape -> Gather -> Unsqueeze -> Concat -> Reshape) by Constant tensors.
   bool fold_shape_computations = true;
+  // Accept graph inputs with a zero dimension (ONNX's backend tests have some); the suite's
+  // executables refuse them (onnx_limits.h: check_tensor_budget).
+  bool allow_empty_inputs = false;
 };
 
 // Loads an ONNX file: parses it, runs ONNX's checker and shape inference, converts it to a Graph

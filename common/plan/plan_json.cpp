@@ -330,7 +330,7 @@ Plan plan_from_json(const std::string& text, const Graph& g, const std::string& 
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error; out_of_range: a number over double's range
     throw Error(origin + ": not valid JSON (" + std::string(e.what()) +
                 "); expected a plan object");
   }

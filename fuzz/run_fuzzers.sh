@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of fuzz/ for a bounded time, from seed corpora, and fails on the
+# first finding (a crash, a sanitizer report, an error message that is not one line, an
+# allocation over 2 GiB, an input taking over 10 s).
+#   fuzz/run_fuzzers.sh [SECONDS_PER_TARGET (default 60)] [TARGET ...]
+# Environment: FUZZ_BUILD_DIR (default build-fuzz; configured and built here if missing),
+# FUZZ_WORK_DIR (default $FUZZ_BUILD_DIR/fuzz-work: corpora grow there between runs, findings
+# are written to $FUZZ_WORK_DIR/findings/). A long local run: fuzz/run_fuzzers.sh 3600.
+# Prints, per target, the executions run and the corpus size; exits 1 on a finding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+SECONDS_PER_TARGET=${1:-60}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_onnx_loader fuzz_hw_config fuzz_plan fuzz_csv)
+B=${FUZZ_BUILD_DIR:-build-fuzz}
+WORK=${FUZZ_WORK_DIR:-$B/fuzz-work}
+
+if [ ! -f "$B/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_TESTS=OFF -DDGS_BUILD_MICROBENCH=OFF
+fi
+cmake --build "$B" -j "${JOBS:-$(nproc)}" --target "${TARGETS[@]}"
+
+# Seed corpora (copied, so that the sources are never written).
+seed() {  # seed TARGET FILE...
+  local d="$WORK/seeds/$1"
+  shift
+  mkdir -p "$d"
+  for f in "$@"; do
+    [ -f "$f" ] && cp "$f" "$d/$(echo "$f" | tr '/' '_')"
+  done
+}
+rm -rf "$WORK/seeds"
+seed fuzz_onnx_loader models/onnx/*.onnx /usr/share/libonnx-testdata/data/*/*/model.onnx
+seed fuzz_hw_config hw_configs/*.json
+seed fuzz_plan common/plan/examples/*.json
+seed fuzz_csv data/*/*.csv
+
+mkdir -p "$WORK/findings"
+failed=0
+for t in "${TARGETS[@]}"; do
+  mkdir -p "$WORK/corpus/$t"
+  log="$WORK/$t.log"
+  rc=0
+  "$B/$t" "$WORK/corpus/$t" "$WORK/seeds/$t" -max_total_time="$SECONDS_PER_TARGET" \
+    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$WORK/findings/$t-" > "$log" 2>&1 || rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  corpus=$(ls "$WORK/corpus/$t" | wc -l)
+  if [ $rc -ne 0 ]; then
+    echo "$t: FINDING after $execs executions (exit $rc); see $log and $WORK/findings/"
+    grep -m3 -E 'ERROR|runtime error|finding|Crash|leak' "$log" || true
+    failed=1
+  else
+    echo "$t: $execs executions in ${SECONDS_PER_TARGET}s, no finding (corpus $corpus inputs)"
+  fi
+done
+exit $failed

@@ -1,0 +1,146 @@
+// Every input a fuzz target (fuzz/) found a defect with, kept in fuzz_regressions/<target>/ and
+// run through the same loader as the target: each must now be refused with one line (or load).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "common/hw/hardware_spec.h"
+#include "common/onnx/onnx_io.h"
+#include "common/plan/plan.h"
+#include "common/report/report.h"
+#include "models/zoo.h"
+
+namespace dgs {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The files of fuzz_regressions/<target>/, sorted.
+std::vector<fs::path> regressions(const std::string& target) {
+  std::vector<fs::path> out;
+  const fs::path dir = fs::path(DGS_SOURCE_DIR) / "tests/reliability/fuzz_regressions" / target;
+  if (fs::exists(dir)) {
+    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// `f` either succeeds or throws a dgs::Error whose message is one non-empty line.
+void expect_loads_or_one_line(const std::function<void()>& f, const fs::path& input) {
+  try {
+    f();
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_FALSE(m.empty()) << input;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << input << ": " << m;
+  }
+}
+
+TEST(FuzzRegressions, OnnxLoader) {
+  const auto inputs = regressions("onnx_loader");
+  EXPECT_FALSE(inputs.empty());
+  for (const fs::path& p : inputs) {
+    const std::string bytes = read_bytes(p);
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(bytes)) << p;
+    expect_loads_or_one_line([&] { graph_from_onnx(m, "fuzz.onnx"); }, p);
+  }
+}
+
+TEST(FuzzRegressions, NewlineInANodeNameIsRefusedEscaped) {
+  const fs::path p = fs::path(DGS_SOURCE_DIR) /
+                     "tests/reliability/fuzz_regressions/onnx_loader/newline_in_node_name.onnx";
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(p)));
+  try {
+    graph_from_onnx(m, "fuzz.onnx");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("contains a control character"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("\\x0a"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FuzzRegressions, ZeroConvStrideIsRefusedBeforeOnnxShapeInferenceDividesByIt) {
+  const fs::path p = fs::path(DGS_SOURCE_DIR) /
+                     "tests/reliability/fuzz_regressions/onnx_loader/conv_zero_stride_sigfpe.onnx";
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(p)));
+  try {
+    graph_from_onnx(m, "fuzz.onnx");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "fuzz.onnx: node 'c' (Conv): attribute 'strides' [0,1]: expected positive values");
+  }
+}
+
+TEST(FuzzRegressions, FoldingRefusesAnExpandOverTheBudgetBeforeAllocating) {
+  // A Constant expanded to [2^20, 2^20] (8 TiB of int64) in shape arithmetic: std::bad_alloc
+  // (abort) before the fold budget.
+  const fs::path p =
+      fs::path(DGS_SOURCE_DIR) /
+      "tests/reliability/fuzz_regressions/onnx_loader/folded_expand_over_budget.onnx";
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(p)));
+  try {
+    graph_from_onnx(m, "fuzz.onnx");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "fuzz.onnx: node 'expand' (Expand): folding it gives shape [1048576,1048576]; "
+              "expected at most 134217728 elements");
+  }
+}
+
+TEST(FuzzRegressions, HardwareConfigs) {
+  for (const fs::path& p : regressions("hw_config")) {
+    expect_loads_or_one_line([&] { parse_hardware(read_bytes(p), "fuzz.json"); }, p);
+  }
+}
+
+TEST(FuzzRegressions, NumbersOverDoublesRangeAreInvalidJsonInConfigsAndPlans) {
+  const std::string text = R"({"kind": "gpu", "x": 1E400})";
+  try {
+    parse_hardware(text, "big.json");
+    FAIL() << "parsed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("big.json: not valid JSON: ", 0), 0u) << e.what();
+  }
+  const Graph g = build_zoo_model("test_diamond");
+  try {
+    plan_from_json(R"({"version": 1E400})", g, "plan.json");
+    FAIL() << "parsed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("plan.json: not valid JSON", 0), 0u) << e.what();
+  }
+}
+
+TEST(FuzzRegressions, Plans) {
+  const Graph g = build_zoo_model("test_diamond");
+  for (const fs::path& p : regressions("plan")) {
+    expect_loads_or_one_line([&] { plan_from_json(read_bytes(p), g, "fuzz.json").check(g); }, p);
+  }
+}
+
+TEST(FuzzRegressions, Csv) {
+  for (const fs::path& p : regressions("csv")) {
+    expect_loads_or_one_line([&] { PaperData::parse(read_bytes(p), "fuzz.csv"); }, p);
+  }
+}
+
+}  // namespace
+}  // namespace dgs
