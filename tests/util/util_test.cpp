@@ -76,3 +76,17 @@ TEST(Files, AtomicWriteOverAFolderFailsAndWritesNothing) {
 
 }  // namespace
 }  // namespace dgs
+
+namespace dgs {
+namespace {
+
+// An error quoting user input stays on one line: control characters are written as escapes
+// (a fuzz finding: a plan's unit kind "engi\ne" from a JSON string broke the line).
+TEST(Errors, MessagesQuotingControlCharactersStayOnOneLine) {
+  EXPECT_STREQ(Error("unit kind 'engi\ne'").what(), "unit kind 'engi\\ne'");
+  EXPECT_STREQ(UsageError(std::string("a\tb\rc\x1b") + '\x7f').what(), "a\\tb\\rc\\x1b\\x7f");
+  EXPECT_STREQ(Error("plain text, unchanged").what(), "plain text, unchanged");
+}
+
+}  // namespace
+}  // namespace dgs
