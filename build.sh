@@ -2,7 +2,8 @@
 # One entry point for a fresh Debian 12 machine:
 #   ./build.sh reproduce   install what is missing, build (Release), run every figure and table
 #                          available, in model mode, writing reports/
-#   ./build.sh test        install what is missing, build (Release), run the whole test suite
+#   ./build.sh test        install what is missing, build (Release), run the whole test suite, then
+#                          ./build.sh reliability (fuzzers, the suite under ASan+UBSan; SANITIZE=0 skips it)
 #   ./build.sh reliability install clang if missing; build everything with clang, AddressSanitizer
 #                          and UndefinedBehaviorSanitizer (-fno-sanitize-recover, no CUDA) and
 #                          the libFuzzer targets in build-asan/; run each fuzz target for
@@ -61,8 +62,10 @@ case "${1:-}" in
   test)
     install_missing
     configure_and_build
-    cd "$BUILD_DIR"
-    ctest --output-on-failure -j "$JOBS"
+    (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
+    # Then the reliability stage (sanitizer build, fuzzers, the suite under ASan + UBSan), unless
+    # SANITIZE=0 asks for the Release suite only.
+    if [ "${SANITIZE:-1}" != "0" ]; then "$ROOT/build.sh" reliability; fi
     ;;
   reliability)
     install_missing clang libclang-rt-14-dev
