@@ -44,6 +44,7 @@ std::vector<Experiment> experiments() {
        .number = "5",
        .caption = "Execution time in milliseconds on A100 GPU.",
        .run = run_table5,
+       .has_measured_mode = true,
        .accepts_model = false,
        .default_hardware = "a100"},
       {.kind = "fig",

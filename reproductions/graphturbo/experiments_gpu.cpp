@@ -1,5 +1,5 @@
-// Table 5 and Fig. 18: ResNet18-Tailor on the A100, model mode (the GPU model's public entry
-// points). Three schedules: TVM wrapping CUTLASS per layer (one kernel per conv+ReLU layer),
+// Table 5 and Fig. 18: ResNet18-Tailor (tailor.h) on the A100, model mode (the GPU model's public
+// entry points). Three schedules: TVM wrapping CUTLASS per layer (one kernel per conv+ReLU layer),
 // CUTLASS two-conv fusion (four back-to-back kernels, the intermediate kept on chip), and
 // GraphTurbo's (the first two fused sub-graphs split into two batch instances, run instance by
 // instance so that an instance's output stays in L2 for the next sub-graph's instance).
@@ -8,30 +8,18 @@
 #include "common/gpumodel/kernel_rules.h"
 #include "common/gpumodel/plan_evaluation.h"
 #include "common/report/report.h"
-#include "models/builder.h"
 #include "reproductions/graphturbo/experiments.h"
+#include "reproductions/graphturbo/measured_table5.h"
+#include "reproductions/graphturbo/tailor.h"
 
 namespace dgs::graphturbo {
 
 namespace {
 
-// Named defaults for the shapes the paper omits (see the notes): 4 stages of conv3x3+ReLU ->
-// conv1x1+ReLU, channels 64/128/256/512, input 56x56 (after the excluded stem), stride 2 in the
-// first conv of stages 2-4, FP16.
-constexpr int64_t kTailorImage = 56;
-constexpr int kTailorStages = 4;
 constexpr int kGpuInstances = 2;  // Fig. 18c
 
-Graph resnet18_tailor(int64_t batch) {
-  ModelBuilder b("resnet18_tailor", DType::F16);
-  int x = b.input("data", {batch, 64, kTailorImage, kTailorImage});
-  for (int s = 0; s < kTailorStages; ++s) {
-    const int64_t c = int64_t{64} << s;
-    const std::string p = "stage" + std::to_string(s + 1);
-    x = b.relu(b.conv2d(x, c, 3, s == 0 ? 1 : 2, 1, 1, false, p + ".conv3x3"), p + ".relu1");
-    x = b.relu(b.conv2d(x, c, 1, 1, 0, 1, false, p + ".conv1x1"), p + ".relu2");
-  }
-  return b.finish({x});
+Graph tailor_f16(int64_t batch) {
+  return resnet18_tailor(batch, DType::F16);
 }
 
 std::vector<int> convs_of(const Graph& g, const std::vector<int>& ops) {
@@ -133,6 +121,7 @@ Plan gpu_plan(const Graph& g, GpuSchedule s) {
 }  // namespace
 
 void run_table5(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) return run_table5_measured(ctx);
   const GpuSpec& gpu = ctx.gpu();
   ctx.note(
       "ResNet18-Tailor (shapes not in the paper; named defaults): 4 stages of conv3x3+ReLU -> "
@@ -152,7 +141,7 @@ void run_table5(ExperimentContext& ctx) {
   double sum_tvm = 0, sum_cut = 0;
   const int64_t batches[] = {64, 128, 256, 512};
   for (int64_t batch : batches) {
-    const Graph g = resnet18_tailor(batch);
+    const Graph g = tailor_f16(batch);
     double ms[3];
     const GpuSchedule kinds[] = {GpuSchedule::Tvm, GpuSchedule::CutlassFusion,
                                  GpuSchedule::GraphTurbo};
@@ -188,7 +177,7 @@ void run_fig18(ExperimentContext& ctx) {
       "the schedules of Table 5 (model mode); GraphTurbo's split of the first two sub-graphs is "
       "the paper's (Fig. 18c), not recomputed by Algorithm 1 for the GPU");
   const GpuSpec& gpu = ctx.gpu();
-  const Graph g = resnet18_tailor(64);
+  const Graph g = tailor_f16(64);
   Table t({"schedule", "order", "kernel"});
   BarChart chart{.title = "Fig. 18 - kernels per schedule (ResNet18-Tailor)",
                  .y_label = "kernels",

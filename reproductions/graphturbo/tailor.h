@@ -1,0 +1,56 @@
+#pragma once
+// ResNet18-Tailor (OSDI'23 §5.3, Table 5 and Fig. 18) as graphs and as the kernels of the three
+// schedules the paper compares on the A100:
+//   per-layer      one kernel per conv+ReLU layer (TVM wrapping CUTLASS, Fig. 18a);
+//   two-conv       one kernel per stage, conv3x3+ReLU -> conv1x1+ReLU back to back, the
+//                  intermediate kept on chip (CUTLASS's fusion, Fig. 18b);
+//   instance split the first `split_stages` stages run as `instances` batch instances, instance
+//                  by instance (instance i of every split stage before instance i+1), so that an
+//                  instance's output can stay in L2 for the next stage (GraphTurbo, Fig. 18c).
+// The instance-split graph makes the paper's inserted operators (§3.5) explicit: a Slice of the
+// input per instance (the split) and a Concat of the instances' outputs before the first unsplit
+// stage. Its weights and input have the same names as the plain graph's, so make_graph_feeds
+// gives both the same values and their outputs are equal.
+// Shapes the paper omits are named defaults (TailorShape).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/graph/graph.h"
+#include "common/tileprog/network_program.h"
+
+namespace dgs::graphturbo {
+
+struct TailorShape {
+  int64_t image = 56;     // input height and width (after the excluded stem)
+  int stages = 4;         // conv3x3+ReLU -> conv1x1+ReLU each, stride 2 in stages 2..
+  int64_t channels = 64;  // stage s has channels << s
+};
+
+struct TailorNetwork {
+  Graph graph;
+  std::string schedule;                   // "per-layer", "two-conv fusion", "instance split"
+  std::vector<std::vector<int>> kernels;  // op groups, one kernel each, in execution order
+  std::vector<std::string> kernel_names;  // e.g. "stage1.instance2" (Fig. 18's labels)
+  int inserted_ops = 0;                   // Slice and Concat ops of §3.5 in the graph
+};
+
+// The plain network; every conv without bias, each followed by a ReLU.
+Graph resnet18_tailor(int64_t batch, DType dtype, const TailorShape& shape = {});
+
+TailorNetwork tailor_per_layer(int64_t batch, DType dtype, const TailorShape& shape = {});
+TailorNetwork tailor_two_conv(int64_t batch, DType dtype, const TailorShape& shape = {});
+// Requires 1 <= split_stages <= shape.stages, instances >= 1 dividing `batch`.
+TailorNetwork tailor_instance_split(int64_t batch, DType dtype, int split_stages, int instances,
+                                    const TailorShape& shape = {});
+
+// Spatial edge of a kernel's output tile: tiles are one image, all output channels (a 1x1 conv
+// after a 3x3 one needs every channel of the intermediate), kTailorTileEdge x kTailorTileEdge
+// pixels (clipped at the image's edge). An assumption: small enough that a block's
+// scratch (the 3x3 conv's output tile with its halo) stays a few hundred KiB at 512 channels.
+inline constexpr int64_t kTailorTileEdge = 8;
+
+// The tile programs of `net`'s kernels (common/tileprog), one per kernel, in order.
+NetworkProgram tailor_program(const TailorNetwork& net);
+
+}  // namespace dgs::graphturbo
