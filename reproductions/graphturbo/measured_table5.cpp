@@ -93,7 +93,8 @@ void run_table5_measured(ExperimentContext& ctx) {
   Table t({"batch", "cudnn_per_layer_ms", "per_layer_ms", "two_conv_ms", "instance_split_ms",
            "paper_tvm_ms", "paper_cutlass_fusion_ms", "paper_graph_scheduling_ms",
            "speedup_over_per_layer", "paper_speedup_over_tvm", "speedup_over_two_conv",
-           "paper_speedup_over_cutlass", "speedup_over_cudnn", "launches", "check"});
+           "paper_speedup_over_cutlass", "speedup_over_cudnn", "algorithm1_split",
+           "algorithm1_split_ms", "launches", "check"});
   t.precision = 4;
   double sum_layer = 0, sum_two = 0;
   int rows = 0;
@@ -103,6 +104,14 @@ void run_table5_measured(ExperimentContext& ctx) {
     const TailorNetwork two_conv = tailor_two_conv(batch, DType::F32);
     const TailorNetwork split =
         tailor_instance_split(batch, DType::F32, kMeasuredSplitStages, kMeasuredInstances);
+    // The split the scheduler recomputes for this GPU and batch (Fig. 18's schedule 4).
+    const TailorSplit a1 = tailor_algorithm1_split(batch, spec);
+    const TailorNetwork a1_net = tailor_instances(batch, DType::F32, a1.factors);
+    std::string a1_factors;
+    for (int64_t f : a1.factors) {
+      if (!a1_factors.empty()) a1_factors += '/';
+      a1_factors += std::to_string(f);
+    }
     const ScheduleRun cudnn = run_cudnn_per_layer(per_layer, seed);
     // The CPU reference of the first image: the batch-1 network, the same weights (same names,
     // same seed) and the batch's first image.
@@ -117,10 +126,11 @@ void run_table5_measured(ExperimentContext& ctx) {
     std::string check = "cuDNN image 0 vs CPU: " + c0.str();
     bool ok = c0.passed;
     std::vector<ScheduleRun> runs;
-    for (const TailorNetwork* n : {&per_layer, &two_conv, &split}) {
+    for (const TailorNetwork* n : {&per_layer, &two_conv, &split, &a1_net}) {
       runs.push_back(run_tile_programs(*n, seed, spec.sm_count));
       const Comparison c = compare_tensors(runs.back().output, cudnn.output, gpu::kGpuTolerance);
-      check += "; " + n->schedule + " vs cuDNN: " + c.str();
+      check +=
+          "; " + n->schedule + (n == &a1_net ? " (Algorithm 1)" : "") + " vs cuDNN: " + c.str();
       ok = ok && c.passed;
     }
     if (!ok)
@@ -168,7 +178,11 @@ void run_table5_measured(ExperimentContext& ctx) {
            "kernel and the Concat of the instances (§3.5) fused into stage " +
            std::to_string(kMeasuredSplitStages + 1) + "'s kernel");
   ctx.note(
-      "launches: cuDNN / per layer / two-conv / instance split, read from the launchers; "
+      "algorithm1_split: the instances per stage GraphTurbo's Algorithm 1 chooses for this GPU's "
+      "L2 and the batch (tailor_algorithm1_split, FP16 sizes), run in its order; "
+      "algorithm1_split_ms its time (not paired with a paper value: the paper ran 2/2/1/1); "
+      "launches: cuDNN / per layer / two-conv / instance split / Algorithm 1 split, read from the "
+      "launchers; "
       "CUDA events, " +
       std::to_string(kTable5Protocol.warmup) + " warm-up run, median of " +
       std::to_string(kTable5Protocol.repeats) + " single runs");

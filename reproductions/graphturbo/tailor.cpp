@@ -5,6 +5,7 @@
 #include "common/tileprog/tile_program_builder.h"
 #include "common/util/error.h"
 #include "models/builder.h"
+#include "reproductions/graphturbo/instances.h"
 
 namespace dgs::graphturbo {
 
@@ -117,56 +118,104 @@ TailorNetwork tailor_instance_split(int64_t batch, DType dtype, int split_stages
   if (split_stages < 1 || split_stages > shape.stages)
     throw Error("resnet18_tailor instance split: " + std::to_string(split_stages) +
                 " split stages of " + std::to_string(shape.stages));
-  if (instances < 1 || batch % instances != 0)
-    throw Error("resnet18_tailor instance split: " + std::to_string(instances) +
-                " instances do not divide batch " + std::to_string(batch));
+  std::vector<int64_t> factors(size_t(shape.stages), 1);
+  for (int s = 0; s < split_stages; ++s) factors[size_t(s)] = instances;
+  return tailor_instances(batch, dtype, factors, shape);
+}
+
+TailorNetwork tailor_instances(int64_t batch, DType dtype, const std::vector<int64_t>& factors,
+                               const TailorShape& shape) {
+  if (factors.size() != size_t(shape.stages))
+    throw Error("resnet18_tailor instances: " + std::to_string(factors.size()) + " factors for " +
+                std::to_string(shape.stages) + " stages");
+  for (size_t s = 0; s < factors.size(); ++s) {
+    if (factors[s] < 1 || batch % factors[s] != 0)
+      throw Error("resnet18_tailor instances: " + std::to_string(factors[s]) +
+                  " instances do not divide batch " + std::to_string(batch));
+    if (s > 0 && factors[s - 1] % factors[s] != 0)
+      throw Error("resnet18_tailor instances: stage " + std::to_string(s + 1) + "'s " +
+                  std::to_string(factors[s]) + " instances do not divide stage " +
+                  std::to_string(s) + "'s " + std::to_string(factors[s - 1]));
+  }
   ModelBuilder b("resnet18_tailor", dtype);
   const int data = b.input("data", {batch, shape.channels, shape.image, shape.image});
   const std::vector<Weights> w = add_weights(b, shape.channels, shape);
   TailorNetwork n;
   n.schedule = "instance split";
-  const int64_t per = batch / instances;
+  // Instances in BFS order (stage, then index); their kernels, outputs and the DAG of Algorithm 3.
+  InstanceDag dag;
+  std::vector<std::vector<int>> kernels;
+  std::vector<std::string> names;
   std::vector<int> outs;
-  for (int i = 0; i < instances; ++i) {
-    const std::string suffix = ".instance" + std::to_string(i + 1);
-    int x = data;
-    std::vector<int> slice_ops;
-    if (instances > 1) {
-      x = b.slice(data, {i * per}, {(i + 1) * per}, {0}, {}, "split" + suffix);
-      slice_ops.push_back(b.graph().tensor(x).producer);
-      ++n.inserted_ops;
-    }
-    for (int s = 0; s < split_stages; ++s) {
+  std::vector<int> first_of_stage;
+  for (int s = 0; s < shape.stages; ++s) {
+    const int64_t f = factors[size_t(s)];
+    const int64_t per = batch / f;
+    first_of_stage.push_back(int(outs.size()));
+    for (int64_t j = 0; j < f; ++j) {
+      const std::string suffix = f > 1 ? ".instance" + std::to_string(j + 1) : "";
+      std::vector<int> inserted, producers;
+      int x = data;
+      if (s == 0 && f > 1) {
+        x = b.slice(data, {j * per}, {(j + 1) * per}, {0}, {}, "split" + suffix);
+        inserted.push_back(b.graph().tensor(x).producer);
+      } else if (s > 0) {
+        // The producer instances covering this instance's images; several: a Concat (§3.5).
+        const int64_t r = factors[size_t(s) - 1] / f;
+        for (int64_t k = j * r; k < (j + 1) * r; ++k)
+          producers.push_back(first_of_stage[size_t(s) - 1] + int(k));
+        if (r == 1) {
+          x = outs[size_t(producers[0])];
+        } else {
+          std::vector<int> parts;
+          for (int p : producers) parts.push_back(outs[size_t(p)]);
+          x = b.concat(parts, 0, stage_name(s) + ".concat" + suffix);
+          inserted.push_back(b.graph().tensor(x).producer);
+        }
+      }
+      n.inserted_ops += int(inserted.size());
       StageOps st = add_stage(b, x, s, w[size_t(s)].w3, w[size_t(s)].w1, suffix);
-      if (s == 0) st.ops.insert(st.ops.begin(), slice_ops.begin(), slice_ops.end());
-      n.kernels.push_back(st.ops);
-      n.kernel_names.push_back(stage_name(s) + suffix);
-      x = st.out;
+      st.ops.insert(st.ops.begin(), inserted.begin(), inserted.end());
+      kernels.push_back(st.ops);
+      names.push_back(stage_name(s) + suffix);
+      outs.push_back(st.out);
+      dag.labels.push_back(names.back());
+      dag.producers.push_back(producers);
+      dag.output_bytes.push_back(b.graph().tensor(st.out).numel() * dtype_size(dtype));
     }
-    outs.push_back(x);
   }
-  int x = outs.front();
-  std::vector<int> concat_ops;
-  if (instances > 1) {
-    x = b.concat(outs, 0, "concat.instances");
-    concat_ops.push_back(b.graph().tensor(x).producer);
+  // The scheduler's choice of order (instances.h): Algorithm 3 unless BFS has a lower peak.
+  std::vector<int> bfs(outs.size());
+  for (size_t i = 0; i < bfs.size(); ++i) bfs[i] = int(i);
+  const std::vector<int> dfs = algorithm3_order(dag, bfs);
+  n.algorithm3_order = peak_live_bytes(dag, dfs) <= peak_live_bytes(dag, bfs);
+  for (int i : n.algorithm3_order ? dfs : bfs) {
+    n.kernels.push_back(kernels[size_t(i)]);
+    n.kernel_names.push_back(names[size_t(i)]);
+  }
+  int out = outs.back();
+  if (factors.back() > 1) {  // the last stage split: a Concat of its instances, a copy kernel
+    out =
+        b.concat(std::vector<int>(outs.end() - factors.back(), outs.end()), 0, "concat.instances");
+    n.kernels.push_back({b.graph().tensor(out).producer});
+    n.kernel_names.push_back("concat.instances");
     ++n.inserted_ops;
   }
-  for (int s = split_stages; s < shape.stages; ++s) {
-    StageOps st = add_stage(b, x, s, w[size_t(s)].w3, w[size_t(s)].w1, "");
-    // The Concat is read by the first unsplit stage's kernel (it gathers both instances).
-    if (s == split_stages) st.ops.insert(st.ops.begin(), concat_ops.begin(), concat_ops.end());
-    n.kernels.push_back(st.ops);
-    n.kernel_names.push_back(stage_name(s));
-    x = st.out;
-  }
-  // All stages split: the Concat is a kernel of its own (a copy).
-  if (split_stages == shape.stages && !concat_ops.empty()) {
-    n.kernels.push_back(concat_ops);
-    n.kernel_names.push_back("concat.instances");
-  }
-  n.graph = b.finish({x});
+  n.graph = b.finish({out});
   return n;
+}
+
+TailorSplit tailor_algorithm1_split(int64_t batch, const GpuSpec& gpu, const TailorShape& shape) {
+  TailorSplit out;
+  out.params.cores = gpu.sm_count;
+  out.params.element_bytes = dtype_size(DType::F16);
+  out.params.llb_bytes = gpu.l2_bytes;
+  out.params.split_capacity =
+      static_cast<int64_t>(kSplitCapacityFractionOfLlb * static_cast<double>(gpu.l2_bytes));
+  const Built b = build_plain(batch, DType::F16, shape);
+  for (const StageOps& st : b.stages)
+    out.factors.push_back(make_subgraph(b.graph, st.ops, out.params).best.factor);
+  return out;
 }
 
 NetworkProgram tailor_program(const TailorNetwork& net) {

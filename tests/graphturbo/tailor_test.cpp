@@ -33,9 +33,13 @@ TEST(GraphTurboTailor, KernelsPerSchedule) {
   const TailorNetwork s = tailor_instance_split(kBatch, DType::F32, 2, 2, kSmall);
   // Two instances of stages 1 and 2, then stages 3 and 4 (Fig. 18c).
   EXPECT_EQ(s.kernels.size(), 6u);
-  EXPECT_EQ(s.kernel_names.front(), "stage1.instance1");
-  EXPECT_EQ(s.kernel_names[1], "stage2.instance1");
-  EXPECT_EQ(s.kernel_names[2], "stage1.instance2");
+  // Algorithm 3 (fewer live instance outputs than BFS): each stage-2 instance right after its
+  // stage-1 instance.
+  EXPECT_TRUE(s.algorithm3_order);
+  std::string order;
+  for (const std::string& k : s.kernel_names) order += (order.empty() ? "" : " ") + k;
+  EXPECT_EQ(order,
+            "stage1.instance2 stage2.instance2 stage1.instance1 stage2.instance1 stage3 stage4");
   // One Slice per instance and one Concat (§3.5), each inside a kernel.
   EXPECT_EQ(s.inserted_ops, 3);
   int slices = 0, concats = 0;
@@ -65,6 +69,7 @@ TEST(GraphTurboTailor, TileProgramsOfEveryScheduleEqualTheReference) {
   nets.push_back(tailor_two_conv(kBatch, DType::F32, kSmall));
   nets.push_back(tailor_instance_split(kBatch, DType::F32, 2, 2, kSmall));
   nets.push_back(tailor_instance_split(kBatch, DType::F32, 4, 4, kSmall));
+  nets.push_back(tailor_instances(kBatch, DType::F32, {4, 2, 1, 1}, kSmall));
   for (const TailorNetwork& n : nets) {
     const NetworkProgram np = tailor_program(n);
     EXPECT_EQ(np.kernels.size(), n.kernels.size());
@@ -75,12 +80,32 @@ TEST(GraphTurboTailor, TileProgramsOfEveryScheduleEqualTheReference) {
   }
 }
 
+TEST(GraphTurboTailor, NestedFactorsConcatProducerInstances) {
+  // Factors 4/2/1/1 (the ResNet-50 pattern of Fig. 6): each stage-2 instance reads a Concat of two
+  // stage-1 instances, stage 3 a Concat of the two stage-2 instances.
+  const TailorNetwork n = tailor_instances(kBatch, DType::F32, {4, 2, 1, 1}, kSmall);
+  EXPECT_EQ(n.kernels.size(), 4u + 2u + 1u + 1u);
+  EXPECT_EQ(n.inserted_ops, 4 + 2 + 1);  // 4 Slices, 2 + 1 Concats
+  std::string order;
+  for (const std::string& k : n.kernel_names) order += (order.empty() ? "" : " ") + k;
+  EXPECT_EQ(order,
+            "stage1.instance4 stage1.instance3 stage2.instance2 stage1.instance2 stage1.instance1 "
+            "stage2.instance1 stage3 stage4");
+  try {
+    tailor_instances(kBatch, DType::F32, {2, 4, 1, 1}, kSmall);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "resnet18_tailor instances: stage 2's 4 instances do not divide stage 1's 2");
+  }
+}
+
 TEST(GraphTurboTailor, InstancesMustDivideTheBatch) {
   try {
     tailor_instance_split(kBatch, DType::F32, 2, 3, kSmall);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "resnet18_tailor instance split: 3 instances do not divide batch 4");
+    EXPECT_STREQ(e.what(), "resnet18_tailor instances: 3 instances do not divide batch 4");
   }
 }
 
