@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "common/util/resources.h"
 #include "reproductions/graphturbo/grouping.h"
 
 namespace dgs::graphturbo {
@@ -32,6 +34,19 @@ const std::vector<ModelRow>& model_rows() {
 
 const DsaSpec& stcp920() {
   static const DsaSpec spec = load_dsa_spec("stcp920");
+  return spec;
+}
+
+const DsaSpec& stcp920_int8() {
+  static const DsaSpec spec = [] {
+    nlohmann::json j = nlohmann::json::parse(read_file(stcp920().file));
+    j.at("fields").at("datatype")["value"] = "int8";
+    j["fields"]["datatype"]["source"] =
+        "derived: the quantized variant of Fig. 16 (" + stcp920().file + " with datatype int8)";
+    DsaSpec d = parse_dsa_spec(j.dump(), stcp920().file + " (datatype int8)");
+    d.name = stcp920().name + " (int8)";
+    return d;
+  }();
   return spec;
 }
 

@@ -28,6 +28,9 @@ struct RowRuns {
 const RowRuns& runs_of(const ModelRow& m);
 
 const DsaSpec& stcp920();
+// The same machine storing and computing in INT8 (the config's datatype switched, its INT8 MME
+// rate used): the quantized ResNet-50 of Fig. 16.
+const DsaSpec& stcp920_int8();
 
 // Notes every open constant of the scheduler and the plans, and the machine.
 void note_constants(ExperimentContext& ctx);
