@@ -336,9 +336,13 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     // A double-buffered task may start loading once its unit's previous task has started its
     // last tile (which then holds half its working set), if both fit beside the residents.
     const double ws = static_cast<double>(d.working_set_bytes);
+    const bool across = p_.options.prefetch_across_stages;
     const bool prefetch =
-        tiled && ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
-    const double gate = prefetch ? last_tile_start_[ui] : unit_end_[ui];
+        across && tiled &&
+        ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
+    const double gate = !across    ? std::max(unit_end_[ui], stage_start)
+                        : prefetch ? last_tile_start_[ui]
+                                   : unit_end_[ui];
     double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
     for (const Piece& pc : pieces) {
       const double ready = std::max(gate, pc.available);

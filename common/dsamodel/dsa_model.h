@@ -12,7 +12,9 @@
 //    finished (a barrier). Loads do not wait for the barrier: a task's input transfers start when
 //    the data has been written and its unit's buffer is free (see `tile`), so the next layer's
 //    weights and any data written earlier are fetched during the current stage (at most one
-//    stage ahead: no transfer starts before the start of the previous stage).
+//    stage ahead: no transfer starts before the start of the previous stage). With the plan
+//    option prefetch_across_stages false, a task's loads wait for its stage to begin and for
+//    its unit's previous task to end (no overlap across stages).
 //  - tile (double buffering): a task with a `tile` runs tile by tile with two tile buffers: loads
 //    of tile i+1 and stores of tile i-1 overlap the compute of tile i, and its loads may start as
 //    soon as its unit's previous task has started its last tile (which then holds one of its

@@ -136,6 +136,11 @@ struct ExecutionOptions {
   bool fold_activation = false;
   // FP16 convolutions/GEMMs run on tensor cores where the GPU has them.
   bool tensor_cores = true;
+  // Loads of a stage may start while earlier stages run (the DSA model fetches the next layer's
+  // weights and inputs during the current one). false: no overlap across stages, as a compiler
+  // without across-layer instruction scheduling: a task's loads wait for its stage to begin and
+  // for its unit's previous task to end (DSA model only; GPU evaluators ignore it).
+  bool prefetch_across_stages = true;
   bool operator==(const ExecutionOptions&) const = default;
 };
 

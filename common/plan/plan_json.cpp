@@ -267,8 +267,9 @@ class Reader {
     if (p.version >= 2 && j.contains("options")) {
       const json& o = j["options"];
       if (!o.is_object())
-        fail("options", "not an object", "{\"fold_activation\", \"tensor_cores\"}");
-      only_keys(o, "options", {"fold_activation", "tensor_cores"});
+        fail("options", "not an object",
+             "{\"fold_activation\", \"tensor_cores\", \"prefetch_across_stages\"}");
+      only_keys(o, "options", {"fold_activation", "tensor_cores", "prefetch_across_stages"});
       auto flag = [&](const char* k, bool& out) {
         if (!o.contains(k)) return;
         if (!o[k].is_boolean()) fail(std::string("options.") + k, "not a boolean", "true or false");
@@ -276,6 +277,7 @@ class Reader {
       };
       flag("fold_activation", p.options.fold_activation);
       flag("tensor_cores", p.options.tensor_cores);
+      flag("prefetch_across_stages", p.options.prefetch_across_stages);
     }
     if (!j.contains("stages") || !j["stages"].is_array())
       fail("stages", "missing or not an array", "an array of stages");
@@ -312,6 +314,7 @@ std::string plan_to_json(const Plan& p, const Graph& g) {
     ordered_json o;
     o["fold_activation"] = p.options.fold_activation;
     o["tensor_cores"] = p.options.tensor_cores;
+    if (!p.options.prefetch_across_stages) o["prefetch_across_stages"] = false;
     j["options"] = std::move(o);
   }
   ordered_json stages = ordered_json::array();

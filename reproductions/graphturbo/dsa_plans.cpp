@@ -23,6 +23,8 @@ std::string_view approach_name(Approach a) {
       return "V1";
     case Approach::V2L1:
       return "V2";
+    case Approach::V3Instances:
+      return "V3";
     case Approach::GraphTurbo:
       return "GraphTurbo";
   }
@@ -192,7 +194,8 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
   }
   std::vector<Step> steps;
   int64_t kernels = 0;
-  if (a == Approach::GraphTurbo) {
+  const bool instances = a == Approach::GraphTurbo || a == Approach::V3Instances;
+  if (instances) {
     // Scheduled on one cluster's share (the same builder at the per-cluster batch: same ops).
     if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
     const Schedule s = schedule_graph(*per_cluster, stcp920_gt_params(spec));
@@ -225,6 +228,9 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
   Plan plan;
   plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
   plan.graph = g.name;
+  // Across-layer instruction scheduling (§4.4) is GraphTurbo's alone (V4): every other approach's
+  // loads wait for their layer's stage (no weight promotion hidden behind an earlier layer).
+  plan.options.prefetch_across_stages = a == Approach::GraphTurbo;
   std::set<std::vector<int>> emitted_whole;
   // Written tensors per step (cluster 0's region bytes) for the scope allocation.
   struct Written {

@@ -32,11 +32,14 @@ namespace dgs::graphturbo {
 inline constexpr double kTileFractionOfL1 = 0.6;
 inline constexpr double kResidentFractionOfL1 = 0.4;
 
-// V1 and V2 are Fig. 15's ablations: TVM's layers at GraphTurbo's per-cluster batch, every
+// V1-V3 are Fig. 15's ablations: TVM's layers at GraphTurbo's per-cluster batch, every
 // output kept in the LLB (V1) or in L1 first, then the LLB (V2) while they fit, else DDR; V3
-// (instances and ordering) is the GraphTurbo plan, and V4 (across-layer instruction scheduling)
-// has no plan field of its own: the DSA model's one-stage prefetch serves every variant.
-enum class Approach { Tvm, AStitch, V1Llb, V2L1, GraphTurbo };
+// the GraphTurbo plan (instances and ordering) without across-layer instruction scheduling; V4
+// is GraphTurbo. Across-layer instruction scheduling (§4.4) is the plan option
+// prefetch_across_stages: with it (GraphTurbo only) the DSA model loads a layer's weights and
+// inputs while earlier layers compute; without it (TVM, AStitch, V1-V3: "TVM ... misses the
+// instruction scheduling opportunities across layers", §5.2) a layer's loads wait for its stage.
+enum class Approach { Tvm, AStitch, V1Llb, V2L1, V3Instances, GraphTurbo };
 std::string_view approach_name(Approach a);
 
 GtParams stcp920_gt_params(const DsaSpec& spec);

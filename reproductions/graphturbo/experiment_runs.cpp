@@ -81,8 +81,10 @@ void note_constants(ExperimentContext& ctx) {
       "compared as ratios");
   ctx.note(
       "GraphTurbo instances run as one plan stage per layer of the instance (the paper: one "
-      "kernel per instance); across-layer instruction scheduling is the DSA model's one-stage "
-      "prefetch, which every approach gets");
+      "kernel per instance); across-layer instruction scheduling (§4.4) is the plan option "
+      "prefetch_across_stages, GraphTurbo's alone: the DSA model then loads a layer's weights "
+      "and inputs while earlier layers compute (one stage ahead); TVM, AStitch and Fig. 15's "
+      "V1-V3 load each layer's data after its stage begins");
 }
 
 }  // namespace dgs::graphturbo

@@ -290,6 +290,40 @@ TEST(DsaModel, DoubleBufferedTilesOverlapTransfersWithCompute) {
   EXPECT_DOUBLE_EQ(value_of(t.details, "peak_sram_bytes"), 2 * 3 * 16384);
 }
 
+TEST(DsaModel, WithoutPrefetchAcrossStagesALayersWeightsLoadAfterItsStageBegins) {
+  // A [16,32] x B [32,48] -> y1, then y1 x C [48,1024] -> y2, one stage each on one engine: C's
+  // load is the largest.
+  Graph g;
+  g.name = "two_gemms";
+  const int a = g.add_input("A", {16, 32});
+  const int b = g.add_weight("B", {32, 48});
+  const int c = g.add_weight("C", {48, 1024});
+  const int m1 = g.add_op(OpKind::MatMul, "mm1", {a, b}, {}, 1, {"y1"});
+  const int m2 = g.add_op(OpKind::MatMul, "mm2", {g.op(m1).outputs[0], c}, {}, 1, {"y2"});
+  g.mark_output(g.op(m2).outputs[0]);
+  // Double-buffered (4 tiles of 4 rows): the model may load a task's data while its unit's
+  // previous task runs its last tile.
+  Task t1 = task_on({m1}, UnitKind::Engine, {0, 0}), t2 = task_on({m2}, UnitKind::Engine, {0, 0});
+  t1.tile = {4, 48};
+  t2.tile = {4, 1024};
+  // y1 stays in the engine's buffer, so C is the only DRAM read of stage 2 (a DRAM read waits for
+  // its last piece: a y1 in DRAM would hold C back whatever the option).
+  t1.scope[g.op(m1).outputs[0]] = mesh().local_level;
+  Plan p = plan_of({{t1}, {t2}});
+  const double with = evaluate_dsa_plan(g, p, mesh()).latency_us;
+  p.options.prefetch_across_stages = false;
+  const double without = evaluate_dsa_plan(g, p, mesh()).latency_us;
+  // C's load no longer overlaps stage 1's last tile.
+  EXPECT_GT(without, with);
+  // One stage: nothing to overlap, the option changes nothing.
+  Plan one = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  one.stages[0].tasks[0].tile = {16, 48};
+  Graph g1 = gemm_graph();
+  const double one_with = evaluate_dsa_plan(g1, one, mesh()).latency_us;
+  one.options.prefetch_across_stages = false;
+  EXPECT_DOUBLE_EQ(evaluate_dsa_plan(g1, one, mesh()).latency_us, one_with);
+}
+
 TEST(DsaModel, TheDramChannelIsSharedByEngines) {
   Graph g;
   g.name = "two_images";

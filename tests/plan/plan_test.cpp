@@ -55,6 +55,7 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
   p.graph = g.name;
   p.options.fold_activation = true;
   p.options.tensor_cores = false;
+  p.options.prefetch_across_stages = false;
   for (int half = 0; half < 2; ++half) {
     Task t;
     t.kind = TaskKind::Fused;
