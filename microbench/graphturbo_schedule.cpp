@@ -55,7 +55,11 @@ const ModelCase kCases[] = {{"resnet50/per_cluster_16", "resnet50", 16, 0},
                             {"bert128/per_cluster_8", "bert_base", 8, 128},
                             {"bert256/per_cluster_4", "bert_base", 4, 256},
                             {"bert512/per_cluster_2", "bert_base", 2, 512},
+                            {"bert384_large/per_cluster_2", "bert_large", 2, 384},
+                            {"dlrm/per_cluster_256", "dlrm", 256, 0},
                             {"mobilenet_v2/per_cluster_32", "mobilenet_v2", 32, 0},
+                            {"vit_b16/per_cluster_8", "vit_b16", 8, 0},
+                            {"densenet121/per_cluster_8", "densenet121", 8, 0},
                             {"conformer/per_cluster_3", "conformer", 3, 0}};
 
 const bool kRegistered = [] {
