@@ -1,6 +1,8 @@
 #include "reproductions/graphturbo/tailor.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "common/tileprog/tile_program_builder.h"
 #include "common/util/error.h"
@@ -218,6 +220,38 @@ TailorSplit tailor_algorithm1_split(int64_t batch, const GpuSpec& gpu, const Tai
   return out;
 }
 
+namespace {
+
+// The kernel's last op (the last one added: the group's end) and its output tile.
+std::pair<int, std::vector<int64_t>> kernel_root_tile(const Graph& g, const std::vector<int>& ops) {
+  const int root = *std::max_element(ops.begin(), ops.end());
+  const Shape& out = g.tensor(g.op(root).outputs.at(0)).shape;
+  std::vector<int64_t> tile = out;
+  tile[0] = 1;
+  if (out.size() == 4) {
+    tile[2] = std::min(out[2], kTailorTileEdge);
+    tile[3] = std::min(out[3], kTailorTileEdge);
+  }
+  return {root, tile};
+}
+
+}  // namespace
+
+Plan tailor_plan(const TailorNetwork& net) {
+  Plan p;
+  p.scheduler = "ResNet18-Tailor " + net.schedule;
+  p.graph = net.graph.name;
+  for (const std::vector<int>& ops : net.kernels) {
+    Task t;
+    t.kind = TaskKind::Fused;
+    t.ops = ops;
+    std::sort(t.ops.begin(), t.ops.end());  // built in topological order
+    t.tile = kernel_root_tile(net.graph, ops).second;
+    p.stages.push_back(Stage{{t}});
+  }
+  return p;
+}
+
 NetworkProgram tailor_program(const TailorNetwork& net) {
   const Graph& g = net.graph;
   NetworkProgram np;
@@ -225,14 +259,7 @@ NetworkProgram tailor_program(const TailorNetwork& net) {
     const std::vector<int>& ops = net.kernels[k];
     TileProgramGroup grp;
     grp.ops = ops;
-    grp.root = *std::max_element(ops.begin(), ops.end());  // the last op added: the group's end
-    const Shape& out = g.tensor(g.op(grp.root).outputs.at(0)).shape;
-    grp.root_tile = out;
-    grp.root_tile[0] = 1;
-    if (out.size() == 4) {
-      grp.root_tile[2] = std::min(out[2], kTailorTileEdge);
-      grp.root_tile[3] = std::min(out[3], kTailorTileEdge);
-    }
+    std::tie(grp.root, grp.root_tile) = kernel_root_tile(g, ops);
     grp.written = tensors_leaving_group(g, ops);
     np.kernels.push_back(build_tile_program(g, grp));
     np.kernel_group.push_back(static_cast<int>(k));

@@ -18,6 +18,7 @@
 
 #include "common/graph/graph.h"
 #include "common/hw/hardware.h"
+#include "common/plan/plan.h"
 #include "common/tileprog/network_program.h"
 #include "reproductions/graphturbo/grouping.h"
 
@@ -77,5 +78,8 @@ inline constexpr int64_t kTailorTileEdge = 8;
 
 // The tile programs of `net`'s kernels (common/tileprog), one per kernel, in order.
 NetworkProgram tailor_program(const TailorNetwork& net);
+// `net`'s kernels as a Plan v2 of net.graph: one stage per kernel, one Fused task each with the
+// kernel's output tile (run_plan checks the inserted Slice/Concat ops with the rest).
+Plan tailor_plan(const TailorNetwork& net);
 
 }  // namespace dgs::graphturbo

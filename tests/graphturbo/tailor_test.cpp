@@ -10,6 +10,7 @@
 
 #include "common/cli/cli.h"
 #include "common/exec/executor.h"
+#include "common/exec/plan_exec.h"
 #include "common/tileprog/network_program.h"
 #include "reproductions/graphturbo/experiment_list.h"
 #include "reproductions/graphturbo/tailor.h"
@@ -76,6 +77,22 @@ TEST(GraphTurboTailor, TileProgramsOfEveryScheduleEqualTheReference) {
     const TensorValues v = run_network_host(n.graph, np, {}, kSeed, HostTileOrder::Adversarial);
     const Comparison c =
         compare_tensors(v.at(n.graph.output_tensors().at(0)), ref, Tolerance{1e-4, 1e-4});
+    EXPECT_TRUE(c.passed) << n.schedule << ": " << c.str();
+  }
+}
+
+TEST(GraphTurboTailor, RunPlanOfEveryScheduleEqualsThePlainGraph) {
+  const TensorData ref = reference_output(kSeed);
+  std::vector<TailorNetwork> nets;
+  nets.push_back(tailor_two_conv(kBatch, DType::F32, kSmall));
+  nets.push_back(tailor_instance_split(kBatch, DType::F32, 2, 2, kSmall));
+  nets.push_back(tailor_instances(kBatch, DType::F32, {4, 2, 1, 1}, kSmall));
+  for (const TailorNetwork& n : nets) {
+    const Plan p = tailor_plan(n);
+    p.check(n.graph);
+    const TensorValues out = run_plan(n.graph, p, make_graph_feeds(n.graph, {}, kSeed));
+    const Comparison c =
+        compare_tensors(out.at(n.graph.output_tensors().at(0)), ref, Tolerance{1e-5, 1e-5});
     EXPECT_TRUE(c.passed) << n.schedule << ": " << c.str();
   }
 }
