@@ -5,7 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "common/util/resources.h"
+#include "common/hw/config_files.h"
 #include "reproductions/graphturbo/grouping.h"
 
 namespace dgs::graphturbo {
@@ -39,7 +39,8 @@ const DsaSpec& stcp920() {
 
 const DsaSpec& stcp920_int8() {
   static const DsaSpec spec = [] {
-    nlohmann::json j = nlohmann::json::parse(read_file(stcp920().file));
+    const HardwareConfigText cfg = read_hardware_config(stcp920().file);
+    nlohmann::json j = parse_config_json(cfg.text, cfg.origin);
     j.at("fields").at("datatype")["value"] = "int8";
     j["fields"]["datatype"]["source"] =
         "derived: the quantized variant of Fig. 16 (" + stcp920().file + " with datatype int8)";
