@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/graph/iteration_space.h"
 #include "common/util/error.h"
 
 namespace dgs::graphturbo {
@@ -21,6 +22,40 @@ std::vector<int64_t> candidate_factors(int64_t extent, int cores) {
   for (int64_t f = 1; f <= cores && f <= extent; f *= 2) v.push_back(f);
   for (int64_t f = cores + 1; f <= extent; ++f) v.push_back(f);
   return v;
+}
+
+// Whether splitting axis d of the sub-graph's outputs into v slices slices every op's outputs the
+// same way (Algorithm 1's match_dim on every op, with no recomputation): the first and last slice
+// of every tensor the sub-graph writes, propagated back through its ops (the shared iteration
+// spaces), is that tensor's slice of axis d, exactly.
+bool splits_every_op_along(const Graph& g, const std::vector<int>& ops, int d, int64_t v) {
+  const std::set<int> in(ops.begin(), ops.end());
+  auto slice = [&](const Shape& s, int64_t k) {
+    Region r = full_region(s);
+    const int64_t e = s[static_cast<size_t>(d)];
+    r[static_cast<size_t>(d)] = {e * k / v, e * (k + 1) / v};
+    return r;
+  };
+  for (int64_t k : {int64_t{0}, v - 1}) {
+    std::map<int, Region> seeds;
+    for (int op : ops)
+      for (int t : g.op(op).outputs) {
+        const Shape& s = g.tensor(t).shape;
+        if (static_cast<int>(s.size()) <= d || s[static_cast<size_t>(d)] % v != 0) return false;
+        bool read_inside = false;
+        for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
+        if (!read_inside) seeds[t] = slice(s, k);
+      }
+    const std::map<int, AccessRegion> need = propagate_regions(g, ops, seeds);
+    for (int op : ops)
+      for (int t : g.op(op).outputs) {
+        const auto it = need.find(t);
+        if (it == need.end() || !it->second.exact ||
+            it->second.region != slice(g.tensor(t).shape, k))
+          return false;
+      }
+  }
+  return true;
 }
 
 }  // namespace
@@ -45,8 +80,8 @@ SubGraph make_subgraph(const Graph& g, std::vector<int> ops, const GtParams& p) 
     }
   }
   const Shape& out = g.tensor(sg.output).shape;
-  // Algorithm 1's loop over d, restricted to the batch axis (see grouping.h): match_dim holds
-  // for every op's axis 0.
+  // Algorithm 1's loop over d, the batch axis first (see grouping.h): match_dim holds for every
+  // op's axis 0.
   for (int d = 0; d < std::min<int>(1, static_cast<int>(out.size())); ++d) {
     for (int64_t v : candidate_factors(out[static_cast<size_t>(d)], p.cores)) {
       if (out[static_cast<size_t>(d)] % v != 0) continue;
@@ -57,6 +92,17 @@ SubGraph make_subgraph(const Graph& g, std::vector<int> ops, const GtParams& p) 
         if (!s.empty() && s[0] % v == 0) ++n;
       }
       sg.split_info.push_back({n, v, d});
+      break;
+    }
+  }
+  // No fitting split of the batch (e.g. one image or sentence per cluster): the other axes, each
+  // only where it is an axis of every op (see grouping.h).
+  for (int d = 1; sg.split_info.empty() && d < static_cast<int>(out.size()); ++d) {
+    for (int64_t v : candidate_factors(out[static_cast<size_t>(d)], p.cores)) {
+      if (v == 1 || out[static_cast<size_t>(d)] % v != 0) continue;
+      if ((sg.peak_bytes + v - 1) / v > p.split_capacity) continue;
+      if (splits_every_op_along(g, sg.ops, d, v))
+        sg.split_info.push_back({static_cast<int>(sg.ops.size()), v, d});
       break;
     }
   }
@@ -310,8 +356,9 @@ std::string gt_constants_note(const GtParams& p) {
   os << "GraphTurbo constants: Algorithm 1 capacity sizeof(LB) = kSplitCapacityFractionOfLlb ("
      << kSplitCapacityFractionOfLlb << ") x LLB = " << p.split_capacity
      << " B (calibration point: Fig. 6's 8/4/2/1 split of ResNet-50); peak = largest activation "
-        "written in the sub-graph; splits along the batch axis only, so no split recomputes "
-        "(kRecomputeThreshold = "
+        "written in the sub-graph; splits along the batch axis, other axes only where no batch "
+        "split fits and the axis is one of every op with no recomputation, so no split "
+        "recomputes (kRecomputeThreshold = "
      << kRecomputeThreshold << " never reached); cores per cluster = " << p.cores
      << "; element bytes = " << p.element_bytes;
   return os.str();

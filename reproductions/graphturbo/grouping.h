@@ -13,13 +13,16 @@
 //    a calibration point on Fig. 6, not a derivation.
 //  - peak of a sub-graph: the bytes of the largest activation one of its ops writes (at the
 //    config's datatype). The paper says only "the size of memory footprints required by SG".
-//  - splittable dimensions: the batch axis (axis 0) only, for every sub-graph (never recomputes;
-//    §2.1 splits the batch in all experiments). Other axes of a conv or matmul chain would
-//    recompute halos or need partial sums, which the paper rejects with "a simple cost model" it
-//    does not give; other axes of element-wise sub-graphs were tried and rejected: Eq. 1 then
-//    prefers e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and
-//    Rule i refuses to merge it with its 16-instance producer. The recomputation check therefore
-//    always passes (kRecomputeThreshold is reported, never exceeded).
+//  - splittable dimensions: the batch axis (axis 0) first, for every sub-graph (§2.1 splits the
+//    batch in all experiments). Only a sub-graph that no batch split fits (e.g. one image or
+//    sentence per cluster, or attention scores larger than the capacity) tries the other axes,
+//    outermost first, each only where it is an axis of every op of the sub-graph with no
+//    recomputation (every tensor the sub-graph writes, sliced along it, needs exactly that slice
+//    of every other: element-wise ops, the heads of attention; never the spatial axes of a conv,
+//    which would recompute halos). All axes at once were tried and rejected: Eq. 1 then prefers
+//    e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and Rule i
+//    refuses to merge it with its 16-instance producer. The recomputation check therefore always
+//    passes (kRecomputeThreshold is reported, never exceeded).
 //  - the output dimension must divide evenly (homogeneous instances, Fig. 6).
 #include <cstdint>
 #include <string>

@@ -93,6 +93,33 @@ TEST(GraphTurboPlan, BertPlanMatchesTheReference) {
   EXPECT_TRUE(c.passed) << c.str();
 }
 
+// One sentence of 64 tokens over a 48 KiB capacity: no batch split fits the [1, 64, 768] (96 KiB at
+// FP16) and [1, 64, 3072] sub-graphs, so they split along the sequence (axis 1: the projections,
+// GELU and LayerNorm treat tokens independently), never along the hidden axis that their matmuls
+// and LayerNorms reduce; the plan still equals the reference.
+TEST(GraphTurboPlan, WithOneSentenceSubGraphsSplitAlongTheSequence) {
+  ZooOptions o;
+  o.batch = 1;
+  o.seq_len = 64;
+  const Graph g = build_zoo_model("bert_base", o);
+  GtParams p = stcp920_params();
+  p.split_capacity = 48 * 1024;
+  const Schedule s = schedule_graph(g, p);
+  int along_sequence = 0;
+  for (const SubGraph& sg : s.grouping.subgraphs) {
+    const Shape& out = g.tensor(sg.output).shape;
+    if (sg.best.factor == 1) continue;
+    EXPECT_EQ(sg.best.dim, 1) << g.op(sg.ops.back()).name;
+    EXPECT_EQ(out.at(1), 64) << g.op(sg.ops.back()).name;
+    along_sequence += sg.best.dim == 1;
+  }
+  // Per layer: the key projection, the FFN's first half and its second half with LayerNorm (12
+  // layers), and the embeddings.
+  EXPECT_EQ(along_sequence, 3 * 12 + 1);
+  const PlanComparison c = compare_plan_with_reference(g, schedule_plan(g, s), 5);
+  EXPECT_TRUE(c.passed) << c.str();
+}
+
 }  // namespace
 }  // namespace dgs::graphturbo
 
