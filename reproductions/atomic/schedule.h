@@ -18,12 +18,13 @@
 // of first appearance.
 //
 // Buffering: each engine keeps the outputs it wrote until the last Round that reads any atom of
-// their layer (the DSA model's residency rule for a locally scoped tensor); when a new
-// output overflows its buffer (capacity: half the local buffer, the other half holds the running
-// atom's working set) Algorithm 3 picks the resident output with the largest size x Rounds until
-// its next use (the paper prints `occupation <- inf` with `>=`, which never selects anything; we
-// start from -inf as intended) and writes it back to DRAM; outputs with no later reader are
-// released without a write-back. A written-back output's task gets the DRAM scope in the plan.
+// their layer (never shorter than the DSA model keeps a locally scoped region); when an atom is
+// about to start on an engine whose kept outputs plus the atom's working set (the model's own,
+// atom_task.h: one accounting) exceed the buffer, Algorithm 3 picks the kept output with the
+// largest size x Rounds until its next use (the paper prints `occupation <- inf` with `>=`, which
+// never selects anything; we start from -inf as intended) and writes it back to DRAM, until the
+// atom fits; outputs with no later reader are released without a write-back. A written-back
+// output's task gets the DRAM scope in the plan, so the model accepts every plan it gives.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,11 +55,12 @@ struct ScheduleOptions {
       true;  // false: ready atoms in atom order (layer by layer, sample by sample)
   bool mapping_search = true;  // false: layers in order of first appearance
   bool on_chip_reuse = true;   // false: every output goes to DRAM
-  // Bytes of each engine's buffer for kept outputs (0: half the local buffer).
+  // An optional cap on the bytes of kept outputs per engine (0: none beyond the buffer).
   int64_t resident_capacity = 0;
 };
 
-AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const ScheduleOptions& o);
+AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
+                            const ScheduleOptions& o);
 
 // Eq. 2 for one Round: sum over its atoms of bytes of each producer atom x hops from the engine
 // holding it to the atom's engine (`engine_of` of producers; -1 = not on chip).
@@ -72,7 +74,8 @@ std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
                                  const std::vector<int>& layer_order);
 
 // The plan: one stage per Round; every atom a task of its op on its engine, writing its region
-// (and its input-channel slice as a partial sum), scope local when its output stays on chip.
+// (and its input-channel slice as a partial sum), scope local when its output stays on chip,
+// tiled as atom_task.h says.
 Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec,
                const std::string& scheduler);
 
