@@ -73,14 +73,8 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
     }
   }
   for (auto& u : uses) std::sort(u.begin(), u.end());
-  // The DSA model keeps a locally scoped region until the last stage that reads part of it; we
-  // keep an output until its layer's last reader (never shorter than the model).
-  std::vector<int> layer_last_use(dag.layers.size(), -1);
-  for (size_t a = 0; a < n; ++a) {
-    if (uses[a].empty()) continue;
-    int& last = layer_last_use[static_cast<size_t>(dag.atoms[a].layer)];
-    last = std::max(last, uses[a].back());
-  }
+  // The DSA model keeps a locally scoped region until the last stage that reads part of it: so
+  // do we (each home's region until its last reader's Round).
   std::vector<std::vector<int>> resident(static_cast<size_t>(spec.units()));
   std::vector<int64_t> used(static_cast<size_t>(spec.units()), 0);
   // Algorithm 3 on engine e at Round `now` until `fits` holds.
@@ -114,8 +108,7 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
     for (size_t e = 0; e < resident.size(); ++e) {
       auto& res = resident[e];
       for (size_t i = 0; i < res.size();) {
-        if (layer_last_use[static_cast<size_t>(dag.atoms[static_cast<size_t>(res[i])].layer)] <
-            now) {
+        if (uses[static_cast<size_t>(res[i])].back() < now) {
           used[e] -= kept_bytes(res[i]);
           res.erase(res.begin() + static_cast<long>(i));
         } else {
@@ -161,11 +154,11 @@ double round_transfer_cost(const AtomicDag& dag, const DsaSpec& spec, const std:
 }
 
 std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
-                                 const std::vector<int>& atoms,
-                                 const std::vector<int>& layer_order) {
+                                 const std::vector<int>& atoms, const std::vector<int>& layer_order,
+                                 int first_slot) {
   const std::vector<MeshPoint> snake = snake_order(spec.mesh_columns, spec.mesh_rows);
   std::vector<int> engines(atoms.size(), -1);
-  size_t slot = 0;
+  size_t slot = static_cast<size_t>(first_slot);
   for (int l : layer_order) {
     for (size_t i = 0; i < atoms.size(); ++i) {
       if (dag.atoms[static_cast<size_t>(atoms[i])].layer != l) continue;
@@ -198,6 +191,7 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
   std::vector<int> left_in_sample(static_cast<size_t>(dag.batch), 0);
   for (const Atom& a : dag.atoms) ++left_in_sample[static_cast<size_t>(a.sample)];
   size_t done = 0;
+  int first_slot = 0;
   while (done < n) {
     if (ready.empty()) throw Error("atomic DAG has a cycle");
     int sample = 0;
@@ -232,13 +226,13 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
     ready.erase(ready.begin(), ready.begin() + static_cast<long>(take));
     // Mapping: the layer order minimising Eq. 2.
     std::vector<int> order = layers_in(dag, r.atoms);
-    r.engines = snake_placement(dag, spec, r.atoms, order);
+    r.engines = snake_placement(dag, spec, r.atoms, order, first_slot);
     if (o.mapping_search && order.size() > 1 && order.size() <= 6) {
       std::vector<int> perm = order;
       std::sort(perm.begin(), perm.end());
       double best = round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
       do {
-        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm);
+        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm, first_slot);
         const double c = round_transfer_cost(dag, spec, r.atoms, e, s.engine_of);
         if (c < best) {
           best = c;
@@ -247,6 +241,8 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
     s.transfer_byte_hops += round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
+    first_slot = static_cast<int>((static_cast<size_t>(first_slot) + r.atoms.size()) %
+                                  static_cast<size_t>(engines));
     const int t = static_cast<int>(s.rounds.size());
     for (size_t i = 0; i < r.atoms.size(); ++i) {
       const int a = r.atoms[i];
