@@ -39,7 +39,13 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
                                   const DsaSpec& spec) {
   const Atom& a = dag.atoms[static_cast<size_t>(atom)];
   const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
-  const auto key = std::make_tuple(a.layer, region_shape(a.region), a.c_in.hi - a.c_in.lo);
+  // Atoms of one shape need the same input halos unless they touch an edge of the output
+  // (padding): the key holds which edges each touches.
+  std::vector<int64_t> shape_and_edges = region_shape(a.region);
+  for (size_t ax = 0; ax < a.region.size(); ++ax)
+    shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
+                              (a.region[ax].hi == l.shape[ax] ? 2 : 0));
+  const auto key = std::make_tuple(a.layer, shape_and_edges, a.c_in.hi - a.c_in.lo);
   const auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   Task t = atom_base_task(dag, atom, spec, 0);

@@ -32,7 +32,8 @@ struct AtomTiling {
   double loaded_bytes = 0;    // weights once + activations x re-reads, from memory
 };
 
-// Tilings cached per (layer, region shape, input-channel slice size).
+// Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
+// size): atoms that agree on these need inputs of the same size.
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
