@@ -40,7 +40,7 @@ void BM_WholeSearch(benchmark::State& state) {
     const auto options = shape_options(resnet50(), graph_layers(resnet50()), mesh());
     const AnnealResult sa = anneal_atom_shapes(options, {}, 1);
     const AtomicDag dag = build_atomic_dag(resnet50(), chosen_shapes(options, sa.choice), mesh());
-    const AtomSchedule s = schedule_atoms(dag, mesh(), {});
+    const AtomSchedule s = schedule_atoms(resnet50(), dag, mesh(), {});
     state.counters["atoms"] = static_cast<double>(dag.atoms.size());
     state.counters["rounds"] = static_cast<double>(s.rounds.size());
   }

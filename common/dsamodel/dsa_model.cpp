@@ -73,6 +73,7 @@ class Simulator {
     last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
     prev_half_.assign(static_cast<size_t>(n_units_), 0.0);
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
+    held_params_.assign(static_cast<size_t>(n_units_), {});
     resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
     events_.resize(static_cast<size_t>(n_units_ + s.clusters));
   }
@@ -224,6 +225,15 @@ class Simulator {
   }
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
+  // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
+  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) const {
+    for (int u : units) {
+      const std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
+      const auto it = held.find(x);
+      if (it == held.end() || region_intersect(it->second, need) != need) return false;
+    }
+    return !units.empty();
+  }
 
   const Graph& g_;
   const Plan& p_;
@@ -235,6 +245,7 @@ class Simulator {
   std::vector<double> unit_free_, unit_end_, last_tile_start_;
   std::vector<double> prev_half_;  // half the working set of a unit's last task, when tiled
   std::vector<double> resident_local_, resident_global_;
+  std::vector<std::map<int, Region>> held_params_;  // per unit: weights its last task loaded
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
   std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
   std::map<int, std::vector<WriteRecord>> writes_;
@@ -278,6 +289,9 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const Region& need = d.needed.at(x);
     const auto it = writes_.find(x);
     const double refetch = g_.tensor(x).is_param() ? 1.0 : d.refetch;
+    if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
+      continue;  // still in the buffer since the units' previous task: read in place
+    }
     if (it == writes_.end() || !on_chip_.count(x)) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
       // region as one DMA read, available when the tensor's last write is.
@@ -415,6 +429,13 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   }
   macs_ += d.macs;
   local_bytes_ += d.operand_bytes;
+  // Each unit now holds this task's weights and constants (and nothing its earlier tasks held).
+  for (int u : d.units) {
+    std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
+    held.clear();
+    for (int x : d.inputs)
+      if (g_.tensor(x).is_param()) held[x] = d.needed.at(x);
+  }
 
   // Where the written tensors now live.
   for (int x : d.written) {
@@ -490,8 +511,11 @@ EvaluationResult Simulator::run() {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }
       for (int x : demand[si].back().inputs) {
-        last_read_stage_[x] = si;
+        // A task that needs an empty region of a tensor (a Concat slice of another input) does
+        // not read it and does not keep it on chip.
         const auto nr = demand[si].back().needed.find(x);
+        if (nr != demand[si].back().needed.end() && region_empty(nr->second)) continue;
+        last_read_stage_[x] = si;
         if (nr != demand[si].back().needed.end()) reads_[x].push_back({si, nr->second});
       }
     }

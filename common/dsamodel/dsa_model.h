@@ -38,6 +38,9 @@
 //    sends its partial over the mesh or bus to the home, whose vector unit adds it on arrival;
 //    with a global or DRAM scope, each later task reads the running sum from that level, adds its
 //    partial on its own vector unit and writes the sum back.
+//  - weights_stay (config): the weights and constants a unit's last task loaded stay in its
+//    buffer (they were in that task's working set); a task needing a region inside them on every
+//    one of its units reads them in place instead of from DRAM.
 //  - Tensors are stored and computed in the config's datatype, whatever the graph's dtype.
 //
 // Resources: each core/engine has a compute queue (matrix, vector and move cycles of unit_cost.h,

@@ -73,6 +73,8 @@ const std::vector<DsaField>& dsa_fields() {
        [](DsaSpec& d, const FieldValue& v) { d.vector_lanes = as_int(v); }},
       {f("task_overhead", Q::Cycles, R::NonNegative), Need::Always,
        [](DsaSpec& d, const FieldValue& v) { d.task_overhead_cycles = v.value; }},
+      {f("weights_stay", Q::Count, R::NonNegative), Need::Optional,
+       [](DsaSpec& d, const FieldValue& v) { d.weights_stay = v.value > 0; }},
       {f("local_buffer_level", Q::Text), Need::Always,
        [](DsaSpec& d, const FieldValue& v) { d.local_level = v.text; }},
       {f("local_buffer_size", Q::Bytes), Need::Always,

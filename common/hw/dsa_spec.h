@@ -53,6 +53,10 @@ struct DsaSpec {
   // Vector unit (per core/engine): elements per cycle (0: none).
   int vector_lanes = 0;
   double task_overhead_cycles = 0;  // per task on a unit (launch, synchronisation)
+  // Weights and constants a unit's last task loaded stay in its local buffer: a task needing a
+  // region inside them reads it in place (optional field `weights_stay`, 1; default 0: every
+  // task loads its weights).
+  bool weights_stay = false;
 
   // Buffers. Local: one per core/engine; global: one per cluster (absent: global_level empty).
   std::string local_level;

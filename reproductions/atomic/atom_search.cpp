@@ -53,7 +53,8 @@ std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
     }
     std::vector<ShapeOption> fit;
     for (const ShapeOption& o : opts) {
-      if (o.working_bytes * 2 <= spec.local_bytes) fit.push_back(o);
+      if (o.working_bytes * 2 > spec.local_bytes) continue;
+      fit.push_back(o);
     }
     if (fit.empty()) {
       fit.push_back(*std::min_element(opts.begin(), opts.end(), [](const auto& a, const auto& b) {

@@ -9,5 +9,9 @@ void run_fig2(ExperimentContext& ctx);
 void run_fig5(ExperimentContext& ctx);
 void run_fig7(ExperimentContext& ctx);
 void run_fig8(ExperimentContext& ctx);
+void run_fig9(ExperimentContext& ctx);
+void run_fig10(ExperimentContext& ctx);
+void run_fig11(ExperimentContext& ctx);
+void run_table2(ExperimentContext& ctx);
 
 }  // namespace dgs::atomic

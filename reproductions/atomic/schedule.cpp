@@ -5,9 +5,8 @@
 #include <limits>
 #include <map>
 
-#include "common/dsamodel/dsa_task.h"
-#include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/mesh_noc.h"
+#include "reproductions/atomic/atom_task.h"
 
 namespace dgs::atomic {
 
@@ -27,84 +26,115 @@ std::vector<int> layers_in(const AtomicDag& dag, const std::vector<int>& atoms) 
   return r;
 }
 
-// The atom whose output region holds atom `a`'s partial sums (itself unless it is a later slice).
-int home_of(const AtomicDag& dag, int a) {
+// The first slice of the partial-sum group of atom `a` (itself unless it is a later slice).
+int first_slice_of(const AtomicDag& dag, int a) {
   while (dag.atoms[static_cast<size_t>(a)].c_in.lo > 0) --a;
   return a;
 }
 
-void apply_buffering(const AtomicDag& dag, const DsaSpec& spec, int64_t capacity, AtomSchedule& s) {
+// Per atom, the atom whose engine holds its region: the slice of its partial-sum group that runs
+// first (the DSA model's home: the group's first task in plan order), itself when not sliced.
+std::vector<int> partial_sum_homes(const AtomicDag& dag, const AtomSchedule& s) {
+  const size_t n = dag.atoms.size();
+  std::vector<int> position(n, 0);
+  for (const Round& r : s.rounds)
+    for (size_t i = 0; i < r.atoms.size(); ++i)
+      position[static_cast<size_t>(r.atoms[i])] = static_cast<int>(i);
+  std::vector<int> home(n);
+  for (size_t a = 0; a < n;) {
+    size_t end = a + 1;
+    while (end < n && dag.atoms[end].c_in.lo > 0) ++end;
+    size_t best = a;
+    for (size_t b = a + 1; b < end; ++b)
+      if (std::make_pair(s.round_of[b], position[b]) <
+          std::make_pair(s.round_of[best], position[best]))
+        best = b;
+    for (size_t b = a; b < end; ++b) home[b] = static_cast<int>(best);
+    a = end;
+  }
+  return home;
+}
+
+void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
+                     int64_t resident_cap, AtomSchedule& s) {
   const size_t n = dag.atoms.size();
   s.on_chip.assign(n, false);
+  AtomTilings tilings;
+  const std::vector<int> home = partial_sum_homes(dag, s);
+  // The bytes a home keeps: its group's output region.
+  auto kept_bytes = [&](int a) {
+    return dag.atoms[static_cast<size_t>(first_slice_of(dag, a))].out_bytes;
+  };
   // Rounds in which each home's region is read, sorted.
   std::vector<std::vector<int>> uses(n);
   for (size_t a = 0; a < n; ++a) {
     for (int c : dag.succs[a]) {
-      uses[static_cast<size_t>(home_of(dag, static_cast<int>(a)))].push_back(
-          s.round_of[static_cast<size_t>(c)]);
+      uses[static_cast<size_t>(home[a])].push_back(s.round_of[static_cast<size_t>(c)]);
     }
   }
   for (auto& u : uses) std::sort(u.begin(), u.end());
-  // The DSA model keeps a locally scoped region until the last stage that reads any region of
-  // its tensor: an output is released only after its layer's last reader.
-  std::vector<int> layer_last_use(dag.layers.size(), -1);
-  for (size_t a = 0; a < n; ++a) {
-    if (uses[a].empty()) continue;
-    int& last = layer_last_use[static_cast<size_t>(dag.atoms[a].layer)];
-    last = std::max(last, uses[a].back());
-  }
+  // The DSA model keeps a locally scoped region until the last stage that reads part of it: so
+  // do we (each home's region until its last reader's Round).
   std::vector<std::vector<int>> resident(static_cast<size_t>(spec.units()));
   std::vector<int64_t> used(static_cast<size_t>(spec.units()), 0);
+  // Algorithm 3 on engine e at Round `now` until `fits` holds.
+  auto evict_until = [&](size_t e, int now, auto fits) {
+    while (!resident[e].empty() && !fits()) {
+      // Occupation starts at -inf (the paper's `occupation <- inf` never selects anything): the
+      // largest size x Rounds to next use.
+      double worst = -std::numeric_limits<double>::infinity();
+      size_t victim = 0;
+      for (size_t i = 0; i < resident[e].size(); ++i) {
+        const int r = resident[e][i];
+        const auto& u = uses[static_cast<size_t>(r)];
+        const auto next = std::lower_bound(u.begin(), u.end(), now);
+        const double wait = next == u.end() ? 0 : *next - now + 1;
+        const double occ = wait * static_cast<double>(kept_bytes(r));
+        if (occ >= worst) {
+          worst = occ;
+          victim = i;
+        }
+      }
+      const int v = resident[e][victim];
+      s.on_chip[static_cast<size_t>(v)] = false;
+      used[e] -= kept_bytes(v);
+      resident[e].erase(resident[e].begin() + static_cast<long>(victim));
+      ++s.write_backs;
+    }
+  };
   for (size_t t = 0; t < s.rounds.size(); ++t) {
     const int now = static_cast<int>(t);
     // Release outputs no later Round reads (Algorithm 3, lines 8-11: no write-back).
     for (size_t e = 0; e < resident.size(); ++e) {
       auto& res = resident[e];
       for (size_t i = 0; i < res.size();) {
-        if (layer_last_use[static_cast<size_t>(dag.atoms[static_cast<size_t>(res[i])].layer)] <
-            now) {
-          used[e] -= dag.atoms[static_cast<size_t>(res[i])].out_bytes;
+        if (uses[static_cast<size_t>(res[i])].back() < now) {
+          used[e] -= kept_bytes(res[i]);
           res.erase(res.begin() + static_cast<long>(i));
         } else {
           ++i;
         }
       }
     }
+    // The model's check when the atom starts: kept outputs + its working set <= the buffer.
     for (int a : s.rounds[t].atoms) {
-      const Atom& atom = dag.atoms[static_cast<size_t>(a)];
-      if (atom.out_bytes == 0 || uses[static_cast<size_t>(a)].empty()) continue;
+      const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
+      const int64_t ws = tilings.of(g, dag, a, spec).working_bytes;
+      evict_until(e, now, [&] { return used[e] + ws <= spec.local_bytes; });
+    }
+    for (int a : s.rounds[t].atoms) {
+      const int64_t bytes = kept_bytes(a);
+      if (home[static_cast<size_t>(a)] != a || bytes == 0 || uses[static_cast<size_t>(a)].empty())
+        continue;
       const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
       s.on_chip[static_cast<size_t>(a)] = true;
       resident[e].push_back(a);
-      used[e] += atom.out_bytes;
-      while (used[e] > capacity) {
-        // Algorithm 3 with occupation starting at -inf: the largest size x Rounds to next use.
-        double worst = -std::numeric_limits<double>::infinity();
-        size_t victim = 0;
-        for (size_t i = 0; i < resident[e].size(); ++i) {
-          const int r = resident[e][i];
-          const auto& u = uses[static_cast<size_t>(r)];
-          const auto next = std::upper_bound(u.begin(), u.end(), now);
-          const double wait = next == u.end() ? 0 : *next - now;
-          const double occ =
-              wait * static_cast<double>(dag.atoms[static_cast<size_t>(r)].out_bytes);
-          if (occ >= worst) {
-            worst = occ;
-            victim = i;
-          }
-        }
-        const int v = resident[e][victim];
-        s.on_chip[static_cast<size_t>(v)] = false;
-        used[e] -= dag.atoms[static_cast<size_t>(v)].out_bytes;
-        resident[e].erase(resident[e].begin() + static_cast<long>(victim));
-        ++s.write_backs;
-      }
+      used[e] += bytes;
+      if (resident_cap > 0) evict_until(e, now + 1, [&] { return used[e] <= resident_cap; });
     }
   }
-  // Later partial-sum slices share their home's scope.
-  for (size_t a = 0; a < n; ++a) {
-    s.on_chip[a] = s.on_chip[static_cast<size_t>(home_of(dag, static_cast<int>(a)))];
-  }
+  // The other partial-sum slices share their home's scope.
+  for (size_t a = 0; a < n; ++a) s.on_chip[a] = s.on_chip[static_cast<size_t>(home[a])];
 }
 
 }  // namespace
@@ -124,11 +154,11 @@ double round_transfer_cost(const AtomicDag& dag, const DsaSpec& spec, const std:
 }
 
 std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
-                                 const std::vector<int>& atoms,
-                                 const std::vector<int>& layer_order) {
+                                 const std::vector<int>& atoms, const std::vector<int>& layer_order,
+                                 int first_slot) {
   const std::vector<MeshPoint> snake = snake_order(spec.mesh_columns, spec.mesh_rows);
   std::vector<int> engines(atoms.size(), -1);
-  size_t slot = 0;
+  size_t slot = static_cast<size_t>(first_slot);
   for (int l : layer_order) {
     for (size_t i = 0; i < atoms.size(); ++i) {
       if (dag.atoms[static_cast<size_t>(atoms[i])].layer != l) continue;
@@ -139,7 +169,8 @@ std::vector<int> snake_placement(const AtomicDag& dag, const DsaSpec& spec,
   return engines;
 }
 
-AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const ScheduleOptions& o) {
+AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
+                            const ScheduleOptions& o) {
   if (spec.topology != DsaTopology::Mesh) throw Error("atomic dataflow needs a mesh config");
   const size_t n = dag.atoms.size();
   const int engines = spec.units();
@@ -160,6 +191,7 @@ AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const Sch
   std::vector<int> left_in_sample(static_cast<size_t>(dag.batch), 0);
   for (const Atom& a : dag.atoms) ++left_in_sample[static_cast<size_t>(a.sample)];
   size_t done = 0;
+  int first_slot = 0;
   while (done < n) {
     if (ready.empty()) throw Error("atomic DAG has a cycle");
     int sample = 0;
@@ -194,13 +226,13 @@ AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const Sch
     ready.erase(ready.begin(), ready.begin() + static_cast<long>(take));
     // Mapping: the layer order minimising Eq. 2.
     std::vector<int> order = layers_in(dag, r.atoms);
-    r.engines = snake_placement(dag, spec, r.atoms, order);
+    r.engines = snake_placement(dag, spec, r.atoms, order, first_slot);
     if (o.mapping_search && order.size() > 1 && order.size() <= 6) {
       std::vector<int> perm = order;
       std::sort(perm.begin(), perm.end());
       double best = round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
       do {
-        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm);
+        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm, first_slot);
         const double c = round_transfer_cost(dag, spec, r.atoms, e, s.engine_of);
         if (c < best) {
           best = c;
@@ -209,6 +241,8 @@ AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const Sch
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
     s.transfer_byte_hops += round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
+    first_slot = static_cast<int>((static_cast<size_t>(first_slot) + r.atoms.size()) %
+                                  static_cast<size_t>(engines));
     const int t = static_cast<int>(s.rounds.size());
     for (size_t i = 0; i < r.atoms.size(); ++i) {
       const int a = r.atoms[i];
@@ -227,8 +261,7 @@ AtomSchedule schedule_atoms(const AtomicDag& dag, const DsaSpec& spec, const Sch
     s.rounds.push_back(std::move(r));
   }
   if (o.on_chip_reuse) {
-    apply_buffering(dag, spec, o.resident_capacity > 0 ? o.resident_capacity : spec.local_bytes / 2,
-                    s);
+    apply_buffering(g, dag, spec, o.resident_capacity, s);
   } else {
     s.on_chip.assign(n, false);
   }
@@ -240,46 +273,18 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
   Plan plan;
   plan.scheduler = scheduler;
   plan.graph = g.name;
-  std::map<std::pair<int, std::vector<int64_t>>, std::vector<int64_t>> tiles;
+  AtomTilings tilings;
   for (const Round& r : s.rounds) {
     Stage stage;
     for (size_t i = 0; i < r.atoms.size(); ++i) {
-      const Atom& a = dag.atoms[static_cast<size_t>(r.atoms[i])];
-      const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
-      Task t;
-      t.ops = {l.op};
-      if (a.region != full_region(l.shape)) t.regions[l.output] = a.region;
-      if (a.c_in.hi > a.c_in.lo) {
-        t.reduction.range = {l.reduction_axis, a.c_in};
-        if (t.regions.empty()) t.regions[l.output] = a.region;
-      }
-      if (s.on_chip[static_cast<size_t>(r.atoms[i])]) t.scope[l.output] = spec.local_level;
-      t.placement = dsa_unit_placement(spec, r.engines[i]);
-      // An atom larger than the engine buffer runs tile by tile (double-buffered): the largest
-      // tile, halving its longest axis, whose working set fits (cached per layer and shape).
-      if (l.splittable) {
-        const auto key = std::make_pair(a.layer, region_shape(a.region));
-        auto it = tiles.find(key);
-        if (it == tiles.end()) {
-          std::vector<int64_t> tile = region_shape(a.region);
-          Task probe = t;
-          probe.scope.clear();
-          for (;;) {
-            probe.tile = tile;
-            probe.kind = TaskKind::Fused;
-            if (dsa_task_demand(g, probe, spec, {0}).working_set_bytes <= spec.local_bytes / 2) {
-              break;
-            }
-            const auto longest = std::max_element(tile.begin(), tile.end());
-            if (*longest <= 1) break;
-            *longest = (*longest + 1) / 2;
-          }
-          it = tiles.emplace(key, tile).first;
-        }
-        if (it->second != region_shape(a.region)) {
-          t.kind = TaskKind::Fused;
-          t.tile = it->second;
-        }
+      const int a = r.atoms[i];
+      const Layer& l = dag.layers[static_cast<size_t>(dag.atoms[static_cast<size_t>(a)].layer)];
+      Task t = atom_base_task(dag, a, spec, r.engines[i]);
+      if (s.on_chip[static_cast<size_t>(a)]) t.scope[l.output] = spec.local_level;
+      const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      if (!tiling.tile.empty()) {
+        t.kind = TaskKind::Fused;
+        t.tile = tiling.tile;
       }
       stage.tasks.push_back(std::move(t));
     }

@@ -111,7 +111,7 @@ TEST(DpSchedule, BranchAndBoundNeverDropsTheBestScheduleOnSmallCases) {
       EXPECT_EQ(sum, prio_bb.cycles);
       EXPECT_EQ(atoms, dag.atoms.size());
       // The greedy fill is one of the priority-rule schedules.
-      const AtomSchedule greedy = schedule_atoms(dag, *spec, {.on_chip_reuse = false});
+      const AtomSchedule greedy = schedule_atoms(Graph(), dag, *spec, {.on_chip_reuse = false});
       double greedy_sum = 0;
       for (const Round& r : greedy.rounds) greedy_sum += r.cycles;
       EXPECT_GE(greedy_sum, prio.cycles);

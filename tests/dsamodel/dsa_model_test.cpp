@@ -105,6 +105,29 @@ TEST(DsaModel, OneGemmOnOneEngine) {
   EXPECT_DOUBLE_EQ(value_of(r.details, "mac_utilisation"), 98304.0 / (256.0 * 64 * 1764));
 }
 
+// weights_stay: the second half of the GEMM's rows on the same engine reads B (1536 B) in place;
+// on another engine, or without weights_stay, it loads B again.
+TEST(DsaModel, WeightsStayForTheNextTaskOnTheSameEngine) {
+  const Graph g = gemm_graph();
+  const int y = g.op(0).outputs[0];
+  auto half = [&](int64_t lo, std::vector<int> engine) {
+    Task t = task_on({0}, UnitKind::Engine, std::move(engine));
+    t.regions[y] = {{lo, lo + 32}, {0, 48}};
+    return t;
+  };
+  const Plan same = plan_of({{half(0, {0, 0})}, {half(32, {0, 0})}});
+  const Plan other = plan_of({{half(0, {0, 0})}, {half(32, {1, 0})}});
+  ASSERT_TRUE(mesh().weights_stay);
+  const double io = 2048 + 3072;  // A and y, once each
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, same, mesh()).bytes_by_level, "hbm"), io + 1536);
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, other, mesh()).bytes_by_level, "hbm"),
+                   io + 2 * 1536);
+  DsaSpec reload = mesh();
+  reload.weights_stay = false;
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, same, reload).bytes_by_level, "hbm"),
+                   io + 2 * 1536);
+}
+
 TEST(MeshNoc, XyRoutesAndHops) {
   const MeshNoc noc(8, 8, 8, 1);
   EXPECT_EQ(xy_hops({0, 0}, {3, 2}), 5);

@@ -1,0 +1,45 @@
+#pragma once
+// One atom as a Plan v2 task, and the one accounting of buffer bytes that the buffering
+// (schedule.h, Algorithm 3) and the DSA model (common/dsamodel) share: an atom's working set is
+// the model's own (dsa_task_demand's working_set_bytes of the atom's task), so a schedule whose
+// buffering keeps `resident + working set <= buffer` on every engine in every Round is one the
+// model accepts.
+//
+// Tiling: an atom whose working set exceeds half its engine's buffer (the other half holds kept
+// outputs) runs tile by tile, double-buffered. The tile halves one axis at a time, each step the
+// axis whose halving loads the fewest bytes (weights once, activations once per tile: halving a
+// spatial axis re-reads only halos, halving the output channels re-reads the whole input), until
+// the working set fits or every axis is 1.
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+#include "common/plan/plan.h"
+#include "reproductions/atomic/atoms.h"
+
+namespace dgs::atomic {
+
+// The task of one atom: its op, its output region (and input-channel slice as a partial sum),
+// placed on flat engine `engine`; no scope and no tile.
+Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine);
+
+struct AtomTiling {
+  std::vector<int64_t> tile;  // empty: the atom runs whole
+  int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)
+  double loaded_bytes = 0;    // weights once + activations x re-reads, from memory
+};
+
+// Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
+// size): atoms that agree on these need inputs of the same size.
+class AtomTilings {
+ public:
+  const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
+
+ private:
+  std::map<std::tuple<int, std::vector<int64_t>, int64_t>, AtomTiling> cache_;
+};
+
+}  // namespace dgs::atomic

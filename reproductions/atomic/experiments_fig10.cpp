@@ -1,0 +1,105 @@
+// Fig. 10: per-stage gains of AD at batch 1 on atomic_mesh (KC-P): from LS-shaped atoms in atom
+// order without on-chip reuse, add (1) SA atoms, (2) the priority-rule Rounds (the DP's stand-in
+// on networks), (3) on-chip reuse (Eq. 2 mapping search and Algorithm 3 buffering); each step's
+// speedup over the previous, all priced by the shared DSA model.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/dsamodel/dsa_model.h"
+#include "models/zoo.h"
+#include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/experiments.h"
+
+namespace dgs::atomic {
+
+namespace {
+
+const std::vector<std::string> kFig10Networks = {"resnet50", "inception_v3"};
+
+}  // namespace
+
+void run_fig10(ExperimentContext& ctx) {
+  const DsaSpec& spec = ctx.hardware().dsa.value();
+  const PaperData paper = ctx.paper_data("fig10.csv");
+  Table t({"dnn", "stage", "latency_us", "speedup_over_previous", "paper_low", "paper_high"});
+  BarChart chart;
+  chart.title = "Fig. 10: per-stage speedup at batch 1 (KC-P)";
+  chart.y_label = "speedup over the previous stage (x)";
+  chart.x_label = "network";
+  chart.reference_y = 1;
+  const std::vector<std::string> stages = {"sa", "dp", "reuse"};
+  std::vector<Series> series;
+  for (const std::string& s : stages) series.push_back({"+" + s + " (ours)", {}});
+  std::map<std::string, std::vector<double>> gains;
+  for (const std::string& net : kFig10Networks) {
+    const Graph g = build_zoo_model(net, {.batch = 1});
+    const std::vector<Layer> layers = graph_layers(g);
+    const auto options = shape_options(g, layers, spec);
+    const AnnealResult sa = anneal_atom_shapes(options, {}, ctx.options().seed);
+    const AtomicDag even = build_atomic_dag(g, ls_shapes(layers, spec, 1), spec);
+    const AtomicDag atoms = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+    const ScheduleOptions plain = {
+        .priority_rules = false, .mapping_search = false, .on_chip_reuse = false};
+    ScheduleOptions rules = plain;
+    rules.priority_rules = true;
+    const ScheduleOptions all = {};
+    auto latency = [&](const AtomicDag& dag, const ScheduleOptions& o, const std::string& name) {
+      return evaluate_dsa_plan(g, atom_plan(g, dag, schedule_atoms(g, dag, spec, o), spec, name),
+                               spec)
+          .latency_us;
+    };
+    const std::vector<double> lat = {latency(even, plain, "base"), latency(atoms, plain, "+SA"),
+                                     latency(atoms, rules, "+DP"), latency(atoms, all, "+reuse")};
+    t.add_row({net, std::string("base"), lat[0], Missing{}, Missing{}, Missing{}});
+    chart.categories.push_back(net);
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const double gain = lat[i] / lat[i + 1];
+      const std::vector<std::pair<std::string, std::string>> key = {{"stage", stages[i]}};
+      t.add_row(
+          {net, stages[i], lat[i + 1], gain, paper.cell(key, "low"), paper.cell(key, "high")});
+      series[i].values.push_back(gain);
+      gains[stages[i]].push_back(gain);
+    }
+  }
+  chart.series = series;
+  std::vector<Claim> claims;
+  for (const std::string& s : stages) {
+    const std::vector<std::pair<std::string, std::string>> key = {{"stage", s}};
+    const auto& v = gains[s];
+    claims.push_back({.text = "+" + s + ": the lowest per-stage speedup of our networks",
+                      .source = paper.source(key),
+                      .paper = paper.value(key, "low").value_or(NAN),
+                      .ours = *std::min_element(v.begin(), v.end()),
+                      .kind = ClaimKind::Ratio,
+                      .unit = "x"});
+    claims.push_back({.text = "+" + s + ": the highest per-stage speedup of our networks",
+                      .source = paper.source(key),
+                      .paper = paper.value(key, "high").value_or(NAN),
+                      .ours = *std::max_element(v.begin(), v.end()),
+                      .kind = ClaimKind::Ratio,
+                      .unit = "x"});
+  }
+  ctx.note(
+      "stages (the paper does not name its baseline): base = LS-shaped atoms (each layer "
+      "split evenly over the 64 engines) in Rounds of 64 in atom order, snake mapping from "
+      "the first layer, every output through DRAM; +sa = SA atoms (seed " +
+      std::to_string(ctx.options().seed) +
+      "); +dp = Rounds by the four priority rules (the greedy fill that stands in for "
+      "Algorithm 2's DP on networks; the DP runs on atomic DAGs of at most 63 atoms); "
+      "+reuse = Eq. 2 mapping search and Algorithm 3 buffering (outputs kept on chip)");
+  ctx.note(
+      "the +sa step is below 1: the SA equalises atom cycles (CV^2, atom_search.h) and, with "
+      "fill and drain charged per fold, picks atoms of few output pixels per fold (ResNet-50 "
+      "matrix-cycle utilisation 25% against the even split's 62%); the paper's atoms fill "
+      "the array by construction (its target (1)); see Fig. 8's ad_even_atoms columns");
+  ctx.note(
+      "batch 1 (the paper does not state Fig. 10's batch), KC-P, atomic_mesh, "
+      "fold_overhead not calibrated (0)");
+  ctx.emit_table("Fig. 10: per-stage speedups", t);
+  ctx.emit_svg(bar_chart_svg(chart));
+  ctx.emit_claims(claims);
+}
+
+}  // namespace dgs::atomic

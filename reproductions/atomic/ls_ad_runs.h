@@ -1,0 +1,38 @@
+#pragma once
+// LS and AD of one network on the shared DSA model, with what the batch-20 items (Fig. 9,
+// Table II, Fig. 11) read from them; cached per (network, batch, dataflow, seed) so the items of
+// one run share it.
+#include <cstdint>
+#include <string>
+
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+#include "common/hw/evaluation_result.h"
+#include "reproductions/atomic/atoms.h"
+#include "reproductions/atomic/schedule.h"
+
+namespace dgs::atomic {
+
+struct StrategyRun {
+  AtomicDag dag;
+  AtomSchedule schedule;
+  EvaluationResult result;
+  // Table II (1): per matrix layer, MACs / (sum over its Rounds of the Round's compute-only
+  // length (the busiest engine's summed atom cycles) x the engines the layer uses in that Round
+  // x MACs per cycle per engine), averaged over the layers (unweighted).
+  double layer_utilisation_pct = 0;
+};
+
+struct LsAdRun {
+  StrategyRun ls, ad;
+  double ideal_us = 0;  // MACs / peak
+  // Table II (2), AD: the part of the latency the mesh adds, 1 - T(mesh links infinitely wide,
+  // zero hop latency) / T; and the share of intermediate outputs (bytes, by the atom holding a
+  // region) that stay on chip until their last reader, never written back.
+  double ad_noc_overhead_pct = 0;
+  double ad_reuse_pct = 0;
+};
+
+const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
+
+}  // namespace dgs::atomic
