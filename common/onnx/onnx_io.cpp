@@ -19,6 +19,7 @@
 #include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
 #include "common/graph/shape_inference.h"
+#include "common/onnx/onnx_external_data.h"
 #include "common/onnx/onnx_fold.h"
 #include "common/onnx/onnx_fold_eval.h"
 #include "common/onnx/onnx_limits.h"
@@ -768,6 +769,7 @@ Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts) {
     throw Error(path + ": not a valid ONNX model (protobuf parsing failed)");
   }
   bytes = std::string();
+  load_external_initializers(&model, path);
   return graph_from_model(std::move(model), path, opts);
 }
 

@@ -11,6 +11,7 @@
 #include "common/exec/executor.h"
 #include "common/graph/onnx_dtype.h"
 #include "common/graph/op_signature.h"
+#include "common/onnx/onnx_external_data.h"
 #include "common/onnx/onnx_io.h"
 
 namespace dgs {
@@ -190,6 +191,7 @@ std::vector<OnnxCaseDataSet> load_onnx_test_case(const std::string& dir) {
       throw Error(model_path.string() + ": not a serialized ONNX model");
     }
   }
+  load_external_initializers(&model, model_path.string());
   if (const std::string why = onnx_case_unsupported_reason(model); !why.empty()) {
     throw UnsupportedFeature(model_path.string() + ": " + why);
   }

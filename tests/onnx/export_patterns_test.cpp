@@ -1,0 +1,138 @@
+// Patterns found in real torch.onnx.export files (torchvision Swin-T, Hugging Face BERT, and the
+// dynamo exporter's default file layout) that the loader handles: a shifted-window attention mask
+// built by ScatterND of a large float constant into zeros, token-type ids taken from a buffer by
+// GatherElements (swin_block fixture), and weights stored in an external data file beside the
+// model.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/graph/op_cost.h"
+#include "common/onnx/onnx_io.h"
+#include "tests/error_of.h"
+#include "tests/onnx/export_fixture.h"
+
+namespace dgs {
+namespace {
+
+std::string pattern_dir() {
+  const std::string dir = std::string(DGS_BINARY_DIR) + "/export_patterns";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+int count_kind(const Graph& g, OpKind k) {
+  int n = 0;
+  for (const Op& op : g.ops()) n += op.kind == k;
+  return n;
+}
+
+TEST(ExportPatterns, ScatterNdMaskAndGatherElementsIdsFold) {
+  OnnxLoadSummary s;
+  OnnxLoadOptions opts;
+  opts.summary = &s;
+  const Graph g = load_onnx_file(write_exported_fixture("swin_block", pattern_dir()), opts);
+  EXPECT_EQ(s.folded.at("ScatterND"), 1);
+  EXPECT_EQ(s.folded.at("GatherElements"), 1);
+  EXPECT_EQ(s.folded.at("Slice"), 1);
+  EXPECT_EQ(s.folded.at("Mod"), 1);
+  // The mask is a computed constant (its updates, 128 floats, are not a parameter): rows 8-15
+  // hold -100 in their first 8 columns.
+  const Tensor& mask = g.tensor(g.find_tensor("window_mask"));
+  EXPECT_EQ(mask.role, TensorRole::Constant);
+  ASSERT_EQ(mask.float_data.size(), 256u);
+  EXPECT_EQ(mask.float_data[7 * 16 + 0], 0.0f);
+  EXPECT_EQ(mask.float_data[8 * 16 + 0], -100.0f);
+  EXPECT_EQ(mask.float_data[8 * 16 + 8], 0.0f);
+  // Token types: the buffer 0..15 reversed, mod 2.
+  const Tensor& types = g.tensor(g.find_tensor("types"));
+  EXPECT_EQ(types.role, TensorRole::Constant);
+  EXPECT_EQ(types.int_data, (std::vector<int64_t>{1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}));
+  // What is left is the real compute: the embedding Gather, 4 MatMuls, Softmax, Split,
+  // Transpose, Mul and 5 Adds.
+  EXPECT_EQ(g.num_ops(), 14);
+  EXPECT_EQ(count_kind(g, OpKind::Gather), 1);
+  EXPECT_EQ(count_kind(g, OpKind::MatMul), 4);
+  EXPECT_EQ(count_kind(g, OpKind::Add), 5);
+  // Parameters above kOnnxSmallFloatConstant elements: embedding 24, qkv 192 + 24, proj 64 (not
+  // the mask's 128 updates).
+  EXPECT_EQ(parameter_count(g), 24 + 192 + 24 + 64);
+}
+
+// The model of `name` with every initializer of more than 16 elements moved to `data_file`
+// (beside the model, as torch.onnx.export(..., dynamo=True) writes it); returns the model's path.
+std::string write_with_external_data(const std::string& name, const std::string& data_file) {
+  onnx::ModelProto m = exported_fixture_model(name);
+  std::string data;
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (t.raw_data().size() <= 64) continue;
+    auto add = [&](const std::string& key, const std::string& value) {
+      auto* kv = t.add_external_data();
+      kv->set_key(key);
+      kv->set_value(value);
+    };
+    add("location", data_file);
+    add("offset", std::to_string(data.size()));
+    add("length", std::to_string(t.raw_data().size()));
+    data += t.raw_data();
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  }
+  const std::string path = pattern_dir() + "/" + name + "_external.onnx";
+  std::ofstream(pattern_dir() + "/" + data_file, std::ios::binary) << data;
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+TEST(ExportPatterns, ExternalDataBesideTheModelLoadsLikeInlineWeights) {
+  const std::string path = write_with_external_data("vit_block", "vit_block_external.onnx.data");
+  OnnxLoadSummary s;
+  OnnxLoadOptions opts;
+  opts.summary = &s;
+  const Graph external = load_onnx_file(path, opts);
+  const Graph inline_weights =
+      load_onnx_file(write_exported_fixture("vit_block", pattern_dir()), OnnxLoadOptions{});
+  EXPECT_EQ(external.num_ops(), inline_weights.num_ops());
+  EXPECT_EQ(graph_cost(external).total.flops, graph_cost(inline_weights).total.flops);
+  EXPECT_EQ(parameter_count(external), parameter_count(inline_weights));
+  EXPECT_EQ(s.file_ir_version, 10);
+}
+
+TEST(ExportPatterns, ExternalDataOutsideTheModelsFolderOrTruncatedIsRefused) {
+  onnx::ModelProto m = exported_fixture_model("resnet_block");
+  onnx::TensorProto* w = nullptr;
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (t.name() == "p_fc_weight") w = &t;
+  }
+  ASSERT_NE(w, nullptr);
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  auto write = [&](const std::string& where) {
+    location->set_value(where);
+    const std::string path = pattern_dir() + "/bad_external.onnx";
+    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+    return path;
+  };
+  std::string path = write("../secret.bin");
+  EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
+            path +
+                ": initializer 'p_fc_weight': external data location '../secret.bin' must be "
+                "a file name relative to the model's directory");
+  std::ofstream(pattern_dir() + "/short.bin", std::ios::binary) << std::string(100, '\0');
+  path = write("short.bin");
+  EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
+            path +
+                ": initializer 'p_fc_weight': external data at offset 0 of 320 bytes is beyond "
+                "the end of 'short.bin' (100 bytes)");
+  path = write("missing.bin");
+  EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
+            path + ": initializer 'p_fc_weight': cannot open its external data file '" +
+                pattern_dir() + "/missing.bin'");
+}
+
+}  // namespace
+}  // namespace dgs
