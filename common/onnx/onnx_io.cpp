@@ -23,6 +23,7 @@
 #include "common/onnx/onnx_fold.h"
 #include "common/onnx/onnx_fold_eval.h"
 #include "common/onnx/onnx_limits.h"
+#include "common/onnx/onnx_nan_guard.h"
 #include "common/onnx/onnx_opset.h"
 #include "common/onnx/onnx_tensor.h"
 #include "common/util/resources.h"
@@ -620,10 +621,16 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
       (void)node_kind(n, i, origin);
     }
   };
+  // PyTorch's Where(IsNaN(softmax), 0, softmax) guards go before the operators are checked
+  // (onnx_nan_guard.h).
+  const int nan_guards = opts.fold_shape_computations
+                             ? remove_softmax_nan_guards(model_in.mutable_graph(), origin)
+                             : 0;
   check_operators(model_in.graph(), opts.fold_shape_computations);
   OnnxLoadSummary local_summary;
   OnnxLoadSummary& summary = opts.summary ? *opts.summary : local_summary;
   summary = OnnxLoadSummary{};
+  if (nan_guards > 0) summary.folded["Where(IsNaN) of Softmax"] = nan_guards;
   summary.file_opset = default_opset(model_in);
   summary.file_ir_version = model_in.ir_version();
   for (const auto& t : model_in.graph().initializer()) {

@@ -4,6 +4,7 @@
 // GatherElements (swin_block fixture), and weights stored in an external data file beside the
 // model.
 #include <gtest/gtest.h>
+#include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -132,6 +133,36 @@ TEST(ExportPatterns, ExternalDataOutsideTheModelsFolderOrTruncatedIsRefused) {
   EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
             path + ": initializer 'p_fc_weight': cannot open its external data file '" +
                 pattern_dir() + "/missing.bin'");
+}
+
+TEST(ExportPatterns, SoftmaxNanGuardOfScaledDotProductAttentionIsRemoved) {
+  // torch.onnx.export(..., dynamo=True) of BERT: probs = Where(IsNaN(s), 0, s), s = Softmax.
+  const char* text = R"(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      s = Softmax <axis = -1> (x)
+      nan = IsNaN (s)
+      zero = Constant <value = float {0.0}> ()
+      probs = Where (nan, zero, s)
+      y = Mul (probs, x)
+    })";
+  onnx::ModelProto m;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(m, text).IsOK());
+  OnnxLoadSummary s;
+  OnnxLoadOptions opts;
+  opts.summary = &s;
+  const Graph g = graph_from_onnx(m, "guard.onnx", opts);
+  ASSERT_EQ(g.num_ops(), 2);
+  EXPECT_EQ(g.op(0).kind, OpKind::Softmax);
+  EXPECT_EQ(g.op(1).kind, OpKind::Mul);
+  EXPECT_EQ(g.op(1).inputs[0], g.find_tensor("s"));
+  EXPECT_EQ(s.folded.at("Where(IsNaN) of Softmax"), 1);
+  // Another replacement value is real compute, which the suite does not have.
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.output(0) == "zero") n.mutable_attribute(0)->mutable_t()->set_float_data(0, 1.0f);
+  }
+  EXPECT_EQ(error_of([&] { graph_from_onnx(m, "guard1.onnx"); }),
+            "guard1.onnx: node 'IsNaN_1' has unsupported operator 'IsNaN'");
 }
 
 }  // namespace
