@@ -9,9 +9,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/graph/op_cost.h"
 #include "common/onnx/onnx_io.h"
+#include "common/onnxcheck/onnx_case_check.h"
 #include "tests/error_of.h"
 #include "tests/onnx/export_fixture.h"
 
@@ -133,6 +135,36 @@ TEST(ExportPatterns, ExternalDataOutsideTheModelsFolderOrTruncatedIsRefused) {
   EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
             path + ": initializer 'p_fc_weight': cannot open its external data file '" +
                 pattern_dir() + "/missing.bin'");
+}
+
+// A float tensor as a TensorProto file (input_0.pb / output_0.pb of a test case).
+void write_float_proto(const std::string& path, const std::string& name, const TensorData& v) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (int64_t d : v.shape) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.f.data()), v.f.size() * 4));
+  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
+}
+
+TEST(ExportPatterns, OnnxCheckCaseRunsAWholeExportAgainstOnnxRuntime) {
+  // What tools/export_examples.py --reference writes: model.onnx with its weights in a side file,
+  // a symbolic batch, shape arithmetic and a mask to fold, and ONNX Runtime's outputs at batch 2.
+  const std::string dir = pattern_dir() + "/swin_case";
+  std::filesystem::create_directories(dir + "/test_data_set_0");
+  std::filesystem::rename(write_with_external_data("swin_block", "swin_block_external.onnx.data"),
+                          dir + "/model.onnx");
+  std::filesystem::rename(pattern_dir() + "/swin_block_external.onnx.data",
+                          dir + "/swin_block_external.onnx.data");
+  write_float_proto(dir + "/test_data_set_0/input_0.pb", "x",
+                    fixture_input("x", {2, 16, 8}, DType::F32));
+  std::ifstream ref(std::string(DGS_SOURCE_DIR) + "/tests/onnx/fixtures/swin_block.ref.txt");
+  std::ostringstream text;
+  text << ref.rdbuf();
+  write_float_proto(dir + "/test_data_set_0/output_0.pb", "y",
+                    tensors_from_text(text.str()).at("y"));
+  const OnnxCaseResult r = check_onnx_case(dir, Tolerance{1e-4, 1e-5});
+  EXPECT_EQ(r.status, OnnxCaseResult::Status::Pass) << r.detail;
 }
 
 TEST(ExportPatterns, SoftmaxNanGuardOfScaledDotProductAttentionIsRemoved) {
