@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/onnx/onnx_fold_arith.h"
+#include "common/onnx/onnx_fold_einsum.h"
 #include "common/onnx/onnx_fold_indexing.h"
 #include "common/onnx/onnx_fold_values.h"
 
@@ -15,57 +16,32 @@ namespace dgs {
 using onnx::TensorProto_DataType_FLOAT;
 
 bool is_foldable_op_type(const std::string& t) {
-  static const std::set<std::string> kOps = {"Identity",
-                                             "Cast",
-                                             "CastLike",
-                                             "ConstantOfShape",
-                                             "Range",
-                                             "Unsqueeze",
-                                             "Squeeze",
-                                             "Reshape",
-                                             "Flatten",
-                                             "Concat",
-                                             "Gather",
-                                             "GatherElements",
-                                             "ScatterND",
-                                             "Slice",
-                                             "Expand",
-                                             "Tile",
-                                             "Transpose",
-                                             "Where",
-                                             "CumSum",
-                                             "Trilu",
-                                             "Add",
-                                             "Sub",
-                                             "Mul",
-                                             "Div",
-                                             "Mod",
-                                             "Pow",
-                                             "Max",
-                                             "Min",
-                                             "Equal",
-                                             "Less",
-                                             "Greater",
-                                             "LessOrEqual",
-                                             "GreaterOrEqual",
-                                             "And",
-                                             "Or",
-                                             "Xor",
-                                             "Not",
-                                             "Neg",
-                                             "Abs",
-                                             "Sqrt",
-                                             "Floor",
-                                             "Ceil",
-                                             "Round",
-                                             "Reciprocal",
-                                             "Exp",
-                                             "Log",
-                                             "Sign",
-                                             "ReduceSum",
-                                             "ReduceProd",
-                                             "ReduceMax",
-                                             "ReduceMin",
+  static const std::set<std::string> kOps = {"Identity",    "Cast",
+                                             "CastLike",    "ConstantOfShape",
+                                             "Range",       "Unsqueeze",
+                                             "Squeeze",     "Reshape",
+                                             "Flatten",     "Concat",
+                                             "Gather",      "GatherElements",
+                                             "Einsum",      "ScatterND",
+                                             "Slice",       "Expand",
+                                             "Tile",        "Transpose",
+                                             "Where",       "CumSum",
+                                             "Trilu",       "Add",
+                                             "Sub",         "Mul",
+                                             "Div",         "Mod",
+                                             "Pow",         "Max",
+                                             "Min",         "Equal",
+                                             "Less",        "Greater",
+                                             "LessOrEqual", "GreaterOrEqual",
+                                             "And",         "Or",
+                                             "Xor",         "Not",
+                                             "Neg",         "Abs",
+                                             "Sqrt",        "Floor",
+                                             "Ceil",        "Round",
+                                             "Reciprocal",  "Exp",
+                                             "Log",         "Sign",
+                                             "ReduceSum",   "ReduceProd",
+                                             "ReduceMax",   "ReduceMin",
                                              "ReduceMean"};
   return kOps.count(t) != 0;
 }
@@ -217,6 +193,13 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (g < 0 || g >= dim) throw Error(what + ": Gather index out of range");
       return (o * dim + g) * inner + i_in;
     }));
+  }
+  if (op == "Einsum") {
+    const auto* equation = find_attr(n, "equation");
+    if (!equation) return std::nullopt;
+    auto r = fold_einsum(equation->s(), in, what);
+    if (!r) return std::nullopt;
+    return one(std::move(*r));
   }
   if (op == "GatherElements") {
     if (!input(1)) return std::nullopt;

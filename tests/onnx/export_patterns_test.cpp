@@ -197,5 +197,34 @@ TEST(ExportPatterns, SoftmaxNanGuardOfScaledDotProductAttentionIsRemoved) {
             "guard1.onnx: node 'IsNaN_1' has unsupported operator 'IsNaN'");
 }
 
+TEST(ExportPatterns, EinsumOfConstantsFolds) {
+  const char* text = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2, 2] x, float[3, 2] x2) => (float[2, 2] y, float[3, 2] z) {
+      a = Constant <value = float[2, 3] {1, 2, 3, 4, 5, 6}> ()
+      b = Constant <value = float[3, 2] {1, 0, 0, 1, 1, 1}> ()
+      product = Einsum <equation = "ij,jk"> (a, b)
+      transposed = Einsum <equation = "ij -> ji"> (a)
+      y = Add (x, product)
+      z = Add (x2, transposed)
+    })";
+  onnx::ModelProto m;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(m, text).IsOK());
+  OnnxLoadSummary s;
+  OnnxLoadOptions opts;
+  opts.summary = &s;
+  const Graph g = graph_from_onnx(m, "einsum.onnx", opts);
+  EXPECT_EQ(g.num_ops(), 2);
+  EXPECT_EQ(s.folded.at("Einsum"), 2);
+  EXPECT_EQ(g.tensor(g.find_tensor("product")).float_data, (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_EQ(g.tensor(g.find_tensor("transposed")).float_data,
+            (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.output(0) == "product") n.mutable_attribute(0)->set_s("ij,kk->ik");
+  }
+  EXPECT_EQ(error_of([&] { graph_from_onnx(m, "einsum2.onnx"); }),
+            "einsum2.onnx: node '' (Einsum): equation letter 'k' has sizes 3 and 2");
+}
+
 }  // namespace
 }  // namespace dgs
