@@ -87,8 +87,12 @@ OpKind node_kind(const onnx::NodeProto& n, int index, const std::string& origin)
 
 // Gives symbolic or missing dimensions of the graph inputs concrete values: the first dimension
 // takes the batch, others the value named for their dim_param; any other is refused in one line.
+// The same names in the file's value_info and graph outputs (exporters annotate intermediate
+// tensors with "batch") take the same values; other symbolic dimensions there are cleared for
+// shape inference to compute (a stale "batch" would otherwise survive inference at batch 1).
 void fix_symbolic_input_dims(onnx::GraphProto* g, const std::set<std::string>& initializers,
                              const OnnxLoadOptions& opts, const std::string& origin) {
+  std::map<std::string, int64_t> values;
   for (onnx::ValueInfoProto& in : *g->mutable_input()) {
     if (initializers.count(in.name())) continue;
     if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
@@ -100,8 +104,10 @@ void fix_symbolic_input_dims(onnx::GraphProto* g, const std::set<std::string>& i
       auto named = opts.dim_values.find(param);
       if (!param.empty() && named != opts.dim_values.end()) {
         d->set_dim_value(named->second);
+        values[param] = named->second;
       } else if (i == 0) {
         d->set_dim_value(opts.batch);
+        if (!param.empty()) values[param] = opts.batch;
       } else {
         throw Error(
             origin + ": graph input '" + in.name() + "': dimension " + std::to_string(i) +
@@ -111,6 +117,20 @@ void fix_symbolic_input_dims(onnx::GraphProto* g, const std::set<std::string>& i
       }
     }
   }
+  auto fix = [&](onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    for (auto& d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!d.has_dim_param()) continue;
+      auto it = values.find(d.dim_param());
+      if (it != values.end()) {
+        d.set_dim_value(it->second);
+      } else {
+        d.clear_dim_param();
+      }
+    }
+  };
+  for (auto& v : *g->mutable_value_info()) fix(v);
+  for (auto& v : *g->mutable_output()) fix(v);
 }
 
 struct OnnxShape {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,46 @@ TEST(ExportPatterns, SoftmaxNanGuardOfScaledDotProductAttentionIsRemoved) {
   }
   EXPECT_EQ(error_of([&] { graph_from_onnx(m, "guard1.onnx"); }),
             "guard1.onnx: node 'IsNaN_1' has unsupported operator 'IsNaN'");
+}
+
+TEST(ExportPatterns, SymbolicBatchInTheFilesValueInfoTakesTheBatch) {
+  // torch.onnx.export(..., dynamo=True, dynamic_shapes=...) annotates intermediate tensors with
+  // the symbolic "batch" (value_info); at batch 1 a stale "batch" on the Transpose output made
+  // ViT-B/16's Squeeze of its size-1 axis, and the shape chain after it, unknown.
+  const char* text = R"(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (float[4, batch, 6] x) => (float[4, batch, 2] y)
+      <float[4, batch, 3, 2] view, float[1, 4, batch, 3, 2] us, float[3, 4, batch, 1, 2] tr,
+       float[3, 4, batch, 2] sq, float[4, batch, 2] sel> {
+      target = Constant <value = int64[4] {4, -1, 3, 2}> ()
+      view = Reshape <allowzero = 1> (x, target)
+      ax0 = Constant <value = int64[1] {0}> ()
+      us = Unsqueeze (view, ax0)
+      tr = Transpose <perm = [3, 1, 2, 0, 4]> (us)
+      axm2 = Constant <value = int64[1] {-2}> ()
+      sq = Squeeze (tr, axm2)
+      one = Constant <value = int64 {1}> ()
+      sel = Gather <axis = 0> (sq, one)
+      sh = Shape (sel)
+      y = Reshape (sel, sh)
+    })";
+  onnx::ModelProto m;
+  const auto status = onnx::OnnxParser::Parse(m, text);
+  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
+  ASSERT_EQ(m.graph().value_info_size(), 5);
+  for (int64_t batch : {1, 3}) {
+    OnnxLoadOptions opts;
+    opts.dim_values["batch"] = batch;
+    const Graph g = graph_from_onnx(m, "annotated.onnx", opts);
+    EXPECT_EQ(g.tensor(g.find_tensor("y")).shape, (Shape{4, batch, 2}));
+    // The file's annotations take the value too: none keeps the stale "batch".
+    const onnx::ModelProto normalized = normalized_onnx_model(m, "annotated.onnx", opts);
+    for (const auto& v : normalized.graph().value_info()) {
+      for (const auto& d : v.type().tensor_type().shape().dim()) {
+        EXPECT_FALSE(d.has_dim_param()) << v.name();
+      }
+    }
+  }
 }
 
 TEST(ExportPatterns, EinsumOfConstantsFolds) {
