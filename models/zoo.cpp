@@ -1,6 +1,7 @@
 #include "models/zoo.h"
 
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 
 #include "common/onnx/onnx_io.h"
@@ -42,6 +43,18 @@ bool is_zoo_model(const std::string& name) {
     if (m.name == name) return true;
   }
   return false;
+}
+
+void add_dim_flag(const std::string& spec, std::map<std::string, int64_t>* dims) {
+  const size_t eq = spec.find('=');
+  int64_t value = 0;
+  const char* end = spec.data() + spec.size();
+  const bool number =
+      eq != std::string::npos && std::from_chars(spec.data() + eq + 1, end, value).ptr == end;
+  if (eq == 0 || !number || value < 1) {
+    throw UsageError("--dim " + spec + ": expected NAME=N with N >= 1");
+  }
+  (*dims)[spec.substr(0, eq)] = value;
 }
 
 void check_zoo_options(const ZooOptions& opts, const std::string& model) {

@@ -33,6 +33,10 @@ struct ZooOptions {
   OnnxLoadSummary* onnx_summary = nullptr;
 };
 
+// Adds the value of a `--dim NAME=N` flag (N >= 1) to `dims`; throws dgs::UsageError
+// "--dim X: expected NAME=N with N >= 1" otherwise.
+void add_dim_flag(const std::string& spec, std::map<std::string, int64_t>* dims);
+
 // Throws dgs::UsageError if an option is out of range (batch < 1, negative sizes, dtype that is
 // not F32/F16). Every model function calls it.
 void check_zoo_options(const ZooOptions& opts, const std::string& model);

@@ -4,411 +4,44 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <set>
+
+#include "common/onnx/onnx_fold_arith.h"
+#include "common/onnx/onnx_fold_einsum.h"
+#include "common/onnx/onnx_fold_indexing.h"
+#include "common/onnx/onnx_fold_values.h"
 
 namespace dgs {
 
-namespace {
-
-using onnx::TensorProto_DataType_BOOL;
 using onnx::TensorProto_DataType_FLOAT;
-using onnx::TensorProto_DataType_INT64;
-
-const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-int64_t attr_int(const onnx::NodeProto& n, const std::string& name, int64_t def) {
-  const auto* a = find_attr(n, name);
-  return a ? a->i() : def;
-}
-std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& n, const std::string& name) {
-  const auto* a = find_attr(n, name);
-  if (!a) return std::nullopt;
-  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
-}
-
-// Strides of a row-major shape.
-std::vector<int64_t> strides_of(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
-  return st;
-}
-
-// Copies element `from` of `src` to element `to` of `dst` (same value kind).
-void copy_element(const OnnxValue& src, int64_t from, OnnxValue& dst) {
-  if (src.is_float()) {
-    dst.f.push_back(src.f[static_cast<size_t>(from)]);
-  } else {
-    dst.i.push_back(src.i[static_cast<size_t>(from)]);
-  }
-}
-
-OnnxValue empty_like(const OnnxValue& v, Shape dims) {
-  OnnxValue r;
-  r.elem_type = v.elem_type;
-  r.dims = std::move(dims);
-  r.from_weight = v.from_weight;
-  return r;
-}
-
-// Throws FoldTooLarge when a folded value of shape `dims` would be negative or exceed
-// kOnnxMaxFoldElements (before anything of that size is allocated).
-void check_fold_size(const Shape& dims) {
-  int64_t elements = 1;
-  for (int64_t d : dims) {
-    if (d < 0 || __builtin_mul_overflow(elements, d, &elements) || elements > kOnnxMaxFoldElements)
-      throw FoldTooLarge("folding it gives shape " + shape_str(dims) + "; expected at most " +
-                         std::to_string(kOnnxMaxFoldElements) + " elements");
-  }
-}
-
-// Gathers elements of `v` by a function from output flat index to input flat index.
-OnnxValue remap(const OnnxValue& v, Shape out_dims, const std::function<int64_t(int64_t)>& src) {
-  check_fold_size(out_dims);
-  OnnxValue r = empty_like(v, std::move(out_dims));
-  const int64_t n = r.numel();
-  for (int64_t k = 0; k < n; ++k) copy_element(v, src(k), r);
-  return r;
-}
-
-int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) {
-  if (axis < -rank || axis >= rank) {
-    throw Error(what + ": axis " + std::to_string(axis) + " is out of range for rank " +
-                std::to_string(rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-Shape broadcast_dims(const Shape& a, const Shape& b, const std::string& what) {
-  Shape r(std::max(a.size(), b.size()), 1);
-  for (size_t k = 0; k < r.size(); ++k) {
-    const int64_t da = k < r.size() - a.size() ? 1 : a[k - (r.size() - a.size())];
-    const int64_t db = k < r.size() - b.size() ? 1 : b[k - (r.size() - b.size())];
-    if (da != db && da != 1 && db != 1) {
-      throw Error(what + ": shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
-    }
-    r[k] = da == 1 ? db : da;
-  }
-  return r;
-}
-
-// For each element of `out`, the flat index of the element of `in` that broadcasts to it.
-std::vector<int64_t> broadcast_sources(const Shape& in, const Shape& out) {
-  const std::vector<int64_t> in_st = strides_of(in);
-  check_fold_size(out);
-  const size_t off = out.size() - in.size();
-  std::vector<int64_t> src(static_cast<size_t>(numel(out)));
-  Shape idx(out.size(), 0);
-  for (size_t k = 0; k < src.size(); ++k) {
-    int64_t s = 0;
-    for (size_t d = off; d < out.size(); ++d) {
-      if (in[d - off] != 1) s += idx[d] * in_st[d - off];
-    }
-    src[k] = s;
-    for (size_t d = out.size(); d-- > 0;) {
-      if (++idx[d] < out[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return src;
-}
-
-OnnxValue broadcast_to(const OnnxValue& v, const Shape& out) {
-  const std::vector<int64_t> src = broadcast_sources(v.dims, out);
-  return remap(v, out, [&](int64_t k) { return src[static_cast<size_t>(k)]; });
-}
-
-// Casts values to another element type (float -> integer truncates toward zero; -> bool: != 0).
-OnnxValue cast_to(const OnnxValue& v, int32_t to) {
-  OnnxValue r = empty_like(v, v.dims);
-  r.elem_type = to;
-  const int64_t n = v.numel();
-  for (int64_t k = 0; k < n; ++k) {
-    const double x = v.at(k);
-    if (r.is_float()) {
-      r.f.push_back(v.is_float() ? x : static_cast<double>(v.i[static_cast<size_t>(k)]));
-    } else if (to == TensorProto_DataType_BOOL) {
-      r.i.push_back(x != 0 ? 1 : 0);
-    } else {
-      r.i.push_back(v.is_float() ? static_cast<int64_t>(std::trunc(x))
-                                 : v.i[static_cast<size_t>(k)]);
-    }
-  }
-  return r;
-}
-
-// Element-wise binary operator with broadcasting; `out_type` 0 keeps a's type.
-OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
-                 const onnx::NodeProto& n, const std::string& what) {
-  const Shape dims = broadcast_dims(a.dims, b.dims, what);
-  const std::vector<int64_t> sa = broadcast_sources(a.dims, dims),
-                             sb = broadcast_sources(b.dims, dims);
-  static const std::set<std::string> kCompare = {"Equal",          "Less", "Greater", "LessOrEqual",
-                                                 "GreaterOrEqual", "And",  "Or",      "Xor"};
-  OnnxValue r = empty_like(a, dims);
-  r.from_weight = a.from_weight || b.from_weight;
-  if (kCompare.count(op)) r.elem_type = TensorProto_DataType_BOOL;
-  const bool fmod = attr_int(n, "fmod", 0) != 0;
-  for (size_t k = 0; k < sa.size(); ++k) {
-    if (!a.is_float() && !kCompare.count(op)) {  // integer arithmetic, exact
-      const int64_t x = a.i[static_cast<size_t>(sa[k])];
-      const int64_t y = b.is_float() ? static_cast<int64_t>(b.f[static_cast<size_t>(sb[k])])
-                                     : b.i[static_cast<size_t>(sb[k])];
-      int64_t z = 0;
-      if (op == "Add")
-        z = x + y;
-      else if (op == "Sub")
-        z = x - y;
-      else if (op == "Mul")
-        z = x * y;
-      else if (op == "Max")
-        z = std::max(x, y);
-      else if (op == "Min")
-        z = std::min(x, y);
-      else if (op == "Pow")
-        z = static_cast<int64_t>(std::pow(x, y));
-      else if (y == 0)
-        throw Error(what + ": integer division by zero");
-      else if (op == "Div")
-        z = x / y;
-      else if (op == "Mod")
-        z = fmod ? x % y : ((x % y) + y) % y;
-      r.i.push_back(z);
-      continue;
-    }
-    const double x = a.at(sa[k]), y = b.at(sb[k]);
-    if (op == "Equal")
-      r.i.push_back(x == y);
-    else if (op == "Less")
-      r.i.push_back(x < y);
-    else if (op == "Greater")
-      r.i.push_back(x > y);
-    else if (op == "LessOrEqual")
-      r.i.push_back(x <= y);
-    else if (op == "GreaterOrEqual")
-      r.i.push_back(x >= y);
-    else if (op == "And")
-      r.i.push_back(x != 0 && y != 0);
-    else if (op == "Or")
-      r.i.push_back(x != 0 || y != 0);
-    else if (op == "Xor")
-      r.i.push_back((x != 0) != (y != 0));
-    else if (op == "Add")
-      r.f.push_back(x + y);
-    else if (op == "Sub")
-      r.f.push_back(x - y);
-    else if (op == "Mul")
-      r.f.push_back(x * y);
-    else if (op == "Div")
-      r.f.push_back(x / y);
-    else if (op == "Pow")
-      r.f.push_back(std::pow(x, y));
-    else if (op == "Max")
-      r.f.push_back(std::max(x, y));
-    else if (op == "Min")
-      r.f.push_back(std::min(x, y));
-    else if (op == "Mod")
-      r.f.push_back(fmod ? std::fmod(x, y) : x - y * std::floor(x / y));
-  }
-  return r;
-}
-
-OnnxValue unary(const OnnxValue& a, const std::string& op) {
-  OnnxValue r = empty_like(a, a.dims);
-  for (int64_t k = 0; k < a.numel(); ++k) {
-    if (!a.is_float()) {
-      const int64_t x = a.i[static_cast<size_t>(k)];
-      int64_t z = x;
-      if (op == "Neg")
-        z = -x;
-      else if (op == "Abs")
-        z = std::abs(x);
-      else if (op == "Not")
-        z = x == 0;
-      else if (op == "Sign")
-        z = (x > 0) - (x < 0);
-      r.i.push_back(z);
-      continue;
-    }
-    const double x = a.f[static_cast<size_t>(k)];
-    double z = x;
-    if (op == "Neg")
-      z = -x;
-    else if (op == "Abs")
-      z = std::fabs(x);
-    else if (op == "Sqrt")
-      z = std::sqrt(x);
-    else if (op == "Floor")
-      z = std::floor(x);
-    else if (op == "Ceil")
-      z = std::ceil(x);
-    else if (op == "Round")
-      z = std::nearbyint(x);
-    else if (op == "Reciprocal")
-      z = 1.0 / x;
-    else if (op == "Exp")
-      z = std::exp(x);
-    else if (op == "Log")
-      z = std::log(x);
-    else if (op == "Sign")
-      z = (x > 0) - (x < 0);
-    r.f.push_back(z);
-  }
-  return r;
-}
-
-// Axes of a node: input `index` (opset >= `input_since`) or the "axes" attribute.
-std::optional<std::vector<int64_t>> axes_of(const onnx::NodeProto& n,
-                                            const std::vector<const OnnxValue*>& in, size_t index,
-                                            int64_t opset, int64_t input_since) {
-  if (opset >= input_since) {
-    if (in.size() > index && in[index]) return in[index]->i;
-    return std::nullopt;
-  }
-  return attr_ints(n, "axes");
-}
-
-OnnxValue reduce(const OnnxValue& a, std::optional<std::vector<int64_t>> axes, bool keepdims,
-                 const std::string& op, const std::string& what) {
-  const int64_t rank = static_cast<int64_t>(a.dims.size());
-  std::vector<bool> reduced(a.dims.size(), !axes || axes->empty());
-  if (axes) {
-    for (int64_t ax : *axes) reduced[static_cast<size_t>(normalize_axis(ax, rank, what))] = true;
-  }
-  Shape out_keep = a.dims, out;
-  for (size_t d = 0; d < a.dims.size(); ++d) {
-    if (reduced[d]) out_keep[d] = 1;
-    if (!reduced[d] || keepdims) out.push_back(out_keep[d]);
-  }
-  const std::vector<int64_t> ost = strides_of(out_keep);
-  const int64_t on = numel(out_keep);
-  std::vector<double> acc(static_cast<size_t>(on), op == "ReduceProd" ? 1.0 : 0.0);
-  std::vector<bool> seen(static_cast<size_t>(on), false);
-  Shape idx(a.dims.size(), 0);
-  for (int64_t k = 0; k < a.numel(); ++k) {
-    int64_t o = 0;
-    for (size_t d = 0; d < idx.size(); ++d) o += (reduced[d] ? 0 : idx[d]) * ost[d];
-    double& s = acc[static_cast<size_t>(o)];
-    const double x = a.at(k);
-    if (op == "ReduceMax")
-      s = seen[static_cast<size_t>(o)] ? std::max(s, x) : x;
-    else if (op == "ReduceMin")
-      s = seen[static_cast<size_t>(o)] ? std::min(s, x) : x;
-    else if (op == "ReduceProd")
-      s *= x;
-    else
-      s += x;
-    seen[static_cast<size_t>(o)] = true;
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < a.dims[d]) break;
-      idx[d] = 0;
-    }
-  }
-  if (op == "ReduceMean" && on > 0) {
-    for (double& s : acc) s /= static_cast<double>(a.numel() / on);
-  }
-  OnnxValue r = empty_like(a, out);
-  for (double s : acc) {
-    if (r.is_float())
-      r.f.push_back(s);
-    else
-      r.i.push_back(static_cast<int64_t>(s));
-  }
-  return r;
-}
-
-OnnxValue slice(const OnnxValue& a, const std::vector<int64_t>& starts,
-                const std::vector<int64_t>& ends, std::vector<int64_t> axes,
-                std::vector<int64_t> steps, const std::string& what) {
-  const int64_t rank = static_cast<int64_t>(a.dims.size());
-  if (axes.empty()) {
-    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  }
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  Shape start(a.dims.size(), 0), step(a.dims.size(), 1), out = a.dims;
-  for (size_t k = 0; k < starts.size(); ++k) {
-    const auto d = static_cast<size_t>(normalize_axis(axes[k], rank, what));
-    const int64_t dim = a.dims[d], st = steps[k];
-    if (st == 0) throw Error(what + ": Slice step 0");
-    auto clamp = [&](int64_t v, bool is_start) {
-      if (v < 0) v += dim;
-      if (st > 0) return std::clamp<int64_t>(v, 0, dim);
-      (void)is_start;
-      return std::clamp<int64_t>(v, -1, dim - 1);
-    };
-    const int64_t b = clamp(starts[k], true), e = clamp(ends[k], false);
-    start[d] = b;
-    step[d] = st;
-    out[d] = st > 0 ? std::max<int64_t>(0, (e - b + st - 1) / st)
-                    : std::max<int64_t>(0, (b - e + (-st) - 1) / (-st));
-  }
-  const std::vector<int64_t> ist = strides_of(a.dims), ost = strides_of(out);
-  return remap(a, out, [&](int64_t k) {
-    int64_t s = 0;
-    for (size_t d = 0; d < out.size(); ++d) {
-      const int64_t i = (k / ost[d]) % out[d];
-      s += (start[d] + i * step[d]) * ist[d];
-    }
-    return s;
-  });
-}
-
-}  // namespace
 
 bool is_foldable_op_type(const std::string& t) {
-  static const std::set<std::string> kOps = {"Identity",
-                                             "Cast",
-                                             "CastLike",
-                                             "ConstantOfShape",
-                                             "Range",
-                                             "Unsqueeze",
-                                             "Squeeze",
-                                             "Reshape",
-                                             "Flatten",
-                                             "Concat",
-                                             "Gather",
-                                             "Slice",
-                                             "Expand",
-                                             "Tile",
-                                             "Transpose",
-                                             "Where",
-                                             "CumSum",
-                                             "Trilu",
-                                             "Add",
-                                             "Sub",
-                                             "Mul",
-                                             "Div",
-                                             "Mod",
-                                             "Pow",
-                                             "Max",
-                                             "Min",
-                                             "Equal",
-                                             "Less",
-                                             "Greater",
-                                             "LessOrEqual",
-                                             "GreaterOrEqual",
-                                             "And",
-                                             "Or",
-                                             "Xor",
-                                             "Not",
-                                             "Neg",
-                                             "Abs",
-                                             "Sqrt",
-                                             "Floor",
-                                             "Ceil",
-                                             "Round",
-                                             "Reciprocal",
-                                             "Exp",
-                                             "Log",
-                                             "Sign",
-                                             "ReduceSum",
-                                             "ReduceProd",
-                                             "ReduceMax",
-                                             "ReduceMin",
+  static const std::set<std::string> kOps = {"Identity",    "Cast",
+                                             "CastLike",    "ConstantOfShape",
+                                             "Range",       "Unsqueeze",
+                                             "Squeeze",     "Reshape",
+                                             "Flatten",     "Concat",
+                                             "Gather",      "GatherElements",
+                                             "Einsum",      "ScatterND",
+                                             "Slice",       "Expand",
+                                             "Tile",        "Transpose",
+                                             "Where",       "CumSum",
+                                             "Trilu",       "Add",
+                                             "Sub",         "Mul",
+                                             "Div",         "Mod",
+                                             "Pow",         "Max",
+                                             "Min",         "Equal",
+                                             "Less",        "Greater",
+                                             "LessOrEqual", "GreaterOrEqual",
+                                             "And",         "Or",
+                                             "Xor",         "Not",
+                                             "Neg",         "Abs",
+                                             "Sqrt",        "Floor",
+                                             "Ceil",        "Round",
+                                             "Reciprocal",  "Exp",
+                                             "Log",         "Sign",
+                                             "ReduceSum",   "ReduceProd",
+                                             "ReduceMax",   "ReduceMin",
                                              "ReduceMean"};
   return kOps.count(t) != 0;
 }
@@ -560,6 +193,22 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (g < 0 || g >= dim) throw Error(what + ": Gather index out of range");
       return (o * dim + g) * inner + i_in;
     }));
+  }
+  if (op == "Einsum") {
+    const auto* equation = find_attr(n, "equation");
+    if (!equation) return std::nullopt;
+    auto r = fold_einsum(equation->s(), in, what);
+    if (!r) return std::nullopt;
+    return one(std::move(*r));
+  }
+  if (op == "GatherElements") {
+    if (!input(1)) return std::nullopt;
+    return one(gather_elements(a, *input(1), attr_int(n, "axis", 0), what));
+  }
+  if (op == "ScatterND") {
+    if (!input(1) || !input(2)) return std::nullopt;
+    const auto* reduction = find_attr(n, "reduction");
+    return one(scatter_nd(a, *input(1), *input(2), reduction ? reduction->s() : "none", what));
   }
   if (op == "Slice") {
     if (opset < 10) {

@@ -31,6 +31,10 @@
 // graph inputs with shapes and doc_string "dgs:weight"; Constant tensors are initializers with
 // their data; nodes in topological order; attributes map directly (int, float, string, ints,
 // floats); bytes are deterministic (protobuf deterministic serialization).
+//
+// Files: onnx_io.cpp (loading and normalisation), onnx_convert.h (normalized model -> Graph),
+// onnx_write.cpp (Graph -> ONNX), onnx_fold*.h (load-time folding), onnx_opset.h (opsets 18+ to
+// 17), onnx_external_data.h, onnx_nan_guard.h, onnx_limits.h, onnx_tensor.h.
 #include <cstdint>
 #include <map>
 #include <string>

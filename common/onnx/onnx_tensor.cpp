@@ -141,9 +141,6 @@ bool has_data(const onnx::TensorProto& t) {
          numel(dims_of(t)) == 0;
 }
 
-namespace {
-
-// Bytes per element of raw_data (0: not a fixed-size numeric type).
 int64_t raw_element_bytes(int32_t elem_type) {
   switch (elem_type) {
     case onnx::TensorProto_DataType_UINT8:
@@ -167,6 +164,8 @@ int64_t raw_element_bytes(int32_t elem_type) {
       return 0;
   }
 }
+
+namespace {
 
 // The number of values in the typed field an element type uses (without raw_data).
 int64_t typed_value_count(const onnx::TensorProto& t) {

@@ -21,6 +21,8 @@ uint16_t float_to_half(float f);
 float half_to_float(uint16_t h);
 
 Shape dims_of(const onnx::TensorProto& t);
+// Bytes per element of raw_data for an ONNX element type (0: not a fixed-size numeric type).
+int64_t raw_element_bytes(int32_t elem_type);
 bool has_external_data(const onnx::TensorProto& t);
 // True when the tensor stores values (or has no elements).
 bool has_data(const onnx::TensorProto& t);

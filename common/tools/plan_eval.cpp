@@ -7,6 +7,7 @@
 // energy per component where the model has it, and the model's own figures.
 //
 //   plan_eval --model NAME|FILE.onnx --plan PLAN.json [--hw NAME|FILE.json] [--batch N]
+//             [--dim NAME=N]...
 //             [--csv] [--check [--seed N]] [--write-sequential FILE.json]
 //
 // Plans are read in format version 2 (common/plan/plan.schema.json) or version 1, and checked
@@ -169,7 +170,10 @@ int run(int argc, char** argv) {
       "plan", po::value(&plan_file), "plan JSON (common/plan/plan.h)")(
       "hw", po::value(&hw),
       "hardware config of a kind with a model: built-in name or JSON file (default v100)")(
-      "batch", po::value(&batch), "batch size of a zoo model (default 1)")(
+      "batch", po::value(&batch),
+      "batch size of a zoo model or of an ONNX file's symbolic batch dimension (default 1)")(
+      "dim", po::value<std::vector<std::string>>(),
+      "NAME=N: value of a symbolic dimension of an ONNX file (repeatable)")(
       "csv", po::bool_switch(&csv), "print CSV instead of a table")(
       "check", po::bool_switch(&check),
       "run the plan on the CPU reference executor and compare with the unscheduled graph")(
@@ -201,6 +205,11 @@ int run(int argc, char** argv) {
   try {
     dgs::ZooOptions zo;
     zo.batch = batch;
+    if (vm.count("dim")) {
+      for (const std::string& d : vm["dim"].as<std::vector<std::string>>()) {
+        dgs::add_dim_flag(d, &zo.dim_values);
+      }
+    }
     g = dgs::load_model(model, zo);
     hardware = dgs::load_hardware(hw);
     dgs::require_evaluator(hardware);

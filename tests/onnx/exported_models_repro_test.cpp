@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "common/util/resources.h"
 #include "tests/onnx/export_fixture.h"
@@ -52,7 +53,7 @@ TEST_P(ExportedModelRepro, IosAndWelderItemsFinish) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportedModelRepro,
-                         testing::Values("resnet_block", "vit_block", "bert_block"));
+                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block"));
 
 TEST(ExportedModelRepro, FixedBatchFileIsRefusedWhereAnotherBatchIsNeeded) {
   onnx::ModelProto m = exported_fixture_model("resnet_block");
@@ -76,6 +77,37 @@ TEST(ExportedModelRepro, FixedBatchFileIsRefusedWhereAnotherBatchIsNeeded) {
                       "symbolic batch dimension)\n"),
             std::string::npos)
       << text;
+}
+
+TEST(ExportedModelRepro, PlanEvalTakesSymbolicDimensions) {
+  onnx::ModelProto m = exported_fixture_model("bert_block");
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_param("sequence");
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  const std::string file = work_dir() + "/bert_sequence.onnx";
+  write_file_atomic(file, bytes);
+  const std::string plan_eval = std::string(DGS_BINARY_DIR) + "/plan_eval --model " + file;
+  const std::string plan = work_dir() + "/bert_sequence_plan.json";
+  auto [rc, text] = run(plan_eval + " --write-sequential " + plan, "plan_eval_no_dim");
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(text, "error: " + file +
+                      ": graph input 'input_ids': dimension 1 is symbolic ('sequence'); give it a "
+                      "value (sequence=N, --dim NAME=N) or export with a static shape\n");
+  std::tie(rc, text) =
+      run(plan_eval + " --dim sequence=8 --batch 2 --write-sequential " + plan, "plan_eval_dim");
+  EXPECT_EQ(rc, 0) << text;
+  std::tie(rc, text) =
+      run(plan_eval + " --dim sequence=8 --batch 2 --plan " + plan + " --check", "plan_eval_run");
+  EXPECT_EQ(rc, 0) << text;
+  std::tie(rc, text) = run(plan_eval + " --dim sequence=0 --plan " + plan, "plan_eval_bad_dim");
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(text, "error: --dim sequence=0: expected NAME=N with N >= 1\n");
 }
 
 }  // namespace

@@ -170,7 +170,7 @@ TEST_P(ExportedModelOutputs, MatchOnnxRuntimeReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportedModelOutputs,
-                         testing::Values("resnet_block", "vit_block", "bert_block"));
+                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block"));
 
 TEST(ExportedModels, SymbolicBatchRebatchesAndFixedBatchIsHonoured) {
   OnnxLoadSummary s;
