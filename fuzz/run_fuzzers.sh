@@ -34,9 +34,10 @@ seed() {  # seed TARGET FILE...
   done
 }
 rm -rf "$WORK/seeds"
-seed fuzz_onnx_loader models/onnx/*.onnx /usr/share/libonnx-testdata/data/*/*/model.onnx
-seed fuzz_hw_config hw_configs/*.json
-seed fuzz_plan common/plan/examples/*.json
+seed fuzz_onnx_loader models/onnx/*.onnx /usr/share/libonnx-testdata/data/*/*/model.onnx \
+  tests/reliability/fuzz_regressions/onnx_loader/*.onnx
+seed fuzz_hw_config hw_configs/*.json tests/reliability/fuzz_regressions/hw_config/*.json
+seed fuzz_plan common/plan/examples/*.json tests/reliability/fuzz_regressions/plan/*.json
 seed fuzz_csv data/*/*.csv
 
 mkdir -p "$WORK/findings"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/util/resources.h"
+#include "tests/reliability/onnx_model_builder.h"
 #include "tests/reliability/subprocess_run.h"
 
 namespace dgs {
@@ -58,42 +59,6 @@ class BadInput : public ::testing::Test {
   ScratchDir dir_{"bad_input"};
   int runs_ = 0;
 };
-
-onnx::ValueInfoProto* add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* vs,
-                                const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = vs->Add();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  return v;
-}
-
-struct NodeSpec {
-  std::string name, op;
-  std::vector<std::string> inputs, outputs;
-};
-
-// A float model: inputs and outputs with their dims, nodes in the given order.
-onnx::ModelProto model_of(const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs,
-                          const std::vector<std::pair<std::string, std::vector<int64_t>>>& outputs,
-                          const std::vector<NodeSpec>& nodes) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  auto* g = m.mutable_graph();
-  g->set_name("catalogue");
-  for (const auto& [n, d] : inputs) add_value(g->mutable_input(), n, d);
-  for (const auto& [n, d] : outputs) add_value(g->mutable_output(), n, d);
-  for (const NodeSpec& s : nodes) {
-    auto* n = g->add_node();
-    n->set_name(s.name);
-    n->set_op_type(s.op);
-    for (const auto& i : s.inputs) n->add_input(i);
-    for (const auto& o : s.outputs) n->add_output(o);
-  }
-  return m;
-}
 
 onnx::ModelProto relu_model(const std::vector<int64_t>& dims) {
   return model_of({{"x", dims}}, {{"y", dims}}, {{"r", "Relu", {"x"}, {"y"}}});
