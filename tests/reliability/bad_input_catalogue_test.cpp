@@ -261,6 +261,38 @@ TEST_F(BadInput, Flags) {
                  2, {"none.json"});
 }
 
+// The command-line cases for each of the five repro_* executables (they share common/cli, and
+// each must keep refusing in the same words): an unknown flag, figure, table, model and hardware
+// config, a --seed that is not a non-negative integer, an --out that is a file.
+TEST_F(BadInput, FlagsOfEveryReproExecutable) {
+  const std::string file = write("not_a_folder", "x");
+  for (const char* paper : {"ios", "welder", "brickdl", "graphturbo", "atomic"}) {
+    const std::string program = std::string("repro_") + paper;
+    if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + program)) continue;
+    SCOPED_TRACE(program);
+    auto run = [&](const std::string& args) {
+      const fs::path out = dir_.path() / ("out" + std::to_string(runs_++));
+      const ProcessRun r = run_program(program, args + " --out " + out.string());
+      EXPECT_TRUE(files_under(out).empty()) << "files left under --out by: " << args;
+      return r;
+    };
+    expect_refusal(run("--bogus"), 2, {"unrecognised option '--bogus'"});
+    expect_refusal(run("--fig 999"), 2, {"--fig 999: no such figure in " + program});
+    expect_refusal(run("--table 99"), 2, {"--table 99: no such table in " + program});
+    expect_refusal(run("--all --model nosuchmodel"), 2,
+                   {"--model: 'nosuchmodel' is neither a zoo model nor an .onnx file"});
+    expect_refusal(run("--all --hw nosuchgpu"), 2,
+                   {"--hw: no built-in hardware config 'nosuchgpu'"});
+    for (const char* seed : {"abc", "-1", "1.5", "99999999999999999999999"}) {
+      expect_refusal(run(std::string("--all --seed ") + seed), 2,
+                     {std::string("--seed: '") + seed + "' is not a non-negative integer"});
+    }
+    expect_refusal(run_program(program, "--all --out " + file), 2,
+                   {"--out: '" + file + "' is a file, not a folder"});
+  }
+  EXPECT_EQ(read_file(file), "x");  // the file given as --out is left as it was
+}
+
 TEST_F(BadInput, OutThatIsAFileOrUnwritable) {
   const std::string file = write("a_file", "x");
   expect_refusal(run_program("repro_welder", "--fig 2 --out " + file), 2,
