@@ -200,6 +200,18 @@ TEST_F(BadInput, HardwareConfigs) {
     SCOPED_TRACE(c.file);
     const std::string path = write(c.file, broken_config(c.config, c.breaks));
     expect_refusal(welder("--fig 2 --hw " + path), 2, {"--hw: " + path + ": " + c.message});
+    // The same refusal from plan_eval, and for the accelerator configs from repro_atomic, the
+    // executable that uses them.
+    expect_refusal(run_program("plan_eval", "--model test_diamond --write-sequential " +
+                                                dir_.file("unused.json") + " --hw " + path),
+                   2, {"--hw: " + path + ": " + c.message});
+    EXPECT_FALSE(fs::exists(dir_.file("unused.json")));
+    if (c.config == "stcp920" && fs::exists(std::string(DGS_BINARY_DIR) + "/repro_atomic")) {
+      const fs::path out = dir_.path() / ("atomic" + std::to_string(runs_++));
+      expect_refusal(run_program("repro_atomic", "--all --hw " + path + " --out " + out.string()),
+                     2, {"--hw: " + path + ": " + c.message});
+      EXPECT_TRUE(files_under(out).empty());
+    }
   }
 }
 
@@ -291,6 +303,28 @@ TEST_F(BadInput, FlagsOfEveryReproExecutable) {
                    {"--out: '" + file + "' is a file, not a folder"});
   }
   EXPECT_EQ(read_file(file), "x");  // the file given as --out is left as it was
+}
+
+// The tools' flags: the same words as the repro_* executables for a bad --seed, the flag named
+// for a bad --model or --hw.
+TEST_F(BadInput, FlagsOfTheTools) {
+  const std::string seq = dir_.file("seq.json");
+  ASSERT_EQ(run_program("plan_eval", "--model test_diamond --write-sequential " + seq).exit_code,
+            0);
+  const std::string plan = "--model test_diamond --plan " + seq;
+  expect_refusal(run_program("plan_eval", "--bogus"), 2, {"unrecognised option '--bogus'"});
+  for (const char* seed : {"abc", "-1", "99999999999999999999999"}) {
+    expect_refusal(run_program("plan_eval", plan + " --check --seed " + seed), 2,
+                   {std::string("--seed: '") + seed + "' is not a non-negative integer"});
+  }
+  expect_refusal(run_program("plan_eval", "--model nosuchmodel --plan " + seq), 2,
+                 {"--model: unknown model 'nosuchmodel'"});
+  expect_refusal(run_program("plan_eval", plan + " --hw nosuchgpu"), 2,
+                 {"--hw: no built-in hardware config 'nosuchgpu'"});
+  expect_refusal(run_program("model_info", "resnet18 --bogus"), 2,
+                 {"unrecognised option '--bogus'"});
+  expect_refusal(run_program("model_info", "resnet18 --batch abc"), 2,
+                 {"the argument ('abc') for option '--batch' is invalid"});
 }
 
 TEST_F(BadInput, OutThatIsAFileOrUnwritable) {
