@@ -6,7 +6,8 @@
 # Environment: FUZZ_BUILD_DIR (default build-fuzz; configured and built here if missing),
 # FUZZ_WORK_DIR (default $FUZZ_BUILD_DIR/fuzz-work: corpora grow there between runs, findings
 # are written to $FUZZ_WORK_DIR/findings/). A long local run: fuzz/run_fuzzers.sh 3600.
-# libFuzzer runs with -seed=${FUZZ_SEED:-1}, so a run repeats its mutations on any machine.
+# libFuzzer runs with -seed=${FUZZ_SEED:-1}, so a run repeats its mutations on any machine;
+# FUZZ_RUNS=N also stops a target after N executions (whichever limit comes first).
 # Prints, per target, the executions run and the corpus size; exits 1 on a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +48,7 @@ for t in "${TARGETS[@]}"; do
   log="$WORK/$t.log"
   rc=0
   "$B/$t" "$WORK/corpus/$t" "$WORK/seeds/$t" -max_total_time="$SECONDS_PER_TARGET" \
-    -seed="${FUZZ_SEED:-1}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
+    -seed="${FUZZ_SEED:-1}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$WORK/findings/$t-" > "$log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   corpus=$(ls "$WORK/corpus/$t" | wc -l)
