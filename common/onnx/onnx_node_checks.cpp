@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/graph/op_signature.h"
+#include "common/onnx/onnx_limits.h"
 #include "common/onnx/onnx_tensor.h"  // constant_node_tensor
 #include "common/util/error.h"
 
@@ -33,8 +35,15 @@ class NodeView {
         rank = t->second->tensor_type().shape().dim_size();
       }
       ranks_.push_back(rank);
+      const bool one_dim = rank == 1 && t->second->tensor_type().shape().dim(0).has_dim_value();
+      lengths_.push_back(one_dim ? t->second->tensor_type().shape().dim(0).dim_value() : -1);
     }
   }
+
+  // The number of inputs, and the length of input i when it is 1-D of known length (else -1).
+  int num_inputs() const { return static_cast<int>(ranks_.size()); }
+  int64_t length(int i) const { return i < num_inputs() ? lengths_[i] : -1; }
+  const std::string& input_name(int i) const { return n_.input(i); }
 
   int rank(int i) const { return i < static_cast<int>(ranks_.size()) ? ranks_[i] : -1; }
 
@@ -81,6 +90,7 @@ class NodeView {
   const onnx::NodeProto& n_;
   std::string what_;
   std::vector<int> ranks_;
+  std::vector<int64_t> lengths_;
 };
 
 const std::string kSpatial = " (batch, channels, spatial)";
@@ -105,6 +115,25 @@ void check_window(const NodeView& v, bool has_weights) {
   v.attr_size("pads", 2 * (r - 2));
 }
 
+// Inputs holding a shape, axes, pads or repeats (Reshape's shape, Expand's, ConstantOfShape's
+// input, ...): their length sets the rank of an output, and libonnx builds that many dimensions
+// (a fuzz finding: a Reshape to a shape tensor of 14,680,065 elements made libonnx allocate 14
+// million dimensions, seconds and gigabytes). Refused above 2 x kOnnxMaxRank entries (pads list
+// two per axis); Split's sizes (one per output) are not a rank.
+void check_shape_input_lengths(const NodeView& v, const std::string& op) {
+  const auto kind = op_kind_from_name(op);
+  for (int i = 0; i < v.num_inputs(); ++i) {
+    const bool shape_input = kind ? *kind != OpKind::Split && is_shape_input(*kind, i)
+                                  : (op == "ConstantOfShape" && i == 0) || (op == "Tile" && i == 1);
+    if (shape_input && v.length(i) > 2 * kOnnxMaxRank) {
+      v.fail("input " + std::to_string(i) + " '" + v.input_name(i) + "' holds " +
+                 std::to_string(v.length(i)) + " values (a shape, axes or pads list)",
+             "at most " + std::to_string(2 * kOnnxMaxRank) + " (tensors of rank " +
+                 std::to_string(kOnnxMaxRank) + " at most)");
+    }
+  }
+}
+
 // The checks of one node, by operator (ONNX domain). Only operators whose libonnx 1.12 inference
 // reads dimensions without checking the rank get one: convolutions and pools (a rank-2 X or W of
 // a Conv or ConvTranspose: SIGSEGV) and Gemm (a rank-1 operand, a fuzz finding: SIGSEGV). 76
@@ -115,6 +144,7 @@ void check_window(const NodeView& v, bool has_weights) {
 // the values that folding makes known (a check here would report a rank produced by a run-time
 // value instead: a ConstantOfShape of a runtime tensor has the rank of that tensor's length).
 void check_node(const NodeView& v, const std::string& op) {
+  check_shape_input_lengths(v, op);
   if (op == "Conv" || op == "ConvTranspose") return check_window(v, true);
   if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return check_window(v, false);
   if (op == "Gemm") {

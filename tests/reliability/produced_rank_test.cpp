@@ -112,6 +112,21 @@ TEST_F(ProducedRank, ConvTransposeWithARank2WeightFromAReshape) {
                  "(output channels, input channels, kernel)");
 }
 
+// A shape tensor whose length would be the rank of the output (a fuzz finding built one of 14.7
+// million entries by folding, and libonnx then allocated as many dimensions).
+TEST_F(ProducedRank, ReshapeToAProducedShapeOfAHundredEntries) {
+  auto m = model_of({{"x", {1, 4}}}, kOut,
+                    {{"cat", "Concat", {"a", "b"}, {"s"}, {{"axis", {}}}},
+                     {"flat", "Reshape", {"x", "s"}, {"y"}}});
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_type(
+      onnx::AttributeProto_AttributeType_INT);  // axis = 0
+  add_int64_initializer(&m, "a", std::vector<int64_t>(50, 1));
+  add_int64_initializer(&m, "b", std::vector<int64_t>(50, 1));
+  expect_refused("reshape_long_shape", m,
+                 "node 'flat' (Reshape): input 1 's' holds 100 values (a shape, axes or pads "
+                 "list); expected at most 64 (tensors of rank 32 at most)");
+}
+
 // Operators whose libonnx inference checks ranks itself pass the node checks; the suite's shape
 // inference refuses them after conversion.
 TEST_F(ProducedRank, TransposePermNamingAnAxisTheProducedTensorLacks) {
