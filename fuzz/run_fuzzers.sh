@@ -49,6 +49,7 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$WORK/corpus/$t"
   log="$WORK/$t.log"
   rc=0
+  start=$SECONDS
   "$B/$t" "$WORK/corpus/$t" "$WORK/seeds/$t" -max_total_time="$SECONDS_PER_TARGET" \
     -seed="${FUZZ_SEED:-1}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$WORK/findings/$t-" > "$log" 2>&1 || rc=$?
@@ -59,7 +60,7 @@ for t in "${TARGETS[@]}"; do
     grep -m3 -E 'ERROR|runtime error|finding|Crash|leak' "$log" || true
     failed=1
   else
-    echo "$t: $execs executions in ${SECONDS_PER_TARGET}s, no finding (corpus $corpus inputs)"
+    echo "$t: $execs executions in $((SECONDS - start)) s, no finding (corpus $corpus inputs)"
   fi
 done
 exit $failed
