@@ -6,7 +6,8 @@
 # Environment: FUZZ_BUILD_DIR (default build-fuzz; configured and built here if missing),
 # FUZZ_WORK_DIR (default $FUZZ_BUILD_DIR/fuzz-work: corpora grow there between runs, findings
 # are written to $FUZZ_WORK_DIR/findings/). A long local run: fuzz/run_fuzzers.sh 3600.
-# libFuzzer runs with -seed=${FUZZ_SEED:-1}, so a run repeats its mutations on any machine.
+# libFuzzer runs with -seed=${FUZZ_SEED:-1}, so a run repeats its mutations on any machine;
+# FUZZ_RUNS=N also stops a target after N executions (whichever limit comes first).
 # Prints, per target, the executions run and the corpus size; exits 1 on a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,9 +35,12 @@ seed() {  # seed TARGET FILE...
   done
 }
 rm -rf "$WORK/seeds"
-seed fuzz_onnx_loader models/onnx/*.onnx /usr/share/libonnx-testdata/data/*/*/model.onnx
-seed fuzz_hw_config hw_configs/*.json
-seed fuzz_plan common/plan/examples/*.json
+# The regression inputs seed too, except those named *_timeout.* (refused, but in seconds under
+# ASan: a seed over -timeout would be a finding at every run).
+seed fuzz_onnx_loader models/onnx/*.onnx /usr/share/libonnx-testdata/data/*/*/model.onnx \
+  $(ls tests/reliability/fuzz_regressions/onnx_loader/*.onnx | grep -v '_timeout\.')
+seed fuzz_hw_config hw_configs/*.json tests/reliability/fuzz_regressions/hw_config/*.json
+seed fuzz_plan common/plan/examples/*.json tests/reliability/fuzz_regressions/plan/*.json
 seed fuzz_csv data/*/*.csv
 
 mkdir -p "$WORK/findings"
@@ -45,8 +49,9 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$WORK/corpus/$t"
   log="$WORK/$t.log"
   rc=0
+  start=$SECONDS
   "$B/$t" "$WORK/corpus/$t" "$WORK/seeds/$t" -max_total_time="$SECONDS_PER_TARGET" \
-    -seed="${FUZZ_SEED:-1}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
+    -seed="${FUZZ_SEED:-1}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len=65536 -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$WORK/findings/$t-" > "$log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   corpus=$(ls "$WORK/corpus/$t" | wc -l)
@@ -55,7 +60,7 @@ for t in "${TARGETS[@]}"; do
     grep -m3 -E 'ERROR|runtime error|finding|Crash|leak' "$log" || true
     failed=1
   else
-    echo "$t: $execs executions in ${SECONDS_PER_TARGET}s, no finding (corpus $corpus inputs)"
+    echo "$t: $execs executions in $((SECONDS - start)) s, no finding (corpus $corpus inputs)"
   fi
 done
 exit $failed

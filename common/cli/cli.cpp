@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -189,6 +189,15 @@ std::vector<std::string> ExperimentContext::commit_files() {
   return written;
 }
 
+uint64_t parse_seed(const std::string& s) {
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+    throw UsageError("--seed: '" + s + "' is not a non-negative integer");
+  }
+  return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // run_cli
 // ---------------------------------------------------------------------------------------------
@@ -271,15 +280,6 @@ void check_out_dir(const std::string& out_dir, const std::string& paper_key) {
                      "); expected a writable folder for " + target.string() + "/");
   }
   fs::remove(probe, ec);
-}
-
-uint64_t parse_seed(const std::string& s) {
-  uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-    throw UsageError("--seed: '" + s + "' is not a non-negative integer");
-  }
-  return v;
 }
 
 bool looks_like_path(const std::string& s, const std::string& extension) {

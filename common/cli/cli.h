@@ -162,6 +162,10 @@ struct PaperInfo {
 int run_cli(int argc, char** argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments);
 
+// The value of a --seed flag: a non-negative integer that fits in 64 bits (no sign, no spaces);
+// throws UsageError "--seed: '<s>' is not a non-negative integer" otherwise. The tools use it too.
+uint64_t parse_seed(const std::string& s);
+
 // The same with the output streams given (for tests).
 // `gpu_available` replaces the check for a usable GPU (cuda_gpu_available) when given, so that
 // measured-mode selection can be tested on any machine.

@@ -19,6 +19,7 @@
 #include "common/onnx/onnx_fold_eval.h"
 #include "common/onnx/onnx_limits.h"
 #include "common/onnx/onnx_nan_guard.h"
+#include "common/onnx/onnx_node_checks.h"
 #include "common/onnx/onnx_opset.h"
 #include "common/onnx/onnx_tensor.h"
 
@@ -204,6 +205,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
   if (opts.check_shapes_with_onnx || opts.fold_shape_computations) {
     for (int round = 0;; ++round) {
       inferred = shape_inference_copy(model);
+      check_nodes_before_onnx_inference(inferred, origin);  // libonnx crashes on bad ranks
       // Without ONNX's data propagation: libonnx 1.12's crashes on some exported graphs
       // (Shape of an Add in a ViT export). Folding evaluates the shape arithmetic itself, one
       // round per chain whose shapes a previous round made static.

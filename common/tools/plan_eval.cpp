@@ -28,6 +28,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/cli/cli.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/plan_target.h"
@@ -163,7 +164,7 @@ void print_busiest_links(std::ostream& os, const std::string& label,
 int run(int argc, char** argv) {
   std::string model, plan_file, hw = "v100", write_seq;
   int64_t batch = 1;
-  uint64_t seed = 1;
+  std::string seed_text = "1";
   bool csv = false, check = false;
   po::options_description desc("plan_eval options");
   desc.add_options()("help", "show this help")("model", po::value(&model), "zoo name or ONNX file")(
@@ -177,7 +178,7 @@ int run(int argc, char** argv) {
       "csv", po::bool_switch(&csv), "print CSV instead of a table")(
       "check", po::bool_switch(&check),
       "run the plan on the CPU reference executor and compare with the unscheduled graph")(
-      "seed", po::value(&seed), "seed of --check's random inputs (default 1)")(
+      "seed", po::value(&seed_text), "seed of --check's random inputs (default 1)")(
       "write-sequential", po::value(&write_seq),
       "write the model's one-op-per-stage plan to this file and exit");
   po::variables_map vm;
@@ -202,7 +203,11 @@ int run(int argc, char** argv) {
   }
   dgs::Graph g;
   dgs::HardwareSpec hardware;
+  uint64_t seed = 1;
+  std::string flag = "--seed";  // the flag an error is about
   try {
+    seed = dgs::parse_seed(seed_text);
+    flag = "--model";
     dgs::ZooOptions zo;
     zo.batch = batch;
     if (vm.count("dim")) {
@@ -211,10 +216,12 @@ int run(int argc, char** argv) {
       }
     }
     g = dgs::load_model(model, zo);
+    flag = "--hw";
     hardware = dgs::load_hardware(hw);
     dgs::require_evaluator(hardware);
   } catch (const dgs::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    const std::string what = e.what();
+    std::cerr << "error: " << (what.rfind(flag + ": ", 0) == 0 ? "" : flag + ": ") << what << "\n";
     return 2;
   }
   if (!write_seq.empty()) {

@@ -115,6 +115,36 @@ TEST(MergedBricks, ResidualBlockWithIntermediateOutputsKept) {
   expect_outputs_equal(g, padded, ref, "padded residual block");
 }
 
+// Thread-count independence: the only threads of the suite are these workers (no executable
+// starts any; Eigen is built without OpenMP). Each brick is computed by one worker with the same
+// arithmetic whichever worker it is, so the outputs are bit-identical for any thread count; so
+// are the brick, element and compulsory-atomic counts. Only conflicting atomics (lost CAS and
+// polls) depend on the interleaving, and are 0 with one worker.
+TEST(MergedBricks, OutputsAndCountsBitIdenticalForAnyThreadCount) {
+  const Graph g = mixed_graph(2, 19, 23);
+  const Reference ref = reference(g, 13);
+  TensorValues padded1 = ref.feeds, memo1 = ref.feeds;
+  const MergedRunStats p1 = run_padded_bricks(g, all_ops(g), 4, padded1, 1);
+  const MergedRunStats m1 = run_memoized_bricks(g, all_ops(g), 4, memo1, 1);
+  EXPECT_EQ(m1.conflicting_atomics, 0);
+  for (int threads : {2, 3, 8}) {
+    const std::string what = std::to_string(threads) + " threads";
+    TensorValues padded = ref.feeds, memo = ref.feeds;
+    const MergedRunStats p = run_padded_bricks(g, all_ops(g), 4, padded, threads);
+    const MergedRunStats m = run_memoized_bricks(g, all_ops(g), 4, memo, threads);
+    for (int t : g.output_tensors()) {
+      ASSERT_TRUE(padded.count(t) && memo.count(t)) << what;
+      EXPECT_EQ(padded.at(t).f, padded1.at(t).f) << what << ": padded " << g.tensor(t).name;
+      EXPECT_EQ(memo.at(t).f, memo1.at(t).f) << what << ": memoized " << g.tensor(t).name;
+    }
+    EXPECT_EQ(p.bricks_computed, p1.bricks_computed) << what;
+    EXPECT_EQ(p.elements_computed, p1.elements_computed) << what;
+    EXPECT_EQ(m.bricks_computed, m1.bricks_computed) << what;
+    EXPECT_EQ(m.compulsory_atomics, m1.compulsory_atomics) << what;
+    EXPECT_EQ(m.elements_computed, m1.elements_computed) << what;
+  }
+}
+
 TEST(MergedBricks, AsPlansCheckedByRunPlan) {
   // The six-layer proxy at 14^3, as 3+3 (padded, memoized) and as 2 merged + 2 cuDNN + 2 merged.
   const Graph g = build_zoo_model("brickdl_proxy6", {.image_size = 14});

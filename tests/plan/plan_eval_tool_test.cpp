@@ -170,7 +170,7 @@ TEST_F(PlanEvalTool, BadPlansAndFlagsAreOneLineErrors) {
   write_file_atomic(hw, R"({"name": "tpu", "kind": "tpu", "fields": {}})");
   const ToolRun tpu = run_plan_eval("--model ios_fig1_2 --plan " + plan + " --hw " + hw);
   EXPECT_EQ(tpu.exit_code, 2) << tpu.out;
-  EXPECT_EQ(tpu.out, "error: " + hw + ": kind 'tpu' is not known (known kinds: gpu, dsa)\n");
+  EXPECT_EQ(tpu.out, "error: --hw: " + hw + ": kind 'tpu' is not known (known kinds: gpu, dsa)\n");
   fs::remove(hw);
   const ToolRun flag = run_plan_eval("--bogus");
   EXPECT_EQ(flag.exit_code, 2);

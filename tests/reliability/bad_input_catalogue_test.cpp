@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/util/resources.h"
+#include "tests/reliability/onnx_model_builder.h"
 #include "tests/reliability/subprocess_run.h"
 
 namespace dgs {
@@ -58,42 +59,6 @@ class BadInput : public ::testing::Test {
   ScratchDir dir_{"bad_input"};
   int runs_ = 0;
 };
-
-onnx::ValueInfoProto* add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* vs,
-                                const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = vs->Add();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  return v;
-}
-
-struct NodeSpec {
-  std::string name, op;
-  std::vector<std::string> inputs, outputs;
-};
-
-// A float model: inputs and outputs with their dims, nodes in the given order.
-onnx::ModelProto model_of(const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs,
-                          const std::vector<std::pair<std::string, std::vector<int64_t>>>& outputs,
-                          const std::vector<NodeSpec>& nodes) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  auto* g = m.mutable_graph();
-  g->set_name("catalogue");
-  for (const auto& [n, d] : inputs) add_value(g->mutable_input(), n, d);
-  for (const auto& [n, d] : outputs) add_value(g->mutable_output(), n, d);
-  for (const NodeSpec& s : nodes) {
-    auto* n = g->add_node();
-    n->set_name(s.name);
-    n->set_op_type(s.op);
-    for (const auto& i : s.inputs) n->add_input(i);
-    for (const auto& o : s.outputs) n->add_output(o);
-  }
-  return m;
-}
 
 onnx::ModelProto relu_model(const std::vector<int64_t>& dims) {
   return model_of({{"x", dims}}, {{"y", dims}}, {{"r", "Relu", {"x"}, {"y"}}});
@@ -235,6 +200,18 @@ TEST_F(BadInput, HardwareConfigs) {
     SCOPED_TRACE(c.file);
     const std::string path = write(c.file, broken_config(c.config, c.breaks));
     expect_refusal(welder("--fig 2 --hw " + path), 2, {"--hw: " + path + ": " + c.message});
+    // The same refusal from plan_eval, and for the accelerator configs from repro_atomic, the
+    // executable that uses them.
+    expect_refusal(run_program("plan_eval", "--model test_diamond --write-sequential " +
+                                                dir_.file("unused.json") + " --hw " + path),
+                   2, {"--hw: " + path + ": " + c.message});
+    EXPECT_FALSE(fs::exists(dir_.file("unused.json")));
+    if (c.config == "stcp920" && fs::exists(std::string(DGS_BINARY_DIR) + "/repro_atomic")) {
+      const fs::path out = dir_.path() / ("atomic" + std::to_string(runs_++));
+      expect_refusal(run_program("repro_atomic", "--all --hw " + path + " --out " + out.string()),
+                     2, {"--hw: " + path + ": " + c.message});
+      EXPECT_TRUE(files_under(out).empty());
+    }
   }
 }
 
@@ -294,6 +271,60 @@ TEST_F(BadInput, Flags) {
   expect_refusal(run_program("model_info", "nosuchmodel"), 2, {"nosuchmodel"});
   expect_refusal(run_program("plan_eval", "--model test_diamond --plan " + dir_.file("none.json")),
                  2, {"none.json"});
+}
+
+// The command-line cases for each of the five repro_* executables (they share common/cli, and
+// each must keep refusing in the same words): an unknown flag, figure, table, model and hardware
+// config, a --seed that is not a non-negative integer, an --out that is a file.
+TEST_F(BadInput, FlagsOfEveryReproExecutable) {
+  const std::string file = write("not_a_folder", "x");
+  for (const char* paper : {"ios", "welder", "brickdl", "graphturbo", "atomic"}) {
+    const std::string program = std::string("repro_") + paper;
+    if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + program)) continue;
+    SCOPED_TRACE(program);
+    auto run = [&](const std::string& args) {
+      const fs::path out = dir_.path() / ("out" + std::to_string(runs_++));
+      const ProcessRun r = run_program(program, args + " --out " + out.string());
+      EXPECT_TRUE(files_under(out).empty()) << "files left under --out by: " << args;
+      return r;
+    };
+    expect_refusal(run("--bogus"), 2, {"unrecognised option '--bogus'"});
+    expect_refusal(run("--fig 999"), 2, {"--fig 999: no such figure in " + program});
+    expect_refusal(run("--table 99"), 2, {"--table 99: no such table in " + program});
+    expect_refusal(run("--all --model nosuchmodel"), 2,
+                   {"--model: 'nosuchmodel' is neither a zoo model nor an .onnx file"});
+    expect_refusal(run("--all --hw nosuchgpu"), 2,
+                   {"--hw: no built-in hardware config 'nosuchgpu'"});
+    for (const char* seed : {"abc", "-1", "1.5", "99999999999999999999999"}) {
+      expect_refusal(run(std::string("--all --seed ") + seed), 2,
+                     {std::string("--seed: '") + seed + "' is not a non-negative integer"});
+    }
+    expect_refusal(run_program(program, "--all --out " + file), 2,
+                   {"--out: '" + file + "' is a file, not a folder"});
+  }
+  EXPECT_EQ(read_file(file), "x");  // the file given as --out is left as it was
+}
+
+// The tools' flags: the same words as the repro_* executables for a bad --seed, the flag named
+// for a bad --model or --hw.
+TEST_F(BadInput, FlagsOfTheTools) {
+  const std::string seq = dir_.file("seq.json");
+  ASSERT_EQ(run_program("plan_eval", "--model test_diamond --write-sequential " + seq).exit_code,
+            0);
+  const std::string plan = "--model test_diamond --plan " + seq;
+  expect_refusal(run_program("plan_eval", "--bogus"), 2, {"unrecognised option '--bogus'"});
+  for (const char* seed : {"abc", "-1", "99999999999999999999999"}) {
+    expect_refusal(run_program("plan_eval", plan + " --check --seed " + seed), 2,
+                   {std::string("--seed: '") + seed + "' is not a non-negative integer"});
+  }
+  expect_refusal(run_program("plan_eval", "--model nosuchmodel --plan " + seq), 2,
+                 {"--model: unknown model 'nosuchmodel'"});
+  expect_refusal(run_program("plan_eval", plan + " --hw nosuchgpu"), 2,
+                 {"--hw: no built-in hardware config 'nosuchgpu'"});
+  expect_refusal(run_program("model_info", "resnet18 --bogus"), 2,
+                 {"unrecognised option '--bogus'"});
+  expect_refusal(run_program("model_info", "resnet18 --batch abc"), 2,
+                 {"the argument ('abc') for option '--batch' is invalid"});
 }
 
 TEST_F(BadInput, OutThatIsAFileOrUnwritable) {

@@ -1,7 +1,7 @@
 // Determinism through the real executables: the same items run twice with the same seed, from two
-// different working directories (one with a relative --out, one with an absolute one), write
-// byte-identical files, except the cells of the declared wall-clock columns; a different seed
-// changes the randomised items.
+// different working directories (one with a relative --out, one with an absolute one) and with
+// one CPU and thread versus several, write byte-identical files, except the cells of the declared
+// wall-clock columns; a different seed changes the randomised items.
 //
 // The items are a representative subset that runs in seconds (every implemented paper, the
 // randomised item, a figure with an SVG); paper_reports_test runs every --all once.
@@ -78,6 +78,13 @@ std::vector<std::string> differences(const std::string& rel, const std::string& 
   return out;
 }
 
+// Thread-count independence: no executable starts a thread (the BrickDL CPU executor's workers
+// run in tests only, merged_exec_test checks them) and Eigen is built without OpenMP; the runs
+// pin that down from outside, whatever a library might read from the environment or the CPU
+// count (std::thread::hardware_concurrency follows the affinity mask).
+const std::string kOneThread = "taskset -c 0 env OMP_NUM_THREADS=1";
+const std::string kManyThreads = "env OMP_NUM_THREADS=8";
+
 class Determinism : public ::testing::TestWithParam<Items> {};
 
 TEST_P(Determinism, SameSeedSameFilesFromAnyDirectory) {
@@ -85,13 +92,14 @@ TEST_P(Determinism, SameSeedSameFilesFromAnyDirectory) {
   const std::string program = "repro_" + it.paper;
   if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + program)) GTEST_SKIP() << "not built";
   ScratchDir first("determinism_a"), second("determinism_b");
-  // First run: relative --out from its own folder; second: absolute --out from another folder.
+  // First run: relative --out from its own folder, on one CPU with OMP_NUM_THREADS=1;
+  // second: absolute --out from another folder, on every CPU with 8 threads allowed.
   const ProcessRun r1 =
-      run_program(program, it.args + " --seed 7 --out out", first.path().string());
+      run_program(program, it.args + " --seed 7 --out out", first.path().string(), kOneThread);
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   const fs::path out2 = second.path() / "reports";
-  const ProcessRun r2 =
-      run_program(program, it.args + " --seed 7 --out " + out2.string(), second.path().string());
+  const ProcessRun r2 = run_program(program, it.args + " --seed 7 --out " + out2.string(),
+                                    second.path().string(), kManyThreads);
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   const fs::path out1 = first.path() / "out";
   const auto files = relative_files(out1);

@@ -39,13 +39,14 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Runs `<build>/<program> <args>` through the shell in `cwd` (default: here), stdout discarded.
+// Runs `<build>/<program> <args>` through the shell in `cwd` (default: here), stdout discarded,
+// after `launcher` (e.g. "taskset -c 0 env OMP_NUM_THREADS=1") when given.
 inline ProcessRun run_program(const std::string& program, const std::string& args,
-                              const std::string& cwd = "") {
+                              const std::string& cwd = "", const std::string& launcher = "") {
   const std::string err_file = std::filesystem::temp_directory_path() /
                                ("dgs_run_err_" + std::to_string(::getpid()) + ".txt");
-  std::string cmd =
-      std::string(DGS_BINARY_DIR) + "/" + program + " " + args + " > /dev/null 2> " + err_file;
+  std::string cmd = launcher + (launcher.empty() ? "" : " ") + std::string(DGS_BINARY_DIR) + "/" +
+                    program + " " + args + " > /dev/null 2> " + err_file;
   if (!cwd.empty()) cmd = "cd '" + cwd + "' && " + cmd;
   const int status = std::system(cmd.c_str());
   ProcessRun r;
