@@ -43,7 +43,10 @@ std::vector<Experiment> experiments() {
        .default_hardware = "atomic_mesh"},
       {.kind = "fig",
        .number = "6",
-       .caption = "Analyzing parallelism opportunities in Atomic DAG scheduling."},
+       .caption = "Analyzing parallelism opportunities in Atomic DAG scheduling.",
+       .run = run_fig6,
+       .accepts_model = false,
+       .default_hardware = "atomic_mesh"},
       {.kind = "fig",
        .number = "7",
        .caption = "Optimized mapping reduces inter-engine data transfer cost (2D-mesh topology, "

@@ -7,6 +7,7 @@ namespace dgs::atomic {
 void run_table1(ExperimentContext& ctx);
 void run_fig2(ExperimentContext& ctx);
 void run_fig5(ExperimentContext& ctx);
+void run_fig6(ExperimentContext& ctx);  // experiments_fig6.cpp
 void run_fig7(ExperimentContext& ctx);
 void run_fig8(ExperimentContext& ctx);
 
