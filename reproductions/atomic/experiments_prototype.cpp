@@ -48,8 +48,8 @@ void run_prototype(ExperimentContext& ctx) {
     const std::vector<std::pair<std::string, std::string>> key = {{"dnn", w.paper_name}};
     if (!w.run) {
       t.add_row(
-          {w.paper_name, w.zoo, paper.cell(key, "ls_fps"), Missing{}, paper.cell(key, "ad_fps"),
-           Missing{},
+          {w.paper_name, w.zoo, paper.cell(key, "ls_fps"), Missing{}, paper.cell(key, "rammer_fps"),
+           paper.cell(key, "ad_fps"), Missing{},
            paper.value(key, "ad_fps").value_or(NAN) / paper.value(key, "ls_fps").value_or(NAN),
            Missing{}});
       ctx.note(w.paper_name + " (" + w.zoo +
