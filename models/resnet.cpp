@@ -1,7 +1,8 @@
-// ResNet-18 and ResNet-50 v1.5, as in torchvision (He et al. 2016; v1.5 puts the stride of a
-// downsampling bottleneck on its 3x3 convolution). Conv (no bias) + BatchNormalization + Relu;
-// the classifier is GlobalAveragePool, Flatten and a Gemm (torchvision's AdaptiveAvgPool2d(1) is
-// a GlobalAveragePool). Op names follow torchvision's module names ("layer1.0.conv1").
+// ResNet-18, ResNet-50 v1.5 and ResNet-152 v1.5, as in torchvision (He et al. 2016; v1.5 puts the
+// stride of a downsampling bottleneck on its 3x3 convolution). Conv (no bias) + BatchNormalization
+// + Relu; the classifier is GlobalAveragePool, Flatten and a Gemm (torchvision's
+// AdaptiveAvgPool2d(1) is a GlobalAveragePool). Op names follow torchvision's module names
+// ("layer1.0.conv1").
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ Graph build_resnet18(const ZooOptions& opts) {
 
 Graph build_resnet50(const ZooOptions& opts) {
   return build_resnet(opts, "resnet50", true, {3, 4, 6, 3});
+}
+
+Graph build_resnet152(const ZooOptions& opts) {
+  return build_resnet(opts, "resnet152", true, {3, 8, 36, 3});
 }
 
 }  // namespace dgs

@@ -7,11 +7,16 @@ namespace dgs::atomic {
 void run_table1(ExperimentContext& ctx);
 void run_fig2(ExperimentContext& ctx);
 void run_fig5(ExperimentContext& ctx);
+void run_fig6(ExperimentContext& ctx);  // experiments_fig6.cpp
 void run_fig7(ExperimentContext& ctx);
 void run_fig8(ExperimentContext& ctx);
 void run_fig9(ExperimentContext& ctx);
 void run_fig10(ExperimentContext& ctx);
 void run_fig11(ExperimentContext& ctx);
 void run_table2(ExperimentContext& ctx);
+void run_fig12(ExperimentContext& ctx);        // experiments_sweeps.cpp
+void run_fig13(ExperimentContext& ctx);        // experiments_sweeps.cpp
+void run_prototype(ExperimentContext& ctx);    // experiments_prototype.cpp
+void run_search_time(ExperimentContext& ctx);  // experiments_prototype.cpp
 
 }  // namespace dgs::atomic

@@ -1,0 +1,58 @@
+// AD and LS runs of one network on one config (see ad_runs.h).
+#include "reproductions/atomic/ad_runs.h"
+
+#include <ctime>
+
+#include "common/dsamodel/dsa_model.h"
+#include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/schedule.h"
+
+namespace dgs::atomic {
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+  AdRun r;
+  const double t0 = process_cpu_seconds();
+  const std::vector<Layer> layers = graph_layers(g);
+  const auto options = shape_options(g, layers, spec);
+  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
+  const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+  const double shapes_s = process_cpu_seconds() - t0;
+  const double t1 = process_cpu_seconds();
+  const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
+  const Plan plan = atom_plan(g, dag, sched, spec, "AD");
+  r.search_cpu_s = shapes_s + (process_cpu_seconds() - t1);
+  r.ad_us = evaluate_dsa_plan(g, plan, spec).latency_us;
+  r.rounds = static_cast<int64_t>(sched.rounds.size());
+  r.atoms = static_cast<int64_t>(dag.atoms.size());
+  return r;
+}
+
+AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+  AdSearch r;
+  const double t0 = process_cpu_seconds();
+  const std::vector<Layer> layers = graph_layers(g);
+  const auto options = shape_options(g, layers, spec);
+  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
+  const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+  const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
+  r.cpu_s = process_cpu_seconds() - t0;
+  r.layers = static_cast<int64_t>(layers.size());
+  r.atoms = static_cast<int64_t>(dag.atoms.size());
+  r.rounds = static_cast<int64_t>(sched.rounds.size());
+  return r;
+}
+
+double run_ls(const Graph& g, const DsaSpec& spec, int batch) {
+  const std::vector<Layer> layers = graph_layers(g);
+  const AtomicDag ls = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
+  return evaluate_dsa_plan(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), spec).latency_us;
+}
+
+}  // namespace dgs::atomic

@@ -1,0 +1,43 @@
+#pragma once
+// One network through atomic dataflow (AD) and the layer-sequential baseline (LS) on one DSA
+// config, as Fig. 8 runs them: SA atom shapes (Algorithm 1, --seed), the atomic DAG, the
+// priority-rule Rounds with snake mapping and Algorithm 3 buffering, the plan priced by the shared
+// DSA model; LS = every layer split over all engines, outputs through DRAM. Used by the sweeps
+// (Figs. 12, 13), the prototype and the search-time item.
+#include <cstdint>
+
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+
+namespace dgs::atomic {
+
+struct AdRun {
+  double ad_us = 0;
+  int64_t atoms = 0;
+  int64_t rounds = 0;
+  // CPU seconds (this process) of the search: shape options, SA, the atomic DAG, the Rounds with
+  // mapping and buffering, for the schedule that was priced (not the model's evaluation).
+  double search_cpu_s = 0;
+};
+
+// The search alone (shape options, SA, the atomic DAG, the Rounds with mapping and buffering),
+// without pricing the plan: its CPU seconds and size.
+struct AdSearch {
+  int64_t layers = 0;
+  int64_t atoms = 0;
+  int64_t rounds = 0;
+  double cpu_s = 0;
+};
+AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed);
+
+// AD on `g` (built at the batch to run), as Fig. 8 runs it: Algorithm 3 buffering with the
+// model's own working set per atom (atom_task.h), so the model accepts the plan as it is.
+AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed);
+
+// LS latency (us) on `g` at `batch`.
+double run_ls(const Graph& g, const DsaSpec& spec, int batch);
+
+// CPU seconds used by this process so far.
+double process_cpu_seconds();
+
+}  // namespace dgs::atomic
