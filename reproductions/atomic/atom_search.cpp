@@ -19,6 +19,22 @@ std::vector<int64_t> sizes_of(int64_t extent, int64_t from) {
 
 }  // namespace
 
+double option_utilisation(const ShapeOption& o, const DsaSpec& spec) {
+  if (o.cycles <= 0 || spec.matrix_macs_per_cycle <= 0) return 0;
+  return o.macs / (o.cycles * spec.matrix_macs_per_cycle);
+}
+
+std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> options,
+                                                  const DsaSpec& spec) {
+  double best = 0;
+  for (const ShapeOption& o : options) best = std::max(best, option_utilisation(o, spec));
+  std::vector<ShapeOption> kept;
+  for (ShapeOption& o : options) {
+    if (2 * option_utilisation(o, spec) >= best) kept.push_back(std::move(o));
+  }
+  return kept;
+}
+
 std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
                                                     const std::vector<Layer>& layers,
                                                     const DsaSpec& spec) {
@@ -47,7 +63,9 @@ std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
       ShapeOption o;
       o.shape = s;
       o.atoms = atoms_per_sample(l, s);
-      o.cycles = atom_cost(g, l, first, spec).cycles;
+      const AtomCost cost = atom_cost(g, l, first, spec);
+      o.cycles = cost.cycles;
+      o.macs = cost.macs;
       o.working_bytes = atom_working_bytes(g, l, first, spec);
       opts.push_back(o);
     }
@@ -64,6 +82,7 @@ std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
     std::stable_sort(fit.begin(), fit.end(), [](const ShapeOption& a, const ShapeOption& b) {
       return a.cycles < b.cycles;
     });
+    if (l.matrix) fit = half_performance_options(std::move(fit), spec);
     all.push_back(std::move(fit));
   }
   return all;

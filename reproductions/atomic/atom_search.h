@@ -10,7 +10,8 @@
 //    toward ever smaller atoms that lose utilisation;
 //  - shape choices per layer: powers of two (and the whole axis) for rows, columns, output and
 //    input channels, from the PE array's size for the channel axes, keeping atoms whose working
-//    set fits half the engine buffer (double buffering).
+//    set fits half the engine buffer (double buffering), and for matrix layers with at least half
+//    the layer's best utilisation (half_performance_options: target (1)).
 #include <cstdint>
 #include <vector>
 
@@ -23,11 +24,30 @@ namespace dgs::atomic {
 struct ShapeOption {
   AtomShape shape;
   double cycles = 0;  // of the layer's first (full-size) atom
+  double macs = 0;    // of that atom
   int64_t atoms = 1;  // per sample
   int64_t working_bytes = 0;
 };
 
-// Every layer's shape options, sorted by cycles (at least one each).
+// The fraction of the PE array's peak that an option's atom uses: MACs / (cycles x peak MACs per
+// cycle); 0 without a matrix unit.
+double option_utilisation(const ShapeOption& o, const DsaSpec& spec);
+
+// Target (1) of Sec. IV-A, high PE utilisation of every atom: keeps the options whose utilisation
+// is at least half the best of the layer's options (never empty). The paper takes target (1) to
+// follow from making the spatially unrolled dimensions multiples of the PE array; in the shared
+// unit cost each fold also pays the array's fill and drain, so atoms with few pixels per fold
+// (KC-P) or few reduction steps per fold (YX-P) spend most cycles filling the array, and
+// divisibility alone does not keep it busy. The half is not tuned: it is the half-performance
+// point (Hockney's n_1/2), where an atom computes for as many cycles as it fills and drains, the
+// standard boundary between startup-bound and throughput-bound work on a pipeline. Without it the
+// SA (energy: spread of cycles over all atoms) chose 3x3-convolution atoms of a few pixels per
+// fold on ResNet-50 (matrix-cycle utilisation 25%, the even split's 62%).
+std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> options,
+                                                  const DsaSpec& spec);
+
+// Every layer's shape options, sorted by cycles (at least one each); for matrix layers only those
+// of half_performance_options.
 std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
                                                     const std::vector<Layer>& layers,
                                                     const DsaSpec& spec);

@@ -123,7 +123,9 @@ void run_fig5(ExperimentContext& ctx) {
            format_cell(k.stop_cv, 3) + "; seed " + std::to_string(ctx.options().seed));
   ctx.note(
       "energy = CV^2 (Var / Mean^2) of every atom's cycles, not the absolute Var (which "
-      "drifts to tiny atoms); line 17's lambda x Temp is kept as printed");
+      "drifts to tiny atoms); line 17's lambda x Temp is kept as printed; each matrix layer's "
+      "shapes: those at least half as well utilised as its best (target (1), "
+      "half_performance_options in atom_search.h)");
   ctx.note(
       "GA (not in the paper): population 20, tournament 3, uniform crossover 0.8, mutation "
       "0.1 per layer, one elite, on the SA's number of evaluations; its curve is the "

@@ -110,9 +110,10 @@ void run_fig8(ExperimentContext& ctx) {
       "where the time goes (the _breakdown table; ResNet-50 KC-P): the SRAM port is not the "
       "bottleneck (charging every operand byte through the 64-bit port adds < 5% to either "
       "strategy); the DRAM volume and the mesh links that carry it are (DRAM enters at the edge "
-      "columns, so one 8 B/cycle link feeds 3 engines), and AD's atoms use the PE array poorly "
-      "(matrix_busy_util_pct: the SA equalises atom cycles but, with fill and drain charged per "
-      "fold, picks atoms of a few output pixels per fold for the 3x3 convolutions, 21% each); "
+      "columns, so one 8 B/cycle link feeds 3 engines), and AD's atoms used the PE array poorly "
+      "before the SA was restricted to well-utilised shapes (half_performance_options in "
+      "atom_search.h; matrix_busy_util_pct 25% -> 50%: the SA had picked atoms of a few output "
+      "pixels per fold for the 3x3 convolutions, 21% each); "
       "fixed before this run: tiles that halved the output channels and re-read the whole "
       "input per tile (LS ResNet-50 conv input reads 751 -> 239 MB) and weights reloaded by "
       "every atom (AD 383 -> 142 MB DRAM; atomic_mesh weights_stay)");
