@@ -207,7 +207,7 @@ int run(int argc, char** argv) {
   std::string flag = "--seed";  // the flag an error is about
   try {
     seed = dgs::parse_seed(seed_text);
-    flag = "--model";
+    flag = "--dim";
     dgs::ZooOptions zo;
     zo.batch = batch;
     if (vm.count("dim")) {
@@ -215,13 +215,15 @@ int run(int argc, char** argv) {
         dgs::add_dim_flag(d, &zo.dim_values);
       }
     }
+    flag = "--model";
     g = dgs::load_model(model, zo);
     flag = "--hw";
     hardware = dgs::load_hardware(hw);
     dgs::require_evaluator(hardware);
   } catch (const dgs::Error& e) {
     const std::string what = e.what();
-    std::cerr << "error: " << (what.rfind(flag + ": ", 0) == 0 ? "" : flag + ": ") << what << "\n";
+    // A message that already starts with its flag ("--dim sequence=0: ...") is not prefixed again.
+    std::cerr << "error: " << (what.rfind(flag, 0) == 0 ? "" : flag + ": ") << what << "\n";
     return 2;
   }
   if (!write_seq.empty()) {

@@ -96,7 +96,7 @@ TEST(ExportedModelRepro, PlanEvalTakesSymbolicDimensions) {
   const std::string plan = work_dir() + "/bert_sequence_plan.json";
   auto [rc, text] = run(plan_eval + " --write-sequential " + plan, "plan_eval_no_dim");
   EXPECT_EQ(rc, 2);
-  EXPECT_EQ(text, "error: " + file +
+  EXPECT_EQ(text, "error: --model: " + file +
                       ": graph input 'input_ids': dimension 1 is symbolic ('sequence'); give it a "
                       "value (sequence=N, --dim NAME=N) or export with a static shape\n");
   std::tie(rc, text) =
