@@ -28,7 +28,7 @@ double ls_average_utilisation(const Graph& g, const DsaSpec& spec,
   return util.empty() ? 0 : sum / static_cast<double>(util.size());
 }
 
-// The networks of Fig. 2, by zoo name (EfficientNet-B0 is not in the zoo yet).
+// The networks of Fig. 2, by zoo name.
 const std::vector<std::string> kFig2Networks = {"resnet50", "inception_v3", "nasnet_large",
                                                 "efficientnet_b0"};
 
