@@ -37,9 +37,7 @@ BENCHMARK(BM_Anneal)->Unit(benchmark::kMillisecond);
 
 void BM_WholeSearch(benchmark::State& state) {
   for (auto _ : state) {
-    const auto options = shape_options(resnet50(), graph_layers(resnet50()), mesh());
-    const AnnealResult sa = anneal_atom_shapes(options, {}, 1);
-    const AtomicDag dag = build_atomic_dag(resnet50(), chosen_shapes(options, sa.choice), mesh());
+    const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
     const AtomSchedule s = schedule_atoms(resnet50(), dag, mesh(), {});
     state.counters["atoms"] = static_cast<double>(dag.atoms.size());
     state.counters["rounds"] = static_cast<double>(s.rounds.size());

@@ -19,10 +19,7 @@ double process_cpu_seconds() {
 AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
   AdRun r;
   const double t0 = process_cpu_seconds();
-  const std::vector<Layer> layers = graph_layers(g);
-  const auto options = shape_options(g, layers, spec);
-  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
-  const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+  const AtomicDag dag = sa_atomic_dag(g, spec, seed);
   const double shapes_s = process_cpu_seconds() - t0;
   const double t1 = process_cpu_seconds();
   const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
@@ -37,13 +34,10 @@ AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
 AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
   AdSearch r;
   const double t0 = process_cpu_seconds();
-  const std::vector<Layer> layers = graph_layers(g);
-  const auto options = shape_options(g, layers, spec);
-  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
-  const AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+  const AtomicDag dag = sa_atomic_dag(g, spec, seed);
   const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
   r.cpu_s = process_cpu_seconds() - t0;
-  r.layers = static_cast<int64_t>(layers.size());
+  r.layers = static_cast<int64_t>(graph_layers(g).size());
   r.atoms = static_cast<int64_t>(dag.atoms.size());
   r.rounds = static_cast<int64_t>(sched.rounds.size());
   return r;

@@ -215,4 +215,10 @@ AnnealResult genetic_atom_shapes(const std::vector<std::vector<ShapeOption>>& op
   return r;
 }
 
+AtomicDag sa_atomic_dag(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+  const auto options = shape_options(g, graph_layers(g), spec);
+  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
+  return build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+}
+
 }  // namespace dgs::atomic

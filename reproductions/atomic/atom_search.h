@@ -82,4 +82,8 @@ AnnealResult genetic_atom_shapes(const std::vector<std::vector<ShapeOption>>& op
 std::vector<AtomShape> chosen_shapes(const std::vector<std::vector<ShapeOption>>& options,
                                      const std::vector<int>& choice);
 
+// AD's atoms as every item runs them: the layers' shape options, Algorithm 1 with the default
+// AnnealConstants and `seed`, and the atomic DAG of the chosen shapes.
+AtomicDag sa_atomic_dag(const Graph& g, const DsaSpec& spec, uint64_t seed);
+
 }  // namespace dgs::atomic

@@ -53,9 +53,7 @@ void run_fig8(ExperimentContext& ctx) {
       const EvaluationResult ls_result =
           evaluate_dsa_plan(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), spec);
       const double ls_us = ls_result.latency_us;
-      const auto options = shape_options(g, layers, spec);
-      const AnnealResult sa = anneal_atom_shapes(options, {}, ctx.options().seed);
-      const AtomicDag ad = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+      const AtomicDag ad = sa_atomic_dag(g, spec, ctx.options().seed);
       const AtomSchedule sched = schedule_atoms(g, ad, spec, {});
       const EvaluationResult ad_result =
           evaluate_dsa_plan(g, atom_plan(g, ad, sched, spec, "AD"), spec);

@@ -75,9 +75,7 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   ls.result = evaluate_dsa_plan(g, ls_plan, spec);
   ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
   StrategyRun& ad = run->ad;
-  const auto options = shape_options(g, layers, spec);
-  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
-  ad.dag = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
+  ad.dag = sa_atomic_dag(g, spec, seed);
   ad.schedule = schedule_atoms(g, ad.dag, spec, {});
   const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
   ad.result = evaluate_dsa_plan(g, ad_plan, spec);
