@@ -61,7 +61,7 @@ OpCost op_cost(const Graph& g, int o) {
     if (x.role == TensorRole::Weight) c.params += x.numel();
     if (op.kind == OpKind::Slice && i == 0) {
       c.bytes_read += out.bytes();
-    } else if (op.kind == OpKind::Gather && i == 0) {
+    } else if ((op.kind == OpKind::Gather || op.kind == OpKind::GatherND) && i == 0) {
       c.bytes_read += out_n * dtype_size(x.dtype);
     } else {
       c.bytes_read += x.bytes();
