@@ -143,6 +143,10 @@ TEST(ExportedModels, BertMaskBlockKeepsRunTimeMaskOperatorsAsCompute) {
   EXPECT_EQ(count_kind(g, OpKind::Where), 2);
   EXPECT_EQ(g.tensor(g.find_tensor("keep")).dtype, DType::Bool);
   EXPECT_EQ(g.tensor(g.find_tensor("bias")).shape, (Shape{1, 1, 1, 8}));
+  // The bool mask constant is a weight of the graph but not a learned parameter: embeddings,
+  // two LayerNorms and four 32x32 projections with biases.
+  EXPECT_EQ(g.tensor(g.find_tensor("all_true")).role, TensorRole::Weight);
+  EXPECT_EQ(parameter_count(g), 50 * 32 + 2 * 64 + 4 * (32 * 32 + 32));
   // Hand count, batch 1, 8 tokens of width 32, 2 heads of 16: the mask's Equal, Not, two Ands
   // and Where one FLOP per element each (8 elements), the output's IsNaN and Where 256 each.
   const int64_t mask = 5 * 8;
