@@ -106,7 +106,8 @@ def write_reference(path, case_dir, feeds, in_names):
     inputs = {}
     for i, (n, example) in enumerate(zip(in_names, feeds)):
         if example.dtype == np.int64 and n == "attention_mask":
-            v = np.ones_like(example)
+            v = np.ones_like(example)  # the last quarter of the positions padded (masked out)
+            v[..., example.shape[-1] - example.shape[-1] // 4:] = 0
         elif example.dtype == np.int64:
             v = rng.integers(0, 30000, size=example.shape, dtype=np.int64)
         else:
@@ -130,8 +131,8 @@ def main():
                    help="a symbolic batch dimension named 'batch'")
     p.add_argument("--seq", type=int, default=128, help="BERT's sequence length")
     p.add_argument("--attention-mask", action="store_true",
-                   help="BERT takes an attention_mask input too (its mask arithmetic is then run-time "
-                   "compute with Where, IsNaN, GatherND, which the suite does not schedule)")
+                   help="BERT takes an attention_mask input too (<model>_<exporter>_mask.onnx; its mask "
+                   "arithmetic is then run-time compute: Cast to bool, GatherND, And, Where)")
     p.add_argument("--reference", action="store_true",
                    help="also write backend-test-case folders with ONNX Runtime's outputs")
     a = p.parse_args()

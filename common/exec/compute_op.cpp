@@ -95,6 +95,14 @@ std::vector<TensorData> compute_op(const Op& op, const std::vector<const TensorD
       return one(gather(op, in));
     case OpKind::Expand:
       return one(expand(op, in));
+    case OpKind::GatherND:
+      return one(gather_nd(op, in));
+    case OpKind::Equal:
+    case OpKind::And:
+    case OpKind::Not:
+    case OpKind::IsNaN:
+    case OpKind::Where:
+      return one(logic(op, in));
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:

@@ -5,6 +5,7 @@
 //   ops_common.cpp         errors naming the op, input access, strides, index-map copies,
 //                          transposition, broadcasting
 //   ops_elementwise.cpp    unary and binary element-wise ops, Max/Min, Cast, Clip, Dropout
+//   ops_logic.cpp          Equal, And, Not, IsNaN, Where, GatherND (run-time attention masks)
 //   ops_conv_pool.cpp      Conv, ConvTranspose, MaxPool/AveragePool, global pooling
 //   ops_normalization.cpp  BatchNormalization, LayerNormalization, Softmax
 //   ops_data_movement.cpp  Concat, Split, Slice, Reshape, Flatten, Squeeze/Unsqueeze, Transpose,
@@ -106,6 +107,9 @@ TensorData clip(const Op& op, const std::vector<const TensorData*>& in);
 std::vector<TensorData> dropout(const Op& op, const std::vector<const TensorData*>& in,
                                 int num_outputs);
 
+// Equal, And, Not, IsNaN, Where (ops_logic.cpp): NumPy broadcasting; bool results.
+TensorData logic(const Op& op, const std::vector<const TensorData*>& in);
+
 // ---------------------------------------------------------------------------------------------
 // Convolution and pooling (ops_conv_pool.cpp)
 // ---------------------------------------------------------------------------------------------
@@ -139,6 +143,7 @@ TensorData pad(const Op& op, const std::vector<const TensorData*>& in);
 TensorData depth_space(const Op& op, const TensorData& x);
 TensorData gather(const Op& op, const std::vector<const TensorData*>& in);
 TensorData expand(const Op& op, const std::vector<const TensorData*>& in);
+TensorData gather_nd(const Op& op, const std::vector<const TensorData*>& in);  // ops_logic.cpp
 TensorData resize(const Op& op, const std::vector<const TensorData*>& in);
 
 // ---------------------------------------------------------------------------------------------

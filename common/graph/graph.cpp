@@ -127,7 +127,13 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpKind::kCount)> kOpN
     "Expand",
     "ReduceMean",
     "ReduceSum",
-    "ReduceMax"};
+    "ReduceMax",
+    "Equal",
+    "And",
+    "Not",
+    "IsNaN",
+    "Where",
+    "GatherND"};
 }  // namespace
 
 std::string_view op_kind_name(OpKind k) {
@@ -158,7 +164,8 @@ bool is_activation(OpKind k) {
 }
 
 bool is_elementwise(OpKind k) {
-  return (k >= OpKind::Relu && k <= OpKind::Dropout) || (k >= OpKind::Add && k <= OpKind::Min);
+  return (k >= OpKind::Relu && k <= OpKind::Dropout) || (k >= OpKind::Add && k <= OpKind::Min) ||
+         (k >= OpKind::Equal && k <= OpKind::Where);
 }
 bool is_layout_only(OpKind k) {
   return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||

@@ -123,12 +123,22 @@ enum class OpKind : uint16_t {
   ReduceMean,
   ReduceSum,
   ReduceMax,
+  // comparison, logic and selection (attention masks computed at run time); element-wise with
+  // NumPy broadcasting; Equal and IsNaN give bool, And and Not take and give bool
+  Equal,
+  And,
+  Not,
+  IsNaN,
+  Where,  // condition (bool), X, Y
+  // data movement (continued)
+  GatherND,
   kCount
 };
 std::string_view op_kind_name(OpKind k);                      // the ONNX op_type, e.g. "Conv"
 std::optional<OpKind> op_kind_from_name(std::string_view s);  // inverse of op_kind_name
 // Coarse categories used by analyses and schedulers.
-bool is_elementwise(OpKind k);  // unary or binary element-wise (incl. Clip, Cast, Dropout)
+bool is_elementwise(OpKind k);  // unary or binary element-wise (incl. Clip, Cast, Dropout,
+                                // Equal, And, Not, IsNaN, Where)
 bool is_layout_only(
     OpKind k);  // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: no data moved
 bool is_conv_like(OpKind k);   // Conv, ConvTranspose

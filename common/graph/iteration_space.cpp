@@ -455,6 +455,23 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
       s.inputs[1] = affine(id);
       break;
     }
+    case OpKind::GatherND: {
+      // Batch dims map to the output's leading axes, the k indexed dims are read whole
+      // (run-time indices), the trailing dims follow the output's trailing axes; the indices
+      // are read along the output's index axes, their last (tuple) axis whole.
+      const int r = static_cast<int>(shape(0).size());
+      const int q = static_cast<int>(shape(1).size());
+      const int b = static_cast<int>(op.attrs.get_int("batch_dims", 0));
+      const int k = static_cast<int>(shape(1).back());
+      std::vector<AxisIndex> xd, id;
+      for (int d = 0; d < r; ++d) {
+        xd.push_back(d < b ? ident(d) : d < b + k ? whole() : ident(q - 1 + d - (b + k)));
+      }
+      for (int d = 0; d < q; ++d) id.push_back(d < q - 1 ? ident(d) : whole());
+      s.inputs[0] = affine(xd);
+      s.inputs[1] = affine(id);
+      break;
+    }
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax: {

@@ -58,10 +58,10 @@ OpCost op_cost(const Graph& g, int o) {
     if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
     seen.push_back(t);
     const Tensor& x = g.tensor(t);
-    if (x.role == TensorRole::Weight) c.params += x.numel();
+    if (is_learned_weight(x)) c.params += x.numel();
     if (op.kind == OpKind::Slice && i == 0) {
       c.bytes_read += out.bytes();
-    } else if (op.kind == OpKind::Gather && i == 0) {
+    } else if ((op.kind == OpKind::Gather || op.kind == OpKind::GatherND) && i == 0) {
       c.bytes_read += out_n * dtype_size(x.dtype);
     } else {
       c.bytes_read += x.bytes();
@@ -186,7 +186,7 @@ OpCost group_cost(const Graph& g, const std::vector<int>& ops) {
       if (x.producer >= 0 && in_group[x.producer]) continue;
       counted[t] = true;
       c.bytes_read += x.bytes();
-      if (x.role == TensorRole::Weight) c.params += x.numel();
+      if (is_learned_weight(x)) c.params += x.numel();
     }
     for (int t : op.outputs) {
       if (t < 0) continue;
@@ -199,9 +199,13 @@ OpCost group_cost(const Graph& g, const std::vector<int>& ops) {
   return c;
 }
 
+bool is_learned_weight(const Tensor& t) {
+  return t.role == TensorRole::Weight && t.dtype != DType::Bool;
+}
+
 int64_t parameter_count(const Graph& g) {
   int64_t n = 0;
-  for (int t : g.weight_tensors()) n += g.tensor(t).numel();
+  for (int t : g.weight_tensors()) n += is_learned_weight(g.tensor(t)) ? g.tensor(t).numel() : 0;
   return n;
 }
 

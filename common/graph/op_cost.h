@@ -35,7 +35,7 @@ namespace dgs {
 // are metadata and not counted. bytes_written = bytes of every output. Layout-only ops
 // (is_layout_only) report the bytes a copy kernel would move; a model that treats them as free
 // aliases should check is_layout_only itself.
-// params = elements of the Weight-role inputs.
+// params = elements of the Weight-role inputs (Tensor::is_learned_weight: bool masks excluded).
 struct OpCost {
   int64_t flops = 0;
   int64_t macs = 0;
@@ -56,6 +56,9 @@ GraphCost graph_cost(const Graph& g);
 
 // Elements of all Weight-role tensors (each counted once, used or not).
 int64_t parameter_count(const Graph& g);
+// A learned parameter, counted in `params` and parameter_count: a Weight-role tensor that is not
+// a bool mask (exports store attention-mask constants as bool initializers).
+bool is_learned_weight(const Tensor& t);
 
 // Cost of a fused group of ops run as one kernel: FLOPs and MACs summed; params = distinct
 // Weight inputs; bytes_read = distinct tensors the group reads from outside (activations,

@@ -67,7 +67,12 @@ OpArity op_arity(OpKind k) {
       return {1, 4, 1, 1};  // X, roi, scales, sizes
     case OpKind::Gather:
     case OpKind::Expand:
+    case OpKind::GatherND:
+    case OpKind::Equal:
+    case OpKind::And:
       return {2, 2, 1, 1};
+    case OpKind::Where:
+      return {3, 3, 1, 1};
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
@@ -493,6 +498,38 @@ void infer_binary(Ctx& c) {
   c.set_output(0, s, d);
 }
 
+// Equal: two inputs of one dtype, broadcast, bool result. And: bool inputs. Not: bool input.
+// IsNaN: a float input. Where: a bool condition and two values of one dtype, all broadcast.
+void require_dtype(Ctx& c, int i, bool ok, const std::string& expected) {
+  if (!ok) {
+    c.fail("input " + std::to_string(i) + " is " + std::string(dtype_name(c.dtype(i))), expected);
+  }
+}
+
+void infer_logic(Ctx& c) {
+  const OpKind k = c.op().kind;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (k == OpKind::And || k == OpKind::Not || (k == OpKind::Where && i == 0)) {
+      require_dtype(c, i, c.dtype(i) == DType::Bool, "a bool tensor");
+    } else if (k == OpKind::IsNaN) {
+      require_dtype(c, i, c.dtype(i) == DType::F32 || c.dtype(i) == DType::F16, "a float tensor");
+    }
+  }
+  const int first_value = k == OpKind::Where ? 1 : 0;
+  const DType d = c.dtype(first_value);
+  Shape s = c.shape(0);
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    if (i > first_value && c.dtype(i) != d) {
+      c.fail("input " + std::to_string(i) + " is " + std::string(dtype_name(c.dtype(i))) +
+                 " while input " + std::to_string(first_value) + " is " +
+                 std::string(dtype_name(d)),
+             "inputs of one data type");
+    }
+    s = broadcast(c, s, c.shape(i));
+  }
+  c.set_output(0, s, k == OpKind::Where ? d : DType::Bool);
+}
+
 // ------------------------------------------------------------------ data movement
 void infer_concat(Ctx& c) {
   if (!c.attrs().has("axis")) c.fail("attribute 'axis' is missing", "the concatenation axis");
@@ -887,6 +924,38 @@ void infer_gather(Ctx& c) {
   c.set_output(0, out, c.dtype(0));
 }
 
+// GatherND (opset 12+): indices' last dimension k indexes data's dimensions b..b+k-1 (b =
+// batch_dims); out = indices.shape[:-1] + data.shape[b+k:].
+void infer_gather_nd(Ctx& c) {
+  const Shape& x = c.shape(0);
+  const Shape& idx = c.shape(1);
+  if (!is_int(c.dtype(1))) {
+    c.fail("indices are " + std::string(dtype_name(c.dtype(1))), "int32 or int64 indices");
+  }
+  const int64_t b = c.attrs().get_int("batch_dims", 0);
+  if (idx.empty()) c.fail("indices are a scalar", "indices of rank at least 1");
+  const int64_t k = idx.back();
+  const auto r = static_cast<int64_t>(x.size());
+  const auto q = static_cast<int64_t>(idx.size());
+  if (b < 0 || b >= std::min(r, q)) {
+    c.fail("batch_dims is " + std::to_string(b), "batch_dims below both inputs' ranks");
+  }
+  if (k < 1 || b + k > r) {
+    c.fail(
+        "indices' last dimension is " + std::to_string(k),
+        "1.." + std::to_string(r - b) + " (data rank " + std::to_string(r) + " minus batch_dims)");
+  }
+  for (int64_t d = 0; d < b; ++d) {
+    if (x[static_cast<size_t>(d)] != idx[static_cast<size_t>(d)]) {
+      c.fail("batch dimension " + std::to_string(d) + " differs between data and indices",
+             "equal batch dimensions");
+    }
+  }
+  Shape out(idx.begin(), idx.end() - 1);
+  out.insert(out.end(), x.begin() + b + k, x.end());
+  c.set_output(0, out, c.dtype(0));
+}
+
 void infer_expand(Ctx& c) {
   std::vector<int64_t> shape = c.const_ints(1, "target shape");
   c.set_output(0, broadcast(c, c.shape(0), shape), c.dtype(0));
@@ -1032,6 +1101,16 @@ void infer_op_shapes(Graph& g, int op_index) {
       break;
     case OpKind::Expand:
       infer_expand(c);
+      break;
+    case OpKind::GatherND:
+      infer_gather_nd(c);
+      break;
+    case OpKind::Equal:
+    case OpKind::And:
+    case OpKind::Not:
+    case OpKind::IsNaN:
+    case OpKind::Where:
+      infer_logic(c);
       break;
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:

@@ -50,7 +50,7 @@ dgs::Table describe(const dgs::Graph& g, int64_t batch) {
   // ops, as exports of tied weights have, is not counted twice), so the rows add up to the total.
   for (int w : g.weight_tensors()) {
     const dgs::Tensor& t = g.tensor(w);
-    if (t.consumers.empty()) continue;
+    if (t.consumers.empty() || !dgs::is_learned_weight(t)) continue;
     by_type[std::string(dgs::op_kind_name(g.op(t.consumers.front()).kind))].cost.params +=
         t.numel();
   }

@@ -111,6 +111,13 @@ std::string write_exported_fixture(const std::string& name, const std::string& d
 
 TensorData fixture_input(const std::string& name, const Shape& shape, DType dtype) {
   const int64_t n = numel(shape);
+  if (dtype == DType::I64 && name == "attention_mask" && !shape.empty()) {
+    // Row r pads its last r + 1 positions (0), as a padded batch of shorter sentences does.
+    const int64_t len = shape.back();
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) v[static_cast<size_t>(k)] = k % len < len - 1 - k / len ? 1 : 0;
+    return TensorData::ints(shape, v);
+  }
   if (dtype == DType::I64) {
     std::vector<int64_t> v(static_cast<size_t>(n));
     for (int64_t k = 0; k < n; ++k) v[static_cast<size_t>(k)] = (7 * k + 3) % 16;
@@ -139,6 +146,11 @@ std::map<std::string, TensorData> initializer_values(const onnx::ModelProto& mod
         std::memcpy(v.data(), raw.data(), raw.size());
       }
       if (v.size() == n) out[t.name()] = TensorData::ints(dims, v);
+    } else if (t.data_type() == onnx::TensorProto_DataType_BOOL) {  // int32_data or 1 byte each
+      std::vector<int64_t> v(t.int32_data().begin(), t.int32_data().end());
+      if (raw.size() == n) v.assign(raw.begin(), raw.end());
+      for (int64_t& b : v) b = b != 0 ? 1 : 0;
+      if (v.size() == n) out[t.name()] = TensorData::ints(dims, v, DType::Bool);
     }
   }
   return out;

@@ -24,10 +24,10 @@ onnx::ModelProto exported_fixture_model(const std::string& name);
 std::string write_exported_fixture(const std::string& name, const std::string& dir);
 
 // Deterministic values for a graph input (float: uniform in [-1, 1]; int64: token ids
-// (7 k + 3) mod 16).
+// (7 k + 3) mod 16; an int64 'attention_mask': 1, but row r's last r + 1 positions 0).
 TensorData fixture_input(const std::string& name, const Shape& shape, DType dtype);
 
-// Values of every initializer of `model` that has data, by name.
+// Values of every float, int64 and bool initializer of `model` that has data, by name.
 std::map<std::string, TensorData> initializer_values(const onnx::ModelProto& model);
 
 // Tensors in the text format of the .ref.txt files: one line per tensor,

@@ -53,7 +53,8 @@ TEST_P(ExportedModelRepro, IosAndWelderItemsFinish) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportedModelRepro,
-                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block"));
+                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block",
+                                         "bert_mask_block"));
 
 TEST(ExportedModelRepro, FixedBatchFileIsRefusedWhereAnotherBatchIsNeeded) {
   onnx::ModelProto m = exported_fixture_model("resnet_block");

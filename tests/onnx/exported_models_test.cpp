@@ -129,6 +129,35 @@ TEST(ExportedModels, BertBlockFoldsMaskRangeCumSumAndModChains) {
   EXPECT_EQ(graph_cost(g).total.flops, embed + qkv + attention + out + pooler);
 }
 
+TEST(ExportedModels, BertMaskBlockKeepsRunTimeMaskOperatorsAsCompute) {
+  // An attention_mask input: its mask arithmetic (Cast to bool, GatherND, Equal, Not, And,
+  // Where) depends on run-time values, so it stays in the graph as element-wise compute.
+  OnnxLoadSummary s;
+  const Graph g = load_fixture("bert_mask_block", 1, &s);
+  expect_only_real_compute(g);
+  EXPECT_EQ(count_kind(g, OpKind::GatherND), 1);
+  EXPECT_EQ(count_kind(g, OpKind::Equal), 1);
+  EXPECT_EQ(count_kind(g, OpKind::Not), 1);
+  EXPECT_EQ(count_kind(g, OpKind::And), 2);
+  EXPECT_EQ(count_kind(g, OpKind::IsNaN), 1);
+  EXPECT_EQ(count_kind(g, OpKind::Where), 2);
+  EXPECT_EQ(g.tensor(g.find_tensor("keep")).dtype, DType::Bool);
+  EXPECT_EQ(g.tensor(g.find_tensor("bias")).shape, (Shape{1, 1, 1, 8}));
+  // The bool mask constant is a weight of the graph but not a learned parameter: embeddings,
+  // two LayerNorms and four 32x32 projections with biases.
+  EXPECT_EQ(g.tensor(g.find_tensor("all_true")).role, TensorRole::Weight);
+  EXPECT_EQ(parameter_count(g), 50 * 32 + 2 * 64 + 4 * (32 * 32 + 32));
+  // Hand count, batch 1, 8 tokens of width 32, 2 heads of 16: the mask's Equal, Not, two Ands
+  // and Where one FLOP per element each (8 elements), the output's IsNaN and Where 256 each.
+  const int64_t mask = 5 * 8;
+  const int64_t embed = 8 * 256;
+  const int64_t qkv = 3 * (2 * 8 * 32 * 32 + 256);
+  const int64_t attention = 2 * 2 * 8 * 8 * 16 + 128 + 128 + 5 * 128 + 2 * 2 * 8 * 8 * 16;
+  const int64_t out = 2 * 8 * 32 * 32 + 256 + 256 + 8 * 256;
+  const int64_t nan_clean = 2 * 256;
+  EXPECT_EQ(graph_cost(g).total.flops, mask + embed + qkv + attention + out + nan_clean);
+}
+
 // The executor's outputs at batch 2 equal ONNX Runtime's on the same file and inputs.
 class ExportedModelOutputs : public testing::TestWithParam<std::string> {};
 
@@ -170,7 +199,8 @@ TEST_P(ExportedModelOutputs, MatchOnnxRuntimeReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportedModelOutputs,
-                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block"));
+                         testing::Values("resnet_block", "vit_block", "bert_block", "swin_block",
+                                         "bert_mask_block"));
 
 TEST(ExportedModels, SymbolicBatchRebatchesAndFixedBatchIsHonoured) {
   OnnxLoadSummary s;
