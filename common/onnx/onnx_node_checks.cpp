@@ -139,7 +139,8 @@ void check_shape_input_lengths(const NodeView& v, const std::string& op) {
 // a Conv or ConvTranspose: SIGSEGV) and Gemm (a rank-1 operand, a fuzz finding: SIGSEGV). 76
 // crafted nodes across the accepted operators with bad ranks, axes, perms, pads, sizes and block
 // sizes, run through libonnx 1.12's InferShapes alone, crashed it only where they were
-// convolutions (produced_rank_test keeps those that did); it fails the others, non-strict inference
+// convolutions (produced_rank_test keeps those that did), and the fuzzer later found
+// LayerNormalization of a scalar; it fails the others, non-strict inference
 // goes on, and the suite's own shape inference refuses them after conversion, naming the op, with
 // the values that folding makes known (a check here would report a rank produced by a run-time
 // value instead: a ConstantOfShape of a runtime tensor has the rank of that tensor's length).
@@ -151,6 +152,17 @@ void check_node(const NodeView& v, const std::string& op) {
     v.require_rank(0, 2, "A");
     v.require_rank(1, 2, "B");
     v.require_rank_at_most(2, 2, "C");
+  }
+  if (op == "LayerNormalization") {
+    // A fuzz finding (842,888 executions): a rank-0 X made libonnx 1.12 build the opset-17
+    // function body with axis -1 of a scalar (SIGSEGV). X needs an axis to normalise over.
+    v.require_rank_at_least(0, 1, "X");
+    const int r = v.rank(0);
+    const int64_t axis = v.attr_int("axis", -1);
+    if (r >= 1 && (axis < -r || axis >= r))
+      v.fail("attribute 'axis' is " + std::to_string(axis) + " for input X of rank " +
+                 std::to_string(r),
+             "an axis in [" + std::to_string(-r) + ", " + std::to_string(r - 1) + "]");
   }
 }
 

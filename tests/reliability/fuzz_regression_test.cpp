@@ -88,6 +88,24 @@ TEST(FuzzRegressions, ZeroConvStrideIsRefusedBeforeOnnxShapeInferenceDividesByIt
   }
 }
 
+TEST(FuzzRegressions, LayerNormalizationOfAScalarIsRefusedBeforeOnnxInference) {
+  // libonnx 1.12 built LayerNormalization's function body for a rank-0 X and crashed (SIGSEGV).
+  const fs::path p =
+      fs::path(DGS_SOURCE_DIR) /
+      "tests/reliability/fuzz_regressions/onnx_loader/layernorm_scalar_input_sigsegv.onnx";
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(p)));
+  try {
+    graph_from_onnx(m, "fuzz.onnx");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "fuzz.onnx: node 'LayerNormalization_0' (LayerNormalization): input X 'X' has rank 0; "
+        "expected rank 1 or more");
+  }
+}
+
 TEST(FuzzRegressions, FoldingRefusesAnExpandOverTheBudgetBeforeAllocating) {
   // A Constant expanded to [2^20, 2^20] (8 TiB of int64) in shape arithmetic: std::bad_alloc
   // (abort) before the fold budget.
