@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "common/onnx/onnx_fold_values.h"
@@ -11,6 +12,17 @@
 namespace dgs {
 
 using onnx::TensorProto_DataType_BOOL;
+
+namespace {
+
+// A floating-point value used as an int64 (converting one out of range is undefined).
+int64_t checked_int64(double v, const std::string& what) {
+  if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18))
+    throw Error(what + ": value " + std::to_string(v) + " does not fit a 64-bit integer");
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
 
 // Element-wise binary operator with broadcasting; `out_type` 0 keeps a's type.
 OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
@@ -27,27 +39,35 @@ OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
   for (size_t k = 0; k < sa.size(); ++k) {
     if (!a.is_float() && !kCompare.count(op)) {  // integer arithmetic, exact
       const int64_t x = a.i[static_cast<size_t>(sa[k])];
-      const int64_t y = b.is_float() ? static_cast<int64_t>(b.f[static_cast<size_t>(sb[k])])
+      const int64_t y = b.is_float() ? checked_int64(b.f[static_cast<size_t>(sb[k])], what)
                                      : b.i[static_cast<size_t>(sb[k])];
       int64_t z = 0;
+      bool overflow = false;
       if (op == "Add")
-        z = x + y;
+        overflow = __builtin_add_overflow(x, y, &z);
       else if (op == "Sub")
-        z = x - y;
+        overflow = __builtin_sub_overflow(x, y, &z);
       else if (op == "Mul")
-        z = x * y;
+        overflow = __builtin_mul_overflow(x, y, &z);
       else if (op == "Max")
         z = std::max(x, y);
       else if (op == "Min")
         z = std::min(x, y);
       else if (op == "Pow")
-        z = static_cast<int64_t>(std::pow(x, y));
+        z = checked_int64(std::pow(static_cast<double>(x), static_cast<double>(y)), what);
       else if (y == 0)
         throw Error(what + ": integer division by zero");
+      else if (x == std::numeric_limits<int64_t>::min() && y == -1)
+        overflow = true;  // INT64_MIN / -1 and INT64_MIN % -1 trap
       else if (op == "Div")
         z = x / y;
-      else if (op == "Mod")
-        z = fmod ? x % y : ((x % y) + y) % y;
+      else if (op == "Mod" && fmod)
+        z = x % y;
+      else if (op == "Mod" && !(overflow = __builtin_add_overflow(x % y, y, &z)))
+        z %= y;  // the sign of the divisor
+      if (overflow)
+        throw Error(what + ": integer " + op + " of " + std::to_string(x) + " and " +
+                    std::to_string(y) + " overflows 64 bits");
       r.i.push_back(z);
       continue;
     }
@@ -94,6 +114,8 @@ OnnxValue unary(const OnnxValue& a, const std::string& op) {
     if (!a.is_float()) {
       const int64_t x = a.i[static_cast<size_t>(k)];
       int64_t z = x;
+      if ((op == "Neg" || op == "Abs") && x == std::numeric_limits<int64_t>::min())
+        throw Error("integer " + op + " of " + std::to_string(x) + " overflows 64 bits");
       if (op == "Neg")
         z = -x;
       else if (op == "Abs")

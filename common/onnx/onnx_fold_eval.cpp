@@ -177,6 +177,8 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
   if (op == "Gather") {
     const OnnxValue* idx = input(1);
     if (!idx) return std::nullopt;
+    if (idx->is_float())
+      throw Error(what + ": indices of a floating-point type; expected int32 or int64 indices");
     const int64_t axis = normalize_axis(attr_int(n, "axis", 0), rank, what);
     const int64_t dim = a.dims[static_cast<size_t>(axis)];
     Shape out(a.dims.begin(), a.dims.begin() + axis);
@@ -342,7 +344,13 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
     if (!in[1]) return std::nullopt;
     return one(binary(a, *in[1], op, n, what));
   }
-  if (in.size() == 1) return one(unary(a, op));
+  if (in.size() == 1) {
+    try {
+      return one(unary(a, op));
+    } catch (const Error& e) {
+      throw Error(what + ": " + e.what());
+    }
+  }
   return std::nullopt;
 }
 

@@ -42,10 +42,22 @@ OnnxValue slice(const OnnxValue& a, const std::vector<int64_t>& starts,
   });
 }
 
+namespace {
+
+// Index inputs must hold integers (a float tensor's values are in `f`, its `i` empty).
+void require_integer_indices(const OnnxValue& indices, const std::string& what) {
+  if (indices.is_float()) {
+    throw Error(what + ": indices of a floating-point type; expected int32 or int64 indices");
+  }
+}
+
+}  // namespace
+
 OnnxValue gather_elements(const OnnxValue& data, const OnnxValue& indices, int64_t axis,
                           const std::string& what) {
   const int64_t rank = static_cast<int64_t>(data.dims.size());
   const auto ax = static_cast<size_t>(normalize_axis(axis, rank, what));
+  require_integer_indices(indices, what);
   if (indices.dims.size() != data.dims.size()) {
     throw Error(what + ": indices " + shape_str(indices.dims) + " for data " +
                 shape_str(data.dims) + "; expected the same rank");
@@ -72,6 +84,12 @@ OnnxValue gather_elements(const OnnxValue& data, const OnnxValue& indices, int64
 
 OnnxValue scatter_nd(const OnnxValue& data, const OnnxValue& indices, const OnnxValue& updates,
                      const std::string& reduction, const std::string& what) {
+  require_integer_indices(indices, what);
+  if (updates.is_float() != data.is_float()) {
+    throw Error(what + ": ScatterND of " + (updates.is_float() ? "float" : "integer") +
+                " updates into " + (data.is_float() ? "float" : "integer") +
+                " data; expected updates of the data's type");
+  }
   const size_t q = indices.dims.size();
   const int64_t k = q == 0 ? -1 : indices.dims.back();
   Shape expected;
@@ -86,7 +104,8 @@ OnnxValue scatter_nd(const OnnxValue& data, const OnnxValue& indices, const Onnx
   }
   const std::vector<int64_t> dst = strides_of(data.dims);
   const int64_t slice_size = k == 0 ? data.numel() : (k > 0 ? dst[static_cast<size_t>(k - 1)] : 1);
-  const int64_t count = k == 0 ? 1 : indices.numel() / k;
+  int64_t count = 1;  // updates: one per index tuple, prod(indices.dims[:-1])
+  for (size_t d = 0; d + 1 < q; ++d) count *= indices.dims[d];
   OnnxValue r = data;
   // The result is the tensor scattered into (exporters build attention masks this way, with
   // large float initializers as updates): a parameter only when `data` is one.

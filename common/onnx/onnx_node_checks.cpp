@@ -136,7 +136,8 @@ void check_shape_input_lengths(const NodeView& v, const std::string& op) {
 
 // The checks of one node, by operator (ONNX domain). Only operators whose libonnx 1.12 inference
 // reads dimensions without checking the rank get one: convolutions and pools (a rank-2 X or W of
-// a Conv or ConvTranspose: SIGSEGV) and Gemm (a rank-1 operand, a fuzz finding: SIGSEGV). 76
+// a Conv or ConvTranspose: SIGSEGV), Gemm (a rank-1 operand, a fuzz finding: SIGSEGV) and
+// LayerNormalization (a scalar X, a fuzz finding: SIGSEGV). 76
 // crafted nodes across the accepted operators with bad ranks, axes, perms, pads, sizes and block
 // sizes, run through libonnx 1.12's InferShapes alone, crashed it only where they were
 // convolutions (produced_rank_test keeps those that did), and the fuzzer later found

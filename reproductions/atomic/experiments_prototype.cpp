@@ -91,7 +91,7 @@ void run_prototype(ExperimentContext& ctx) {
       "DRAM are not stated and are the simulated mesh's (128 KiB, 64-bit port, 128 GB/s); batch "
       "1 (not stated); fps = 1 / latency");
   ctx.note(
-      "VGG: the paper names no variant; ours is VGG-16; Rammer (57.9 / 194.4 fps) is not "
+      "VGG: the paper names no variant; ours is VGG-16; Rammer (paper_rammer_fps) is not "
       "modelled: no stand-in");
   ctx.note("AD and LS as in Fig. 8 (SA atoms with --seed, priority-rule Rounds, the DSA model)");
   ctx.emit_table("Prototype: LS and AD frame rates, 2 x 2 engines", t);

@@ -57,36 +57,34 @@ void run_table1(ExperimentContext& ctx) {
                                        "padding) depends on the exporter and the model code"});
   }
   ctx.note(
-      "layers: the paper's '# Layers' counts graph nodes of its own exports (ResNet-50 has 54 "
-      "conv/FC layers but 73 is listed); ours = ops of the zoo graph, with BatchNormalization, "
-      "Relu, Flatten and padding as separate ops; no one convention reproduces all eight of "
-      "the paper's counts (EfficientNet-B0 matches exactly: 288; ResNet-152 is one op short: "
-      "515 against 516)");
+      "layers: the paper's '# Layers' (paper column) counts graph nodes of its own exports "
+      "(ResNet-50 has 54 conv/FC layers but more are listed); ours = ops of the zoo graph, with "
+      "BatchNormalization, Relu, Flatten and padding as separate ops; no one convention "
+      "reproduces all eight of the paper's counts (see the claims)");
   ctx.note(
       "params: ours = every weight tensor, BatchNorm running statistics included (torchvision's "
       "trainable counts: VGG-19 143.67M, ResNet-50 25.56M, ResNet-152 60.19M, EfficientNet-B0 "
       "5.29M, PNASNet-5 Large 86.06M; tests/zoo/atomic_zoo_test.cpp checks them exactly)");
   ctx.note(
-      "VGG-19: torchvision's configuration E (143.7M); the paper's 137M fits no variant we know");
+      "VGG-19: torchvision's configuration E; the paper's parameter count fits no variant we know");
   ctx.note(
       "ResNet-1001: He et al. 2016 (Identity Mappings), the only published ResNet-1001: the "
       "pre-activation bottleneck network for CIFAR, 3 x 111 units, 32x32 input, 10 classes, "
-      "10.2M conv/FC parameters. The paper's 850M and 1329 layers fit no ResNet-1001 we know "
-      "and the paper states no input size; ours has 3339 ops (1003 Conv, 1000 BN, 1000 Relu, "
-      "333 Add)");
+      "10.2M conv/FC parameters (He et al.). The paper's parameter and layer counts fit no "
+      "ResNet-1001 we know and the paper states no input size");
   ctx.note(
-      "Inception-v3: the zoo's graph is the IOS authors' (no BN, no FC, no aux head): "
-      "21.8M parameters against the paper's 27M (23.8M + the aux head)");
+      "Inception-v3: the zoo's graph is the IOS authors' (no BN, no FC, no aux head), so it "
+      "has fewer parameters than the paper's count, which includes the aux head");
   ctx.note(
       "NasNet: the zoo's NasNet-A Large is the IOS authors' cell code, ending at the global "
       "pooling (no 3360 x 1000 classifier, 3.4M parameters)");
   ctx.note(
       "PNASNet: PNASNet-5 Large as the PyTorch port (Cadene, timm) builds it; its zero padding "
-      "of cell 4 and of the factorized reductions adds 12 Pad and 12 Slice ops: without them "
-      "915 ops against the paper's 914");
+      "of cell 4 and of the factorized reductions adds 12 Pad and 12 Slice ops, which the "
+      "paper's count does not seem to include");
   ctx.note(
-      "EfficientNet: B0 (the paper names no variant; 288 ops = the paper's 288 layers); B0 has "
-      "5.3M parameters, the paper lists 2M");
+      "EfficientNet: B0 (the paper names no variant; its layer count matches B0's ops); B0 has "
+      "5.3M parameters (torchvision), more than the paper lists");
   ctx.emit_table("Table I: DNN workload characterization", t);
   ctx.emit_claims(claims);
 }

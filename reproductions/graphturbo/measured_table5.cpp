@@ -142,9 +142,10 @@ void run_table5_measured(ExperimentContext& ctx) {
     t.add_row({batch, cudnn.timing.median_ms, layer, two, inst, pd.cell(key, "tvm_ms"),
                pd.cell(key, "cutlass_fusion_ms"), pd.cell(key, "graph_scheduling_ms"), layer / inst,
                pd.cell(key, "speedup_over_tvm"), two / inst, pd.cell(key, "speedup_over_cutlass"),
-               cudnn.timing.median_ms / inst,
+               cudnn.timing.median_ms / inst, a1_factors, runs[3].timing.median_ms,
                std::to_string(cudnn.launches) + "/" + std::to_string(runs[0].launches) + "/" +
-                   std::to_string(runs[1].launches) + "/" + std::to_string(runs[2].launches),
+                   std::to_string(runs[1].launches) + "/" + std::to_string(runs[2].launches) + "/" +
+                   std::to_string(runs[3].launches),
                check});
     sum_layer += layer / inst;
     sum_two += two / inst;
@@ -180,7 +181,8 @@ void run_table5_measured(ExperimentContext& ctx) {
   ctx.note(
       "algorithm1_split: the instances per stage GraphTurbo's Algorithm 1 chooses for this GPU's "
       "L2 and the batch (tailor_algorithm1_split, FP16 sizes), run in its order; "
-      "algorithm1_split_ms its time (not paired with a paper value: the paper ran 2/2/1/1); "
+      "algorithm1_split_ms its time (not paired with a paper value: the paper's split is Fig. "
+      "18's); "
       "launches: cuDNN / per layer / two-conv / instance split / Algorithm 1 split, read from the "
       "launchers; "
       "CUDA events, " +

@@ -269,5 +269,53 @@ TEST(ExportPatterns, EinsumOfConstantsFolds) {
             "einsum2.onnx: node '' (Einsum): equation letter 'k' has sizes 3 and 2");
 }
 
+// Folding refuses, in one line naming the node, what would be undefined behaviour or an
+// out-of-bounds read: int64 overflow, INT64_MIN / -1, float indices, mixed-type ScatterND.
+TEST(ExportPatterns, FoldingRefusesOverflowAndMistypedIndices) {
+  auto load = [](const std::string& body) {
+    const std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\n" + body;
+    onnx::ModelProto m;
+    EXPECT_TRUE(onnx::OnnxParser::Parse(m, text.c_str()).IsOK()) << text;
+    return error_of([&] { graph_from_onnx(m, "bad.onnx"); });
+  };
+  EXPECT_EQ(load(R"(g (float[2] x) => (float[2] y) {
+      a = Constant <value = int64[1] {9223372036854775807}> ()
+      one = Constant <value = int64[1] {1}> ()
+      s = Add (a, one)
+      f = Cast <to = 1> (s)
+      y = Add (x, f)
+    })"),
+            "bad.onnx: node '' (Add): integer Add of 9223372036854775807 and 1 overflows 64 "
+            "bits");
+  EXPECT_EQ(load(R"(g (float[2] x) => (float[2] y) {
+      a = Constant <value = int64[1] {-9223372036854775807}> ()
+      one = Constant <value = int64[1] {1}> ()
+      lo = Sub (a, one)
+      m1 = Constant <value = int64[1] {-1}> ()
+      q = Div (lo, m1)
+      f = Cast <to = 1> (q)
+      y = Add (x, f)
+    })"),
+            "bad.onnx: node '' (Div): integer Div of -9223372036854775808 and -1 overflows 64 "
+            "bits");
+  EXPECT_EQ(load(R"(g (float[2] x) => (float[2] y) {
+      t = Constant <value = float[3] {1, 2, 3}> ()
+      i = Constant <value = float[2] {0, 1}> ()
+      g = Gather (t, i)
+      y = Add (x, g)
+    })"),
+            "bad.onnx: node '' (Gather): indices of a floating-point type; expected int32 or "
+            "int64 indices");
+  EXPECT_EQ(load(R"(g (int64[2] x) => (int64[2] y) {
+      d = Constant <value = int64[2] {0, 0}> ()
+      i = Constant <value = int64[1, 1] {1}> ()
+      u = Constant <value = float[1] {5}> ()
+      s = ScatterND (d, i, u)
+      y = Add (x, s)
+    })"),
+            "bad.onnx: node '' (ScatterND): ScatterND of float updates into integer data; "
+            "expected updates of the data's type");
+}
+
 }  // namespace
 }  // namespace dgs
