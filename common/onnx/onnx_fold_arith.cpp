@@ -13,17 +13,6 @@ namespace dgs {
 
 using onnx::TensorProto_DataType_BOOL;
 
-namespace {
-
-// A floating-point value used as an int64 (converting one out of range is undefined).
-int64_t checked_int64(double v, const std::string& what) {
-  if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18))
-    throw Error(what + ": value " + std::to_string(v) + " does not fit a 64-bit integer");
-  return static_cast<int64_t>(v);
-}
-
-}  // namespace
-
 // Element-wise binary operator with broadcasting; `out_type` 0 keeps a's type.
 OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
                  const onnx::NodeProto& n, const std::string& what) {
@@ -39,7 +28,7 @@ OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
   for (size_t k = 0; k < sa.size(); ++k) {
     if (!a.is_float() && !kCompare.count(op)) {  // integer arithmetic, exact
       const int64_t x = a.i[static_cast<size_t>(sa[k])];
-      const int64_t y = b.is_float() ? checked_int64(b.f[static_cast<size_t>(sb[k])], what)
+      const int64_t y = b.is_float() ? fold_int64(b.f[static_cast<size_t>(sb[k])])
                                      : b.i[static_cast<size_t>(sb[k])];
       int64_t z = 0;
       bool overflow = false;
@@ -54,7 +43,7 @@ OnnxValue binary(const OnnxValue& a, const OnnxValue& b, const std::string& op,
       else if (op == "Min")
         z = std::min(x, y);
       else if (op == "Pow")
-        z = checked_int64(std::pow(static_cast<double>(x), static_cast<double>(y)), what);
+        z = fold_int64(std::pow(static_cast<double>(x), static_cast<double>(y)));
       else if (y == 0)
         throw Error(what + ": integer division by zero");
       else if (x == std::numeric_limits<int64_t>::min() && y == -1)
@@ -209,7 +198,7 @@ OnnxValue reduce(const OnnxValue& a, std::optional<std::vector<int64_t>> axes, b
     if (r.is_float())
       r.f.push_back(s);
     else
-      r.i.push_back(static_cast<int64_t>(s));
+      r.i.push_back(fold_int64(s));
   }
   return r;
 }

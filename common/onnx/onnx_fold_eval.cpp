@@ -77,7 +77,7 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
     if (r.is_float())
       r.f.assign(static_cast<size_t>(r.numel()), fill);
     else
-      r.i.assign(static_cast<size_t>(r.numel()), static_cast<int64_t>(fill));
+      r.i.assign(static_cast<size_t>(r.numel()), fold_int64(fill));
     return one(r);
   }
   if (op == "Range") {
@@ -95,7 +95,7 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (r.is_float())
         r.f.push_back(s + static_cast<double>(k) * d);
       else
-        r.i.push_back(static_cast<int64_t>(s) + k * static_cast<int64_t>(d));
+        r.i.push_back(fold_int64(s + static_cast<double>(k) * d));
     }
     return one(r);
   }
@@ -305,7 +305,7 @@ std::optional<std::vector<OnnxValue>> evaluate_constant_node(
       if (r.is_float())
         r.f[static_cast<size_t>(k)] = s;
       else
-        r.i[static_cast<size_t>(k)] = static_cast<int64_t>(s);
+        r.i[static_cast<size_t>(k)] = fold_int64(s);
     }
     return one(r);
   }

@@ -138,7 +138,7 @@ OnnxValue scatter_nd(const OnnxValue& data, const OnnxValue& indices, const Onnx
       else if (reduction == "none" || reduction.empty())
         r.i[at] = updates.i[static_cast<size_t>(u * slice_size + e)];  // exact for int64
       else
-        r.i[at] = static_cast<int64_t>(v);
+        r.i[at] = fold_int64(v);
     }
   }
   return r;

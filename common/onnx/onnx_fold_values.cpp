@@ -118,6 +118,12 @@ OnnxValue broadcast_to(const OnnxValue& v, const Shape& out) {
   return remap(v, out, [&](int64_t k) { return src[static_cast<size_t>(k)]; });
 }
 
+int64_t fold_int64(double v) {
+  if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18))  // also NaN
+    throw FoldTooLarge("value " + std::to_string(v) + " does not fit a 64-bit integer");
+  return static_cast<int64_t>(v);
+}
+
 // Casts values to another element type (float -> integer truncates toward zero; -> bool: != 0).
 OnnxValue cast_to(const OnnxValue& v, int32_t to) {
   OnnxValue r = empty_like(v, v.dims);
@@ -130,8 +136,7 @@ OnnxValue cast_to(const OnnxValue& v, int32_t to) {
     } else if (to == TensorProto_DataType_BOOL) {
       r.i.push_back(x != 0 ? 1 : 0);
     } else {
-      r.i.push_back(v.is_float() ? static_cast<int64_t>(std::trunc(x))
-                                 : v.i[static_cast<size_t>(k)]);
+      r.i.push_back(v.is_float() ? fold_int64(std::trunc(x)) : v.i[static_cast<size_t>(k)]);
     }
   }
   return r;

@@ -30,6 +30,10 @@ void copy_element(const OnnxValue& src, int64_t from, OnnxValue& dst);
 // A value of `v`'s element type and weight origin with dims `dims` and no elements yet.
 OnnxValue empty_like(const OnnxValue& v, Shape dims);
 
+// A folded floating-point value stored as int64; throws FoldTooLarge when it does not fit
+// (converting it would be undefined behaviour).
+int64_t fold_int64(double v);
+
 // Throws FoldTooLarge when a folded value of shape `dims` would be negative or exceed
 // kOnnxMaxFoldElements (before anything of that size is allocated).
 void check_fold_size(const Shape& dims);
