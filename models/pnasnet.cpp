@@ -90,13 +90,18 @@ class PnasnetBuilder {
   int cell_body(int x_left, int x_right, int64_t out, int64_t stride, bool zero_pad,
                 const Branches& br) {
     const int c0 = b_.add(br.comb0_left, br.comb0_right, "comb_iter_0");
-    const int c1 = b_.add(branch(x_right, out, 7, stride, false, zero_pad, "comb_iter_1_left"),
-                          max_pool(x_right, stride, zero_pad, "comb_iter_1_right"), "comb_iter_1");
-    const int c2 = b_.add(branch(x_right, out, 5, stride, false, zero_pad, "comb_iter_2_left"),
-                          branch(x_right, out, 3, stride, false, zero_pad, "comb_iter_2_right"),
-                          "comb_iter_2");
-    const int c3 = b_.add(branch(c2, out, 3, 1, false, false, "comb_iter_3_left"),
-                          max_pool(x_right, stride, zero_pad, "comb_iter_3_right"), "comb_iter_3");
+    // Each branch is built in its own statement (as arguments of one call their order would be
+    // the compiler's: gcc and clang built different op orders): right branch first, the order of
+    // the committed models/onnx/pnasnet5_large.onnx.
+    const int c1_right = max_pool(x_right, stride, zero_pad, "comb_iter_1_right");
+    const int c1_left = branch(x_right, out, 7, stride, false, zero_pad, "comb_iter_1_left");
+    const int c1 = b_.add(c1_left, c1_right, "comb_iter_1");
+    const int c2_right = branch(x_right, out, 3, stride, false, zero_pad, "comb_iter_2_right");
+    const int c2_left = branch(x_right, out, 5, stride, false, zero_pad, "comb_iter_2_left");
+    const int c2 = b_.add(c2_left, c2_right, "comb_iter_2");
+    const int c3_right = max_pool(x_right, stride, zero_pad, "comb_iter_3_right");
+    const int c3_left = branch(c2, out, 3, 1, false, false, "comb_iter_3_left");
+    const int c3 = b_.add(c3_left, c3_right, "comb_iter_3");
     // The stem cell's branch maps 96 channels to `out` in its first separable conv
     // (stem_cell=True); the other cells' left input has `out` channels already.
     const int c4_left = branch(x_left, out, 3, stride, /*stem_cell=*/channels(x_left) != out,
