@@ -7,8 +7,11 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "common/graph/onnx_dtype.h"
@@ -305,19 +308,86 @@ std::string OnnxLoadSummary::folding_line() const {
   return s;
 }
 
-Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts) {
+namespace {
+
+// Files (with their external data) from this size on are kept parsed. Smaller ones parse in
+// milliseconds and are parsed every time, so a small file rewritten with the same size within
+// the file system's timestamp granularity (a few milliseconds) is never read stale.
+constexpr uintmax_t kOnnxParsedFileKeepBytes = uintmax_t{16} << 20;
+
+// The last file load_onnx_file parsed, with its external data read, by path and by the size and
+// modification time of the file and its external data files at parse time.
+struct ParsedOnnxFile {
+  std::string path;
+  std::vector<std::pair<uintmax_t, std::filesystem::file_time_type>> stamps;
+  std::shared_ptr<const onnx::ModelProto> model;
+};
+
+// Size and modification time of the model file and of every file beside it whose name starts
+// with the model's (the external data files exporters write: "<model>.onnx.data"); empty when
+// the model file cannot be read.
+std::vector<std::pair<uintmax_t, std::filesystem::file_time_type>> file_stamps(
+    const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::pair<uintmax_t, fs::file_time_type>> stamps;
+  const fs::path p(path);
+  const uintmax_t size = fs::file_size(p, ec);
+  if (ec) return {};
+  stamps.emplace_back(size, fs::last_write_time(p, ec));
+  if (ec) return {};
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::vector<fs::path> side;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != p.filename().string() && name.rfind(p.filename().string(), 0) == 0) {
+      side.push_back(e.path());
+    }
+  }
+  std::sort(side.begin(), side.end());
+  for (const fs::path& f : side) {
+    const uintmax_t s = fs::file_size(f, ec);
+    const auto t = ec ? fs::file_time_type{} : fs::last_write_time(f, ec);
+    stamps.emplace_back(ec ? 0 : s, t);
+  }
+  return stamps;
+}
+
+std::shared_ptr<const onnx::ModelProto> parse_onnx_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open the file");
   std::string bytes(static_cast<size_t>(in.tellg()), '\0');
   in.seekg(0);
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  onnx::ModelProto model;
-  if (bytes.empty() || !in || !model.ParseFromString(bytes)) {
+  auto model = std::make_shared<onnx::ModelProto>();
+  if (bytes.empty() || !in || !model->ParseFromString(bytes)) {
     throw Error(path + ": not a valid ONNX model (protobuf parsing failed)");
   }
   bytes = std::string();
-  load_external_initializers(&model, path);
-  return graph_from_model(std::move(model), path, opts);
+  load_external_initializers(model.get(), path);
+  return model;
+}
+
+}  // namespace
+
+std::shared_ptr<const onnx::ModelProto> parsed_onnx_file(const std::string& path) {
+  static std::mutex mutex;
+  static ParsedOnnxFile last;
+  const auto stamps = file_stamps(path);
+  uintmax_t bytes = 0;
+  for (const auto& [size, time] : stamps) bytes += size;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (last.model && !stamps.empty() && last.path == path && last.stamps == stamps) {
+    return last.model;
+  }
+  last = ParsedOnnxFile{};  // the previous file's memory goes before the next is parsed
+  auto model = parse_onnx_file(path);
+  if (bytes >= kOnnxParsedFileKeepBytes) last = ParsedOnnxFile{path, stamps, model};
+  return model;
+}
+
+Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts) {
+  return graph_from_model(*parsed_onnx_file(path), path, opts);
 }
 
 }  // namespace dgs

@@ -37,6 +37,7 @@
 // 17), onnx_external_data.h, onnx_nan_guard.h, onnx_limits.h, onnx_tensor.h.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,14 @@ struct OnnxLoadOptions {
 // file and, where it applies, the node and operator ("model.onnx: node 'x' has unsupported
 // operator 'Foo'").
 Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts = {});
+
+// The parsed file with its external data read (load_external_initializers), as load_onnx_file
+// loads it. The last file parsed, when it has 16 MiB or more with its external data, is kept and
+// returned again while the path, and the size and modification time of the file and of the files
+// beside it named after it ("<model>.onnx.data"), are unchanged: an experiment that loads the
+// same file at several batches (a symbolic batch rebatched) parses it once (436 MB for
+// BERT-base). Throws like load_onnx_file.
+std::shared_ptr<const onnx::ModelProto> parsed_onnx_file(const std::string& path);
 
 // The same from a parsed model; `origin` names it in errors.
 Graph graph_from_onnx(const onnx::ModelProto& model, const std::string& origin,
