@@ -3,12 +3,14 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "common/onnx/onnx_fold_eval.h"
 #include "common/onnx/onnx_io.h"
+#include "common/onnx/onnx_node_checks.h"
 #include "common/onnx/onnx_tensor.h"
 
 namespace dgs {
@@ -37,7 +39,10 @@ class KnownValues {
     }
     // Graph inputs that shadow an initializer (IR < 4 style with overridable defaults) are not
     // constants.
-    for (const auto& in : g.input()) initializers_.erase(in.name());
+    for (const auto& in : g.input()) {
+      initializers_.erase(in.name());
+      shadowed_.insert(in.name());
+    }
   }
   bool known(const std::string& name) const {
     return values_.count(name) != 0 || initializers_.count(name) != 0;
@@ -62,11 +67,22 @@ class KnownValues {
     return values_.emplace(name, std::move(v)).first->second;
   }
   void set(const std::string& name, OnnxValue v) { values_[name] = std::move(v); }
+  // A Constant node's value, known from here on as the initializer it becomes (read lazily, as
+  // initializers are; not when a graph input shadows it or its element type does not fold).
+  void add_initializer(const onnx::TensorProto& t) {
+    if (!has_data(t) || has_external_data(t) || !is_foldable_elem_type(t.data_type()) ||
+        shadowed_.count(t.name()))
+      return;
+    added_.push_back(t);
+    initializers_[t.name()] = &added_.back();
+  }
 
  private:
   std::string origin_;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, OnnxValue> values_;
+  std::unordered_set<std::string> shadowed_;
+  std::deque<onnx::TensorProto> added_;
 };
 
 // Data-movement operators whose output is a selection or copy of input 0's elements and carries
@@ -97,7 +113,7 @@ bool weight_copy_would_stay_a_node(const onnx::NodeProto& n, const KnownValues& 
 
 int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Shape>& static_shapes,
                         std::set<std::string>* computed_constants, OnnxLoadSummary* summary,
-                        const std::string& origin) {
+                        const std::string& origin, OnnxNodeInference* per_node) {
   onnx::GraphProto* g = model->mutable_graph();
   const int64_t opset = default_opset_of(*model);
   std::unordered_set<std::string> graph_outputs;
@@ -111,21 +127,31 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
     ++changed;
     if (summary) ++summary->folded[type];
   };
+  int index = -1;
   for (onnx::NodeProto& n : *g->mutable_node()) {
+    ++index;
     for (std::string& in : *n.mutable_input()) {
       auto r = renamed.find(in);
       if (r != renamed.end()) in = r->second;
     }
+    // A node that stays: inferred (per_node), then moved to the kept nodes.
+    auto keep = [&] {
+      if (per_node) per_node->infer(n, index);
+      *kept.Add() = std::move(n);
+    };
+    if (per_node) per_node->check(n, index);
     const std::string what = origin + ": node '" + n.name() + "' (" + n.op_type() + ")";
     bool outputs_free = n.output_size() > 0;
     for (const std::string& o : n.output()) outputs_free &= !o.empty() && !graph_outputs.count(o);
     if (!is_onnx_domain(n.domain()) || !outputs_free) {
-      *kept.Add() = std::move(n);
+      keep();
       continue;
     }
     if (n.op_type() == "Constant" && n.output_size() == 1) {
       if (auto t = constant_node_tensor(n)) {
         t->set_name(n.output(0));
+        if (per_node) per_node->add_value(*t);
+        known.add_initializer(*t);
         new_initializers.push_back(*t);
         count("Constant");
         continue;
@@ -143,6 +169,7 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
       std::optional<Shape> s;
       if (known.known(n.input(0))) s = known.get(n.input(0)).dims;
       if (auto it = static_shapes.find(n.input(0)); !s && it != static_shapes.end()) s = it->second;
+      if (!s && per_node) s = per_node->static_shape(n.input(0));
       if (s) {
         OnnxValue v;
         v.elem_type = onnx::TensorProto_DataType_INT64;
@@ -193,7 +220,7 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
                (v.numel() != weight_elements || n.op_type() == "Expand" || n.op_type() == "Tile"));
     }
     if (!fold) {
-      *kept.Add() = std::move(n);
+      keep();
       continue;
     }
     for (size_t k = 0; k < outs->size(); ++k) {
@@ -201,6 +228,7 @@ int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Sha
       const std::string& name = n.output(static_cast<int>(k));
       onnx::TensorProto t;
       write_onnx_value(v, name, &t);
+      if (per_node) per_node->add_value(t);
       new_initializers.push_back(std::move(t));
       if (v.is_float() && !v.from_weight && v.numel() <= kOnnxMaxComputedConstant) {
         computed_constants->insert(name);

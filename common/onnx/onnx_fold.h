@@ -23,6 +23,7 @@ class ModelProto;
 namespace dgs {
 
 struct OnnxLoadSummary;
+class OnnxNodeInference;
 
 // Folded outputs with more elements than this stay nodes (they would only bloat the model).
 inline constexpr int64_t kOnnxMaxFoldedElements = int64_t{1} << 24;
@@ -31,11 +32,14 @@ inline constexpr int64_t kOnnxMaxFoldedElements = int64_t{1} << 24;
 inline constexpr int64_t kOnnxMaxComputedConstant = int64_t{1} << 16;
 
 // One folding pass over the nodes in file (topological) order. `static_shapes` holds the shapes
-// ONNX shape inference knows completely. Names of folded outputs whose values must stay in the
-// Graph are added to `computed_constants`. Returns the number of nodes removed or replaced.
+// ONNX shape inference knows completely. With `per_node` (started on `model`), every node is
+// checked (OnnxNodeInference::check), every node that stays is inferred and every folded value
+// added as it goes, and Shape/Size also fold on the shapes it knows: one pass then folds
+// everything. Names of folded outputs whose values must stay in the Graph are added to
+// `computed_constants`. Returns the number of nodes removed or replaced.
 int fold_constant_nodes(onnx::ModelProto* model, const std::map<std::string, Shape>& static_shapes,
                         std::set<std::string>* computed_constants, OnnxLoadSummary* summary,
-                        const std::string& origin);
+                        const std::string& origin, OnnxNodeInference* per_node = nullptr);
 
 // Drops nodes none of whose outputs is read (by a node or as a graph output), repeatedly, and
 // then initializers that nothing reads.

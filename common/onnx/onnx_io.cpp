@@ -44,13 +44,8 @@ bool is_fold_only_operator(const onnx::NodeProto& n) {
 // inputs are known; a new round is needed only where folding made a shape static).
 constexpr int kMaxFoldRounds = 256;
 
-// Initializers above this many elements (other than integer ones) are given to ONNX shape
-// inference as typed graph inputs without their data: it needs only their shapes, and copying
-// a model's weights for every inference round would dominate loading time.
-constexpr int64_t kShapeInferenceDataLimit = 1024;
-
-// A copy of `model` for ONNX shape inference: large non-integer initializers become graph inputs
-// (type and shape, no data).
+// A copy of `model` for ONNX shape inference: initializers whose data inference does not read
+// (onnx_inference_reads_data: large float ones) become graph inputs (type and shape, no data).
 onnx::ModelProto shape_inference_copy(onnx::ModelProto& model) {
   auto* inits = model.mutable_graph()->mutable_initializer();
   google::protobuf::RepeatedPtrField<onnx::TensorProto> all;
@@ -59,8 +54,7 @@ onnx::ModelProto shape_inference_copy(onnx::ModelProto& model) {
   std::set<std::string> inputs;
   for (const auto& in : copy.graph().input()) inputs.insert(in.name());
   for (const auto& t : all) {
-    const bool integer = t.data_type() == onnx_type::kInt64 || t.data_type() == onnx_type::kInt32;
-    if (integer || numel(dims_of(t)) <= kShapeInferenceDataLimit) {
+    if (onnx_inference_reads_data(t)) {
       *copy.mutable_graph()->add_initializer() = t;
     } else if (!inputs.count(t.name())) {
       auto* v = copy.mutable_graph()->add_input();
@@ -205,7 +199,18 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
   }
   onnx::ModelProto& inferred = result.inferred;
   std::set<std::string>& computed_constants = result.computed_constants;
+  if (opts.fold_shape_computations) {
+    // One pass folds every chain: libonnx's inference of each node that stays runs right
+    // after the folding of the nodes before it, so a shape that folding makes static (a Reshape
+    // to a folded shape) is known to the Shape nodes after it. (Whole-graph inference between
+    // folding passes needed one pass per chained block: about 30 for Swin-T.)
+    OnnxNodeInference per_node(model, origin);
+    fold_constant_nodes(&model, {}, &computed_constants, &summary, origin, &per_node);
+  }
   if (opts.check_shapes_with_onnx || opts.fold_shape_computations) {
+    // ONNX's inference of the whole folded graph; a folding pass with its shapes finds nothing
+    // more to fold unless the one pass above missed something (it is repeated until nothing
+    // changes, so the result is the fixed point either way).
     for (int round = 0;; ++round) {
       inferred = shape_inference_copy(model);
       check_nodes_before_onnx_inference(inferred, origin);  // libonnx crashes on bad ranks
@@ -216,6 +221,7 @@ NormalizedModel normalize(onnx::ModelProto model_in, const std::string& origin,
         onnx::ShapeInferenceOptions so(/*check_type=*/false, /*strict_mode=*/0,
                                        /*data_prop=*/false);
         onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), so);
+        ++summary.whole_graph_inferences;
       } catch (const std::exception& e) {
         throw Error(origin + ": ONNX shape inference: " + as_one_line(e.what()));
       }

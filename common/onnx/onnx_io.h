@@ -71,6 +71,10 @@ struct OnnxLoadSummary {
   int64_t file_ir_version = 0;        // its IR version
   std::map<std::string, int> folded;  // op type -> nodes folded into constants or removed
   int dead_nodes_removed = 0;         // nodes nothing read
+  // Runs of ONNX shape inference on the whole graph after folding: 1 when the one folding pass
+  // (per-node inference between folds) folded everything; each further run is a folding pass
+  // that still found something to fold.
+  int whole_graph_inferences = 0;
   int unused_initializers_removed = 0;
   // First dimension of the first graph input as the file states it (0: symbolic or absent), and
   // the value it has in the loaded graph.

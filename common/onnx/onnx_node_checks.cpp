@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -195,80 +196,131 @@ onnx::TypeProto type_of_initializer(const onnx::TensorProto& t) {
 
 }  // namespace
 
-void check_nodes_before_onnx_inference(onnx::ModelProto& model, const std::string& origin) {
-  onnx::GraphProto& g = *model.mutable_graph();
+// Types, and data for inference functions that read values, by tensor name.
+struct OnnxNodeInference::State {
   std::map<std::string, int> opsets;
-  for (const auto& o : model.opset_import())
-    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
-
   std::vector<std::unique_ptr<onnx::TypeProto>> owned;
   std::unordered_map<std::string, onnx::TypeProto*> types;
   std::unordered_map<std::string, const onnx::TensorProto*> data;
-  auto own = [&](const onnx::TypeProto& t) {
+  std::deque<onnx::TensorProto> values;  // folded values and Constant nodes' values, for `data`
+  const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
+  std::string origin;
+
+  onnx::TypeProto* own(const onnx::TypeProto& t) {
     owned.push_back(std::make_unique<onnx::TypeProto>(t));
     return owned.back().get();
-  };
-  for (const auto& v : g.input()) types[v.name()] = own(v.type());
-  for (const auto& t : g.initializer()) {
-    data[t.name()] = &t;
-    if (!types.count(t.name())) types[t.name()] = own(type_of_initializer(t));
   }
-  for (const auto& v : g.value_info()) types[v.name()] = own(v.type());
+};
+
+bool onnx_inference_reads_data(const onnx::TensorProto& t) {
+  const bool integer = t.data_type() == onnx::TensorProto_DataType_INT64 ||
+                       t.data_type() == onnx::TensorProto_DataType_INT32;
+  return integer || numel(dims_of(t)) <= kOnnxInferenceDataLimit;
+}
+
+OnnxNodeInference::OnnxNodeInference(const onnx::ModelProto& model, const std::string& origin)
+    : state_(std::make_unique<State>()) {
+  State& st = *state_;
+  st.origin = origin;
+  const onnx::GraphProto& g = model.graph();
+  for (const auto& o : model.opset_import())
+    st.opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
+  for (const auto& v : g.input()) st.types[v.name()] = st.own(v.type());
+  for (const auto& t : g.initializer()) {
+    if (onnx_inference_reads_data(t)) st.data[t.name()] = &t;
+    if (!st.types.count(t.name())) st.types[t.name()] = st.own(type_of_initializer(t));
+  }
+  for (const auto& v : g.value_info()) st.types[v.name()] = st.own(v.type());
   // Declared graph outputs too: a consumer is checked against the declared rank when inference
   // leaves a value unknown, and a declared rank that inference contradicts is refused below.
   for (const auto& v : g.output())
-    if (!types.count(v.name())) types[v.name()] = own(v.type());
-  const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
-  std::vector<onnx::TensorProto> constants;  // Constant nodes' values, kept for `data`
-  constants.reserve(g.node_size());
+    if (!st.types.count(v.name())) st.types[v.name()] = st.own(v.type());
+}
 
-  for (int i = 0; i < g.node_size(); ++i) {
-    onnx::NodeProto& n = *g.mutable_node(i);
-    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
-    const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
-    const std::string what = origin + ": node '" + name + "' (" + n.op_type() + ")";
-    if (domain.empty()) check_node(NodeView(n, types, what), n.op_type());
-    const auto opset = opsets.find(domain);
-    if (opset == opsets.end()) continue;
-    const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset->second, domain);
-    if (!schema) continue;
-    si::InferenceContextImpl ctx(n, types, data, no_sparse);
-    try {
-      if (schema->has_type_and_shape_inference_function()) {
-        schema->GetTypeAndShapeInferenceFunction()(ctx);
-      } else if (schema->HasFunction() && schema->GetFunction()) {
-        si::InferShapeForFunctionNode(*schema->GetFunction(), onnx::OpSchemaRegistry::Instance(),
-                                      ctx);
-      } else {
-        continue;
-      }
-    } catch (const std::exception&) {
-      continue;  // non-strict inference leaves the outputs as they were
+OnnxNodeInference::~OnnxNodeInference() = default;
+
+void OnnxNodeInference::check(const onnx::NodeProto& n, int index) const {
+  const State& st = *state_;
+  const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+  if (!domain.empty()) return;
+  const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  check_node(NodeView(n, st.types, st.origin + ": node '" + name + "' (" + n.op_type() + ")"),
+             n.op_type());
+}
+
+void OnnxNodeInference::infer(onnx::NodeProto& n, int index) {
+  State& st = *state_;
+  const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+  const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  const std::string what = st.origin + ": node '" + name + "' (" + n.op_type() + ")";
+  if (domain.empty()) check_node(NodeView(n, st.types, what), n.op_type());
+  const auto opset = st.opsets.find(domain);
+  if (opset == st.opsets.end()) return;
+  const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset->second, domain);
+  if (!schema) return;
+  si::InferenceContextImpl ctx(n, st.types, st.data, st.no_sparse);
+  try {
+    if (schema->has_type_and_shape_inference_function()) {
+      schema->GetTypeAndShapeInferenceFunction()(ctx);
+    } else if (schema->HasFunction() && schema->GetFunction()) {
+      si::InferShapeForFunctionNode(*schema->GetFunction(), onnx::OpSchemaRegistry::Instance(),
+                                    ctx);
+    } else {
+      return;
     }
-    for (int o = 0; o < n.output_size(); ++o) {
-      const onnx::TypeProto* inferred = ctx.getOutputType(o);
-      if (n.output(o).empty() || !inferred ||
-          inferred->value_case() == onnx::TypeProto::VALUE_NOT_SET)
-        continue;
-      auto existing = types.find(n.output(o));
-      if (existing != types.end()) check_declared_rank(n, o, *inferred, *existing->second, what);
-      if (existing == types.end()) {
-        types[n.output(o)] = own(*inferred);
-      } else {
-        try {
-          si::mergeShapesAndTypes(*inferred, existing->second);
-        } catch (const std::exception&) {
-          // a declared type that contradicts the inferred one stays (non-strict inference)
-        }
-      }
-    }
-    if (n.op_type() == "Constant" && domain.empty() && n.output_size() == 1) {
-      if (auto t = constant_node_tensor(n)) {
-        constants.push_back(std::move(*t));
-        data[n.output(0)] = &constants.back();
+  } catch (const std::exception&) {
+    return;  // non-strict inference leaves the outputs as they were
+  }
+  for (int o = 0; o < n.output_size(); ++o) {
+    const onnx::TypeProto* inferred = ctx.getOutputType(o);
+    if (n.output(o).empty() || !inferred ||
+        inferred->value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      continue;
+    auto existing = st.types.find(n.output(o));
+    if (existing != st.types.end()) check_declared_rank(n, o, *inferred, *existing->second, what);
+    if (existing == st.types.end()) {
+      st.types[n.output(o)] = st.own(*inferred);
+    } else {
+      try {
+        si::mergeShapesAndTypes(*inferred, existing->second);
+      } catch (const std::exception&) {
+        // a declared type that contradicts the inferred one stays (non-strict inference)
       }
     }
   }
+  if (n.op_type() == "Constant" && domain.empty() && n.output_size() == 1) {
+    if (auto t = constant_node_tensor(n)) add_value(*t);
+  }
+}
+
+void OnnxNodeInference::add_value(const onnx::TensorProto& t) {
+  State& st = *state_;
+  st.types[t.name()] = st.own(type_of_initializer(t));
+  if (onnx_inference_reads_data(t)) {
+    st.values.push_back(t);
+    st.data[t.name()] = &st.values.back();
+  } else {
+    st.data.erase(t.name());
+  }
+}
+
+std::optional<Shape> OnnxNodeInference::static_shape(const std::string& name) const {
+  const auto it = state_->types.find(name);
+  if (it == state_->types.end() || !it->second->has_tensor_type() ||
+      !it->second->tensor_type().has_shape())
+    return std::nullopt;
+  Shape s;
+  for (const auto& d : it->second->tensor_type().shape().dim()) {
+    if (!d.has_dim_value()) return std::nullopt;
+    s.push_back(d.dim_value());
+  }
+  return s;
+}
+
+void check_nodes_before_onnx_inference(onnx::ModelProto& model, const std::string& origin) {
+  OnnxNodeInference walk(model, origin);
+  onnx::GraphProto& g = *model.mutable_graph();
+  for (int i = 0; i < g.node_size(); ++i) walk.infer(*g.mutable_node(i), i);
 }
 
 }  // namespace dgs

@@ -200,6 +200,41 @@ TEST(ExportPatterns, SoftmaxNanGuardOfScaledDotProductAttentionIsRemoved) {
   EXPECT_EQ(kept.op(2).kind, OpKind::Where);
 }
 
+TEST(ExportPatterns, ChainedShapeComputationsFoldInOnePass) {
+  // Swin-T's legacy export chains its blocks through shape arithmetic: each block's Shape reads
+  // a Reshape whose target the previous Shape computed, so its shape is static only once that
+  // Reshape's target is folded. Folding infers each node as it goes: one pass folds all four
+  // Shapes, and ONNX's whole-graph inference runs once (it ran once per block before).
+  const char* text = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2, 3, 4] x) => (float[2, 3, 4] y) {
+      s0 = Shape (x)
+      r0 = Reshape (x, s0)
+      h0 = Relu (r0)
+      s1 = Shape (h0)
+      r1 = Reshape (h0, s1)
+      h1 = Relu (r1)
+      s2 = Shape (h1)
+      r2 = Reshape (h1, s2)
+      h2 = Relu (r2)
+      s3 = Shape (h2)
+      r3 = Reshape (h2, s3)
+      y = Relu (r3)
+    })";
+  onnx::ModelProto m;
+  const auto status = onnx::OnnxParser::Parse(m, text);
+  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
+  OnnxLoadSummary s;
+  OnnxLoadOptions opts;
+  opts.summary = &s;
+  const Graph g = graph_from_onnx(m, "chain.onnx", opts);
+  EXPECT_EQ(s.folded.at("Shape"), 4);
+  EXPECT_EQ(s.whole_graph_inferences, 1);
+  ASSERT_EQ(g.num_ops(), 8);
+  EXPECT_EQ(g.op(6).kind, OpKind::Reshape);
+  EXPECT_EQ(g.tensor(g.op(6).inputs[1]).int_data, (std::vector<int64_t>{2, 3, 4}));
+}
+
 TEST(ExportPatterns, SymbolicBatchInTheFilesValueInfoTakesTheBatch) {
   // torch.onnx.export(..., dynamo=True, dynamic_shapes=...) annotates intermediate tensors with
   // the symbolic "batch" (value_info); at batch 1 a stale "batch" on the Transpose output made
