@@ -65,6 +65,50 @@ std::string common_prefix(const std::vector<std::string>& names) {
   return p;
 }
 
+// Side-input ops (PartRule::Blocks): cheap ops (element-wise, layout, Gather, GatherND, Expand,
+// Slice, Concat, Transpose) whose data inputs are graph inputs other than the first, outputs of
+// side-input ops, or the first graph input where the op gives a bool (a padding mask compared
+// from the token ids), such as the attention mask a BERT export computes once from its
+// attention_mask input and every layer reads. The authors' IR has one graph input, the data (the
+// image); a value computed from the other inputs alone is, like a constant or a block's enter
+// node, ready before the blocks that read it, and an edge from an early block to a later one is
+// legal (NASNet cells read the cell before last): the block rule only needs edges to go forward.
+// So side values (is_side_value) do not count as live across a cut, and units of side-input ops
+// do not keep a block open: BERT with a mask gets one block per layer, as without. A network with
+// one float graph input has no side-input ops.
+std::vector<char> side_input_ops(const Graph& g, const std::vector<int>& order) {
+  std::vector<char> side(static_cast<size_t>(g.num_ops()), 0);
+  const std::vector<int> inputs = g.input_tensors();
+  if (inputs.empty()) return side;
+  for (int op : order) {
+    const OpKind k = g.op(op).kind;
+    const bool gives_bool =
+        !g.op(op).outputs.empty() && g.tensor(g.op(op).outputs[0]).dtype == DType::Bool;
+    const bool cheap = is_elementwise(k) || is_layout_only(k) || k == OpKind::Gather ||
+                       k == OpKind::GatherND || k == OpKind::Expand || k == OpKind::Slice ||
+                       k == OpKind::Concat || k == OpKind::Transpose;
+    if (!cheap) continue;
+    bool from_side = true;
+    for (int t : data_inputs(g, op)) {
+      const int p = g.tensor(t).producer;
+      from_side &= p >= 0 ? side[static_cast<size_t>(p)] != 0 : t != inputs.front() || gives_bool;
+    }
+    side[static_cast<size_t>(op)] = from_side;
+  }
+  return side;
+}
+
+// A value of the side inputs that does not hold a cut open: a side-input op's output read by
+// several ops (an attention mask read by every layer), or a graph input read only by side-input
+// ops (the attention_mask input itself, read where the mask is computed).
+bool is_side_value(const Graph& g, int t, const std::vector<char>& side_op) {
+  const Tensor& x = g.tensor(t);
+  if (x.role == TensorRole::Output || x.consumers.empty()) return false;
+  if (x.producer >= 0) return side_op[static_cast<size_t>(x.producer)] && x.consumers.size() > 1;
+  return std::all_of(x.consumers.begin(), x.consumers.end(),
+                     [&](int c) { return side_op[static_cast<size_t>(c)] != 0; });
+}
+
 }  // namespace
 
 PartRule default_part_rule(const std::string& model) {
@@ -122,12 +166,16 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
     for (int c : g.tensor(t).consumers)
       last_use[static_cast<size_t>(t)] =
           std::max(last_use[static_cast<size_t>(t)], pos[static_cast<size_t>(c)]);
+  const std::vector<char> side_op = rule == PartRule::Blocks
+                                        ? side_input_ops(g, order)
+                                        : std::vector<char>(static_cast<size_t>(nops), 0);
   // tensors live across the boundary after position i (produced <= i, or graph
-  // inputs, used > i)
+  // inputs, used > i); side-input values (side_input_ops) are not held live
   std::vector<int> live_count(static_cast<size_t>(nops), 0);
   for (int t = 0; t < g.num_tensors(); ++t) {
     const Tensor& tt = g.tensor(t);
     if (tt.is_param() || last_use[static_cast<size_t>(t)] < 0) continue;
+    if (is_side_value(g, t, side_op)) continue;
     const int from = tt.producer >= 0 ? pos[static_cast<size_t>(tt.producer)] : 0;
     for (int i = from; i < last_use[static_cast<size_t>(t)]; ++i)
       ++live_count[static_cast<size_t>(i)];
@@ -312,10 +360,24 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
   const int nu = static_cast<int>(net.units.size());
   std::vector<int> unit_pos_last(static_cast<size_t>(nu));  // position of the unit's last op
   std::vector<int> succ_count(static_cast<size_t>(nu), 0);
+  // A unit of side-input ops only: its edges do not hold a block open (side_input_ops).
+  std::vector<char> side_unit(static_cast<size_t>(nu), 0);
+  for (int u = 0; u < nu; ++u) {
+    const Unit& un = net.units[static_cast<size_t>(u)];
+    side_unit[static_cast<size_t>(u)] = std::all_of(
+        un.ops.begin(), un.ops.end(), [&](int op) { return side_op[static_cast<size_t>(op)]; });
+  }
+  // The preds of unit u that the block rule sees.
+  auto block_preds = [&](int u) {
+    std::vector<int> ps;
+    for (int p : net.units[static_cast<size_t>(u)].preds)
+      if (!side_unit[static_cast<size_t>(p)]) ps.push_back(p);
+    return ps;
+  };
   for (int u = 0; u < nu; ++u) {
     unit_pos_last[static_cast<size_t>(u)] =
         pos[static_cast<size_t>(net.units[static_cast<size_t>(u)].ops.back())];
-    for (int p : net.units[static_cast<size_t>(u)].preds) ++succ_count[static_cast<size_t>(p)];
+    for (int p : block_preds(u)) ++succ_count[static_cast<size_t>(p)];
   }
   // farthest successor of units 0..u
   std::vector<std::vector<int>> block_units;
@@ -332,7 +394,7 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
   } else {
     std::vector<int> max_succ(static_cast<size_t>(nu), -1);
     for (int u = 0; u < nu; ++u)
-      for (int p : net.units[static_cast<size_t>(u)].preds)
+      for (int p : block_preds(u))
         max_succ[static_cast<size_t>(p)] = std::max(max_succ[static_cast<size_t>(p)], u);
     int reach = -1;  // farthest unit read by any unit <= u other than u itself
     std::vector<int> current;
@@ -343,7 +405,8 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
       reach = std::max(reach, max_succ[static_cast<size_t>(u)]);
       const Unit& un = net.units[static_cast<size_t>(u)];
       const OpKind last = g.op(un.ops.back()).kind;
-      const bool combines = last == OpKind::Add || last == OpKind::Concat || un.preds.size() > 1;
+      const bool combines =
+          last == OpKind::Add || last == OpKind::Concat || block_preds(u).size() > 1;
       const bool fans_out = succ_count[static_cast<size_t>(u)] > 1;
       if (u == nu - 1 || (cut && (combines || fans_out))) {
         block_names.push_back("block" + std::to_string(block_no++) + ":" +

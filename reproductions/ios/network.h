@@ -23,6 +23,12 @@
 //  units (a branch starts); this gives the authors' block containers (13 / 6 /
 //  12 for Inception V3 / RandWire / SqueezeNet). NasNet's explicit per-cell
 //  parts come from its op names ("<cell>.<...>"): PartRule::NamePrefix.
+// Side inputs (PartRule::Blocks): values computed by cheap ops (element-wise,
+//  layout, gathers) from graph inputs other than the first (or compared to bool
+//  from the first), such as a BERT export's attention mask read by every layer,
+//  neither hold a cut open nor keep a block open: the authors' IR has one data
+//  input, and an edge from an early block to a later one is legal (NASNet
+//  cells read the cell before last). A network with one float input has none.
 #include <string>
 #include <vector>
 
