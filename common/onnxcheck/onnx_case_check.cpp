@@ -1,6 +1,7 @@
 #include "common/onnxcheck/onnx_case_check.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -9,6 +10,44 @@
 #include "common/onnxcheck/onnx_test_case.h"
 
 namespace dgs {
+
+OnnxCheckCaseArgs parse_onnx_check_case_args(const std::vector<std::string>& args) {
+  OnnxCheckCaseArgs r;
+  auto number = [](const std::string& flag, const std::string& text, double lo, bool lo_open,
+                   double hi, const std::string& expected) {
+    double v = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    const bool ok = used == text.size() && !text.empty() && std::isfinite(v) &&
+                    (lo_open ? v > lo : v >= lo) && v < hi;
+    if (!ok) throw UsageError(flag + " " + text + ": expected " + expected);
+    return v;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--rtol" || a == "--atol") {
+      if (i + 1 == args.size()) throw UsageError(a + ": expected a value");
+      const std::string& v = args[++i];
+      if (a == "--rtol") {
+        r.tol.rtol = number(a, v, 0.0, true, 1.0, "a number in (0, 1)");
+      } else {
+        r.tol.atol = number(a, v, 0.0, false, 1.0, "a number in [0, 1)");
+      }
+    } else if (a.rfind("-", 0) == 0) {
+      throw UsageError(a + ": unknown option; expected --rtol R or --atol A");
+    } else if (!r.dir.empty()) {
+      throw UsageError(a + ": a second test case folder; expected one DIR");
+    } else {
+      r.dir = a;
+    }
+  }
+  if (r.dir.empty()) throw UsageError("expected a test case folder DIR");
+  return r;
+}
 
 OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol) {
   OnnxCaseResult r;

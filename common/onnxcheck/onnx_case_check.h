@@ -4,6 +4,7 @@
 // onnx_check_case and by tests/onnxcheck. It joins the ONNX loader (common/onnx) and the executor
 // (common/exec), so it sits above both.
 #include <string>
+#include <vector>
 
 #include "common/exec/tensor_data.h"
 
@@ -27,5 +28,17 @@ struct OnnxCaseResult {
 // Loads and runs the case `dir` and compares its outputs within `tol`. Throws UsageError when
 // `dir` is not a test case.
 OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol = {});
+
+// The command line of onnx_check_case: DIR [--rtol R] [--atol A]. The defaults are the suite's
+// one tolerance for CPU-reference checks (kDefaultRtol 1e-4, kDefaultAtol 1e-5); a whole network
+// compared with another implementation may need more (README: float32 sums in another order over
+// many chained reductions), and says so on its command line. Throws UsageError, one line naming
+// the flag: "--rtol 0: expected a number in (0, 1)", "--atol -1: expected a number >= 0", an
+// unknown flag, a flag without its value, no DIR or two.
+struct OnnxCheckCaseArgs {
+  std::string dir;
+  Tolerance tol;
+};
+OnnxCheckCaseArgs parse_onnx_check_case_args(const std::vector<std::string>& args);
 
 }  // namespace dgs

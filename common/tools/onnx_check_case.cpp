@@ -1,6 +1,6 @@
-// onnx_check_case DIR: runs one ONNX backend test case (DIR/model.onnx, DIR/test_data_set_*/)
-// on the CPU reference executor and compares every output with the expected .pb files
-// (numpy.allclose with rtol 1e-4, atol 1e-5; see common/exec/tensor_data.h).
+// onnx_check_case DIR [--rtol R] [--atol A]: runs one ONNX backend test case (DIR/model.onnx,
+// DIR/test_data_set_*/) on the CPU reference executor and compares every output with the expected
+// .pb files (numpy.allclose; defaults rtol 1e-4, atol 1e-5, see common/exec/tensor_data.h).
 //
 // Prints one line and exits with:
 //   PASS                                         0
@@ -13,19 +13,24 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "common/onnxcheck/onnx_case_check.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fprintf(stderr,
-                 "usage: onnx_check_case DIR\n"
+                 "usage: onnx_check_case DIR [--rtol R] [--atol A]\n"
                  "  DIR: an ONNX backend test case (model.onnx and test_data_set_*/input_*.pb, "
-                 "output_*.pb)\n");
+                 "output_*.pb)\n"
+                 "  an element passes when |actual - expected| <= A + R * |expected|;\n"
+                 "  defaults R = 1e-4, A = 1e-5 (the suite's CPU-reference tolerance)\n");
     return 2;
   }
   try {
-    const dgs::OnnxCaseResult r = dgs::check_onnx_case(argv[1]);
+    const dgs::OnnxCheckCaseArgs parsed = dgs::parse_onnx_check_case_args(args);
+    const dgs::OnnxCaseResult r = dgs::check_onnx_case(parsed.dir, parsed.tol);
     switch (r.status) {
       case dgs::OnnxCaseResult::Status::Pass:
         std::printf("PASS\n");

@@ -186,5 +186,35 @@ TEST(OnnxNodeData, ReadsTensorProtoFiles) {
   EXPECT_THROW(read_tensor_proto_file((dir / "missing.pb").string()), Error);
 }
 
+TEST(OnnxCheckCaseArgs, DefaultsAndFlags) {
+  const OnnxCheckCaseArgs d = parse_onnx_check_case_args({"case"});
+  EXPECT_EQ(d.dir, "case");
+  EXPECT_EQ(d.tol.rtol, kDefaultRtol);
+  EXPECT_EQ(d.tol.atol, kDefaultAtol);
+  const OnnxCheckCaseArgs f = parse_onnx_check_case_args({"--rtol", "2e-4", "case", "--atol", "0"});
+  EXPECT_EQ(f.dir, "case");
+  EXPECT_EQ(f.tol.rtol, 2e-4);
+  EXPECT_EQ(f.tol.atol, 0.0);
+}
+
+TEST(OnnxCheckCaseArgs, BadFlagsAreOneLineNamingTheFlag) {
+  auto msg = [](const std::vector<std::string>& a) {
+    try {
+      parse_onnx_check_case_args(a);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(msg({"case", "--rtol", "0"}), "--rtol 0: expected a number in (0, 1)");
+  EXPECT_EQ(msg({"case", "--rtol", "1e-4x"}), "--rtol 1e-4x: expected a number in (0, 1)");
+  EXPECT_EQ(msg({"case", "--atol", "-1"}), "--atol -1: expected a number in [0, 1)");
+  EXPECT_EQ(msg({"case", "--atol", "nan"}), "--atol nan: expected a number in [0, 1)");
+  EXPECT_EQ(msg({"case", "--rtol"}), "--rtol: expected a value");
+  EXPECT_EQ(msg({"case", "--tol", "1"}), "--tol: unknown option; expected --rtol R or --atol A");
+  EXPECT_EQ(msg({"a", "b"}), "b: a second test case folder; expected one DIR");
+  EXPECT_EQ(msg({"--rtol", "1e-3"}), "expected a test case folder DIR");
+}
+
 }  // namespace
 }  // namespace dgs
