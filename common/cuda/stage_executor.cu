@@ -184,6 +184,14 @@ std::optional<EwOp> ew_op_of(OpKind k) {
       return EwOp::Max;
     case OpKind::Min:
       return EwOp::Min;
+    case OpKind::Equal:
+      return EwOp::Equal;
+    case OpKind::And:
+      return EwOp::And;
+    case OpKind::Not:
+      return EwOp::Not;
+    case OpKind::IsNaN:
+      return EwOp::IsNaN;
     default:
       return std::nullopt;
   }
@@ -258,7 +266,8 @@ struct StageExecutor::Impl {
   std::vector<std::unique_ptr<ConvRun>> conv_runs;  // per op
   std::map<std::string, AlgoChoice> algo_cache;
   std::map<std::string, std::unique_ptr<MergedRun>> merged;
-  std::unique_ptr<Event> pass_start;  // created after the GPU check
+  std::map<int, DeviceBuffer> gather_offsets;  // per GatherND op: flat offsets of its slices
+  std::unique_ptr<Event> pass_start;           // created after the GPU check
 
   explicit Impl(const Graph& graph, StageExecutorOptions o) : g(graph), opts(o) {
     std::string why;
@@ -297,8 +306,8 @@ struct StageExecutor::Impl {
     }
     for (size_t t = 0; t < nt; ++t) {
       const Tensor& ts = g.tensor(static_cast<int>(t));
-      if (ts.dtype != DType::F32 || alias[t]) continue;
-      if (ts.role == TensorRole::Constant && ts.float_data.empty()) continue;
+      if (!on_device(ts.dtype) || alias[t]) continue;
+      if (ts.role == TensorRole::Constant && ts.float_data.empty() && ts.int_data.empty()) continue;
       own[t] = DeviceBuffer(static_cast<size_t>(ts.numel()) * sizeof(float));
       own[t].fill_bytes(0);  // defined values for stages measured alone (inputs not computed)
       ptr[t] = own[t].floats();
@@ -311,17 +320,29 @@ struct StageExecutor::Impl {
     }
     const TensorValues feeds = make_graph_feeds(g, {}, opts.seed);
     for (const auto& [t, v] : feeds) {
-      if (ptr[static_cast<size_t>(t)] && v.dtype == DType::F32) {
-        own[static_cast<size_t>(t)].upload(v.f.data(), v.f.size() * sizeof(float));
-      }
+      if (ptr[static_cast<size_t>(t)] && on_device(v.dtype)) upload(t, v);
     }
+  }
+
+  // Device tensors: float32, and bool (masks) as float32 buffers holding 0 and 1.
+  static bool on_device(DType d) { return d == DType::F32 || d == DType::Bool; }
+
+  // Uploads a float32 value, or a bool one as 0/1 floats.
+  void upload(int t, const TensorData& v) {
+    if (v.dtype == DType::F32) {
+      own[static_cast<size_t>(t)].upload(v.f.data(), v.f.size() * sizeof(float));
+      return;
+    }
+    std::vector<float> f(v.i.size());
+    for (size_t k = 0; k < f.size(); ++k) f[k] = v.i[k] != 0 ? 1.0f : 0.0f;
+    own[static_cast<size_t>(t)].upload(f.data(), f.size() * sizeof(float));
   }
 
   float* buf(int op, int t) {
     if (t < 0 || ptr[static_cast<size_t>(t)] == nullptr) {
       unsupported(g, op,
                   "tensor '" + (t < 0 ? std::string("<omitted>") : g.tensor(t).name) +
-                      "' is not a float32 tensor on the device");
+                      "' is not a float32 or bool tensor on the device");
     }
     return ptr[static_cast<size_t>(t)];
   }
@@ -333,8 +354,8 @@ struct StageExecutor::Impl {
   void check_supported(int oi) {
     const Op& op = g.op(oi);
     for (int t : op.outputs) {
-      if (t >= 0 && g.tensor(t).dtype != DType::F32 && !g.tensor(t).consumers.empty()) {
-        unsupported(g, oi, "output '" + g.tensor(t).name + "' is not float32");
+      if (t >= 0 && !on_device(g.tensor(t).dtype) && !g.tensor(t).consumers.empty()) {
+        unsupported(g, oi, "output '" + g.tensor(t).name + "' is not float32 or bool");
       }
     }
     const OpKind k = op.kind;
@@ -386,6 +407,30 @@ struct StageExecutor::Impl {
       case OpKind::Gelu: {
         const std::string ap = op.attrs.get_string("approximate", "none");
         if (ap != "none" && ap != "tanh") unsupported(g, oi, "approximate '" + ap + "'");
+        return;
+      }
+      case OpKind::Equal:
+      case OpKind::And:
+      case OpKind::Not:
+      case OpKind::IsNaN:
+      case OpKind::Where:
+        for (int t : op.inputs) {
+          if (t >= 0 && !on_device(g.tensor(t).dtype)) {
+            unsupported(g, oi,
+                        "input '" + g.tensor(t).name + "' is " +
+                            std::string(dtype_name(g.tensor(t).dtype)) +
+                            "; the device holds float32 and bool tensors");
+          }
+        }
+        return;
+      case OpKind::GatherND: {
+        const Tensor& data = g.tensor(op.inputs.at(0));
+        const Tensor& ind = g.tensor(op.inputs.at(1));
+        if (!on_device(data.dtype)) unsupported(g, oi, "data of a type other than float or bool");
+        if (ind.role != TensorRole::Constant || ind.int_data.empty()) {
+          unsupported(g, oi, "indices computed at run time (only constant indices)");
+        }
+        (void)gather_nd_offsets(oi);  // refuses out-of-range indices now
         return;
       }
       default:
@@ -820,6 +865,71 @@ struct StageExecutor::Impl {
     }
   }
 
+  void run_where(int oi, Context& cx) {
+    const Op& op = g.op(oi);
+    const Shape& ys = out_shape(oi);
+    auto view = [&](size_t i) {
+      return StridedView{broadcast_strides(shape(op.inputs.at(i)), ys), 0};
+    };
+    where_select(cx.launcher, ys, buf(oi, op.inputs[0]), view(0), buf(oi, op.inputs[1]), view(1),
+                 buf(oi, op.inputs[2]), view(2), buf(oi, op.outputs[0]));
+  }
+
+  // GatherND's gathered slices (constant indices): the flat offset in the data of each, and the
+  // slice length. Same semantics as the CPU executor (batch_dims, negative indices).
+  std::pair<std::vector<int64_t>, int64_t> gather_nd_offsets(int oi) const {
+    const Op& op = g.op(oi);
+    const Shape& xs = in_shape(oi, 0);
+    const Tensor& ind = g.tensor(op.inputs.at(1));
+    const int64_t b = op.attrs.get_int("batch_dims", 0);
+    const auto r = static_cast<int64_t>(xs.size());
+    const auto q = static_cast<int64_t>(ind.shape.size());
+    if (q < 1 || b < 0 || b >= std::min(r, q)) {
+      unsupported(g, oi, "batch_dims outside the inputs' ranks");
+    }
+    const int64_t k = ind.shape.back();
+    if (k < 1 || b + k > r) unsupported(g, oi, "indices' last dimension exceeds the data's rank");
+    int64_t batch = 1, inner = 1;
+    for (int64_t d = 0; d < b; ++d) batch *= xs[static_cast<size_t>(d)];
+    for (int64_t d = b + k; d < r; ++d) inner *= xs[static_cast<size_t>(d)];
+    const int64_t tuples = numel(ind.shape) / k / batch;
+    const std::vector<int64_t> st = contiguous_strides(xs);
+    std::vector<int64_t> offsets;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      const int64_t base = b > 0 ? bi * st[static_cast<size_t>(b - 1)] : 0;
+      for (int64_t t = 0; t < tuples; ++t) {
+        int64_t off = base;
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t dim = xs[static_cast<size_t>(b + j)];
+          int64_t v = ind.int_data.at(static_cast<size_t>((bi * tuples + t) * k + j));
+          if (v < -dim || v >= dim) {
+            unsupported(g, oi,
+                        "index " + std::to_string(v) + " out of range for axis size " +
+                            std::to_string(dim));
+          }
+          if (v < 0) v += dim;
+          off += v * st[static_cast<size_t>(b + j)];
+        }
+        offsets.push_back(off);
+      }
+    }
+    return {offsets, inner};
+  }
+
+  void run_gather_nd(int oi, Context& cx) {
+    const auto [offsets, slice] = gather_nd_offsets(oi);
+    auto it = gather_offsets.find(oi);
+    if (it == gather_offsets.end()) {
+      DeviceBuffer d(std::max<size_t>(offsets.size(), 1) * sizeof(int64_t));
+      d.upload(offsets.data(), offsets.size() * sizeof(int64_t));
+      it = gather_offsets.emplace(oi, std::move(d)).first;
+    }
+    const Op& op = g.op(oi);
+    gather_slices(cx.launcher, buf(oi, op.inputs[0]),
+                  static_cast<const int64_t*>(it->second.data()),
+                  static_cast<int64_t>(offsets.size()), slice, buf(oi, op.outputs[0]));
+  }
+
   void run_concat(int oi, Context& cx) {
     const Op& op = g.op(oi);
     const Shape& ys = out_shape(oi);
@@ -1021,6 +1131,10 @@ struct StageExecutor::Impl {
         return run_gemm(oi, cx);
       case OpKind::MatMul:
         return run_matmul(oi, cx);
+      case OpKind::Where:
+        return run_where(oi, cx);
+      case OpKind::GatherND:
+        return run_gather_nd(oi, cx);
       default:
         if (is_alias_op(op.kind)) return;  // the output aliases the input: nothing moves
         if (const auto ew = ew_op_of(op.kind)) return run_elementwise(oi, cx, *ew);
@@ -1121,11 +1235,13 @@ void StageExecutor::set_tensor(int tensor, const TensorData& value) {
   if (t.role != TensorRole::Input && t.role != TensorRole::Weight) {
     throw Error("StageExecutor::set_tensor: '" + t.name + "' is not an input or a weight");
   }
-  if (value.shape != t.shape || value.dtype != DType::F32 || value.size() != t.numel()) {
-    throw Error("StageExecutor::set_tensor: '" + t.name + "' is float32" + shape_str(t.shape) +
-                "; got " + tensor_data_str(value));
+  if (value.shape != t.shape || value.dtype != t.dtype || !Impl::on_device(t.dtype) ||
+      value.size() != t.numel()) {
+    throw Error("StageExecutor::set_tensor: '" + t.name + "' is " +
+                std::string(dtype_name(t.dtype)) + shape_str(t.shape) + "; got " +
+                tensor_data_str(value));
   }
-  m.own[static_cast<size_t>(tensor)].upload(value.f.data(), value.f.size() * sizeof(float));
+  m.upload(tensor, value);
   if (t.role == TensorRole::Weight) m.merged.clear();  // merged weights are copies
 }
 
@@ -1133,13 +1249,21 @@ TensorData StageExecutor::get_tensor(int tensor) const {
   const Impl& m = *impl_;
   if (tensor < 0 || tensor >= m.g.num_tensors() || m.ptr[static_cast<size_t>(tensor)] == nullptr) {
     throw Error("StageExecutor::get_tensor: tensor " + std::to_string(tensor) +
-                " is not a float32 tensor on the device");
+                " is not a float32 or bool tensor on the device");
   }
   device_synchronize();
   const Tensor& t = m.g.tensor(tensor);
   TensorData d = TensorData::zeros(t.shape);
   DGS_CUDA_CHECK(cudaMemcpy(d.f.data(), m.ptr[static_cast<size_t>(tensor)],
                             d.f.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  if (t.dtype == DType::Bool) {  // 0/1 floats on the device
+    TensorData b;
+    b.shape = t.shape;
+    b.dtype = DType::Bool;
+    b.i.resize(d.f.size());
+    for (size_t k = 0; k < d.f.size(); ++k) b.i[k] = d.f[k] != 0.0f ? 1 : 0;
+    return b;
+  }
   return d;
 }
 

@@ -31,7 +31,10 @@
 //
 // Values: every Input and Weight tensor is filled from make_graph_feeds(g, {}, seed) (the CPU
 // reference executor's random values, common/exec/executor.h), so run() followed by outputs()
-// compares directly with run_graph(g, {}, seed). set_tensor() overrides a value.
+// compares directly with run_graph(g, {}, seed). set_tensor() overrides a value. Tensors on the
+// device are float32 and bool (run-time attention masks: Equal, And, Not, IsNaN, Where, GatherND
+// with constant indices), a bool one as a float32 buffer of 0 and 1; an op reading or writing
+// another element type (int64 token ids, Cast from them) is refused at construction.
 //
 // This header has no CUDA types; in a build without CUDA the constructor throws.
 #include <cstdint>
@@ -87,9 +90,9 @@ class StageExecutor {
   // "FMA (FP32 CUDA cores)" or "default (TF32 tensor cores allowed)".
   std::string conv_math() const;
 
-  // Overrides the value of an Input or Weight tensor (shape must match).
+  // Overrides the value of an Input or Weight tensor (shape and dtype must match).
   void set_tensor(int tensor, const TensorData& value);
-  // Copies a float tensor back to the host (after run()).
+  // Copies a float32 or bool tensor back to the host (after run()).
   TensorData get_tensor(int tensor) const;
   // Every graph output, by tensor index (after run()).
   std::map<int, TensorData> outputs() const;

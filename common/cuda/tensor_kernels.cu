@@ -126,6 +126,10 @@ __device__ float apply_ew(EwOp op, float x, float y, EwParams p) {
       return sinf(x);
     case EwOp::Cos:
       return cosf(x);
+    case EwOp::Not:
+      return x == 0.0f ? 1.0f : 0.0f;
+    case EwOp::IsNaN:
+      return isnan(x) ? 1.0f : 0.0f;
     case EwOp::Add:
       return x + y;
     case EwOp::Sub:
@@ -140,6 +144,10 @@ __device__ float apply_ew(EwOp op, float x, float y, EwParams p) {
       return fmaxf(x, y);
     case EwOp::Min:
       return fminf(x, y);
+    case EwOp::Equal:
+      return x == y ? 1.0f : 0.0f;
+    case EwOp::And:
+      return x != 0.0f && y != 0.0f ? 1.0f : 0.0f;
   }
   return x;
 }
@@ -157,6 +165,32 @@ __global__ void elementwise_kernel(IndexMap m, EwOp op, EwParams p, bool binary,
       ib += i * m.s1[k];
     }
     out[idx] = apply_ew(op, a[ia], binary ? b[ib] : 0.0f, p);
+  }
+}
+
+__global__ void where_kernel(IndexMap m, const float* __restrict__ cond,
+                             const float* __restrict__ x, const float* __restrict__ y,
+                             float* __restrict__ out) {
+  for (int64_t idx = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; idx < m.n;
+       idx += int64_t{gridDim.x} * blockDim.x) {
+    int64_t rem = idx, ic = m.o0, ix = m.o1, iy = m.o2;
+    for (int k = m.rank - 1; k >= 0; --k) {
+      const int64_t i = rem % m.dims[k];
+      rem /= m.dims[k];
+      ic += i * m.s0[k];
+      ix += i * m.s1[k];
+      iy += i * m.s2[k];
+    }
+    out[idx] = cond[ic] != 0.0f ? x[ix] : y[iy];
+  }
+}
+
+__global__ void gather_slices_kernel(const float* __restrict__ src,
+                                     const int64_t* __restrict__ offsets, int64_t n, int64_t slice,
+                                     float* __restrict__ out) {
+  for (int64_t idx = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; idx < n;
+       idx += int64_t{gridDim.x} * blockDim.x) {
+    out[idx] = src[offsets[idx / slice] + idx % slice];
   }
 }
 
@@ -233,6 +267,25 @@ void elementwise(KernelLauncher& l, EwOp op, const EwParams& params,
   if (m.n == 0) return;
   elementwise_kernel<<<grid_for(m.n), kThreads, 0, stream_of(l)>>>(m, op, params, binary, a,
                                                                    binary ? b : a, out);
+  DGS_CUDA_CHECK_LAUNCH();
+  l.count_launch();
+}
+
+void where_select(KernelLauncher& l, const std::vector<int64_t>& out_dims, const float* cond,
+                  const StridedView& c_view, const float* x, const StridedView& x_view,
+                  const float* y, const StridedView& y_view, float* out) {
+  const IndexMap m = make_map(out_dims, &c_view, &x_view, &y_view, "where_select");
+  if (m.n == 0) return;
+  where_kernel<<<grid_for(m.n), kThreads, 0, stream_of(l)>>>(m, cond, x, y, out);
+  DGS_CUDA_CHECK_LAUNCH();
+  l.count_launch();
+}
+
+void gather_slices(KernelLauncher& l, const float* src, const int64_t* offsets, int64_t num_slices,
+                   int64_t slice, float* out) {
+  const int64_t n = num_slices * slice;
+  if (n <= 0) return;
+  gather_slices_kernel<<<grid_for(n), kThreads, 0, stream_of(l)>>>(src, offsets, n, slice, out);
   DGS_CUDA_CHECK_LAUNCH();
   l.count_launch();
 }

@@ -1,8 +1,9 @@
 #pragma once
 // The suite's own data-movement, element-wise and pooling kernels, where cuDNN has none (concat,
 // split, slice, transpose, broadcasting element-wise ops, pooling windows cuDNN cannot express).
-// Float32 only. Every function takes device pointers, enqueues on the launcher's stream and
-// counts one launch per kernel. CUDA-free header: the no-CUDA build's stubs throw.
+// Float32 only; bool tensors (attention masks) are float32 buffers holding 0 and 1. Every function
+// takes device pointers, enqueues on the launcher's stream and counts one launch per kernel.
+// CUDA-free header: the no-CUDA build's stubs throw.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -82,14 +83,18 @@ enum class EwOp : int {
   HardSigmoid,
   HardSwish,
   Sin,
-  Cos,  // unary
+  Cos,
+  Not,    // a bool tensor (stored as 0/1 floats) -> 1 where 0
+  IsNaN,  // -> 1 where NaN (unary ops end here)
   Add,
   Sub,
   Mul,
   Div,
   Pow,
   Max,
-  Min  // binary
+  Min,
+  Equal,  // -> 1 where equal
+  And     // bool tensors: 1 where both are non-zero (binary)
 };
 bool ew_is_binary(EwOp op);
 
@@ -104,6 +109,18 @@ struct EwParams {
 void elementwise(KernelLauncher& l, EwOp op, const EwParams& params,
                  const std::vector<int64_t>& out_dims, const float* a, const StridedView& a_view,
                  const float* b, const StridedView& b_view, float* out);
+
+// out (contiguous, shape `out_dims`) = cond[c_view] != 0 ? x[x_view] : y[y_view] (ONNX Where;
+// the bool condition stored as 0/1 floats).
+void where_select(KernelLauncher& l, const std::vector<int64_t>& out_dims, const float* cond,
+                  const StridedView& c_view, const float* x, const StridedView& x_view,
+                  const float* y, const StridedView& y_view, float* out);
+
+// out[s * slice + j] = src[offsets[s] + j] for s < num_slices, j < slice: the gather of
+// GatherND with indices known on the host (`offsets`: device int64 array of flat element
+// offsets of the gathered slices).
+void gather_slices(KernelLauncher& l, const float* src, const int64_t* offsets, int64_t num_slices,
+                   int64_t slice, float* out);
 
 // 2-D pooling window on NCHW (any padding, ceil mode, dilation), the same semantics as the CPU
 // reference: max over in-bounds elements; average over in-bounds elements, or over the window

@@ -284,5 +284,59 @@ TEST(StageExecutor, EveryOperatorKindMatchesTheCpuReference) {
   expect_outputs_match(ex, g, ref, "sequential");
 }
 
+// The run-time attention-mask operators (Equal, Not, IsNaN, And, Where, GatherND), with bool
+// tensors on the device: keep = Not(Equal(Relu(x), 0)) And Not(IsNaN(Sqrt(y))), i.e. x > 0 and
+// y >= 0 (both about half the elements); out = Where(keep, x, y); rows = GatherND(out, [[1, 0],
+// [0, 2], [-1, -1]]).
+Graph mask_ops_graph() {
+  Graph g;
+  g.name = "mask_ops";
+  const int x = g.add_input("x", {2, 3, 4});
+  const int y = g.add_input("y", {2, 3, 4});
+  const int zero = g.add_constant_floats("zero", {}, {0.0f});
+  const int pos = add(g, OpKind::Relu, "relu", {x});
+  const int is_zero = add(g, OpKind::Equal, "is_zero", {pos, zero});
+  const int x_pos = add(g, OpKind::Not, "x_pos", {is_zero});
+  const int nan = add(g, OpKind::IsNaN, "nan", {add(g, OpKind::Sqrt, "sqrt", {y})});
+  const int keep = add(g, OpKind::And, "keep", {x_pos, add(g, OpKind::Not, "y_ok", {nan})});
+  const int out = add(g, OpKind::Where, "select", {keep, x, y});
+  const int idx = g.add_tensor(Tensor{
+      "rows_idx", {3, 2}, DType::I64, TensorRole::Constant, -1, {}, {1, 0, 0, 2, -1, -1}, {}});
+  g.mark_output(keep);
+  g.mark_output(out);
+  g.mark_output(add(g, OpKind::GatherND, "rows", {out, idx}));
+  return g;
+}
+
+TEST(StageExecutor, MaskOperatorsMatchTheCpuReference) {
+  const Graph g = mask_ops_graph();
+  const TensorValues ref = run_graph(g, {}, kSeed);
+  ASSERT_EQ(ref.at(g.output_tensors()[0]).dtype, DType::Bool);
+  int64_t kept = 0;
+  for (int64_t v : ref.at(g.output_tensors()[0]).i) kept += v;
+  EXPECT_GT(kept, 0);  // both branches of the Where are taken
+  EXPECT_LT(kept, 24);
+  EXPECT_EQ(ref.at(g.output_tensors()[2]).shape, (Shape{3, 4}));
+  DGS_REQUIRE_GPU();
+  gpu::StageExecutorOptions o;
+  o.seed = kSeed;
+  gpu::StageExecutor ex(g, o);
+  ex.run(sequential_plan(g));
+  const TensorData keep = ex.get_tensor(g.output_tensors()[0]);
+  EXPECT_EQ(keep.dtype, DType::Bool);
+  EXPECT_EQ(keep.i, ref.at(g.output_tensors()[0]).i);
+  expect_outputs_match(ex, g, ref, "sequential");
+}
+
+TEST(StageExecutor, RefusesAnInt64InputOfAMaskOperator) {
+  Graph g;
+  g.name = "int_mask";
+  const int ids = g.add_input("ids", {2, 4}, DType::I64);
+  const int zero = g.add_constant_ints("zero", {0});
+  g.mark_output(add(g, OpKind::Equal, "is_pad", {ids, zero}));
+  DGS_REQUIRE_GPU();
+  EXPECT_THROW(gpu::StageExecutor(g, gpu::StageExecutorOptions{}), Error);
+}
+
 }  // namespace
 }  // namespace dgs

@@ -23,6 +23,13 @@ void elementwise(KernelLauncher&, EwOp, const EwParams&, const std::vector<int64
                  const StridedView&, const float*, const StridedView&, float*) {
   throw_no_cuda("elementwise");
 }
+void where_select(KernelLauncher&, const std::vector<int64_t>&, const float*, const StridedView&,
+                  const float*, const StridedView&, const float*, const StridedView&, float*) {
+  throw_no_cuda("where_select");
+}
+void gather_slices(KernelLauncher&, const float*, const int64_t*, int64_t, int64_t, float*) {
+  throw_no_cuda("gather_slices");
+}
 void pool2d(KernelLauncher&, bool, bool, const Pool2dShape&, const float*, float*) {
   throw_no_cuda("pool2d");
 }
