@@ -56,6 +56,18 @@ int count_kind(const Graph& g, OpKind k) {
   return n;
 }
 
+TEST(ExportedModels, EveryFixtureFoldsInOnePass) {
+  // The folding pass infers each node as it goes (onnx_node_checks.h): whole-graph shape
+  // inference runs once, also for Swin's shifted-window chains.
+  for (const char* name :
+       {"resnet_block", "vit_block", "swin_block", "bert_block", "bert_mask_block"}) {
+    OnnxLoadSummary s;
+    load_fixture(name, 2, &s);
+    EXPECT_GT(s.folded_total(), 0) << name;
+    EXPECT_EQ(s.whole_graph_inferences, 1) << name;
+  }
+}
+
 TEST(ExportedModels, ResNetBlockFoldsIdentityConstantAndShapeChains) {
   OnnxLoadSummary s;
   const Graph g = load_fixture("resnet_block", 1, &s);
