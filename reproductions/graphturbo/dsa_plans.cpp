@@ -160,6 +160,60 @@ int cluster_of(const Task& t) {
   return t.placement.index.empty() ? 0 : t.placement.index[0];
 }
 
+// The steps of instance k of f of a sub-graph split along axis d > 0 with recomputed halos: its
+// layers in order, each its own step while it reads, of the tensors the instance's earlier steps
+// write, only their instance slices along d; a layer that needs a halo of one (a conv's rows
+// beyond the slice, written by the next instance, later) joins the step that writes it and every
+// step after, and the merged step is checked again (its halo grows backwards through its first
+// layers) until it reads no halo of an earlier step: the halos are recomputed inside it.
+std::vector<std::vector<int>> halo_steps(const Graph& g,
+                                         const std::vector<std::vector<int>>& layers,
+                                         const std::set<int>& sg_ops, int d, int64_t k, int64_t f) {
+  std::vector<std::vector<int>> groups;
+  std::map<int, size_t> group_of_tensor;
+  auto slice_of = [&](int t) {
+    Region r = full_region(g.tensor(t).shape);
+    if (r.size() <= size_t(d)) return r;  // no axis d: whole
+    const int64_t e = g.tensor(t).shape[size_t(d)];
+    r[size_t(d)] = {e * k / f, e * (k + 1) / f};
+    return r;
+  };
+  for (const std::vector<int>& layer : layers) {
+    std::vector<int> part;
+    for (int op : layer)
+      if (sg_ops.count(op)) part.push_back(op);
+    if (part.empty()) continue;
+    groups.push_back(part);
+    for (;;) {
+      const std::vector<int>& last = groups.back();
+      const std::set<int> own(last.begin(), last.end());
+      std::map<int, Region> seeds;
+      for (int op : last)
+        for (int t : g.op(op).outputs) {
+          bool outside = g.tensor(t).role == TensorRole::Output;
+          for (int c : g.tensor(t).consumers) outside = outside || !own.count(c);
+          if (outside) seeds[t] = slice_of(t);
+        }
+      size_t earliest = groups.size() - 1;
+      for (const auto& [t, need] : propagate_regions(g, last, seeds)) {
+        const auto it = group_of_tensor.find(t);
+        if (it != group_of_tensor.end() && it->second < earliest &&
+            !region_contains(slice_of(t), need.region))
+          earliest = it->second;
+      }
+      if (earliest == groups.size() - 1) break;
+      std::vector<int> merged;
+      for (size_t gi = earliest; gi < groups.size(); ++gi)
+        merged.insert(merged.end(), groups[gi].begin(), groups[gi].end());
+      groups.resize(earliest);
+      groups.push_back(std::move(merged));
+    }
+    for (int op : groups.back())
+      for (int t : g.op(op).outputs) group_of_tensor[t] = groups.size() - 1;
+  }
+  return groups;
+}
+
 // A plan stage built from a step, with the instance it belongs to (-1: none).
 struct StageOfStep {
   Stage stage;
@@ -340,6 +394,12 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
       const Instance& in = s.instances[size_t(i)];
       const SubGraph& sg = s.grouping.subgraphs[size_t(in.subgraph)];
       const std::set<int> sg_ops(sg.ops.begin(), sg.ops.end());
+      if (sg.recomputes) {
+        for (std::vector<int>& ops :
+             halo_steps(g, layers, sg_ops, sg.best.dim, in.index, sg.best.factor))
+          steps.push_back({std::move(ops), sg.best.dim, in.index, sg.best.factor, i});
+        continue;
+      }
       for (const std::vector<int>& layer : layers) {
         std::vector<int> part;
         for (int op : layer)
