@@ -46,8 +46,8 @@ void BM_DsaPlan(benchmark::State& state, const ModelCase& c) {
   const Graph one = build(c, c.per_cluster);
   const Graph g = build(c, c.per_cluster * spec.clusters);
   for (auto _ : state) {
-    const Plan plan = dsa_plan(g, &one, Approach::GraphTurbo, spec);
-    benchmark::DoNotOptimize(plan.stages.size());
+    const DsaPlan plan = dsa_plan(g, &one, Approach::GraphTurbo, spec);
+    benchmark::DoNotOptimize(plan.plan.stages.size());
   }
 }
 

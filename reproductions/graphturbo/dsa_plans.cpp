@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
 #include "reproductions/graphturbo/instances.h"
+#include "reproductions/graphturbo/movement_ops.h"
 
 namespace dgs::graphturbo {
 
@@ -154,95 +156,79 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   return tile;
 }
 
-}  // namespace
-
-int64_t tvm_batches_per_cluster(const Graph& g, const DsaSpec& spec) {
-  const auto budget = static_cast<int64_t>(kTvmLlbFraction * double(spec.global_bytes));
-  int64_t best = int64_t{1} << 20;
-  for (const std::vector<int>& layer : layers_of(g)) {
-    Task t;
-    t.ops = layer;
-    int64_t act = 0;
-    std::set<int> seen;
-    for (int op : layer)
-      for (int x : g.op(op).inputs) {
-        if (x < 0 || seen.count(x) || g.tensor(x).is_param()) continue;
-        const int producer = g.tensor(x).producer;
-        if (producer >= 0 && std::count(layer.begin(), layer.end(), producer)) continue;
-        seen.insert(x);
-        act += g.tensor(x).numel() * spec.element_bytes;
-      }
-    for (int x : task_written_tensors(g, t)) act += g.tensor(x).numel() * spec.element_bytes;
-    int64_t b = 1;
-    while (2 * b * act <= budget) b *= 2;
-    best = std::min(best, b);
-  }
-  return best;
+int cluster_of(const Task& t) {
+  return t.placement.index.empty() ? 0 : t.placement.index[0];
 }
 
-Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
-              DsaRun* counts) {
-  const int clusters = spec.clusters;
-  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
-  // position-embedding lookup from constant ids is not: it runs whole, once).
-  std::vector<bool> batchy(static_cast<size_t>(g.num_tensors()), false);
-  for (int x : g.input_tensors()) batchy[size_t(x)] = true;
-  for (int op : g.topo_order()) {
-    bool any = false;
-    for (int x : g.op(op).inputs) any = any || (x >= 0 && batchy[size_t(x)]);
-    for (int x : g.op(op).outputs) batchy[size_t(x)] = any;
-  }
-  std::vector<Step> steps;
-  int64_t kernels = 0;
-  const bool instances = a == Approach::GraphTurbo || a == Approach::V3Instances;
-  if (instances) {
-    // Scheduled on one cluster's share (the same builder at the per-cluster batch: same ops).
-    if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
-    const Schedule s = schedule_graph(*per_cluster, stcp920_gt_params(spec));
-    kernels = static_cast<int64_t>(s.instances.size());
-    const std::vector<std::vector<int>> layers = layers_of(g);
-    for (int i : s.order) {
-      const Instance& in = s.instances[size_t(i)];
-      const SubGraph& sg = s.grouping.subgraphs[size_t(in.subgraph)];
-      const std::set<int> sg_ops(sg.ops.begin(), sg.ops.end());
-      for (const std::vector<int>& layer : layers) {
-        std::vector<int> part;
-        for (int op : layer)
-          if (sg_ops.count(op)) part.push_back(op);
-        if (part.empty()) continue;
-        int64_t f = sg.best.factor;
-        bool ok = true;
-        for (int op : part)
-          for (int t : g.op(op).outputs)
-            ok = ok && batchy[size_t(t)] &&
-                 divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, clusters);
-        if (!ok) f = 0;  // marker: whole, once
-        steps.push_back({part, sg.best.dim, in.index, f, i});
-      }
-    }
-  } else {
-    for (const std::vector<int>& layer : layers_of(g)) steps.push_back({layer, 0, 0, 1, -1});
-    kernels = static_cast<int64_t>(steps.size());
-  }
-
-  Plan plan;
-  plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
-  plan.graph = g.name;
-  // Across-layer instruction scheduling (§4.4) is GraphTurbo's alone (V4): every other approach's
-  // loads wait for their layer's stage (no weight promotion hidden behind an earlier layer).
-  plan.options.prefetch_across_stages = a == Approach::GraphTurbo;
-  std::set<std::vector<int>> emitted_whole;
-  // Written tensors per step (cluster 0's region bytes) for the scope allocation.
-  struct Written {
-    int step, tensor;
-    int64_t bytes;  // one cluster's region
-    int units;
-    int last = -1;
-    std::string scope;
+// The steps of instance k of f of a sub-graph split along axis d > 0 with recomputed halos: its
+// layers in order, each its own step while it reads, of the tensors the instance's earlier steps
+// write, only their instance slices along d; a layer that needs a halo of one (a conv's rows
+// beyond the slice, written by the next instance, later) joins the step that writes it and every
+// step after, and the merged step is checked again (its halo grows backwards through its first
+// layers) until it reads no halo of an earlier step: the halos are recomputed inside it.
+std::vector<std::vector<int>> halo_steps(const Graph& g,
+                                         const std::vector<std::vector<int>>& layers,
+                                         const std::set<int>& sg_ops, int d, int64_t k, int64_t f) {
+  std::vector<std::vector<int>> groups;
+  std::map<int, size_t> group_of_tensor;
+  auto slice_of = [&](int t) {
+    Region r = full_region(g.tensor(t).shape);
+    if (r.size() <= size_t(d)) return r;  // no axis d: whole
+    const int64_t e = g.tensor(t).shape[size_t(d)];
+    r[size_t(d)] = {e * k / f, e * (k + 1) / f};
+    return r;
   };
-  std::vector<Written> written;
-  for (size_t si = 0; si < steps.size(); ++si) {
-    Step st = steps[si];
+  for (const std::vector<int>& layer : layers) {
+    std::vector<int> part;
+    for (int op : layer)
+      if (sg_ops.count(op)) part.push_back(op);
+    if (part.empty()) continue;
+    groups.push_back(part);
+    for (;;) {
+      const std::vector<int>& last = groups.back();
+      const std::set<int> own(last.begin(), last.end());
+      std::map<int, Region> seeds;
+      for (int op : last)
+        for (int t : g.op(op).outputs) {
+          bool outside = g.tensor(t).role == TensorRole::Output;
+          for (int c : g.tensor(t).consumers) outside = outside || !own.count(c);
+          if (outside) seeds[t] = slice_of(t);
+        }
+      size_t earliest = groups.size() - 1;
+      for (const auto& [t, need] : propagate_regions(g, last, seeds)) {
+        const auto it = group_of_tensor.find(t);
+        if (it != group_of_tensor.end() && it->second < earliest &&
+            !region_contains(slice_of(t), need.region))
+          earliest = it->second;
+      }
+      if (earliest == groups.size() - 1) break;
+      std::vector<int> merged;
+      for (size_t gi = earliest; gi < groups.size(); ++gi)
+        merged.insert(merged.end(), groups[gi].begin(), groups[gi].end());
+      groups.resize(earliest);
+      groups.push_back(std::move(merged));
+    }
+    for (int op : groups.back())
+      for (int t : g.op(op).outputs) group_of_tensor[t] = groups.size() - 1;
+  }
+  return groups;
+}
+
+// A plan stage built from a step, with the instance it belongs to (-1: none).
+struct StageOfStep {
+  Stage stage;
+  int instance = -1;
+};
+
+// One stage per step, one task per cluster (its share of the batch), or one task for a step run
+// whole, once (outputs that are not the batch's or do not divide); tiles fitted when `fit`.
+std::vector<StageOfStep> stages_of_steps(const Graph& g, const std::vector<Step>& steps,
+                                         const std::vector<bool>& batchy, const DsaSpec& spec,
+                                         bool fit) {
+  const int clusters = spec.clusters;
+  std::set<std::vector<int>> emitted_whole;
+  std::vector<StageOfStep> out;
+  for (Step st : steps) {
     const bool whole = st.f == 0;
     if (whole) {
       if (emitted_whole.count(st.ops)) continue;
@@ -278,31 +264,233 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
       t.placement.index = {c, 0};
       t.placement.count = static_cast<int>(cores);
       t.placement.binding = b;
-      if (tile.empty()) tile = fit_tile(g, t, spec);
+      if (fit && tile.empty()) tile = fit_tile(g, t, spec);
       t.tile = tile;
       stage.tasks.push_back(std::move(t));
     }
-    const int stage_index = static_cast<int>(plan.stages.size());
-    for (int w : task_written_tensors(g, stage.tasks[0])) {
-      if (g.tensor(w).role == TensorRole::Output) continue;
-      const Region r = task_written_region(g, stage.tasks[0], w);
-      written.push_back({stage_index, w, region_numel(r) * spec.element_bytes,
-                         stage.tasks[0].placement.count, -1, ""});
+    out.push_back({std::move(stage), st.instance});
+  }
+  return out;
+}
+
+// §3.5: puts the Concat op of every crossing read that has one (movement_ops.h) at the front of
+// the consumer instance's first task that reads its output x' on that cluster, and re-fits the
+// tiles of the stages it changes. x' read by a later step of the instance is written by that
+// task: the producer pieces no earlier instance concatenated, each whole; otherwise x' is an
+// intermediate of the task (computed where its tiles need it).
+void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
+                    const std::vector<CrossingRead>& reads,
+                    const std::map<std::pair<int, int>, int>& concat_tensor, const DsaSpec& spec,
+                    std::vector<MovementPiece>* pieces) {
+  const int cores = spec.cores_per_cluster;
+  std::set<std::tuple<int, int, int>> concatenated;  // (x', producer stage, task)
+  std::set<size_t> changed;
+  for (const CrossingRead& r : reads) {
+    const auto site = concat_tensor.find({r.tensor, r.subgraph});
+    if (site == concat_tensor.end()) continue;
+    const int xc = site->second, cop = g.tensor(xc).producer;
+    size_t k = size_t(r.first_stage), ti = 0;
+    bool found = false;
+    for (; k < built.size() && built[k].instance == r.instance && !found; ++k)
+      for (ti = 0; ti < built[k].stage.tasks.size() && !found; ++ti) {
+        const Task& t = built[k].stage.tasks[ti];
+        if (cluster_of(t) != r.cluster) continue;
+        for (int op : t.ops)
+          found = found || std::count(g.op(op).inputs.begin(), g.op(op).inputs.end(), xc) > 0;
+      }
+    if (!found)
+      throw Error("GraphTurbo §3.5: no task of the consumer instance reads '" + g.tensor(xc).name +
+                  "'");
+    --k, --ti;
+    Task& t = built[k].stage.tasks[ti];
+    t.ops.insert(t.ops.begin(), cop);
+    bool kept = true;
+    for (int c : g.tensor(xc).consumers) kept = kept && std::count(t.ops.begin(), t.ops.end(), c);
+    std::vector<std::pair<int, int>> from;
+    Region whole;
+    for (const std::pair<int, int>& w : r.writers) {
+      if (!kept && !concatenated.insert({xc, w.first, w.second}).second) continue;
+      from.push_back(w);
+      const Region piece =
+          task_written_region(g, built[size_t(w.first)].stage.tasks[size_t(w.second)], r.tensor);
+      whole = whole.empty() ? piece : region_union(whole, piece);
     }
-    plan.stages.push_back(std::move(stage));
+    if (!kept) {
+      int64_t sum = 0;
+      for (const auto& [ws, wt] : from)
+        sum += region_numel(
+            task_written_region(g, built[size_t(ws)].stage.tasks[size_t(wt)], r.tensor));
+      if (from.empty() || sum != region_numel(whole))
+        throw Error("GraphTurbo §3.5: the pieces of '" + g.tensor(r.tensor).name +
+                    "' a consumer instance concatenates are not one box");
+      t.regions[xc] = whole;
+    }
+    const Shape shape = region_shape(whole);
+    std::vector<int64_t> inferred = t.placement.binding;  // infer_binding (Algorithm 4)
+    bool valid = inferred.size() == shape.size();
+    for (size_t d = 0; valid && d < inferred.size(); ++d) valid = shape[d] % inferred[d] == 0;
+    if (!valid) inferred = plain_binding(shape, cores);
+    for (const std::pair<int, int>& w : from)
+      pieces->push_back({int(k), int(ti), r.tensor, xc, r.instance, r.cluster, kept, w,
+                         written_binding(g, built[size_t(w.first)].stage.tasks[size_t(w.second)],
+                                         r.tensor, cores),
+                         inferred});
+    changed.insert(k);
+  }
+  for (size_t k : changed) {
+    const std::vector<int64_t> tile = fit_tile(g, built[k].stage.tasks[0], spec);
+    for (Task& t : built[k].stage.tasks) t.tile = tile;
+  }
+}
+
+}  // namespace
+
+int64_t tvm_batches_per_cluster(const Graph& g, const DsaSpec& spec) {
+  const auto budget = static_cast<int64_t>(kTvmLlbFraction * double(spec.global_bytes));
+  int64_t best = int64_t{1} << 20;
+  for (const std::vector<int>& layer : layers_of(g)) {
+    Task t;
+    t.ops = layer;
+    int64_t act = 0;
+    std::set<int> seen;
+    for (int op : layer)
+      for (int x : g.op(op).inputs) {
+        if (x < 0 || seen.count(x) || g.tensor(x).is_param()) continue;
+        const int producer = g.tensor(x).producer;
+        if (producer >= 0 && std::count(layer.begin(), layer.end(), producer)) continue;
+        seen.insert(x);
+        act += g.tensor(x).numel() * spec.element_bytes;
+      }
+    for (int x : task_written_tensors(g, t)) act += g.tensor(x).numel() * spec.element_bytes;
+    int64_t b = 1;
+    while (2 * b * act <= budget) b *= 2;
+    best = std::min(best, b);
+  }
+  return best;
+}
+
+DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+                 DsaRun* counts, const GtParams* params) {
+  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
+  // position-embedding lookup from constant ids is not: it runs whole, once).
+  std::vector<bool> batchy(static_cast<size_t>(g.num_tensors()), false);
+  for (int x : g.input_tensors()) batchy[size_t(x)] = true;
+  for (int op : g.topo_order()) {
+    bool any = false;
+    for (int x : g.op(op).inputs) any = any || (x >= 0 && batchy[size_t(x)]);
+    for (int x : g.op(op).outputs) batchy[size_t(x)] = any;
+  }
+  std::vector<Step> steps;
+  int64_t kernels = 0;
+  const bool instances = a == Approach::GraphTurbo || a == Approach::V3Instances;
+  Schedule s;
+  if (instances) {
+    // Scheduled on one cluster's share (the same builder at the per-cluster batch: same ops).
+    if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
+    s = schedule_graph(*per_cluster, params ? *params : stcp920_gt_params(spec));
+    kernels = static_cast<int64_t>(s.instances.size());
+    const std::vector<std::vector<int>> layers = layers_of(g);
+    for (int i : s.order) {
+      const Instance& in = s.instances[size_t(i)];
+      const SubGraph& sg = s.grouping.subgraphs[size_t(in.subgraph)];
+      const std::set<int> sg_ops(sg.ops.begin(), sg.ops.end());
+      if (sg.recomputes) {
+        for (std::vector<int>& ops :
+             halo_steps(g, layers, sg_ops, sg.best.dim, in.index, sg.best.factor))
+          steps.push_back({std::move(ops), sg.best.dim, in.index, sg.best.factor, i});
+        continue;
+      }
+      for (const std::vector<int>& layer : layers) {
+        std::vector<int> part;
+        for (int op : layer)
+          if (sg_ops.count(op)) part.push_back(op);
+        if (part.empty()) continue;
+        int64_t f = sg.best.factor;
+        bool ok = true;
+        for (int op : part)
+          for (int t : g.op(op).outputs)
+            ok = ok && batchy[size_t(t)] &&
+                 divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, spec.clusters);
+        if (!ok) f = 0;  // marker: whole, once
+        steps.push_back({part, sg.best.dim, in.index, f, i});
+      }
+    }
+  } else {
+    for (const std::vector<int>& layer : layers_of(g)) steps.push_back({layer, 0, 0, 1, -1});
+    kernels = static_cast<int64_t>(steps.size());
+  }
+
+  DsaPlan out;
+  Plan& plan = out.plan;
+  plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
+  plan.graph = g.name;
+  // Across-layer instruction scheduling (§4.4) is GraphTurbo's alone (V4): every other approach's
+  // loads wait for their layer's stage (no weight promotion hidden behind an earlier layer).
+  plan.options.prefetch_across_stages = a == Approach::GraphTurbo;
+  if (!instances) {
+    out.graph = g;
+    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, true))
+      plan.stages.push_back(std::move(st.stage));
+  } else {
+    // §3.5: find the crossing reads on a plan without the ops, add a Concat op per (tensor,
+    // consumer sub-graph) read in several pieces, and put the pieces' movement tasks in a stage
+    // before each consumer instance (movement_ops.h).
+    Plan bare;
+    std::vector<int> stage_instance;
+    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, false)) {
+      bare.stages.push_back(std::move(st.stage));
+      stage_instance.push_back(st.instance);
+    }
+    const std::vector<CrossingRead> reads = crossing_reads(g, bare, stage_instance, s);
+    std::map<std::pair<int, int>, int> concat_tensor;
+    out.graph = with_concat_ops(g, concat_sites(reads), s.grouping, &concat_tensor);
+    batchy.resize(size_t(out.graph.num_tensors()), false);
+    for (const auto& [site, xc] : concat_tensor) batchy[size_t(xc)] = batchy[size_t(site.first)];
+    std::vector<StageOfStep> built = stages_of_steps(out.graph, steps, batchy, spec, true);
+    insert_concats(out.graph, built, reads, concat_tensor, spec, &out.movement);
+    for (StageOfStep& st : built) plan.stages.push_back(std::move(st.stage));
+  }
+  const Graph& gg = out.graph;
+
+  // Written tensors per stage (cluster 0's regions) for the scope allocation.
+  struct Written {
+    int step, tensor;
+    int64_t bytes;  // cluster 0's regions
+    int units;
+    Region region;  // bounding box of cluster 0's regions
+    int last = -1;
+    std::string scope;
+  };
+  std::vector<Written> written;
+  for (size_t si = 0; si < plan.stages.size(); ++si) {
+    std::map<int, Written> of_stage;
+    for (const Task& t : plan.stages[si].tasks) {
+      if (cluster_of(t) != 0) continue;
+      for (int w : task_written_tensors(gg, t)) {
+        if (gg.tensor(w).role == TensorRole::Output) continue;
+        const Region r = task_written_region(gg, t, w);
+        auto [it, fresh] = of_stage.try_emplace(w, Written{int(si), w, 0, 0, r, -1, ""});
+        it->second.bytes += region_numel(r) * spec.element_bytes;
+        it->second.units = std::max(it->second.units, t.placement.count);
+        if (!fresh) it->second.region = region_union(it->second.region, r);
+      }
+    }
+    for (auto& [w, entry] : of_stage) written.push_back(std::move(entry));
   }
   // Liveness: the last stage reading each written region (cluster 0's tasks).
   for (Written& w : written) {
-    const Region& r = task_written_region(g, plan.stages[size_t(w.step)].tasks[0], w.tensor);
-    for (size_t s = size_t(w.step) + 1; s < plan.stages.size(); ++s) {
-      const Task& t = plan.stages[s].tasks[0];
-      bool reads = false;
-      for (int op : t.ops)
-        for (int in : g.op(op).inputs) reads = reads || in == w.tensor;
-      if (!reads) continue;
-      const std::map<int, Region> need = task_needed_regions(g, t);
-      const auto it = need.find(w.tensor);
-      if (it != need.end() && !region_empty(region_intersect(it->second, r))) w.last = int(s);
+    for (size_t s2 = size_t(w.step) + 1; s2 < plan.stages.size(); ++s2) {
+      for (const Task& t : plan.stages[s2].tasks) {
+        if (cluster_of(t) != 0) continue;
+        bool reads = false;
+        for (int op : t.ops)
+          for (int in : gg.op(op).inputs) reads = reads || in == w.tensor;
+        if (!reads) continue;
+        const std::map<int, Region> need = task_needed_regions(gg, t);
+        const auto it = need.find(w.tensor);
+        if (it != need.end() && !region_empty(region_intersect(it->second, w.region)))
+          w.last = int(s2);
+      }
     }
   }
   // Scopes: first-fit over the liveness (L1 per core, then the LLB), DDR otherwise.
@@ -311,21 +499,21 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
   for (Written& w : written) {
     w.scope = "ddr";
     if (a == Approach::Tvm || w.last < 0) continue;
-    if (a == Approach::AStitch && has_matrix_op(g, plan.stages[size_t(w.step)].tasks[0].ops))
+    if (a == Approach::AStitch && has_matrix_op(gg, plan.stages[size_t(w.step)].tasks[0].ops))
       continue;
     const int64_t per_core = (w.bytes + w.units - 1) / w.units;
     bool fits_l1 = true, fits_llb = true;
-    for (int s = w.step; s <= w.last; ++s) {
-      fits_l1 = fits_l1 && l1[size_t(s)] + per_core <= l1_cap;
-      fits_llb = fits_llb && llb[size_t(s)] + w.bytes <= spec.global_bytes;
+    for (int st = w.step; st <= w.last; ++st) {
+      fits_l1 = fits_l1 && l1[size_t(st)] + per_core <= l1_cap;
+      fits_llb = fits_llb && llb[size_t(st)] + w.bytes <= spec.global_bytes;
     }
     if (a == Approach::V1Llb) fits_l1 = false;  // V1: outputs in the LLB as much as possible
     if (fits_l1) {
       w.scope = spec.local_level;
-      for (int s = w.step; s <= w.last; ++s) l1[size_t(s)] += per_core;
+      for (int st = w.step; st <= w.last; ++st) l1[size_t(st)] += per_core;
     } else if (fits_llb) {
       w.scope = spec.global_level;
-      for (int s = w.step; s <= w.last; ++s) llb[size_t(s)] += w.bytes;
+      for (int st = w.step; st <= w.last; ++st) llb[size_t(st)] += w.bytes;
     }
   }
   DsaRun local;
@@ -338,10 +526,14 @@ Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpe
       continue;
     }
     (w.scope == spec.local_level ? cnt.l1_tensors : cnt.llb_tensors) += 1;
-    for (Task& t : plan.stages[size_t(w.step)].tasks) t.scope[w.tensor] = w.scope;
+    for (Task& t : plan.stages[size_t(w.step)].tasks) {
+      const std::vector<int> wr = task_written_tensors(gg, t);
+      if (std::count(wr.begin(), wr.end(), w.tensor)) t.scope[w.tensor] = w.scope;
+    }
   }
-  for (int t : g.output_tensors()) (void)t, ++cnt.ddr_tensors;
-  return plan;
+  for (int t : gg.output_tensors()) (void)t, ++cnt.ddr_tensors;
+  cnt.movement = count_movement(plan, out.movement, spec.local_level);
+  return out;
 }
 
 DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
@@ -366,9 +558,9 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
   const Graph one = build_zoo_model(model, o);
   o.batch = batches_per_cluster * clusters;
   const Graph g = build_zoo_model(model, o);
-  const Plan plan = dsa_plan(g, &one, a, spec, &r);
-  plan.check(g);
-  r.result = evaluate_dsa_plan(g, plan, spec);
+  const DsaPlan p = dsa_plan(g, &one, a, spec, &r);
+  p.plan.check(p.graph);
+  r.result = evaluate_dsa_plan(p.graph, p.plan, spec);
   r.latency_ms = r.result.latency_us * 1e-3 * double(r.iterations);
   r.throughput = double(batch) / (r.latency_ms * 1e-3);
   return r;

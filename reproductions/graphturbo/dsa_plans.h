@@ -26,6 +26,7 @@
 #include "common/hw/evaluation_result.h"
 #include "common/plan/plan.h"
 #include "reproductions/graphturbo/grouping.h"
+#include "reproductions/graphturbo/movement_ops.h"
 
 namespace dgs::graphturbo {
 
@@ -62,7 +63,8 @@ struct DsaRun {
   double throughput = 0;  // batch / latency (items per second)
   int64_t kernels = 0;    // TVM/AStitch: layers; GraphTurbo: instances
   int64_t ddr_tensors = 0, llb_tensors = 0, l1_tensors = 0;  // per cluster (Table 3)
-  EvaluationResult result;                                   // one iteration
+  MovementCounts movement;  // §3.5's ops of cluster 0 (GraphTurbo, V3; movement_ops.h)
+  EvaluationResult result;  // one iteration
 };
 
 // Builds `model` for the batch and approach (zoo options give image size / seq len) and
@@ -71,8 +73,16 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
                   int64_t batches_per_cluster = 0, int64_t seq_len = 0);
 
 // The plan of approach `a` for `g` (batch = clusters x per-cluster batch) and its scope counts;
-// GraphTurbo schedules `per_cluster` (the same model at the per-cluster batch).
-Plan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
-              DsaRun* counts = nullptr);
+// GraphTurbo and V3 schedule `per_cluster` (the same model at the per-cluster batch) with
+// `params` (default: stcp920_gt_params(spec)), and their plans carry §3.5's operators: `graph`
+// is `g` with the Concat ops, `movement` the plan's movement tasks (movement_ops.h). For the
+// other approaches `graph` is `g`.
+struct DsaPlan {
+  Graph graph;
+  Plan plan;
+  std::vector<MovementPiece> movement;
+};
+DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+                 DsaRun* counts = nullptr, const GtParams* params = nullptr);
 
 }  // namespace dgs::graphturbo

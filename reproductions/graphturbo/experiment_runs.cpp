@@ -86,6 +86,12 @@ void note_constants(ExperimentContext& ctx) {
       "prefetch_across_stages, GraphTurbo's alone: the DSA model then loads a layer's weights "
       "and inputs while earlier layers compute (one stage ahead); TVM, AStitch and Fig. 15's "
       "V1-V3 load each layer's data after its stage begins");
+  ctx.note(
+      "§3.5's operators (GraphTurbo and V3): a Concat op per tensor that a consumer sub-graph's "
+      "instances read from two or more producer instances, run first in the consumer instance's "
+      "task that reads it; its pieces are copies (between levels) or redistributions (L1 to L1 "
+      "with another binding) by the paper's rules, costed as the model's transfers "
+      "(reproductions/graphturbo/movement_ops.h)");
 }
 
 }  // namespace dgs::graphturbo

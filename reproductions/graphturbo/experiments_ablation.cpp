@@ -220,7 +220,8 @@ void run_fig17(ExperimentContext& ctx) {
     const Graph one = build_zoo_model("resnet50", o);
     o.batch = per_cluster * spec.clusters;
     const Graph g = build_zoo_model("resnet50", o);
-    usage_of.push_back(stage_usage(g, dsa_plan(g, &one, a, spec), spec));
+    const DsaPlan p = dsa_plan(g, &one, a, spec);
+    usage_of.push_back(stage_usage(p.graph, p.plan, spec));
   }
   Table t({"stage", "tvm_vme_pct", "graphturbo_vme_pct", "tvm_mme_pct", "graphturbo_mme_pct"});
   BarChart vme{.title = "Fig. 17 - VME utilisation per stage (ResNet-50)",

@@ -84,6 +84,12 @@ void run_fig14(ExperimentContext& ctx) {
       continue;
     }
     const RowRuns& r = runs_of(m);
+    const MovementCounts& mv = r.gt.movement;
+    ctx.note(m.label + " " + m.name + ": GraphTurbo's §3.5 operators per cluster: " +
+             std::to_string(mv.concats) + " concatenations of " + std::to_string(mv.pieces) +
+             " instance pieces (" + std::to_string(mv.copies) + " copies between levels, " +
+             std::to_string(mv.redistributions) + " redistributions between cores, " +
+             std::to_string(mv.in_place) + " in place)");
     const double as = r.astitch.throughput / r.tvm.throughput;
     const double gt = r.gt.throughput / r.tvm.throughput;
     Cell paper = Missing{};

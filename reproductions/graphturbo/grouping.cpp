@@ -2,6 +2,7 @@
 #include "reproductions/graphturbo/grouping.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include <tuple>
 
 #include "common/graph/iteration_space.h"
+#include "common/graph/op_cost.h"
 #include "common/util/error.h"
 
 namespace dgs::graphturbo {
@@ -58,6 +60,64 @@ bool splits_every_op_along(const Graph& g, const std::vector<int>& ops, int d, i
   return true;
 }
 
+// The FLOPs that splitting axis d of the sub-graph's written tensors into v slices computes more
+// than once, as a fraction of the sub-graph's FLOPs: every slice's needs propagated back
+// through the ops (the shared iteration spaces: a conv chain's halos), each op's output needed
+// by the v slices together, against its whole output. Infinite where a slice needs an
+// intermediate whole along d (no halo).
+double recomputed_fraction(const Graph& g, const std::vector<int>& ops, int d, int64_t v) {
+  const std::set<int> in(ops.begin(), ops.end());
+  double total = 0, computed = 0;
+  std::vector<double> per_element(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int64_t n = g.tensor(g.op(ops[i]).outputs.at(0)).numel();
+    per_element[i] = n > 0 ? double(op_cost(g, ops[i]).flops) / double(n) : 0;
+    total += double(op_cost(g, ops[i]).flops);
+  }
+  for (int64_t k = 0; k < v; ++k) {
+    std::map<int, Region> seeds;
+    for (int op : ops)
+      for (int t : g.op(op).outputs) {
+        bool read_inside = false;
+        for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
+        if (read_inside) continue;
+        const Shape& s = g.tensor(t).shape;
+        Region r = full_region(s);
+        const int64_t e = s[static_cast<size_t>(d)];
+        r[static_cast<size_t>(d)] = {e * k / v, e * (k + 1) / v};
+        seeds[t] = r;
+      }
+    const std::map<int, AccessRegion> need = propagate_regions(g, ops, seeds);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const int t = g.op(ops[i]).outputs.at(0);
+      const auto it = need.find(t);
+      if (it == need.end()) continue;
+      // A halo only: a slice that needs a whole intermediate along d (attention's keys) is no
+      // halo; such a split is refused.
+      const Shape& s = g.tensor(t).shape;
+      if (static_cast<int>(s.size()) > d && s[static_cast<size_t>(d)] > 1 &&
+          it->second.region[static_cast<size_t>(d)].size() == s[static_cast<size_t>(d)])
+        return std::numeric_limits<double>::infinity();
+      computed += double(region_numel(it->second.region)) * per_element[i];
+    }
+  }
+  return total > 0 ? (computed - total) / total : 0;
+}
+
+// Whether every tensor the sub-graph writes has axis d (to be split along it).
+bool written_have_axis(const Graph& g, const std::vector<int>& ops, int d, int64_t v) {
+  const std::set<int> in(ops.begin(), ops.end());
+  for (int op : ops)
+    for (int t : g.op(op).outputs) {
+      bool read_inside = false;
+      for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
+      if (read_inside) continue;
+      const Shape& s = g.tensor(t).shape;
+      if (static_cast<int>(s.size()) <= d || s[static_cast<size_t>(d)] % v != 0) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 SplitTuple best_split(const std::vector<SplitTuple>& info) {
@@ -101,8 +161,17 @@ SubGraph make_subgraph(const Graph& g, std::vector<int> ops, const GtParams& p) 
     for (int64_t v : candidate_factors(out[static_cast<size_t>(d)], p.cores)) {
       if (v == 1 || out[static_cast<size_t>(d)] % v != 0) continue;
       if ((sg.peak_bytes + v - 1) / v > p.split_capacity) continue;
-      if (splits_every_op_along(g, sg.ops, d, v))
+      if (splits_every_op_along(g, sg.ops, d, v)) {
         sg.split_info.push_back({static_cast<int>(sg.ops.size()), v, d});
+      } else if (written_have_axis(g, sg.ops, d, v)) {
+        // Recomputation (halos of a conv chain), bounded by the cost model (§3.1).
+        const double r = recomputed_fraction(g, sg.ops, d, v);
+        if (r <= kRecomputeThreshold) {
+          sg.split_info.push_back({static_cast<int>(sg.ops.size()), v, d});
+          sg.recomputed_fraction = r;
+          sg.recomputes = true;
+        }
+      }
       break;
     }
   }
@@ -357,10 +426,12 @@ std::string gt_constants_note(const GtParams& p) {
      << kSplitCapacityFractionOfLlb << ") x LLB = " << p.split_capacity
      << " B (calibration point: Fig. 6's 8/4/2/1 split of ResNet-50); peak = largest activation "
         "written in the sub-graph; splits along the batch axis, other axes only where no batch "
-        "split fits and the axis is one of every op with no recomputation, so no split "
-        "recomputes (kRecomputeThreshold = "
-     << kRecomputeThreshold << " never reached); cores per cluster = " << p.cores
-     << "; element bytes = " << p.element_bytes;
+        "split fits and the axis is one of every op with no recomputation, or recomputes at "
+        "most kRecomputeThreshold = "
+     << kRecomputeThreshold
+     << " of the sub-graph's FLOPs (a conv chain's halos along a spatial axis); cores per "
+        "cluster = "
+     << p.cores << "; element bytes = " << p.element_bytes;
   return os.str();
 }
 

@@ -16,13 +16,14 @@
 //  - splittable dimensions: the batch axis (axis 0) first, for every sub-graph (§2.1 splits the
 //    batch in all experiments). Only a sub-graph that no batch split fits (e.g. one image or
 //    sentence per cluster, or attention scores larger than the capacity) tries the other axes,
-//    outermost first, each only where it is an axis of every op of the sub-graph with no
-//    recomputation (every tensor the sub-graph writes, sliced along it, needs exactly that slice
-//    of every other: element-wise ops, the heads of attention; never the spatial axes of a conv,
-//    which would recompute halos). All axes at once were tried and rejected: Eq. 1 then prefers
-//    e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and Rule i
-//    refuses to merge it with its 16-instance producer. The recomputation check therefore always
-//    passes (kRecomputeThreshold is reported, never exceeded).
+//    outermost first: an axis of every op of the sub-graph with no recomputation (every tensor
+//    the sub-graph writes, sliced along it, needs exactly that slice of every other: element-
+//    wise ops, the heads of attention), or, where a conv chain's halos make it recompute (the
+//    spatial axes), only while the recomputed FLOPs stay within kRecomputeThreshold of the
+//    sub-graph's (§3.1's "simple cost model to prevent excessive recomputations"; the halos come
+//    from the shared iteration spaces). All axes at once were tried and rejected: Eq. 1 then
+//    prefers e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and
+//    Rule i refuses to merge it with its 16-instance producer.
 //  - the output dimension must divide evenly (homogeneous instances, Fig. 6).
 #include <cstdint>
 #include <string>
@@ -33,7 +34,7 @@
 namespace dgs::graphturbo {
 
 inline constexpr double kSplitCapacityFractionOfLlb = 0.25;
-inline constexpr double kRecomputeThreshold = 0.10;  // recomputed / sub-graph FLOPs (never hit)
+inline constexpr double kRecomputeThreshold = 0.10;  // recomputed / sub-graph FLOPs
 
 struct GtParams {
   int cores = 8;                 // cores per cluster (c)
@@ -58,6 +59,10 @@ struct SubGraph {
   SplitTuple best;                     // Eq. 1; factor = the dim's extent when nothing fits
   bool fits = true;                    // some tuple fits the capacity
   int output = -1;                     // the tensor Algorithm 1 splits (its last op's output 0)
+  // The best split recomputes (a conv chain's halos along a spatial axis): its FLOPs computed
+  // again, as a fraction of the sub-graph's (at most kRecomputeThreshold).
+  bool recomputes = false;
+  double recomputed_fraction = 0;
 };
 
 // Algorithm 1 + Eq. 1 for the ops `ops` (topological order) of `g`.
