@@ -83,22 +83,21 @@ std::pair<AtomShape, int64_t> fewest_bytes_split(const Graph& g, const Layer& l,
   return loaded_bytes(g, l, rows.first) < loaded_bytes(g, l, channels.first) ? rows : channels;
 }
 
-// Flat engine ids in the mesh's snake order.
-std::vector<int> snake_engines(const DsaSpec& spec) {
-  std::vector<int> e;
-  for (const MeshPoint& p : snake_order(spec.mesh_columns, spec.mesh_rows))
-    e.push_back(p.y * spec.mesh_columns + p.x);
-  return e;
-}
-
-// Consecutive runs of the snake order of sizes `counts`.
-std::vector<std::vector<int>> snake_runs(const DsaSpec& spec, const std::vector<int>& counts) {
-  const std::vector<int> snake = snake_engines(spec);
+// Runs of consecutive engines, of sizes `counts`, along the mesh's column-major snake order
+// (column by column, alternately down and up), so a region is a band of whole columns (and part
+// of one more) spanning every row. The DSA model brings DRAM into the mesh at the west and east
+// edges of every row; a band of columns reaches it through every row, as an LS layer over all
+// engines does, where a band of rows would be limited to its own rows' edge links.
+std::vector<std::vector<int>> column_band_runs(const DsaSpec& spec,
+                                               const std::vector<int>& counts) {
+  std::vector<int> order;
+  for (const MeshPoint& p : snake_order(spec.mesh_rows, spec.mesh_columns))
+    order.push_back(p.x * spec.mesh_columns + p.y);  // p.x: the row, p.y: the column
   std::vector<std::vector<int>> runs;
   size_t slot = 0;
   for (int c : counts) {
-    runs.emplace_back(snake.begin() + static_cast<std::ptrdiff_t>(slot),
-                      snake.begin() + static_cast<std::ptrdiff_t>(slot + static_cast<size_t>(c)));
+    runs.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(slot),
+                      order.begin() + static_cast<std::ptrdiff_t>(slot + static_cast<size_t>(c)));
     slot += static_cast<size_t>(c);
   }
   return runs;
@@ -199,7 +198,7 @@ RegionLayout cnnp_layout(const Graph& g, const std::vector<Layer>& layers, const
     }
   }
   RegionLayout out;
-  out.regions = snake_runs(spec, proportional_engine_counts(weight, spec.units()));
+  out.regions = column_band_runs(spec, proportional_engine_counts(weight, spec.units()));
   const std::vector<int> group = matrix_group_of_layers(g, layers);
   for (size_t l = 0; l < layers.size(); ++l) {
     out.region_of_layer.push_back(clp_of_layer[static_cast<size_t>(group[l])]);
@@ -225,7 +224,8 @@ RegionLayout ilpipe_layout(const Graph& g, const std::vector<Layer>& layers, con
       segment[static_cast<size_t>(matrix[i])] = static_cast<int>(first / per);
       weight.push_back(layers[static_cast<size_t>(matrix[i])].macs_per_sample);
     }
-    for (std::vector<int>& r : snake_runs(spec, proportional_engine_counts(weight, spec.units())))
+    for (std::vector<int>& r :
+         column_band_runs(spec, proportional_engine_counts(weight, spec.units())))
       out.regions.push_back(std::move(r));
   }
   const std::vector<int> group = matrix_group_of_layers(g, layers);

@@ -4,21 +4,23 @@
 //
 // CNN-P (CNN-Partition, Shen et al. ISCA'17 [51]): the engines are clustered into
 // kCnnpClusters convolutional layer processors (CLPs), each a run of consecutive engines along
-// the mesh's snake order. The matrix layers (convolutions, FC) are taken in segments of
-// kCnnpClusters consecutive layers; inside a segment the i-th largest layer (by MACs) goes to
-// the i-th CLP, so the CLPs' sizes, proportional to the MACs of the layers they run, match the
-// layers (Shen et al. size their CLPs for the layers they hold). Every other op runs on the CLP
-// of the matrix layer whose output it reads. Each layer of one sample is split evenly over its
-// CLP's engines (as LS splits it over all 64); the samples of a batch are pipelined at layer
-// granularity: a CLP runs one sample's layer per step, all CLPs in parallel (Fig. 3a); every
-// layer's input and output goes through DRAM (Sec. II-B: "each CLP reads inputs and weights from
-// off-chip memory and write the outputs back to it"), a layer being a matrix layer with the
-// other ops that read it (batch norm, ReLU, residual add, pooling): its intermediates stay in
-// the CLP's buffers while they fit in half of them.
+// the mesh's column-major snake order (a band of columns spanning every row, so that it reaches
+// DRAM, which enters the mesh at the edges of every row, through every row). The matrix layers
+// (convolutions, FC) are taken in segments of kCnnpClusters consecutive layers; inside a segment
+// the i-th largest layer (by MACs) goes to the i-th CLP, so the CLPs' sizes, proportional to the
+// MACs of the layers they run, match the layers (Shen et al. size their CLPs for the layers they
+// hold). Every other op runs on the CLP of the matrix layer whose output it reads. Each layer of
+// one sample is split evenly over its CLP's engines (as LS splits it over all 64); the samples of a
+// batch are pipelined at layer granularity: a CLP runs one sample's layer per step, all CLPs in
+// parallel (Fig. 3a); every layer's input and output goes through DRAM (Sec. II-B: "each CLP reads
+// inputs and weights from off-chip memory and write the outputs back to it"), a layer being a
+// matrix layer with the other ops that read it (batch norm, ReLU, residual add, pooling): its
+// intermediates stay in the CLP's buffers while they fit in half of them.
 //
 // IL-Pipe (inter-layer pipelining, Tangram [19], with its fine-grained ALLO pipelining): the
 // matrix layers are taken in segments of kIlPipeSegmentLayers consecutive layers; each matrix
-// layer of a segment gets a region of consecutive engines (snake order) proportional to its MACs
+// layer of a segment gets a region of consecutive engines (column-major snake order, as the CLPs)
+// proportional to its MACs
 // (at least one engine; the regions of a segment partition all engines); every other op runs on
 // the region of the matrix layer whose output it reads. Each sample's output rows are cut into
 // kIlPipeRowBlocks blocks (the pipeline granularity), each block split evenly over the region's

@@ -50,8 +50,11 @@ double compute_bound_cycles(const AtomicDag& dag, const AtomSchedule& s) {
 
 std::string partition_baselines_note() {
   return "CNN-P: " + std::to_string(kCnnpClusters) +
-         " CLPs (kCnnpClusters; the paper leaves it open), runs of consecutive engines in snake "
-         "order sized in proportion to the MACs of their layers; matrix layers in segments of " +
+         " CLPs (kCnnpClusters; the paper leaves it open), bands of consecutive engines in the "
+         "column-major snake order (every band spans all rows, so it reaches DRAM, which enters "
+         "the mesh at both edges of every row, through every row; bands of rows would get only "
+         "their rows' edge links), sized in proportion to the MACs of their layers; matrix layers "
+         "in segments of " +
          std::to_string(kCnnpClusters) +
          " consecutive layers, the i-th largest of a segment on CLP i; the other ops on the CLP "
          "of the layer whose output they read (a layer = a convolution/FC with its batch norm, "
@@ -60,7 +63,8 @@ std::string partition_baselines_note() {
          "IL-Pipe: segments of " +
          std::to_string(kIlPipeSegmentLayers) +
          " consecutive matrix layers (kIlPipeSegmentLayers), each a region of consecutive "
-         "engines proportional to its MACs (at least 1), the other ops on the region of the "
+         "engines (column bands as the CLPs) proportional to its MACs (at least 1), the other ops "
+         "on the region of the "
          "layer they read; fine-grained pipelining in blocks of 1/" +
          std::to_string(kIlPipeRowBlocks) +
          " of a sample's output rows (kIlPipeRowBlocks), one block per region per step, a block "

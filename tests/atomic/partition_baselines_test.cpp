@@ -1,7 +1,7 @@
 // The CNN-P and IL-Pipe baselines (partition_baselines.h): their plans run by run_plan equal the
-// graph on reduced networks; CNN-P's CLPs partition all engines and hold every layer once;
-// IL-Pipe's regions are proportional to MACs within rounding and partition the engines per segment;
-// both are deterministic, and the model accepts them at batch 20.
+// graph on reduced networks; CNN-P's CLPs are column bands that partition all engines and hold
+// every layer once; IL-Pipe's regions are proportional to MACs within rounding and partition the
+// engines per segment; both are deterministic, and the model accepts them at batch 20.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -65,6 +65,17 @@ TEST(PartitionBaselines, CnnpClustersPartitionTheEnginesAndHoldEveryLayerOnce) {
   const RegionLayout layout = cnnp_layout(g, layers, spec);
   ASSERT_EQ(layout.regions.size(), static_cast<size_t>(kCnnpClusters));
   EXPECT_EQ(engines_of(layout.regions), all_engines(spec.units()));
+  // Each CLP is a band of columns in the column-major snake order, so one of at least
+  // 2 x mesh_rows - 1 engines spans every row wherever it starts.
+  int spanning = 0;
+  for (const std::vector<int>& r : layout.regions) {
+    if (r.size() < static_cast<size_t>(2 * spec.mesh_rows - 1)) continue;
+    std::set<int> rows;
+    for (int e : r) rows.insert(e / spec.mesh_columns);
+    EXPECT_EQ(rows.size(), static_cast<size_t>(spec.mesh_rows));
+    ++spanning;
+  }
+  EXPECT_GT(spanning, 0);
   ASSERT_EQ(layout.region_of_layer.size(), layers.size());
   for (int r : layout.region_of_layer) EXPECT_TRUE(r >= 0 && r < kCnnpClusters);
   // The matrix layers of a segment are on distinct CLPs.
