@@ -12,15 +12,13 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// A piece size cutting `extent` into about `parts` pieces (a multiple of `quantum`), and the
-// number of pieces it gives.
+}  // namespace
+
 std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quantum) {
   parts = std::max<int64_t>(1, std::min(parts, ceil_div(extent, quantum)));
   const int64_t size = ceil_div(ceil_div(extent, parts), quantum) * quantum;
   return {size >= extent ? 0 : size, ceil_div(extent, size)};
 }
-
-}  // namespace
 
 std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec& spec, int batch) {
   const int64_t parts = ceil_div(spec.units(), batch);

@@ -3,6 +3,8 @@
 // engines (output channels first, in multiples of the PE array's columns, then rows, then
 // columns of the output), the samples of a batch mapped side by side (batch mapping); every
 // output goes to DRAM. Also the per-layer PE utilisation of Fig. 2.
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/hw/dsa_spec.h"
@@ -10,6 +12,10 @@
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
+
+// A piece size cutting `extent` into about `parts` pieces (a multiple of `quantum`; 0 = the
+// whole extent), and the number of pieces it gives.
+std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quantum);
 
 // Shapes cutting each sample of every layer into ceil(engines / batch) even parts.
 std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec& spec, int batch);

@@ -15,8 +15,6 @@
 
 namespace dgs::atomic {
 
-namespace {
-
 double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec) {
   // Per Round: each engine's summed atom cycles; the Round's compute-only length is the largest.
   std::vector<std::map<int, double>> engine_cycles(s.rounds.size());
@@ -44,6 +42,8 @@ double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const 
   }
   return layers > 0 ? sum / layers : 0;
 }
+
+namespace {
 
 double reuse_pct(const AtomicDag& dag, const AtomSchedule& s) {
   double kept = 0, all = 0;

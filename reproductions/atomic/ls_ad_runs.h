@@ -23,6 +23,9 @@ struct StrategyRun {
   double layer_utilisation_pct = 0;
 };
 
+// StrategyRun::layer_utilisation_pct of a schedule.
+double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec);
+
 struct LsAdRun {
   StrategyRun ls, ad;
   double ideal_us = 0;  // MACs / peak

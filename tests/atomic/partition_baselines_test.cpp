@@ -1,0 +1,209 @@
+// The CNN-P and IL-Pipe baselines (partition_baselines.h): their plans run by run_plan equal the
+// graph on reduced networks; CNN-P's CLPs are column bands that partition all engines and hold
+// every layer once; IL-Pipe's regions are proportional to MACs within rounding and partition the
+// engines per segment; both are deterministic, and the model accepts them at batch 20.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "common/dsamodel/dsa_model.h"
+#include "common/exec/plan_exec.h"
+#include "common/hw/dsa_spec.h"
+#include "common/plan/plan.h"
+#include "models/zoo.h"
+#include "reproductions/atomic/partition_baselines.h"
+#include "reproductions/atomic/partition_runs.h"
+
+namespace dgs::atomic {
+namespace {
+
+const DsaSpec& mesh2x2() {
+  static const DsaSpec s = dsa_with_mesh(load_dsa_spec("atomic_mesh"), 2, 2, 16, 16);
+  return s;
+}
+
+Plan baseline_plan(const Graph& g, const RegionLayout& layout, const DsaSpec& spec) {
+  const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
+  return atom_plan(g, dag, region_pipeline_schedule(dag, layout, spec), spec, "baseline test");
+}
+
+// The engines of `regions` with how often each appears.
+std::multiset<int> engines_of(const std::vector<std::vector<int>>& regions) {
+  std::multiset<int> e;
+  for (const std::vector<int>& r : regions) e.insert(r.begin(), r.end());
+  return e;
+}
+
+std::multiset<int> all_engines(int n) {
+  std::multiset<int> e;
+  for (int i = 0; i < n; ++i) e.insert(i);
+  return e;
+}
+
+TEST(PartitionBaselines, PlansEqualTheGraphOnReducedNetworks) {
+  for (const char* net : {"test_diamond", "test_residual_block"}) {
+    const Graph g = build_zoo_model(net, {.batch = 3, .image_size = 8});
+    const std::vector<Layer> layers = graph_layers(g);
+    for (const RegionLayout& layout :
+         {cnnp_layout(g, layers, mesh2x2()), ilpipe_layout(g, layers, mesh2x2(), 2, 2)}) {
+      const Plan plan = baseline_plan(g, layout, mesh2x2());
+      plan.check(g);
+      const PlanComparison c = compare_plan_with_reference(g, plan, 5);
+      EXPECT_TRUE(c.passed) << net << ": " << c.str();
+      EXPECT_NO_THROW(evaluate_dsa_plan(g, plan, mesh2x2())) << net;
+    }
+  }
+}
+
+TEST(PartitionBaselines, CnnpClustersPartitionTheEnginesAndHoldEveryLayerOnce) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 4});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  const RegionLayout layout = cnnp_layout(g, layers, spec);
+  ASSERT_EQ(layout.regions.size(), static_cast<size_t>(kCnnpClusters));
+  EXPECT_EQ(engines_of(layout.regions), all_engines(spec.units()));
+  // Each CLP is a band of columns in the column-major snake order, so one of at least
+  // 2 x mesh_rows - 1 engines spans every row wherever it starts.
+  int spanning = 0;
+  for (const std::vector<int>& r : layout.regions) {
+    if (r.size() < static_cast<size_t>(2 * spec.mesh_rows - 1)) continue;
+    std::set<int> rows;
+    for (int e : r) rows.insert(e / spec.mesh_columns);
+    EXPECT_EQ(rows.size(), static_cast<size_t>(spec.mesh_rows));
+    ++spanning;
+  }
+  EXPECT_GT(spanning, 0);
+  ASSERT_EQ(layout.region_of_layer.size(), layers.size());
+  for (int r : layout.region_of_layer) EXPECT_TRUE(r >= 0 && r < kCnnpClusters);
+  // The matrix layers of a segment are on distinct CLPs.
+  std::map<int, std::set<int>> clps_of_segment;
+  std::map<int, int> matrix_in_segment;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    if (!layers[l].matrix) continue;
+    clps_of_segment[layout.segment_of_layer[l]].insert(layout.region_of_layer[l]);
+    ++matrix_in_segment[layout.segment_of_layer[l]];
+  }
+  for (const auto& [seg, n] : matrix_in_segment)
+    EXPECT_EQ(clps_of_segment[seg].size(), static_cast<size_t>(n)) << "segment " << seg;
+  // Every atom on its layer's CLP, once; a CLP runs at most one matrix layer per step.
+  const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
+  const AtomSchedule s = region_pipeline_schedule(dag, layout, spec);
+  size_t placed = 0;
+  for (const Round& r : s.rounds) {
+    std::map<int, std::set<int>> matrix_layers_of_clp;
+    for (size_t i = 0; i < r.atoms.size(); ++i) {
+      const Atom& a = dag.atoms[static_cast<size_t>(r.atoms[i])];
+      const int clp = layout.region_of_layer[static_cast<size_t>(a.layer)];
+      const std::vector<int>& engines = layout.regions[static_cast<size_t>(clp)];
+      EXPECT_NE(std::find(engines.begin(), engines.end(), r.engines[i]), engines.end());
+      if (dag.layers[static_cast<size_t>(a.layer)].matrix)
+        matrix_layers_of_clp[clp].insert(a.layer);
+      ++placed;
+    }
+    for (const auto& [clp, ls] : matrix_layers_of_clp) EXPECT_EQ(ls.size(), 1u);
+  }
+  EXPECT_EQ(placed, dag.atoms.size());
+  // Only a layer's intermediates stay on chip: every reader of a kept output is in its group.
+  const std::vector<int> group = matrix_group_of_layers(g, layers);
+  int64_t kept = 0;
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    if (!s.on_chip[a]) continue;
+    ++kept;
+    for (int c : dag.succs[a])
+      EXPECT_EQ(group[static_cast<size_t>(dag.atoms[static_cast<size_t>(c)].layer)],
+                group[static_cast<size_t>(dag.atoms[a].layer)]);
+  }
+  EXPECT_GT(kept, 0);
+}
+
+TEST(PartitionBaselines, IlPipeRegionsAreProportionalToMacsAndPartitionTheEngines) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 2});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  const RegionLayout layout = ilpipe_layout(g, layers, spec);
+  // Per segment: its matrix layers' regions, in layer order.
+  std::map<int, std::vector<int>> regions_of_segment;
+  for (size_t l = 0; l < layers.size(); ++l)
+    if (layers[l].matrix)
+      regions_of_segment[layout.segment_of_layer[l]].push_back(layout.region_of_layer[l]);
+  ASSERT_EQ(regions_of_segment.size(),
+            static_cast<size_t>((54 + kIlPipeSegmentLayers - 1) / kIlPipeSegmentLayers));
+  for (const auto& [seg, regions] : regions_of_segment) {
+    std::vector<std::vector<int>> engines;
+    double macs = 0;
+    for (int r : regions) engines.push_back(layout.regions[static_cast<size_t>(r)]);
+    EXPECT_EQ(engines_of(engines), all_engines(spec.units())) << "segment " << seg;
+    std::vector<double> layer_macs;
+    for (size_t l = 0; l < layers.size(); ++l)
+      if (layers[l].matrix && layout.segment_of_layer[l] == seg) {
+        layer_macs.push_back(layers[l].macs_per_sample);
+        macs += layers[l].macs_per_sample;
+      }
+    const int spare = spec.units() - static_cast<int>(regions.size());
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const double share = layer_macs[i] / macs * spare;
+      const double size = static_cast<double>(engines[i].size()) - 1;
+      EXPECT_LT(std::abs(size - share), 1.0) << "segment " << seg << " layer " << i;
+    }
+  }
+  // Outputs stay on chip only when every reader is in the writer's segment, and an engine's
+  // kept outputs never exceed half its buffer in any step.
+  const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
+  const AtomSchedule s = region_pipeline_schedule(dag, layout, spec);
+  int64_t kept = 0;
+  std::map<std::pair<int, int>, int64_t> resident;  // (engine, round) -> kept bytes
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    if (!s.on_chip[a]) continue;
+    const int seg = layout.segment_of_layer[static_cast<size_t>(dag.atoms[a].layer)];
+    int last_read = s.round_of[a];
+    for (int c : dag.succs[a]) {
+      EXPECT_EQ(
+          layout.segment_of_layer[static_cast<size_t>(dag.atoms[static_cast<size_t>(c)].layer)],
+          seg);
+      last_read = std::max(last_read, s.round_of[static_cast<size_t>(c)]);
+    }
+    EXPECT_FALSE(dag.succs[a].empty());
+    for (int r = s.round_of[a]; r <= last_read; ++r)
+      resident[{s.engine_of[a], r}] += dag.atoms[a].out_bytes;
+    ++kept;
+  }
+  for (const auto& [at, bytes] : resident) EXPECT_LE(bytes, spec.local_bytes / 2);
+  EXPECT_GT(kept, 0);
+}
+
+TEST(PartitionBaselines, ProportionalEngineCountsAreExactOnSmallCases) {
+  EXPECT_EQ(proportional_engine_counts({1, 1, 2}, 8), (std::vector<int>{2, 2, 4}));
+  EXPECT_EQ(proportional_engine_counts({0, 10}, 4), (std::vector<int>{1, 3}));
+  EXPECT_EQ(proportional_engine_counts({1, 1, 1}, 4), (std::vector<int>{2, 1, 1}));
+  EXPECT_THROW(proportional_engine_counts({1, 1, 1}, 2), Error);
+}
+
+TEST(PartitionBaselines, SameNetworkSamePlans) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 2});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  auto plans = [&] {
+    const std::vector<Layer> layers = graph_layers(g);
+    return plan_to_json(baseline_plan(g, cnnp_layout(g, layers, spec), spec), g) +
+           plan_to_json(baseline_plan(g, ilpipe_layout(g, layers, spec), spec), g);
+  };
+  const std::string first = plans();
+  EXPECT_EQ(first, plans());
+  EXPECT_GT(first.size(), 1000u);
+}
+
+// At batch 20 the model accepts both plans (every kept output fits beside the working sets), and
+// IL-Pipe, which forwards feature maps on chip, moves fewer DRAM bytes than CNN-P.
+TEST(PartitionBaselines, TheModelAcceptsBothAtBatch20) {
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const PartitionRuns& r = partition_runs("resnet50", 20, spec);
+  EXPECT_GT(r.cnnp.result.latency_us, 0);
+  EXPECT_GT(r.ilpipe.result.latency_us, 0);
+  EXPECT_LT(value_of(r.ilpipe.result.bytes_by_level, "hbm"),
+            value_of(r.cnnp.result.bytes_by_level, "hbm"));
+}
+
+}  // namespace
+}  // namespace dgs::atomic
