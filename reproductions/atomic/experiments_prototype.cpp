@@ -16,11 +16,9 @@ namespace {
 struct PrototypeNetwork {
   std::string paper_name;
   std::string zoo;
-  bool run = true;  // false: listed without values (see the note)
 };
-// The paper's "VGG" names no variant: VGG-16 (vgg16). Its AD search does not finish in 200 s on
-// the prototype today (VGG-19's takes 16-50 s per point on the larger meshes): listed, not run.
-const std::vector<PrototypeNetwork> kPrototypeNetworks = {{"VGG", "vgg16", false},
+// The paper's "VGG" names no variant: VGG-16 (vgg16).
+const std::vector<PrototypeNetwork> kPrototypeNetworks = {{"VGG", "vgg16"},
                                                           {"ResNet-50", "resnet50"}};
 
 // The paper's four networks with a stated search time.
@@ -48,17 +46,6 @@ void run_prototype(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   for (const PrototypeNetwork& w : kPrototypeNetworks) {
     const std::vector<std::pair<std::string, std::string>> key = {{"dnn", w.paper_name}};
-    if (!w.run) {
-      t.add_row(
-          {w.paper_name, w.zoo, paper.cell(key, "ls_fps"), Missing{}, paper.cell(key, "rammer_fps"),
-           paper.cell(key, "ad_fps"), Missing{},
-           paper.value(key, "ad_fps").value_or(NAN) / paper.value(key, "ls_fps").value_or(NAN),
-           Missing{}});
-      ctx.note(w.paper_name + " (" + w.zoo +
-               "): not run: its AD search (SA atom shapes on the 224 x 224 layers) does not "
-               "finish in 200 s today; no value");
-      continue;
-    }
     const Graph g = build_zoo_model(w.zoo, {.batch = 1});
     const double ls_fps = 1e6 / run_ls(g, spec, 1);
     const AdRun ad = run_ad(g, spec, ctx.options().seed);
