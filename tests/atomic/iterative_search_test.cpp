@@ -53,5 +53,31 @@ TEST(IterativeSearch, KeepsTheFastestOfAlgorithm1sAtomSetsDeterministically) {
   EXPECT_EQ(describe_search(again), describe_search(s));
 }
 
+// The DSA model's buffer occupancy over time (peak_sram_bytes) never exceeds the buffer whose
+// capacity check it passed. Before the fix, the occupancy counted inputs already resident in the
+// buffer twice, and loads that start before their stage (prefetch across stages) ran beside bytes
+// the capacity check had counted as released at the previous stage's end: Inception-v3 (KC-P,
+// the SA's target x 2) peaked at 154,688 and ResNet-50 (YX-P, x 16) at 156,160 of 131,072 bytes.
+TEST(IterativeSearch, EveryCandidatePlanStaysWithinTheBufferOverTime) {
+  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
+  for (const auto& [net, df] :
+       {std::pair<std::string, DsaDataflow>{"inception_v3", DsaDataflow::KC},
+        {"resnet50", DsaDataflow::YX}}) {
+    const Graph g = build_zoo_model(net, {.batch = 1});
+    const DsaSpec spec = dsa_with_dataflow(mesh, df);
+    const auto options = shape_options(g, graph_layers(g), spec);
+    const AnnealResult sa = anneal_atom_shapes(options, {}, 1);
+    for (const double scale : {2.0, 16.0}) {
+      const AtomicDag dag = build_atomic_dag(
+          g, chosen_shapes(options, shapes_at_target(options, scale * sa.target_cycles)), spec);
+      const EvaluationResult r = evaluate_dsa_plan(
+          g, atom_plan(g, dag, schedule_atoms(g, dag, spec, {}), spec, "AD"), spec);
+      const double peak = value_of(r.details, "peak_" + spec.local_level + "_bytes", -1);
+      EXPECT_GT(peak, 0.5 * static_cast<double>(spec.local_bytes)) << net << " x" << scale;
+      EXPECT_LE(peak, static_cast<double>(spec.local_bytes)) << net << " x" << scale;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dgs::atomic
