@@ -72,6 +72,7 @@ class Simulator {
     unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
     last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
     prev_half_.assign(static_cast<size_t>(n_units_), 0.0);
+    local_releases_.assign(static_cast<size_t>(n_units_), {});
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
     held_params_.assign(static_cast<size_t>(n_units_), {});
     resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
@@ -216,10 +217,12 @@ class Simulator {
 
   void release_stage(size_t stage, double at) {
     for (const auto& [buffer, bytes] : releases_[stage]) {
-      if (buffer < n_units_)
+      if (buffer < n_units_) {
         resident_local_[static_cast<size_t>(buffer)] -= bytes;
-      else
+        local_releases_[static_cast<size_t>(buffer)].push_back({at, bytes});
+      } else {
         resident_global_[static_cast<size_t>(buffer - n_units_)] -= bytes;
+      }
       events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
     }
   }
@@ -244,6 +247,9 @@ class Simulator {
   Resource dram_;
   std::vector<double> unit_free_, unit_end_, last_tile_start_;
   std::vector<double> prev_half_;  // half the working set of a unit's last task, when tiled
+  // Per local buffer, the (time, bytes) of its releases at stage ends not older than its unit's
+  // last tile start (a load of a later task may start before them, when they are still held).
+  std::vector<std::vector<std::pair<double, double>>> local_releases_;
   std::vector<double> resident_local_, resident_global_;
   std::vector<std::map<int, Region>> held_params_;  // per unit: weights its last task loaded
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
@@ -313,7 +319,9 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   }
   if (from_dram.bytes > 0) pieces.push_back(from_dram);
   // Capacity of every unit's local buffer: working set (less inputs already resident there)
-  // plus the tensors resident there.
+  // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
+  // buffer's occupancy over time, peak_<local>_bytes, counts the same).
+  std::vector<double> needs;
   for (int u : d.units) {
     double in_place = 0;
     if (!tiled)
@@ -322,6 +330,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
             std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
           in_place += pc.bytes / n / static_cast<double>(pc.units->size());
     const double need = static_cast<double>(d.working_set_bytes) - in_place;
+    needs.push_back(need);
     const double resident = resident_local_[static_cast<size_t>(u)];
     if (need + resident > static_cast<double>(s_.local_bytes))
       throw Error(label() + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
@@ -345,7 +354,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
 
   const double overhead = s_.task_overhead_cycles;
   double task_end = stage_start;
-  for (int u : d.units) {
+  for (size_t k = 0; k < d.units.size(); ++k) {
+    const int u = d.units[k];
     const size_t ui = static_cast<size_t>(u);
     // A double-buffered task may start loading once its unit's previous task has started its
     // last tile (which then holds half its working set), if both fit beside the residents.
@@ -354,9 +364,24 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const bool prefetch =
         across && tiled &&
         ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
-    const double gate = !across    ? std::max(unit_end_[ui], stage_start)
-                        : prefetch ? last_tile_start_[ui]
-                                   : unit_end_[ui];
+    double gate = !across    ? std::max(unit_end_[ui], stage_start)
+                  : prefetch ? last_tile_start_[ui]
+                             : unit_end_[ui];
+    // Loads that start before the stage does share the buffer with what earlier stages release
+    // at their ends (the capacity check above counts the buffer after the releases): with
+    // loads_wait_for_releases they wait for the first release after which they fit.
+    if (s_.loads_wait_for_releases) {
+      const double adds = (prefetch ? ws + prev_half_[ui] : needs[k]) + resident_local_[ui];
+      double held = 0;
+      for (const auto& [at, bytes] : local_releases_[ui])
+        if (at > gate) held += bytes;
+      for (const auto& [at, bytes] : local_releases_[ui]) {
+        if (adds + held <= static_cast<double>(s_.local_bytes)) break;
+        if (at <= gate) continue;
+        gate = at;
+        held -= bytes;
+      }
+    }
     double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
     for (const Piece& pc : pieces) {
       const double ready = std::max(gate, pc.available);
@@ -414,17 +439,20 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       unit_done =
           std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
     }
-    events_[ui].push_back({load_start, ws});
     if (tiled) {  // the last tile needs one of the two tile buffers
+      events_[ui].push_back({load_start, ws});
       events_[ui].push_back({ce - compute / tiles, -ws / 2});
       events_[ui].push_back({unit_done, -ws / 2});
-    } else {
-      events_[ui].push_back({unit_done, -ws});
+    } else {  // inputs already resident here are not loaded again
+      events_[ui].push_back({load_start, needs[k]});
+      events_[ui].push_back({unit_done, -needs[k]});
     }
     prev_half_[ui] = tiled ? ws / 2 : 0;
     unit_free_[ui] = std::max(unit_free_[ui], tiled ? ce : unit_done);
     unit_end_[ui] = std::max(unit_end_[ui], unit_done);
     last_tile_start_[ui] = tiled ? ce - compute / tiles : unit_done;
+    std::erase_if(local_releases_[ui],
+                  [&](const auto& r) { return r.first <= last_tile_start_[ui]; });
     task_end = std::max(task_end, unit_done);
   }
   macs_ += d.macs;

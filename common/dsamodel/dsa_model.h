@@ -14,7 +14,13 @@
 //    weights and any data written earlier are fetched during the current stage (at most one
 //    stage ahead: no transfer starts before the start of the previous stage). With the plan
 //    option prefetch_across_stages false, a task's loads wait for its stage to begin and for
-//    its unit's previous task to end (no overlap across stages).
+//    its unit's previous task to end (no overlap across stages). The capacity check counts a
+//    buffer after the releases at earlier stage ends (see scope); with the config flag
+//    loads_wait_for_releases, a load that would start before its stage waits for the releases
+//    it needs to fit, and the buffer's occupancy over time (peak_<local>_bytes: working sets less
+//    inputs already resident, plus resident tensors) never exceeds the capacity; without it
+//    (the default, e.g. STCP920) such a load starts as soon as its unit is free, and the
+//    occupancy can exceed the capacity by bytes released at the stage's start.
 //  - tile (double buffering): a task with a `tile` runs tile by tile with two tile buffers: loads
 //    of tile i+1 and stores of tile i-1 overlap the compute of tile i, and its loads may start as
 //    soon as its unit's previous task has started its last tile (which then holds one of its

@@ -74,7 +74,9 @@ const std::vector<DsaField>& dsa_fields() {
       {f("task_overhead", Q::Cycles, R::NonNegative), Need::Always,
        [](DsaSpec& d, const FieldValue& v) { d.task_overhead_cycles = v.value; }},
       {f("weights_stay", Q::Count, R::NonNegative), Need::Optional,
-       [](DsaSpec& d, const FieldValue& v) { d.weights_stay = v.value > 0; }},
+       [](DsaSpec& d, const FieldValue& v) { d.weights_stay = v.value == 1; }},
+      {f("loads_wait_for_releases", Q::Count, R::NonNegative), Need::Optional,
+       [](DsaSpec& d, const FieldValue& v) { d.loads_wait_for_releases = v.value == 1; }},
       {f("local_buffer_level", Q::Text), Need::Always,
        [](DsaSpec& d, const FieldValue& v) { d.local_level = v.text; }},
       {f("local_buffer_size", Q::Bytes), Need::Always,
@@ -179,6 +181,14 @@ DsaSpec parse_dsa_spec(const std::string& json_text, const std::string& origin) 
     if (!wanted) throw Error(field(x.spec.name) + ": not a field of topology '" + topo + "'");
     if (x.set) x.set(d, it->second);
     d.sources[x.spec.name] = it->second.source;
+  }
+  // Flags: 1 (on) or 0 (off).
+  for (const char* flag : {"weights_stay", "loads_wait_for_releases"}) {
+    const auto it = values.find(flag);
+    if (it != values.end() && it->second.value != 0 && it->second.value != 1)
+      throw Error(field(flag) + ": value " +
+                  std::to_string(static_cast<int64_t>(it->second.value)) +
+                  " is not 0 or 1 (a flag: 1 = on, 0 = off)");
   }
   if (d.topology == DsaTopology::Mesh) {
     d.clusters = 1;

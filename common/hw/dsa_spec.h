@@ -57,6 +57,11 @@ struct DsaSpec {
   // region inside them reads it in place (optional field `weights_stay`, 1; default 0: every
   // task loads its weights).
   bool weights_stay = false;
+  // A load that would start before its stage (prefetch across stages) waits for the releases at
+  // earlier stage ends it needs to fit, so a local buffer never holds more than its capacity at
+  // any moment (optional field `loads_wait_for_releases`, 1; default 0: such loads start as soon
+  // as their unit is free, and the capacity check counts the buffer after the releases).
+  bool loads_wait_for_releases = false;
 
   // Buffers. Local: one per core/engine; global: one per cluster (absent: global_level empty).
   std::string local_level;

@@ -4,8 +4,8 @@
 #include <ctime>
 
 #include "common/dsamodel/dsa_model.h"
-#include "reproductions/atomic/atom_search.h"
 #include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
@@ -19,27 +19,24 @@ double process_cpu_seconds() {
 AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
   AdRun r;
   const double t0 = process_cpu_seconds();
-  const AtomicDag dag = sa_atomic_dag(g, spec, seed);
-  const double shapes_s = process_cpu_seconds() - t0;
-  const double t1 = process_cpu_seconds();
-  const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
-  const Plan plan = atom_plan(g, dag, sched, spec, "AD");
-  r.search_cpu_s = shapes_s + (process_cpu_seconds() - t1);
-  r.ad_us = evaluate_dsa_plan(g, plan, spec).latency_us;
-  r.rounds = static_cast<int64_t>(sched.rounds.size());
-  r.atoms = static_cast<int64_t>(dag.atoms.size());
+  const IterativeSearch s = iterative_atomic_search(g, spec, seed);
+  r.search_cpu_s = process_cpu_seconds() - t0;
+  r.ad_us = s.result.latency_us;
+  r.rounds = static_cast<int64_t>(s.schedule.rounds.size());
+  r.atoms = static_cast<int64_t>(s.dag.atoms.size());
+  r.candidates = static_cast<int64_t>(s.candidates.size());
   return r;
 }
 
 AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
   AdSearch r;
   const double t0 = process_cpu_seconds();
-  const AtomicDag dag = sa_atomic_dag(g, spec, seed);
-  const AtomSchedule sched = schedule_atoms(g, dag, spec, {});
+  const IterativeSearch s = iterative_atomic_search(g, spec, seed);
   r.cpu_s = process_cpu_seconds() - t0;
   r.layers = static_cast<int64_t>(graph_layers(g).size());
-  r.atoms = static_cast<int64_t>(dag.atoms.size());
-  r.rounds = static_cast<int64_t>(sched.rounds.size());
+  r.atoms = static_cast<int64_t>(s.dag.atoms.size());
+  r.rounds = static_cast<int64_t>(s.schedule.rounds.size());
+  r.candidates = static_cast<int64_t>(s.candidates.size());
   return r;
 }
 

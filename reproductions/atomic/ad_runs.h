@@ -1,9 +1,10 @@
 #pragma once
 // One network through atomic dataflow (AD) and the layer-sequential baseline (LS) on one DSA
-// config, as Fig. 8 runs them: SA atom shapes (Algorithm 1, --seed), the atomic DAG, the
-// priority-rule Rounds with snake mapping and Algorithm 3 buffering, the plan priced by the shared
-// DSA model; LS = every layer split over all engines, outputs through DRAM. Used by the sweeps
-// (Figs. 12, 13), the prototype and the search-time item.
+// config, as Fig. 8 runs them: the iterative search of iterative_search.h (Algorithm 1's atom
+// sets from the SA with --seed, each through the priority-rule Rounds with snake mapping and
+// Algorithm 3 buffering and priced by the shared DSA model; the fastest kept); LS = every layer
+// split over all engines, outputs through DRAM. Used by the sweeps (Figs. 12, 13), the prototype
+// and the search-time item.
 #include <cstdint>
 
 #include "common/graph/graph.h"
@@ -15,17 +16,19 @@ struct AdRun {
   double ad_us = 0;
   int64_t atoms = 0;
   int64_t rounds = 0;
-  // CPU seconds (this process) of the search: shape options, SA, the atomic DAG, the Rounds with
-  // mapping and buffering, for the schedule that was priced (not the model's evaluation).
+  int64_t candidates = 0;  // atom sets the iterative search evaluated
+  // CPU seconds (this process) of the whole iterative search, the model's evaluation of every
+  // candidate included.
   double search_cpu_s = 0;
 };
 
-// The search alone (shape options, SA, the atomic DAG, the Rounds with mapping and buffering),
-// without pricing the plan: its CPU seconds and size.
+// The iterative search (shape options, SA, and per candidate atom set the atomic DAG, the Rounds
+// with mapping and buffering and the model's evaluation): its CPU seconds and the kept plan's size.
 struct AdSearch {
   int64_t layers = 0;
   int64_t atoms = 0;
   int64_t rounds = 0;
+  int64_t candidates = 0;
   double cpu_s = 0;
 };
 AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed);

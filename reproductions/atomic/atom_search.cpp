@@ -111,6 +111,20 @@ std::vector<AtomShape> chosen_shapes(const std::vector<std::vector<ShapeOption>>
   return r;
 }
 
+std::vector<int> shapes_at_target(const std::vector<std::vector<ShapeOption>>& options,
+                                  double target) {
+  std::vector<int> c(options.size());
+  for (size_t l = 0; l < options.size(); ++l) {
+    const auto& o = options[l];
+    auto it = std::lower_bound(o.begin(), o.end(), target,
+                               [](const ShapeOption& s, double t) { return s.cycles < t; });
+    size_t i = static_cast<size_t>(it - o.begin());
+    if (i == o.size() || (i > 0 && target - o[i - 1].cycles <= o[i].cycles - target)) --i;
+    c[l] = static_cast<int>(i);
+  }
+  return c;
+}
+
 AnnealResult anneal_atom_shapes(const std::vector<std::vector<ShapeOption>>& options,
                                 const AnnealConstants& k, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -121,18 +135,7 @@ AnnealResult anneal_atom_shapes(const std::vector<std::vector<ShapeOption>>& opt
   for (size_t l = 0; l < options.size(); ++l) {
     r.choice[l] = static_cast<int>(rng() % options[l].size());
   }
-  auto closest = [&](double target) {
-    std::vector<int> c(options.size());
-    for (size_t l = 0; l < options.size(); ++l) {
-      const auto& o = options[l];
-      auto it = std::lower_bound(o.begin(), o.end(), target,
-                                 [](const ShapeOption& s, double t) { return s.cycles < t; });
-      size_t i = static_cast<size_t>(it - o.begin());
-      if (i == o.size() || (i > 0 && target - o[i - 1].cycles <= o[i].cycles - target)) --i;
-      c[l] = static_cast<int>(i);
-    }
-    return c;
-  };
+  auto closest = [&](double target) { return shapes_at_target(options, target); };
   double n = 0, sum = 0;
   for (size_t l = 0; l < options.size(); ++l) {
     const ShapeOption& o = options[l][static_cast<size_t>(r.choice[l])];
@@ -142,6 +145,7 @@ AnnealResult anneal_atom_shapes(const std::vector<std::vector<ShapeOption>>& opt
   double s = n > 0 ? sum / n : 0;  // line 5
   double e = shape_energy(options, r.choice);
   ++r.evaluations;
+  r.target_cycles = s;
   const double len = k.step_fraction * s;
   double temp = std::max(e, 1e-9);
   for (int it = 0; it < k.iterations; ++it) {
@@ -156,6 +160,7 @@ AnnealResult anneal_atom_shapes(const std::vector<std::vector<ShapeOption>>& opt
       e = e_move;
       r.choice = std::move(c);
     }
+    r.target_cycles = s;
     r.energy.push_back(e);
     if (e <= k.stop_cv * k.stop_cv) break;
   }

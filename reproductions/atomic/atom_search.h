@@ -64,7 +64,13 @@ struct AnnealResult {
   std::vector<int> choice;     // option index per layer
   std::vector<double> energy;  // accepted energy after each iteration (Fig. 5b)
   int evaluations = 0;         // energy evaluations
+  double target_cycles = 0;    // the state S of the accepted choice (SA only)
 };
+
+// Lines 11-14 of Algorithm 1: per layer, the option whose cycles are closest to `target` (ties:
+// the smaller).
+std::vector<int> shapes_at_target(const std::vector<std::vector<ShapeOption>>& options,
+                                  double target);
 
 // The energy of a choice (see the file comment).
 double shape_energy(const std::vector<std::vector<ShapeOption>>& options,

@@ -25,7 +25,8 @@ const std::vector<std::string> kFig9YxNetworks = {"resnet50"};
 
 const char* kSetupNote =
     "batch 20, KC-P, atomic_mesh; LS: each layer split over the 64 engines, samples side by side "
-    "(batch mapping), outputs through DRAM; AD: SA atoms, Rounds by the priority rules (latency "
+    "(batch mapping), outputs through DRAM; AD: the iterative search's atoms (iterative_search.h), "
+    "Rounds by the priority rules (latency "
     "first: later samples only when the current one cannot fill a Round), snake mapping with the "
     "Eq. 2 search, Algorithm 3 buffering with the DSA model's working sets; fold_overhead not "
     "calibrated (0)";
@@ -58,6 +59,7 @@ void run_fig9(ExperimentContext& ctx) {
     for (const std::string& net : df == DsaDataflow::KC ? kBatch20Networks : kFig9YxNetworks) {
       const LsAdRun& r = ls_ad_run(net, kBatch, spec, ctx.options().seed);
       const PartitionRuns& p = partition_runs(net, kBatch, spec);
+      ctx.note(dfn + " " + net + ": " + r.ad_search);
       const double ls = kBatch / (r.ls.result.latency_us * 1e-6);
       const double ad = kBatch / (r.ad.result.latency_us * 1e-6);
       const double ideal = kBatch / (r.ideal_us * 1e-6);
@@ -163,6 +165,8 @@ void run_table2(ExperimentContext& ctx) {
     }
   }
   ctx.note(kSetupNote);
+  for (const std::string& net : kBatch20Networks)
+    ctx.note(net + ": " + ls_ad_run(net, kBatch, spec, ctx.options().seed).ad_search);
   ctx.note(
       "utilisation (the paper: 'averaged among DNN layers w/o memory access delay'): per "
       "convolution/FC layer, MACs / (sum over the Rounds holding its atoms of the Round's "
@@ -264,6 +268,8 @@ void run_fig11(ExperimentContext& ctx) {
   }
   chart.series = series;
   ctx.note(kSetupNote);
+  for (const std::string& net : kBatch20Networks)
+    ctx.note(net + ": " + ls_ad_run(net, kBatch, spec, ctx.options().seed).ad_search);
   auto num = [](double v) {
     std::ostringstream o;
     o << v;

@@ -10,8 +10,8 @@
 
 #include "common/dsamodel/dsa_model.h"
 #include "models/zoo.h"
-#include "reproductions/atomic/atom_search.h"
 #include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/iterative_search.h"
 
 namespace dgs::atomic {
 
@@ -75,10 +75,12 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   ls.result = evaluate_dsa_plan(g, ls_plan, spec);
   ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
   StrategyRun& ad = run->ad;
-  ad.dag = sa_atomic_dag(g, spec, seed);
-  ad.schedule = schedule_atoms(g, ad.dag, spec, {});
+  IterativeSearch search = iterative_atomic_search(g, spec, seed);
+  run->ad_search = describe_search(search);
+  ad.dag = std::move(search.dag);
+  ad.schedule = std::move(search.schedule);
+  ad.result = std::move(search.result);
   const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
-  ad.result = evaluate_dsa_plan(g, ad_plan, spec);
   ad.layer_utilisation_pct = layer_utilisation_pct(ad.dag, ad.schedule, spec);
   DsaSpec free_mesh = spec;
   free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;

@@ -34,6 +34,7 @@ struct LsAdRun {
   // region) that stay on chip until their last reader, never written back.
   double ad_noc_overhead_pct = 0;
   double ad_reuse_pct = 0;
+  std::string ad_search;  // describe_search of AD's iterative search (for the notes)
 };
 
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);

@@ -60,6 +60,14 @@ TEST(DsaSpec, AtomicMeshAndPrototype) {
   EXPECT_EQ(p.datatype, "int8");
 }
 
+// The Atomic configs keep every buffer within its capacity at every moment; STCP920 (GraphTurbo)
+// keeps the default.
+TEST(DsaSpec, LoadsWaitForReleasesOnTheAtomicConfigsOnly) {
+  EXPECT_TRUE(load_dsa_spec("atomic_mesh").loads_wait_for_releases);
+  EXPECT_TRUE(load_dsa_spec("atomic_prototype").loads_wait_for_releases);
+  EXPECT_FALSE(load_dsa_spec("stcp920").loads_wait_for_releases);
+}
+
 TEST(DsaSpec, EveryValueHasASource) {
   for (const char* name : {"stcp920", "atomic_mesh", "atomic_prototype"}) {
     const DsaSpec d = load_dsa_spec(name);
@@ -95,6 +103,13 @@ TEST(DsaSpec, BadConfigsAreOneLineNamingFileAndField) {
             "mesh.json: field 'clock': missing (topology 'mesh' needs it)");
   EXPECT_EQ(error_after([](json& j) { j["fields"].erase("noc_energy"); }),
             "mesh.json: field 'noc_energy': missing (topology 'mesh' needs it)");
+  // Flags are 0 or 1.
+  EXPECT_EQ(error_after([](json& j) { j["fields"]["weights_stay"]["value"] = 2; }),
+            "mesh.json: field 'weights_stay': value 2 is not 0 or 1 (a flag: 1 = on, 0 = off)");
+  EXPECT_EQ(error_after([](json& j) { j["fields"]["loads_wait_for_releases"]["value"] = 7; }),
+            "mesh.json: field 'loads_wait_for_releases': value 7 is not 0 or 1 (a flag: 1 = on, "
+            "0 = off)");
+  EXPECT_EQ(error_after([](json& j) { j["fields"]["weights_stay"]["value"] = 0; }), "<no error>");
   EXPECT_EQ(error_after([](json& j) { j["fields"]["clock"]["unit"] = "cycles"; }),
             "mesh.json: field 'clock': unit 'cycles' is wrong (expected MHz or GHz)");
   EXPECT_EQ(error_after([](json& j) { j["fields"]["noc_energy"]["unit"] = "pJ/bit"; }),
