@@ -13,7 +13,8 @@
 // (spread of atom cycles) does not rank latency on our model: larger targets give fewer, larger
 // atoms with fewer Rounds and less per-Round communication, which the energy cannot see. The even
 // split of LS is NOT a candidate: the paper's atoms come from Algorithm 1 only.
-// Deterministic: the candidates depend only on the seed; ties keep the smaller target.
+// Deterministic: the candidates depend only on the seed; ties keep the smaller target. The
+// candidates are priced in parallel (common/util/parallel_for.h), the choice independent of order.
 #include <cstdint>
 #include <vector>
 

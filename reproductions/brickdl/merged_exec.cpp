@@ -5,30 +5,17 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "common/brick/brick_layout.h"
 #include "common/exec/region_eval.h"
 #include "common/graph/iteration_space.h"
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 #include "reproductions/brickdl/static_model.h"
 
 namespace dgs::brickdl {
 
 namespace {
-
-// Runs `work(i)` for i in [0, n) on `threads` workers taking indices from a shared counter.
-template <typename F>
-void parallel_for(int64_t n, int threads, F&& work) {
-  std::atomic<int64_t> next{0};
-  auto worker = [&] {
-    for (int64_t i = next++; i < n; i = next++) work(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-}
 
 TensorPiece outside_piece(const TensorValues& values, int t) {
   if (t < 0) return {Region{}, nullptr};

@@ -82,10 +82,12 @@ std::vector<std::string> differences(const std::string& rel, const std::string& 
   return out;
 }
 
-// Thread-count independence: no executable starts a thread (the BrickDL CPU executor's workers
-// run in tests only, merged_exec_test checks them) and Eigen is built without OpenMP; the runs
-// pin that down from outside, whatever a library might read from the environment or the CPU
-// count (std::thread::hardware_concurrency follows the affinity mask).
+// Thread-count independence: the one search that runs threads (Atomic's iterative search prices
+// its candidate atom sets in parallel, common/util/parallel_for.h) keeps the minimum of (latency,
+// index), whatever order they finish in; the BrickDL CPU executor's workers run in tests only
+// (merged_exec_test checks them) and Eigen is built without OpenMP. The runs pin that down from
+// outside: one run on one CPU, one on every CPU (std::thread::hardware_concurrency follows the
+// affinity mask), whatever a library might read from the environment.
 const std::string kOneThread = "taskset -c 0 env OMP_NUM_THREADS=1";
 const std::string kManyThreads = "env OMP_NUM_THREADS=8";
 
