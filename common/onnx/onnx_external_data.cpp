@@ -37,7 +37,8 @@ struct OpenDataFile {
 
 }  // namespace
 
-void load_external_initializers(onnx::ModelProto* model, const std::string& model_path) {
+std::vector<fs::path> load_external_initializers(onnx::ModelProto* model,
+                                                 const std::string& model_path) {
   const fs::path dir = fs::path(model_path).parent_path();
   std::map<std::string, std::unique_ptr<OpenDataFile>> files;
   for (onnx::TensorProto& t : *model->mutable_graph()->mutable_initializer()) {
@@ -99,6 +100,9 @@ void load_external_initializers(onnx::ModelProto* model, const std::string& mode
     t.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
     t.set_raw_data(std::move(bytes));
   }
+  std::vector<fs::path> read;
+  for (const auto& [location, file] : files) read.push_back(dir / location);
+  return read;
 }
 
 }  // namespace dgs

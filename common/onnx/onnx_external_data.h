@@ -3,7 +3,9 @@
 // external_data entries location / offset / length), as torch.onnx.export(..., dynamo=True) writes
 // by default (the weights in <model>.onnx.data beside the model). Loading reads them into
 // raw_data so that the rest of the loader sees ordinary initializers.
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace onnx {
 class ModelProto;
@@ -17,6 +19,8 @@ namespace dgs {
 // model's directory (".."), a file that cannot be opened, an offset or length that is negative,
 // not a number, or beyond the end of the file, a length that differs from what the dims and
 // element type need, and an element type without a fixed size.
-void load_external_initializers(onnx::ModelProto* model, const std::string& model_path);
+// Returns the data files it read (each once, sorted).
+std::vector<std::filesystem::path> load_external_initializers(onnx::ModelProto* model,
+                                                              const std::string& model_path);
 
 }  // namespace dgs

@@ -323,43 +323,36 @@ constexpr uintmax_t kOnnxParsedFileKeepBytes = uintmax_t{16} << 20;
 
 // The last file load_onnx_file parsed, with its external data read, by path and by the size and
 // modification time of the file and its external data files at parse time.
+using FileStamps = std::vector<std::pair<uintmax_t, std::filesystem::file_time_type>>;
+
 struct ParsedOnnxFile {
   std::string path;
-  std::vector<std::pair<uintmax_t, std::filesystem::file_time_type>> stamps;
+  std::vector<std::filesystem::path> data_files;  // the external data files it read
+  FileStamps stamps;                              // of the model file, then of data_files
   std::shared_ptr<const onnx::ModelProto> model;
 };
 
-// Size and modification time of the model file and of every file beside it whose name starts
-// with the model's (the external data files exporters write: "<model>.onnx.data"); empty when
-// the model file cannot be read.
-std::vector<std::pair<uintmax_t, std::filesystem::file_time_type>> file_stamps(
-    const std::string& path) {
+// Size and modification time of the model file and of its external data files; empty when one of
+// them cannot be read.
+FileStamps file_stamps(const std::string& path,
+                       const std::vector<std::filesystem::path>& data_files) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<std::pair<uintmax_t, fs::file_time_type>> stamps;
-  const fs::path p(path);
-  const uintmax_t size = fs::file_size(p, ec);
-  if (ec) return {};
-  stamps.emplace_back(size, fs::last_write_time(p, ec));
-  if (ec) return {};
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::vector<fs::path> side;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name != p.filename().string() && name.rfind(p.filename().string(), 0) == 0) {
-      side.push_back(e.path());
-    }
-  }
-  std::sort(side.begin(), side.end());
-  for (const fs::path& f : side) {
-    const uintmax_t s = fs::file_size(f, ec);
-    const auto t = ec ? fs::file_time_type{} : fs::last_write_time(f, ec);
-    stamps.emplace_back(ec ? 0 : s, t);
+  FileStamps stamps;
+  std::vector<fs::path> files = {fs::path(path)};
+  files.insert(files.end(), data_files.begin(), data_files.end());
+  for (const fs::path& f : files) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(f, ec);
+    if (ec) return {};
+    const auto time = fs::last_write_time(f, ec);
+    if (ec) return {};
+    stamps.emplace_back(size, time);
   }
   return stamps;
 }
 
-std::shared_ptr<const onnx::ModelProto> parse_onnx_file(const std::string& path) {
+std::shared_ptr<const onnx::ModelProto> parse_onnx_file(
+    const std::string& path, std::vector<std::filesystem::path>* data_files) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open the file");
   std::string bytes(static_cast<size_t>(in.tellg()), '\0');
@@ -370,7 +363,7 @@ std::shared_ptr<const onnx::ModelProto> parse_onnx_file(const std::string& path)
     throw Error(path + ": not a valid ONNX model (protobuf parsing failed)");
   }
   bytes = std::string();
-  load_external_initializers(model.get(), path);
+  *data_files = load_external_initializers(model.get(), path);
   return model;
 }
 
@@ -379,16 +372,23 @@ std::shared_ptr<const onnx::ModelProto> parse_onnx_file(const std::string& path)
 std::shared_ptr<const onnx::ModelProto> parsed_onnx_file(const std::string& path) {
   static std::mutex mutex;
   static ParsedOnnxFile last;
-  const auto stamps = file_stamps(path);
-  uintmax_t bytes = 0;
-  for (const auto& [size, time] : stamps) bytes += size;
   std::lock_guard<std::mutex> lock(mutex);
-  if (last.model && !stamps.empty() && last.path == path && last.stamps == stamps) {
-    return last.model;
+  if (last.model && last.path == path) {
+    const FileStamps now = file_stamps(path, last.data_files);
+    if (!now.empty() && now == last.stamps) return last.model;
   }
   last = ParsedOnnxFile{};  // the previous file's memory goes before the next is parsed
-  auto model = parse_onnx_file(path);
-  if (bytes >= kOnnxParsedFileKeepBytes) last = ParsedOnnxFile{path, stamps, model};
+  // Stamped before reading, so a file rewritten while it is read is parsed again next time.
+  const FileStamps model_stamp = file_stamps(path, {});
+  std::vector<std::filesystem::path> data_files;
+  auto model = parse_onnx_file(path, &data_files);
+  FileStamps stamps = file_stamps(path, data_files);
+  uintmax_t bytes = 0;
+  for (const auto& [size, time] : stamps) bytes += size;
+  if (!stamps.empty() && !model_stamp.empty() && stamps.front() == model_stamp.front() &&
+      bytes >= kOnnxParsedFileKeepBytes) {
+    last = ParsedOnnxFile{path, std::move(data_files), std::move(stamps), model};
+  }
   return model;
 }
 

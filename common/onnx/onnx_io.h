@@ -114,8 +114,8 @@ Graph load_onnx_file(const std::string& path, const OnnxLoadOptions& opts = {});
 
 // The parsed file with its external data read (load_external_initializers), as load_onnx_file
 // loads it. The last file parsed, when it has 16 MiB or more with its external data, is kept and
-// returned again while the path, and the size and modification time of the file and of the files
-// beside it named after it ("<model>.onnx.data"), are unchanged: an experiment that loads the
+// returned again while the path, and the size and modification time of the file and of every
+// external data file it read (whatever their names), are unchanged: an experiment that loads the
 // same file at several batches (a symbolic batch rebatched) parses it once (436 MB for
 // BERT-base). Throws like load_onnx_file.
 std::shared_ptr<const onnx::ModelProto> parsed_onnx_file(const std::string& path);

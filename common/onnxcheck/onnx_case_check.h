@@ -33,7 +33,7 @@ OnnxCaseResult check_onnx_case(const std::string& dir, Tolerance tol = {});
 // one tolerance for CPU-reference checks (kDefaultRtol 1e-4, kDefaultAtol 1e-5); a whole network
 // compared with another implementation may need more (README: float32 sums in another order over
 // many chained reductions), and says so on its command line. Throws UsageError, one line naming
-// the flag: "--rtol 0: expected a number in (0, 1)", "--atol -1: expected a number >= 0", an
+// the flag: "--rtol 0: expected a number in (0, 1)", "--atol -1: expected a number in [0, 1)", an
 // unknown flag, a flag without its value, no DIR or two.
 struct OnnxCheckCaseArgs {
   std::string dir;

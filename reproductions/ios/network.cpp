@@ -88,8 +88,10 @@ std::vector<char> side_input_ops(const Graph& g, const std::vector<int>& order) 
                        k == OpKind::GatherND || k == OpKind::Expand || k == OpKind::Slice ||
                        k == OpKind::Concat || k == OpKind::Transpose;
     if (!cheap) continue;
-    bool from_side = true;
-    for (int t : data_inputs(g, op)) {
+    // an op with no data input (an Expand of a class-token weight) is not a side-input op
+    const std::vector<int> ins = data_inputs(g, op);
+    bool from_side = !ins.empty();
+    for (int t : ins) {
       const int p = g.tensor(t).producer;
       from_side &= p >= 0 ? side[static_cast<size_t>(p)] != 0 : t != inputs.front() || gives_bool;
     }

@@ -5,9 +5,11 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "common/onnx/onnx_io.h"
 
@@ -45,6 +47,33 @@ void write_model(const std::string& path, int64_t elements) {
   *y->mutable_type() = x->type();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   ASSERT_TRUE(m.SerializeToOstream(&out));
+}
+
+// The model of write_model with w's data in the external file `location` beside it.
+void write_external_model(const std::string& path, const std::string& location, int64_t elements) {
+  write_model(path, elements);
+  onnx::ModelProto m;
+  {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  auto* kv = w->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  ASSERT_TRUE(m.SerializeToOstream(&out));
+}
+
+// Writes w's data file: `elements` floats of value `v`, then `extra` bytes past them.
+void write_data(const std::string& path, int64_t elements, float v, int64_t extra) {
+  std::vector<float> data(static_cast<size_t>(elements), v);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()),
+            static_cast<std::streamsize>(data.size() * sizeof(float)));
+  out << std::string(static_cast<size_t>(extra), '\0');
 }
 
 class ParsedFileCache : public ::testing::Test {
@@ -90,6 +119,22 @@ TEST_F(ParsedFileCache, ChangedFileParsedAgain) {
   EXPECT_NE(before.get(), after.get());
   EXPECT_EQ(after->graph().initializer(0).dims(0), kLargeElements + 1);
   EXPECT_EQ(before->graph().initializer(0).dims(0), kLargeElements);  // still valid for its user
+}
+
+// A data file of any name (not only "<model>.onnx.data") is part of the stamp: rewriting it alone
+// parses the model again, with the new weights.
+TEST_F(ParsedFileCache, ChangedExternalDataFileParsedAgain) {
+  const std::string path = file("external.onnx");
+  write_external_model(path, "weights.bin", kLargeElements);
+  write_data(file("weights.bin"), kLargeElements, 1.0f, 0);
+  const auto before = parsed_onnx_file(path);
+  EXPECT_EQ(parsed_onnx_file(path).get(), before.get());
+  write_data(file("weights.bin"), kLargeElements, 2.0f, 4);
+  const auto after = parsed_onnx_file(path);
+  ASSERT_NE(after.get(), before.get());
+  float first = 0;
+  std::memcpy(&first, after->graph().initializer(0).raw_data().data(), sizeof first);
+  EXPECT_EQ(first, 2.0f);
 }
 
 TEST_F(ParsedFileCache, AnotherPathParsedAgain) {
