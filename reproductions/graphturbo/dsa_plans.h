@@ -43,7 +43,14 @@ inline constexpr double kResidentFractionOfL1 = 0.4;
 enum class Approach { Tvm, AStitch, V1Llb, V2L1, V3Instances, GraphTurbo };
 std::string_view approach_name(Approach a);
 
+// GraphTurbo's parameters for the DSA `spec`; its recompute_fits is halo_steps_fit.
 GtParams stcp920_gt_params(const DsaSpec& spec);
+
+// Whether every step of the split of `ops` (one cluster's graph) along axis d into f instances
+// with recomputed halos (the layers that need another instance's rows merged into one step, as
+// the GraphTurbo plans run them) has an LB-fitting tile within kTileFractionOfL1 of a core's L1.
+bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t f,
+                    const DsaSpec& spec);
 
 // TVM's batches per cluster: the largest power of two b for which every layer's activation
 // inputs and written outputs for b batches fit kTvmLlbFraction of the LLB (the rest holds the
