@@ -369,10 +369,18 @@ void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
     for (size_t d = 0; valid && d < inferred.size(); ++d) valid = shape[d] % inferred[d] == 0;
     if (!valid) inferred = plain_binding(shape, cores);
     for (const std::pair<int, int>& w : from)
-      pieces->push_back({int(k), int(ti), r.tensor, xc, r.instance, r.cluster, kept, w,
+      pieces->push_back({int(k),
+                         int(ti),
+                         r.tensor,
+                         xc,
+                         r.instance,
+                         r.cluster,
+                         kept,
+                         w,
                          written_binding(g, built[size_t(w.first)].stage.tasks[size_t(w.second)],
                                          r.tensor, cores),
-                         inferred});
+                         inferred,
+                         {}});
     changed.insert(k);
   }
   for (size_t k : changed) {
@@ -570,6 +578,7 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
     }
   }
   for (int t : gg.output_tensors()) (void)t, ++cnt.ddr_tensors;
+  set_piece_bindings(plan, out.movement, spec.local_level);
   cnt.movement = count_movement(plan, out.movement, spec.local_level);
   return out;
 }

@@ -72,6 +72,33 @@ TEST(GraphTurboMovement, Fig6SplitConcatenatesTwoInstancesPerConsumer) {
                                                 {{B{2, 4, 1, 1}, B{4, 2, 1, 1}}, 4},
                                                 {{B{4, 2, 1, 1}, B{8, 1, 1, 1}}, 2}};
   EXPECT_EQ(changes, expected);
+  // §3.5: a redistribution resets the tuple to the smaller factor along each dimension.
+  const std::map<B, B> reset{{B{1, 8, 1, 1}, B{1, 4, 1, 1}},
+                             {B{2, 4, 1, 1}, B{2, 2, 1, 1}},
+                             {B{4, 2, 1, 1}, B{4, 1, 1, 1}}};
+  int redistributions = 0;
+  for (const MovementPiece& p : b.plan.movement) {
+    if (p.cluster != 0) continue;
+    if (piece_kind(b.plan.plan, p, "l1") == PieceKind::Redistribution) {
+      ++redistributions;
+      EXPECT_EQ(p.binding, reset.at(p.source_binding));
+    } else {
+      EXPECT_EQ(p.binding, p.source_binding);
+    }
+  }
+  EXPECT_EQ(redistributions, m.redistributions);
+}
+
+TEST(GraphTurboMovement, RedistributionTakesTheSmallerFactorPerDimension) {
+  using B = std::vector<int64_t>;
+  EXPECT_EQ(redistribution_binding(B{2, 4, 1, 1}, B{4, 2, 1, 1}), (B{2, 2, 1, 1}));
+  EXPECT_EQ(redistribution_binding(B{1, 8, 1, 1}, B{8, 1, 1, 1}), (B{1, 1, 1, 1}));
+  try {
+    redistribution_binding(B{2, 4}, B{2, 4, 1});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "GraphTurbo §3.5: a redistribution between bindings of rank 2 and 3");
+  }
 }
 
 void expect_equal_to_unscheduled(const Built& b, uint64_t seed) {
