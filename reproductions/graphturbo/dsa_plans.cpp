@@ -435,6 +435,12 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
     if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
     s = schedule_graph(*per_cluster, params ? *params : stcp920_gt_params(spec));
     kernels = static_cast<int64_t>(s.instances.size());
+    if (counts) {
+      counts->subgraphs = static_cast<int64_t>(s.grouping.subgraphs.size());
+      counts->peak_bytes = 0;
+      for (const SubGraph& sg : s.grouping.subgraphs)
+        counts->peak_bytes = std::max(counts->peak_bytes, sg.peak_bytes);
+    }
     const std::vector<std::vector<int>> layers = layers_of(g);
     for (int i : s.order) {
       const Instance& in = s.instances[size_t(i)];
@@ -605,6 +611,7 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
   const Graph one = build_zoo_model(model, o);
   o.batch = batches_per_cluster * clusters;
   const Graph g = build_zoo_model(model, o);
+  for (const Op& op : g.ops()) r.model_concats += op.kind == OpKind::Concat;
   const DsaPlan p = dsa_plan(g, &one, a, spec, &r);
   p.plan.check(p.graph);
   r.result = evaluate_dsa_plan(p.graph, p.plan, spec);

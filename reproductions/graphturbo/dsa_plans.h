@@ -70,8 +70,11 @@ struct DsaRun {
   double throughput = 0;  // batch / latency (items per second)
   int64_t kernels = 0;    // TVM/AStitch: layers; GraphTurbo: instances
   int64_t ddr_tensors = 0, llb_tensors = 0, l1_tensors = 0;  // per cluster (Table 3)
-  MovementCounts movement;  // §3.5's ops of cluster 0 (GraphTurbo, V3; movement_ops.h)
-  EvaluationResult result;  // one iteration
+  MovementCounts movement;    // §3.5's ops of cluster 0 (GraphTurbo, V3; movement_ops.h)
+  int64_t subgraphs = 0;      // GraphTurbo, V3: Algorithm 2's sub-graphs
+  int64_t model_concats = 0;  // the model's own Concat ops (before §3.5's)
+  int64_t peak_bytes = 0;     // GraphTurbo, V3: the largest sub-graph peak (Algorithm 1)
+  EvaluationResult result;    // one iteration
 };
 
 // Builds `model` for the batch and approach (zoo options give image size / seq len) and
