@@ -230,9 +230,12 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
       t.kind = TaskKind::Fused;
       t.ops = step_ops;
       const Step st{step_ops, d, k, f, -1};
-      for (int w : task_written_tensors(g, t))
-        if (g.tensor(w).shape.size() > size_t(d))
-          t.regions[w] = step_region(g.tensor(w).shape, st, 0, 1);
+      for (int w : task_written_tensors(g, t)) {
+        // A step whose outputs do not divide along d runs whole, once (stages_of_steps), and
+        // writes what other instances' steps write again.
+        if (!divides(g.tensor(w).shape, st, 1)) return false;
+        t.regions[w] = step_region(g.tensor(w).shape, st, 0, 1);
+      }
       const Shape shape = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
       t.placement.unit = UnitKind::Core;
       t.placement.index = {0, 0};
