@@ -224,8 +224,15 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
   const std::set<int> sg_ops(ops.begin(), ops.end());
   const std::vector<std::vector<int>> layers = layers_of(g);
   const auto budget = static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
-  for (int64_t k = 0; k < f; ++k)
-    for (const std::vector<int>& step_ops : halo_steps(g, layers, sg_ops, d, k, f)) {
+  std::vector<std::vector<int>> first;
+  for (int64_t k = 0; k < f; ++k) {
+    const std::vector<std::vector<int>> steps = halo_steps(g, layers, sg_ops, d, k, f);
+    // Homogeneous instances (Fig. 6): every instance runs the same steps (an op kept inside a
+    // merged step of one instance and written by its own step in another leaves its tensor
+    // partly unwritten).
+    if (k == 0) first = steps;
+    if (steps != first) return false;
+    for (const std::vector<int>& step_ops : steps) {
       Task t;
       t.kind = TaskKind::Fused;
       t.ops = step_ops;
@@ -247,6 +254,7 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
       const std::vector<int> units = dsa_placement_units(t.placement, spec);
       if (dsa_task_demand(g, t, spec, units).working_set_bytes > budget) return false;
     }
+  }
   return true;
 }
 

@@ -48,7 +48,8 @@ GtParams stcp920_gt_params(const DsaSpec& spec);
 
 // Whether every step of the split of `ops` (one cluster's graph) along axis d into f instances
 // with recomputed halos (the layers that need another instance's rows merged into one step, as
-// the GraphTurbo plans run them) writes outputs that divide along d (else the plans run it whole,
+// the GraphTurbo plans run them) is the same for every instance, writes outputs that divide
+// along d (else the plans run it whole,
 // once, writing again what other instances write) and has an LB-fitting tile within
 // kTileFractionOfL1 of a core's L1.
 bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t f,

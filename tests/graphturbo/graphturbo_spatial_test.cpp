@@ -97,5 +97,29 @@ TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
   EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
 }
 
+// The same sub-graph at capacity 96 KiB splits in 4: the conv's 8-channel slices divide, but the
+// instances whose Concat channels come from the pool (0-47) run the conv and the Concat as two
+// steps, the others (48-95) read other instances' conv channels and merge them into one step where
+// the conv output is kept, never written: 16 of its 32 channels were written by no task
+// (Plan::check refused). Instances must run the same steps; the plan checks and evaluates.
+TEST(GraphTurboSpatial, SplitWhoseInstancesRunDifferentStepsIsRefused) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  ZooOptions o;
+  o.image_size = 128;
+  o.batch = 2;
+  const Graph one = build_zoo_model("densenet121", o);
+  const std::vector<int> ops = {one.find_op("features.denseblock1.layer1.2.conv"),
+                                one.find_op("features.denseblock1.layer1.concat")};
+  EXPECT_FALSE(halo_steps_fit(one, ops, 1, 4, spec));
+  o.batch = 2 * spec.clusters;
+  const Graph g = build_zoo_model("densenet121", o);
+  GtParams p = stcp920_gt_params(spec);
+  p.split_capacity = 96 * 1024;
+  DsaRun counts;
+  const DsaPlan d = dsa_plan(g, &one, Approach::GraphTurbo, spec, &counts, &p);
+  EXPECT_NO_THROW(d.plan.check(d.graph));
+  EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
+}
+
 }  // namespace
 }  // namespace dgs::graphturbo
