@@ -40,6 +40,9 @@ GtParams stcp920_gt_params(const DsaSpec& spec) {
   p.l1_bytes = spec.local_bytes;
   p.llb_bytes = spec.global_bytes;
   p.split_capacity = static_cast<int64_t>(kSplitCapacityFractionOfLlb * double(spec.global_bytes));
+  p.recompute_fits = [spec](const Graph& g, const std::vector<int>& ops, int d, int64_t f) {
+    return halo_steps_fit(g, ops, d, f, spec);
+  };
   return p;
 }
 
@@ -214,6 +217,49 @@ std::vector<std::vector<int>> halo_steps(const Graph& g,
   return groups;
 }
 
+}  // namespace
+
+bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t f,
+                    const DsaSpec& spec) {
+  const std::set<int> sg_ops(ops.begin(), ops.end());
+  const std::vector<std::vector<int>> layers = layers_of(g);
+  const auto budget = static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
+  std::vector<std::vector<int>> first;
+  for (int64_t k = 0; k < f; ++k) {
+    const std::vector<std::vector<int>> steps = halo_steps(g, layers, sg_ops, d, k, f);
+    // Homogeneous instances (Fig. 6): every instance runs the same steps (an op kept inside a
+    // merged step of one instance and written by its own step in another leaves its tensor
+    // partly unwritten).
+    if (k == 0) first = steps;
+    if (steps != first) return false;
+    for (const std::vector<int>& step_ops : steps) {
+      Task t;
+      t.kind = TaskKind::Fused;
+      t.ops = step_ops;
+      const Step st{step_ops, d, k, f, -1};
+      for (int w : task_written_tensors(g, t)) {
+        // A step whose outputs do not divide along d runs whole, once (stages_of_steps), and
+        // writes what other instances' steps write again.
+        if (!divides(g.tensor(w).shape, st, 1)) return false;
+        t.regions[w] = step_region(g.tensor(w).shape, st, 0, 1);
+      }
+      const Shape shape = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
+      t.placement.unit = UnitKind::Core;
+      t.placement.index = {0, 0};
+      t.placement.binding = plain_binding(shape, spec.cores_per_cluster);
+      int64_t cores = 1;
+      for (int64_t x : t.placement.binding) cores *= x;
+      t.placement.count = static_cast<int>(cores);
+      t.tile = fit_tile(g, t, spec);
+      const std::vector<int> units = dsa_placement_units(t.placement, spec);
+      if (dsa_task_demand(g, t, spec, units).working_set_bytes > budget) return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
 // A plan stage built from a step, with the instance it belongs to (-1: none).
 struct StageOfStep {
   Stage stage;
@@ -303,7 +349,6 @@ void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
                   "'");
     --k, --ti;
     Task& t = built[k].stage.tasks[ti];
-    t.ops.insert(t.ops.begin(), cop);
     bool kept = true;
     for (int c : g.tensor(xc).consumers) kept = kept && std::count(t.ops.begin(), t.ops.end(), c);
     std::vector<std::pair<int, int>> from;
@@ -315,12 +360,16 @@ void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
           task_written_region(g, built[size_t(w.first)].stage.tasks[size_t(w.second)], r.tensor);
       whole = whole.empty() ? piece : region_union(whole, piece);
     }
+    // Every piece this instance needs was concatenated, whole, by an earlier instance (a
+    // producer split along channels read by batch instances): it reads that x', no op of its own.
+    if (!kept && from.empty()) continue;
+    t.ops.insert(t.ops.begin(), cop);
     if (!kept) {
       int64_t sum = 0;
       for (const auto& [ws, wt] : from)
         sum += region_numel(
             task_written_region(g, built[size_t(ws)].stage.tasks[size_t(wt)], r.tensor));
-      if (from.empty() || sum != region_numel(whole))
+      if (sum != region_numel(whole))
         throw Error("GraphTurbo §3.5: the pieces of '" + g.tensor(r.tensor).name +
                     "' a consumer instance concatenates are not one box");
       t.regions[xc] = whole;
@@ -331,10 +380,18 @@ void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
     for (size_t d = 0; valid && d < inferred.size(); ++d) valid = shape[d] % inferred[d] == 0;
     if (!valid) inferred = plain_binding(shape, cores);
     for (const std::pair<int, int>& w : from)
-      pieces->push_back({int(k), int(ti), r.tensor, xc, r.instance, r.cluster, kept, w,
+      pieces->push_back({int(k),
+                         int(ti),
+                         r.tensor,
+                         xc,
+                         r.instance,
+                         r.cluster,
+                         kept,
+                         w,
                          written_binding(g, built[size_t(w.first)].stage.tasks[size_t(w.second)],
                                          r.tensor, cores),
-                         inferred});
+                         inferred,
+                         {}});
     changed.insert(k);
   }
   for (size_t k : changed) {
@@ -389,6 +446,12 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
     if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
     s = schedule_graph(*per_cluster, params ? *params : stcp920_gt_params(spec));
     kernels = static_cast<int64_t>(s.instances.size());
+    if (counts) {
+      counts->subgraphs = static_cast<int64_t>(s.grouping.subgraphs.size());
+      counts->peak_bytes = 0;
+      for (const SubGraph& sg : s.grouping.subgraphs)
+        counts->peak_bytes = std::max(counts->peak_bytes, sg.peak_bytes);
+    }
     const std::vector<std::vector<int>> layers = layers_of(g);
     for (int i : s.order) {
       const Instance& in = s.instances[size_t(i)];
@@ -532,6 +595,7 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
     }
   }
   for (int t : gg.output_tensors()) (void)t, ++cnt.ddr_tensors;
+  set_piece_bindings(plan, out.movement, spec.local_level);
   cnt.movement = count_movement(plan, out.movement, spec.local_level);
   return out;
 }
@@ -558,6 +622,7 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
   const Graph one = build_zoo_model(model, o);
   o.batch = batches_per_cluster * clusters;
   const Graph g = build_zoo_model(model, o);
+  for (const Op& op : g.ops()) r.model_concats += op.kind == OpKind::Concat;
   const DsaPlan p = dsa_plan(g, &one, a, spec, &r);
   p.plan.check(p.graph);
   r.result = evaluate_dsa_plan(p.graph, p.plan, spec);

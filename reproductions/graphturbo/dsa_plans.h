@@ -43,7 +43,17 @@ inline constexpr double kResidentFractionOfL1 = 0.4;
 enum class Approach { Tvm, AStitch, V1Llb, V2L1, V3Instances, GraphTurbo };
 std::string_view approach_name(Approach a);
 
+// GraphTurbo's parameters for the DSA `spec`; its recompute_fits is halo_steps_fit.
 GtParams stcp920_gt_params(const DsaSpec& spec);
+
+// Whether every step of the split of `ops` (one cluster's graph) along axis d into f instances
+// with recomputed halos (the layers that need another instance's rows merged into one step, as
+// the GraphTurbo plans run them) is the same for every instance, writes outputs that divide
+// along d (else the plans run it whole,
+// once, writing again what other instances write) and has an LB-fitting tile within
+// kTileFractionOfL1 of a core's L1.
+bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t f,
+                    const DsaSpec& spec);
 
 // TVM's batches per cluster: the largest power of two b for which every layer's activation
 // inputs and written outputs for b batches fit kTvmLlbFraction of the LLB (the rest holds the
@@ -63,8 +73,11 @@ struct DsaRun {
   double throughput = 0;  // batch / latency (items per second)
   int64_t kernels = 0;    // TVM/AStitch: layers; GraphTurbo: instances
   int64_t ddr_tensors = 0, llb_tensors = 0, l1_tensors = 0;  // per cluster (Table 3)
-  MovementCounts movement;  // §3.5's ops of cluster 0 (GraphTurbo, V3; movement_ops.h)
-  EvaluationResult result;  // one iteration
+  MovementCounts movement;    // §3.5's ops of cluster 0 (GraphTurbo, V3; movement_ops.h)
+  int64_t subgraphs = 0;      // GraphTurbo, V3: Algorithm 2's sub-graphs
+  int64_t model_concats = 0;  // the model's own Concat ops (before §3.5's)
+  int64_t peak_bytes = 0;     // GraphTurbo, V3: the largest sub-graph peak (Algorithm 1)
+  EvaluationResult result;    // one iteration
 };
 
 // Builds `model` for the batch and approach (zoo options give image size / seq len) and

@@ -89,7 +89,10 @@ void run_fig14(ExperimentContext& ctx) {
              std::to_string(mv.concats) + " concatenations of " + std::to_string(mv.pieces) +
              " instance pieces (" + std::to_string(mv.copies) + " copies between levels, " +
              std::to_string(mv.redistributions) + " redistributions between cores, " +
-             std::to_string(mv.in_place) + " in place)");
+             std::to_string(mv.in_place) +
+             " in place); sub-graphs: " + std::to_string(r.gt.subgraphs) + " (largest peak " +
+             std::to_string(r.gt.peak_bytes) + " B), instances: " + std::to_string(r.gt.kernels) +
+             "; the model's own Concat ops: " + std::to_string(r.gt.model_concats));
     const double as = r.astitch.throughput / r.tvm.throughput;
     const double gt = r.gt.throughput / r.tvm.throughput;
     Cell paper = Missing{};

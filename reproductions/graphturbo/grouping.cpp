@@ -166,7 +166,7 @@ SubGraph make_subgraph(const Graph& g, std::vector<int> ops, const GtParams& p) 
       } else if (written_have_axis(g, sg.ops, d, v)) {
         // Recomputation (halos of a conv chain), bounded by the cost model (§3.1).
         const double r = recomputed_fraction(g, sg.ops, d, v);
-        if (r <= kRecomputeThreshold) {
+        if (r <= kRecomputeThreshold && (!p.recompute_fits || p.recompute_fits(g, sg.ops, d, v))) {
           sg.split_info.push_back({static_cast<int>(sg.ops.size()), v, d});
           sg.recomputed_fraction = r;
           sg.recomputes = true;
@@ -432,6 +432,8 @@ std::string gt_constants_note(const GtParams& p) {
      << " of the sub-graph's FLOPs (a conv chain's halos along a spatial axis); cores per "
         "cluster = "
      << p.cores << "; element bytes = " << p.element_bytes;
+  if (p.recompute_fits)
+    os << "; a recomputing split only where its halo kernels' LB-fitting tiles fit";
   return os.str();
 }
 

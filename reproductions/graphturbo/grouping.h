@@ -24,8 +24,12 @@
 //    from the shared iteration spaces). All axes at once were tried and rejected: Eq. 1 then
 //    prefers e.g. 14 instances of 4 rows of a [16,256,56,56] residual Add over 16 images, and
 //    Rule i refuses to merge it with its 16-instance producer.
+//  - a recomputing split only where its merged halo kernels fit the local buffer
+//    (GtParams::recompute_fits): ResNet-18's maxpool + layer1 at one 128 px image per cluster
+//    split along the rows is one kernel holding four 3x3 convs' weights (288 KiB at FP16).
 //  - the output dimension must divide evenly (homogeneous instances, Fig. 6).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,11 @@ struct GtParams {
   int64_t split_capacity = 0;    // Algorithm 1's sizeof(LB), bytes
   int64_t l1_bytes = 64 * 1024;  // one core's local buffer
   int64_t llb_bytes = 8 << 20;   // the cluster's global buffer
+  // Whether a split of the sub-graph `ops` along axis d into f instances that recomputes halos
+  // can run: its layers that need halos run as one kernel (every core holds, for its tile, the
+  // whole weights of all but the last conv of such a chain), which must fit the local buffer.
+  // Empty: every such split can (the DSA plans check their LB-fitting tiles, dsa_plans.h).
+  std::function<bool(const Graph& g, const std::vector<int>& ops, int d, int64_t f)> recompute_fits;
 };
 
 // One tuple of Algorithm 1: (split_d, n_d, f_d, d) with split_d = 1 (only feasible tuples).

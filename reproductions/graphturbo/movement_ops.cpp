@@ -113,28 +113,58 @@ std::vector<int64_t> written_binding(const Graph& g, const Task& t, int x, int c
   return plain_binding(region_shape(task_written_region(g, t, x)), cores);
 }
 
-MovementCounts count_movement(const Plan& plan, const std::vector<MovementPiece>& pieces,
-                              const std::string& local_level, int cluster) {
-  MovementCounts c;
-  std::map<std::pair<int, int>, int> group_size;  // (instance, x) -> pieces
+PieceKind piece_kind(const Plan& plan, const MovementPiece& p, const std::string& local_level) {
   auto level = [](const Task& t, int x) {
     const auto it = t.scope.find(x);
     return it == t.scope.end() ? std::string() : it->second;
   };
+  const Task& t = plan.stages[size_t(p.stage)].tasks[size_t(p.task)];
+  const Task& w = plan.stages[size_t(p.writer.first)].tasks[size_t(p.writer.second)];
+  const std::string src = level(w, p.tensor),
+                    dst = p.kept ? local_level : level(t, p.concat_tensor);
+  if (src != dst) return PieceKind::Copy;
+  if (src == local_level && p.source_binding != p.inferred_binding)
+    return PieceKind::Redistribution;
+  return PieceKind::InPlace;
+}
+
+std::vector<int64_t> redistribution_binding(const std::vector<int64_t>& source,
+                                            const std::vector<int64_t>& inferred) {
+  if (source.size() != inferred.size())
+    throw Error("GraphTurbo §3.5: a redistribution between bindings of rank " +
+                std::to_string(source.size()) + " and " + std::to_string(inferred.size()));
+  std::vector<int64_t> b(source.size());
+  for (size_t d = 0; d < b.size(); ++d) b[d] = std::min(source[d], inferred[d]);
+  return b;
+}
+
+void set_piece_bindings(const Plan& plan, std::vector<MovementPiece>& pieces,
+                        const std::string& local_level) {
+  for (MovementPiece& p : pieces)
+    p.binding = piece_kind(plan, p, local_level) == PieceKind::Redistribution
+                    ? redistribution_binding(p.source_binding, p.inferred_binding)
+                    : p.source_binding;
+}
+
+MovementCounts count_movement(const Plan& plan, const std::vector<MovementPiece>& pieces,
+                              const std::string& local_level, int cluster) {
+  MovementCounts c;
+  std::map<std::pair<int, int>, int> group_size;  // (instance, x) -> pieces
   for (const MovementPiece& p : pieces) {
     if (p.cluster != cluster) continue;
     ++c.pieces;
     ++group_size[{p.instance, p.tensor}];
-    const Task& t = plan.stages[size_t(p.stage)].tasks[size_t(p.task)];
-    const Task& w = plan.stages[size_t(p.writer.first)].tasks[size_t(p.writer.second)];
-    const std::string src = level(w, p.tensor),
-                      dst = p.kept ? local_level : level(t, p.concat_tensor);
-    if (src != dst)
-      ++c.copies;
-    else if (src == local_level && p.source_binding != p.inferred_binding)
-      ++c.redistributions;
-    else
-      ++c.in_place;
+    switch (piece_kind(plan, p, local_level)) {
+      case PieceKind::Copy:
+        ++c.copies;
+        break;
+      case PieceKind::Redistribution:
+        ++c.redistributions;
+        break;
+      case PieceKind::InPlace:
+        ++c.in_place;
+        break;
+    }
   }
   for (const auto& [key, n] : group_size) c.concats += n >= 2;
   return c;

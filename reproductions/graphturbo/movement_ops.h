@@ -79,6 +79,10 @@ struct MovementPiece {
   std::pair<int, int> writer;             // the producer task
   std::vector<int64_t> source_binding;    // the producer's binding of x
   std::vector<int64_t> inferred_binding;  // the consumer's, for x'
+  // The piece's binding after its op (set_piece_bindings): a redistribution resets the tuple to
+  // the smaller factor along each dimension (§3.5: element-wise min of source and inferred); a
+  // copy or an in-place piece keeps the source's.
+  std::vector<int64_t> binding;
 };
 
 // The binding of tensor `x` as task `t` writes it: the task's own when x is its primary output
@@ -92,8 +96,21 @@ struct MovementCounts {
   int redistributions = 0;  // L1 pieces whose binding changes
   int in_place = 0;         // neither
 };
-// Counts the pieces of cluster `cluster` of `plan` (after its scopes are set); `local_level`:
-// the hardware's local level name (absent scope = the DRAM level).
+enum class PieceKind { Copy, Redistribution, InPlace };
+// §3.5's kind of `piece` of `plan` (after its scopes are set); `local_level`: the hardware's local
+// level name (absent scope = the DRAM level).
+PieceKind piece_kind(const Plan& plan, const MovementPiece& piece, const std::string& local_level);
+
+// §3.5's rule for the binding of a redistribution's output: the smaller factor along each
+// dimension (element-wise minimum; the ranks must agree).
+std::vector<int64_t> redistribution_binding(const std::vector<int64_t>& source,
+                                            const std::vector<int64_t>& inferred);
+
+// Sets every piece's `binding` (after the plan's scopes are set).
+void set_piece_bindings(const Plan& plan, std::vector<MovementPiece>& pieces,
+                        const std::string& local_level);
+
+// Counts the pieces of cluster `cluster` of `plan` (after its scopes are set).
 MovementCounts count_movement(const Plan& plan, const std::vector<MovementPiece>& pieces,
                               const std::string& local_level, int cluster = 0);
 

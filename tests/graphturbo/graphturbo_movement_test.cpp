@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/dsamodel/dsa_model.h"
 #include "common/exec/executor.h"
 #include "common/exec/plan_exec.h"
 #include "common/hw/hardware.h"
@@ -70,6 +72,33 @@ TEST(GraphTurboMovement, Fig6SplitConcatenatesTwoInstancesPerConsumer) {
                                                 {{B{2, 4, 1, 1}, B{4, 2, 1, 1}}, 4},
                                                 {{B{4, 2, 1, 1}, B{8, 1, 1, 1}}, 2}};
   EXPECT_EQ(changes, expected);
+  // §3.5: a redistribution resets the tuple to the smaller factor along each dimension.
+  const std::map<B, B> reset{{B{1, 8, 1, 1}, B{1, 4, 1, 1}},
+                             {B{2, 4, 1, 1}, B{2, 2, 1, 1}},
+                             {B{4, 2, 1, 1}, B{4, 1, 1, 1}}};
+  int redistributions = 0;
+  for (const MovementPiece& p : b.plan.movement) {
+    if (p.cluster != 0) continue;
+    if (piece_kind(b.plan.plan, p, "l1") == PieceKind::Redistribution) {
+      ++redistributions;
+      EXPECT_EQ(p.binding, reset.at(p.source_binding));
+    } else {
+      EXPECT_EQ(p.binding, p.source_binding);
+    }
+  }
+  EXPECT_EQ(redistributions, m.redistributions);
+}
+
+TEST(GraphTurboMovement, RedistributionTakesTheSmallerFactorPerDimension) {
+  using B = std::vector<int64_t>;
+  EXPECT_EQ(redistribution_binding(B{2, 4, 1, 1}, B{4, 2, 1, 1}), (B{2, 2, 1, 1}));
+  EXPECT_EQ(redistribution_binding(B{1, 8, 1, 1}, B{8, 1, 1, 1}), (B{1, 1, 1, 1}));
+  try {
+    redistribution_binding(B{2, 4}, B{2, 4, 1});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "GraphTurbo §3.5: a redistribution between bindings of rank 2 and 3");
+  }
 }
 
 void expect_equal_to_unscheduled(const Built& b, uint64_t seed) {
@@ -102,6 +131,73 @@ TEST(GraphTurboMovement, RunPlanOfVitWithConcatOpsEqualsTheUnscheduledGraph) {
   EXPECT_EQ(b.counts.movement.concats, 12);
   for (const MovementPiece& p : b.plan.movement) EXPECT_TRUE(p.kept);
   expect_equal_to_unscheduled(b, 13);
+}
+
+// ResNet-18 at 128x128 on an STCP920 with 96 KiB of L1 per core, Algorithm 1's capacity 96 KiB,
+// one image per cluster: maxpool + layer1 split along the rows recomputes halos in one kernel that
+// holds all four 3x3 convs' weights on every core (288 KiB at FP16, 576 KiB double-buffered); the
+// DSA model refuses that L1 overflow. GtParams::recompute_fits (halo_steps_fit) refuses the split
+// instead.
+DsaSpec stcp920_with_96k_l1() {
+  return dsa_with_local_bytes(load_dsa_spec("stcp920"), 96 * 1024);
+}
+
+Built build_resnet18(int64_t image, int64_t per_cluster, int64_t capacity, bool halo_rule) {
+  const DsaSpec spec = stcp920_with_96k_l1();
+  ZooOptions o;
+  o.image_size = image;
+  o.batch = per_cluster;
+  const Graph one = build_zoo_model("resnet18", o);
+  o.batch = per_cluster * spec.clusters;
+  Built b;
+  b.unscheduled = build_zoo_model("resnet18", o);
+  GtParams p = stcp920_gt_params(spec);
+  p.split_capacity = capacity;
+  if (!halo_rule) p.recompute_fits = nullptr;
+  b.plan = dsa_plan(b.unscheduled, &one, Approach::GraphTurbo, spec, &b.counts, &p);
+  b.plan.plan.check(b.plan.graph);
+  return b;
+}
+
+TEST(GraphTurboMovement, ResNet18At128PxWith96KiBL1RefusesTheHaloSplitThatOverflowsL1) {
+  const DsaSpec spec = stcp920_with_96k_l1();
+  const Built without = build_resnet18(128, 1, 96 * 1024, false);
+  EXPECT_THROW(evaluate_dsa_plan(without.plan.graph, without.plan.plan, spec), Error);
+  const Built b = build_resnet18(128, 1, 96 * 1024, true);
+  EXPECT_NO_THROW(evaluate_dsa_plan(b.plan.graph, b.plan.plan, spec));
+}
+
+// The same rule on a reduced size (64x64, capacity 16 KiB: it refuses a halo split there too, so
+// the plan differs from the one without it), with run_plan equal to the unscheduled graph.
+TEST(GraphTurboMovement, RunPlanOfResNet18WithHaloKernelsThatFitEqualsTheUnscheduledGraph) {
+  const Built without = build_resnet18(64, 1, 16 * 1024, false);
+  const Built b = build_resnet18(64, 1, 16 * 1024, true);
+  EXPECT_NE(b.counts.movement.concats, without.counts.movement.concats);
+  EXPECT_NO_THROW(evaluate_dsa_plan(b.plan.graph, b.plan.plan, stcp920_with_96k_l1()));
+  expect_equal_to_unscheduled(b, 17);
+}
+
+// Two images per cluster: maxpool's sub-graph splits along channels (4 instances of the whole
+// batch), its consumer along the batch (2 instances). The first consumer instance concatenates
+// the four pieces whole; the second reads that x' and has no Concat of its own (the scheduler
+// refused the plan before: "the pieces ... are not one box").
+TEST(GraphTurboMovement, ResNet18ChannelPiecesAreConcatenatedOnceForTwoBatchInstances) {
+  const Built b = build_resnet18(128, 2, 96 * 1024, true);
+  EXPECT_NO_THROW(evaluate_dsa_plan(b.plan.graph, b.plan.plan, stcp920_with_96k_l1()));
+  const Built r = build_resnet18(64, 2, 16 * 1024, true);
+  for (const Built* x : {&b, &r}) {
+    std::set<int> instances;
+    int pieces = 0;
+    for (const MovementPiece& p : x->plan.movement)
+      if (p.cluster == 0 && x->plan.graph.tensor(p.tensor).name == "maxpool:0") {
+        ++pieces;
+        instances.insert(p.instance);
+        EXPECT_FALSE(p.kept);
+      }
+    EXPECT_EQ(pieces, 4);
+    EXPECT_EQ(instances.size(), 1u);
+  }
+  expect_equal_to_unscheduled(r, 19);
 }
 
 }  // namespace

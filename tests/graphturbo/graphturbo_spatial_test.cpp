@@ -3,6 +3,7 @@
 // kRecomputeThreshold; its plans equal the unscheduled graph through run_plan.
 #include <gtest/gtest.h>
 
+#include "common/dsamodel/dsa_model.h"
 #include "common/exec/executor.h"
 #include "common/exec/plan_exec.h"
 #include "common/hw/hardware.h"
@@ -70,6 +71,54 @@ TEST(GraphTurboSpatial, RunPlanOfHaloSplitsEqualsTheUnscheduledGraph) {
     const Comparison c = compare_tensors(got.at(y2), ref.at(y), kNetworkTolerance);
     EXPECT_TRUE(c.passed) << c.str();
   }
+}
+
+// DenseNet-121 at 128x128, two images per cluster, capacity 32 KiB: {layer1's 3x3 conv (32
+// channels), the block's Concat (96 channels)} split along the channels in 12 recomputes, and the
+// conv's 32 channels do not divide by 12, so the DSA plans would run that step whole, once,
+// writing the Concat's channels again beside the instances' slices (and §3.5 refused the
+// overlapping pieces). halo_steps_fit refuses the split; the plan evaluates.
+TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  ZooOptions o;
+  o.image_size = 128;
+  o.batch = 2;
+  const Graph one = build_zoo_model("densenet121", o);
+  const std::vector<int> ops = {one.find_op("features.denseblock1.layer1.2.conv"),
+                                one.find_op("features.denseblock1.layer1.concat")};
+  EXPECT_FALSE(halo_steps_fit(one, ops, 1, 12, spec));
+  o.batch = 2 * spec.clusters;
+  const Graph g = build_zoo_model("densenet121", o);
+  GtParams p = stcp920_gt_params(spec);
+  p.split_capacity = 32 * 1024;
+  DsaRun counts;
+  const DsaPlan d = dsa_plan(g, &one, Approach::GraphTurbo, spec, &counts, &p);
+  d.plan.check(d.graph);
+  EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
+}
+
+// The same sub-graph at capacity 96 KiB splits in 4: the conv's 8-channel slices divide, but the
+// instances whose Concat channels come from the pool (0-47) run the conv and the Concat as two
+// steps, the others (48-95) read other instances' conv channels and merge them into one step where
+// the conv output is kept, never written: 16 of its 32 channels were written by no task
+// (Plan::check refused). Instances must run the same steps; the plan checks and evaluates.
+TEST(GraphTurboSpatial, SplitWhoseInstancesRunDifferentStepsIsRefused) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  ZooOptions o;
+  o.image_size = 128;
+  o.batch = 2;
+  const Graph one = build_zoo_model("densenet121", o);
+  const std::vector<int> ops = {one.find_op("features.denseblock1.layer1.2.conv"),
+                                one.find_op("features.denseblock1.layer1.concat")};
+  EXPECT_FALSE(halo_steps_fit(one, ops, 1, 4, spec));
+  o.batch = 2 * spec.clusters;
+  const Graph g = build_zoo_model("densenet121", o);
+  GtParams p = stcp920_gt_params(spec);
+  p.split_capacity = 96 * 1024;
+  DsaRun counts;
+  const DsaPlan d = dsa_plan(g, &one, Approach::GraphTurbo, spec, &counts, &p);
+  EXPECT_NO_THROW(d.plan.check(d.graph));
+  EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
 }
 
 }  // namespace
