@@ -496,8 +496,8 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
       plan.stages.push_back(std::move(st.stage));
   } else {
     // §3.5: find the crossing reads on a plan without the ops, add a Concat op per (tensor,
-    // consumer sub-graph) read in several pieces, and put the pieces' movement tasks in a stage
-    // before each consumer instance (movement_ops.h).
+    // consumer sub-graph) read in several pieces, and run it first in the consumer instance's
+    // first task that reads the tensor; its pieces are that task's transfers (movement_ops.h).
     Plan bare;
     std::vector<int> stage_instance;
     for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, false)) {
