@@ -203,7 +203,7 @@ struct OnnxNodeInference::State {
   std::unordered_map<std::string, onnx::TypeProto*> types;
   std::unordered_map<std::string, const onnx::TensorProto*> data;
   std::deque<onnx::TensorProto> values;  // folded values and Constant nodes' values, for `data`
-  const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
+  const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse{};
   std::string origin;
 
   onnx::TypeProto* own(const onnx::TypeProto& t) {
