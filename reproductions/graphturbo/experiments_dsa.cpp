@@ -232,7 +232,6 @@ void run_table4(ExperimentContext& ctx) {
   Table t({"label", "model", "cpu_tvm_s", "paper_tvm_s", "cpu_astitch_s", "paper_astitch_s",
            "cpu_graphturbo_s", "paper_graphturbo_s", "cpu_graphturbo_schedule_only_s", "subgraphs",
            "instances", "order"});
-  std::vector<Claim> claims;
   for (const ModelRow& m : model_rows()) {
     if (m.zoo.empty()) continue;
     const RowRuns& r = runs_of(m);
@@ -249,12 +248,14 @@ void run_table4(ExperimentContext& ctx) {
                pd.cell(key, "astitch_s"), r.schedule_s[2], pd.cell(key, "graphturbo_s"), sched,
                int64_t(s.grouping.subgraphs.size()), int64_t(s.instances.size()),
                std::string(s.dfs_chosen ? "Algorithm 3" : "BFS")});
-    claims.push_back({m.name + ": GraphTurbo scheduling under 1 s (1 = yes)",
-                      "issue target (not a paper number)", 1.0, sched < 1.0 ? 1.0 : 0.0,
-                      ClaimKind::Ordering, "yes", "", "our speed target, not the paper's"});
   }
+  // No claim on our times: a yes/no "under 1 s" flips with the machine and the build (a sanitizer
+  // build crossed it), and the same seed must give the same files. Our speed target is measured
+  // by Google Benchmark (microbench/graphturbo_schedule.cpp).
+  ctx.note(
+      "our scheduling times are wall-clock (the cpu_* columns); the speed target is measured "
+      "by bench_graphturbo_schedule (microbench/graphturbo_schedule.cpp), not claimed here");
   ctx.emit_table("Table 4 - Compilation overhead in seconds (ours: plan construction)", t);
-  ctx.emit_claims(claims);
 }
 
 void run_fig3(ExperimentContext& ctx) {
