@@ -60,13 +60,25 @@ bool splits_every_op_along(const Graph& g, const std::vector<int>& ops, int d, i
   return true;
 }
 
+// The tensors the sub-graph's ops write that no op of the sub-graph reads (what it hands on).
+std::vector<int> written_outside(const Graph& g, const std::vector<int>& ops) {
+  const std::set<int> in(ops.begin(), ops.end());
+  std::vector<int> written;
+  for (int op : ops)
+    for (int t : g.op(op).outputs) {
+      bool read_inside = false;
+      for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
+      if (!read_inside) written.push_back(t);
+    }
+  return written;
+}
+
 // The FLOPs that splitting axis d of the sub-graph's written tensors into v slices computes more
 // than once, as a fraction of the sub-graph's FLOPs: every slice's needs propagated back
 // through the ops (the shared iteration spaces: a conv chain's halos), each op's output needed
 // by the v slices together, against its whole output. Infinite where a slice needs an
 // intermediate whole along d (no halo).
 double recomputed_fraction(const Graph& g, const std::vector<int>& ops, int d, int64_t v) {
-  const std::set<int> in(ops.begin(), ops.end());
   double total = 0, computed = 0;
   std::vector<double> per_element(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -74,19 +86,16 @@ double recomputed_fraction(const Graph& g, const std::vector<int>& ops, int d, i
     per_element[i] = n > 0 ? double(op_cost(g, ops[i]).flops) / double(n) : 0;
     total += double(op_cost(g, ops[i]).flops);
   }
+  const std::vector<int> written = written_outside(g, ops);
   for (int64_t k = 0; k < v; ++k) {
     std::map<int, Region> seeds;
-    for (int op : ops)
-      for (int t : g.op(op).outputs) {
-        bool read_inside = false;
-        for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
-        if (read_inside) continue;
-        const Shape& s = g.tensor(t).shape;
-        Region r = full_region(s);
-        const int64_t e = s[static_cast<size_t>(d)];
-        r[static_cast<size_t>(d)] = {e * k / v, e * (k + 1) / v};
-        seeds[t] = r;
-      }
+    for (int t : written) {
+      const Shape& s = g.tensor(t).shape;
+      Region r = full_region(s);
+      const int64_t e = s[static_cast<size_t>(d)];
+      r[static_cast<size_t>(d)] = {e * k / v, e * (k + 1) / v};
+      seeds[t] = r;
+    }
     const std::map<int, AccessRegion> need = propagate_regions(g, ops, seeds);
     for (size_t i = 0; i < ops.size(); ++i) {
       const int t = g.op(ops[i]).outputs.at(0);
@@ -106,15 +115,10 @@ double recomputed_fraction(const Graph& g, const std::vector<int>& ops, int d, i
 
 // Whether every tensor the sub-graph writes has axis d (to be split along it).
 bool written_have_axis(const Graph& g, const std::vector<int>& ops, int d, int64_t v) {
-  const std::set<int> in(ops.begin(), ops.end());
-  for (int op : ops)
-    for (int t : g.op(op).outputs) {
-      bool read_inside = false;
-      for (int c : g.tensor(t).consumers) read_inside = read_inside || in.count(c) > 0;
-      if (read_inside) continue;
-      const Shape& s = g.tensor(t).shape;
-      if (static_cast<int>(s.size()) <= d || s[static_cast<size_t>(d)] % v != 0) return false;
-    }
+  for (int t : written_outside(g, ops)) {
+    const Shape& s = g.tensor(t).shape;
+    if (static_cast<int>(s.size()) <= d || s[static_cast<size_t>(d)] % v != 0) return false;
+  }
   return true;
 }
 
