@@ -73,12 +73,10 @@ TEST(GraphTurboSpatial, RunPlanOfHaloSplitsEqualsTheUnscheduledGraph) {
   }
 }
 
-// DenseNet-121 at 128x128, two images per cluster, capacity 32 KiB: {layer1's 3x3 conv (32
-// channels), the block's Concat (96 channels)} split along the channels in 12 recomputes, and the
-// conv's 32 channels do not divide by 12, so the DSA plans would run that step whole, once,
-// writing the Concat's channels again beside the instances' slices (and §3.5 refused the
-// overlapping pieces). halo_steps_fit refuses the split; the plan evaluates.
-TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
+// DenseNet-121 at 128x128, two images per cluster: halo_steps_fit refuses splitting {layer1's 3x3
+// conv, the block's Concat} along the channels into `factor`, and with Algorithm 1's capacity
+// `capacity` the whole DSA plan checks and evaluates.
+void expect_densenet_layer1_split_refused(int64_t factor, int64_t capacity) {
   const DsaSpec spec = load_dsa_spec("stcp920");
   ZooOptions o;
   o.image_size = 128;
@@ -86,15 +84,24 @@ TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
   const Graph one = build_zoo_model("densenet121", o);
   const std::vector<int> ops = {one.find_op("features.denseblock1.layer1.2.conv"),
                                 one.find_op("features.denseblock1.layer1.concat")};
-  EXPECT_FALSE(halo_steps_fit(one, ops, 1, 12, spec));
+  EXPECT_FALSE(halo_steps_fit(one, ops, 1, factor, spec));
   o.batch = 2 * spec.clusters;
   const Graph g = build_zoo_model("densenet121", o);
   GtParams p = stcp920_gt_params(spec);
-  p.split_capacity = 32 * 1024;
+  p.split_capacity = capacity;
   DsaRun counts;
   const DsaPlan d = dsa_plan(g, &one, Approach::GraphTurbo, spec, &counts, &p);
-  d.plan.check(d.graph);
+  EXPECT_NO_THROW(d.plan.check(d.graph));
   EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
+}
+
+// DenseNet-121 at 128x128, two images per cluster, capacity 32 KiB: {layer1's 3x3 conv (32
+// channels), the block's Concat (96 channels)} split along the channels in 12 recomputes, and the
+// conv's 32 channels do not divide by 12, so the DSA plans would run that step whole, once,
+// writing the Concat's channels again beside the instances' slices (and §3.5 refused the
+// overlapping pieces). halo_steps_fit refuses the split; the plan evaluates.
+TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
+  expect_densenet_layer1_split_refused(12, 32 * 1024);
 }
 
 // The same sub-graph at capacity 96 KiB splits in 4: the conv's 8-channel slices divide, but the
@@ -103,22 +110,7 @@ TEST(GraphTurboSpatial, SplitWhoseStepsDoNotDivideIsRefused) {
 // the conv output is kept, never written: 16 of its 32 channels were written by no task
 // (Plan::check refused). Instances must run the same steps; the plan checks and evaluates.
 TEST(GraphTurboSpatial, SplitWhoseInstancesRunDifferentStepsIsRefused) {
-  const DsaSpec spec = load_dsa_spec("stcp920");
-  ZooOptions o;
-  o.image_size = 128;
-  o.batch = 2;
-  const Graph one = build_zoo_model("densenet121", o);
-  const std::vector<int> ops = {one.find_op("features.denseblock1.layer1.2.conv"),
-                                one.find_op("features.denseblock1.layer1.concat")};
-  EXPECT_FALSE(halo_steps_fit(one, ops, 1, 4, spec));
-  o.batch = 2 * spec.clusters;
-  const Graph g = build_zoo_model("densenet121", o);
-  GtParams p = stcp920_gt_params(spec);
-  p.split_capacity = 96 * 1024;
-  DsaRun counts;
-  const DsaPlan d = dsa_plan(g, &one, Approach::GraphTurbo, spec, &counts, &p);
-  EXPECT_NO_THROW(d.plan.check(d.graph));
-  EXPECT_NO_THROW(evaluate_dsa_plan(d.graph, d.plan, spec));
+  expect_densenet_layer1_split_refused(4, 96 * 1024);
 }
 
 }  // namespace
