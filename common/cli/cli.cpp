@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -32,6 +33,15 @@ ExperimentContext::ExperimentContext(std::string paper, std::string experiment_i
       opts_(std::move(opts)),
       out_(out),
       hardware_name_(opts_.hw.empty() ? std::move(default_hardware) : opts_.hw) {}
+
+void ExperimentContext::progress(const std::string& what) {
+  if (progress_ == nullptr) return;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  char stamp[32];
+  std::snprintf(stamp, sizeof stamp, "%.1f s", elapsed);
+  *progress_ << "[" << id_ << " " << stamp << "] " << what << std::endl;
+}
 
 const std::string& ExperimentContext::hardware_name() const {
   return hardware_name_;
@@ -326,6 +336,7 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
   p.help = vm.count("help") > 0;
   p.list = vm.count("list") > 0;
   p.all = vm.count("all") > 0;
+  p.opts.quiet = vm.count("quiet") > 0;
   if (vm.count("fig")) p.figs = vm["fig"].as<std::vector<std::string>>();
   if (vm.count("table")) p.tables = vm["table"].as<std::vector<std::string>>();
   if (vm.count("hw")) p.opts.hw = vm["hw"].as<std::string>();
@@ -433,6 +444,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     const Experiment& e = experiments[i];
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
     ExperimentContext ctx(paper.key, e.id(), opts, out, e.default_hardware);
+    if (!opts.quiet) ctx.set_progress_stream(&err);
     int code = kExitOk;
     std::string message;
     try {
@@ -473,8 +485,9 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       ("fig", po::value<std::vector<std::string>>()->value_name("N"),
        "run figure N (\"13\" or \"fig13\"); repeatable")  //
       ("table", po::value<std::vector<std::string>>()->value_name("N"),
-       "run table N (\"3\" or \"table3\"); repeatable")  //
-      ("all", "run every implemented experiment")        //
+       "run table N (\"3\" or \"table3\"); repeatable")                                 //
+      ("all", "run every implemented experiment")                                       //
+      ("quiet", "no progress lines (long items print one per unit of work to stderr)")  //
       ("hw", po::value<std::string>()->value_name("NAME|FILE"),
        "hardware config: a built-in name (v100, a100, ...) or a JSON file; default: each "
        "experiment's own")  //
@@ -502,7 +515,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     out << "usage: " << program_name(paper)
         << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
            "NAME|FILE.onnx]\n"
-        << "       [--mode model|measured] [--out DIR] [--seed N]\n"
+        << "       [--mode model|measured] [--out DIR] [--seed N] [--quiet]\n"
         << paper.title << "\n\n"
         << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
         << "yet, 4 measured mode without a GPU\n";
@@ -644,6 +657,9 @@ int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
 
 int run_cli(int argc, char** argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments) {
+  // Line-buffered standard output, so that a log or a pipe sees every line when it is printed
+  // (std::cout writes through C stdio while synchronised with it, the default).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   return run_cli_impl(argc, argv, paper, experiments, std::cout, std::cerr, {});
 }
 

@@ -8,6 +8,7 @@
 // experiment's function gets an `ExperimentContext`: the options, its hardware (--hw or the
 // experiment's default), the paper's data (data/<paper>/*.csv), and the places to put tables,
 // plots, claims and notes.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -35,6 +36,7 @@ struct RunOptions {
   RunMode mode = RunMode::Model;
   std::string out_dir = "reports";  // --out; files go to <out_dir>/<paper>/
   uint64_t seed = 1;                // --seed
+  bool quiet = false;               // --quiet: no progress lines
 };
 
 // What an experiment gets: the options, its hardware, the paper's data, and a place to put its
@@ -89,6 +91,12 @@ class ExperimentContext {
   // <id>_notes.txt at the end of the experiment).
   void note(const std::string& line);
   const std::vector<std::string>& notes() const { return notes_; }
+  // A progress line for one unit of work of a long item (a network, a batch, a configuration, a
+  // search round, a schedule): "[<id> <elapsed> s] <what>", written to the progress stream (the
+  // run's stderr; none under --quiet) and flushed at once, so that a log or a pipe shows where a
+  // long run is. Elapsed time counts from the start of the experiment.
+  void progress(const std::string& what);
+  void set_progress_stream(std::ostream* s) { progress_ = s; }
   // Stages any other output file, <id><suffix> (e.g. "_plan.json").
   void emit_file(const std::string& suffix, const std::string& content);
 
@@ -107,6 +115,8 @@ class ExperimentContext {
   std::vector<std::pair<std::string, std::string>> pending_;  // (suffix, content), in order
   ItemSummary summary_;
   std::vector<std::string> calibration_noted_;  // configs whose calibrated constants are noted
+  std::ostream* progress_ = nullptr;            // where progress() writes; none: silent
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 // One figure or table of a paper, written with designated initializers, e.g.
@@ -144,6 +154,8 @@ struct PaperInfo {
 // 0 success; 1 an experiment failed (dgs::Error: one line "error: ..."); 2 a usage error (unknown
 // flag, figure or table, bad value; one line); 3 the selected experiment is not implemented yet;
 // 4 --mode measured without a usable GPU ("measured mode needs an NVIDIA GPU: <reason>").
+// Standard output is line-buffered (a pipe or a log sees each line as it is printed); progress
+// lines of long items go to stderr unless --quiet.
 //
 // --all ends with a summary (printed, and written to <out>/<paper>/summary.csv): per item and in
 // total, the checked claims holding and deviating (the paper's method and stand-ins apart), the

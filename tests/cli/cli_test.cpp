@@ -327,5 +327,24 @@ TEST_F(CliTest, MeasuredModeRefusesAModelOnlyExperiment) {
             "error: --mode measured: no measured version of fig1 (model mode only; see --list)\n");
 }
 
+TEST_F(CliTest, ProgressLinesGoToStderrWithElapsedTimeUnlessQuiet) {
+  std::vector<Experiment> e = experiments();
+  e[0].run = [](ExperimentContext& ctx) {
+    ctx.progress("network resnet50 (1 of 2)");
+    ctx.progress("network bert_base (2 of 2)");
+    ctx.emit_table("Fig. 1", fig1_table());
+  };
+  const Result r = run({"--fig", "1", "--out", out_dir()}, e);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err_lines(), 2) << r.err;
+  EXPECT_EQ(r.err.rfind("[fig1 ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" s] network resnet50 (1 of 2)\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s] network bert_base (2 of 2)\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("network resnet50"), std::string::npos) << "progress is not a result";
+  const Result quiet = run({"--fig", "1", "--quiet", "--out", out_dir()}, e);
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+}
+
 }  // namespace
 }  // namespace dgs
