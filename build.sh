@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
 #   ./build.sh reproduce   install what is missing, build (Release), run every figure and table
-#                          available, in model mode, writing reports/
+#                          available, in model mode, writing reports/ (the committed expected
+#                          results: commit what it rewrites), then reports/index.html and
+#                          reports/REPORT.md (repro_report), and print the page's path
 #   ./build.sh test        install what is missing, build (Release), run the whole test suite, then
 #                          ./build.sh reliability (fuzzers, the suite under ASan+UBSan; SANITIZE=0 skips it)
 #   ./build.sh reliability install clang if missing; build everything with clang, AddressSanitizer
@@ -58,9 +60,12 @@ case "${1:-}" in
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then exit $rc; fi
     done 3< "$BUILD_DIR/papers.txt"
     echo "== reports written to $ROOT/reports/"
+    # One page over every paper's reports (and REPORT.md, the same summary in Markdown).
+    "$BUILD_DIR/repro_report" "$ROOT/reports"
     ;;
   test)
-    install_missing
+    # chromium: the report page's browser test (tests/report_page) renders reports/index.html.
+    install_missing chromium
     configure_and_build
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
     # Then the reliability stage (sanitizer build, fuzzers, the suite under ASan + UBSan), unless
@@ -68,7 +73,7 @@ case "${1:-}" in
     if [ "${SANITIZE:-1}" != "0" ]; then "$ROOT/build.sh" reliability; fi
     ;;
   reliability)
-    install_missing clang libclang-rt-14-dev
+    install_missing clang libclang-rt-14-dev chromium
     # One clang build with ASan + UBSan (-fno-sanitize-recover) for both the fuzz targets and the
     # whole test suite (no CUDA: nvcc's host code is not instrumented).
     ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}
