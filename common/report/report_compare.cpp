@@ -52,14 +52,14 @@ std::vector<std::string> compare_csv(const std::string& rel, const std::string& 
   const std::vector<std::string>& hb = b[0];
   // Columns by name: the header must hold the same names (order aside) outside the skipped ones.
   for (const std::string& c : ha) {
-    if (is_run_varying_column(c)) continue;
+    if (is_run_varying_column(rel, c)) continue;
     if (std::find(hb.begin(), hb.end(), c) == hb.end()) {
       out.push_back(rel + ": column " + c + " is expected but absent");
       if (out.size() >= limit) return out;
     }
   }
   for (const std::string& c : hb) {
-    if (is_run_varying_column(c)) continue;
+    if (is_run_varying_column(rel, c)) continue;
     if (std::find(ha.begin(), ha.end(), c) == ha.end()) {
       out.push_back(rel + ": column " + c + " is new (not in the expected file)");
       if (out.size() >= limit) return out;
@@ -74,7 +74,7 @@ std::vector<std::string> compare_csv(const std::string& rel, const std::string& 
   const size_t rows = std::min(a.size(), b.size());
   for (size_t r = 1; r < rows; ++r) {
     for (size_t ca = 0; ca < ha.size(); ++ca) {
-      if (is_run_varying_column(ha[ca])) continue;
+      if (is_run_varying_column(rel, ha[ca])) continue;
       const size_t cb = static_cast<size_t>(std::find(hb.begin(), hb.end(), ha[ca]) - hb.begin());
       if (a[r][ca] == b[r][cb]) continue;
       out.push_back(rel + " row " + std::to_string(r) + " (" + shown(a[r][0]) + ") column " +
@@ -93,28 +93,53 @@ const std::vector<std::string>& run_varying_values() {
       "run_info.csv",
       // wall time of each item of a --all run (items.csv)
       "wall_s",
-      // CPU times of the searches and schedulers the reproductions time
+      // CPU times of the searches and schedulers the reproductions time, in any table
       "cpu_search_s",
+      "search_s",
       "ours_cpu_time_s",
       "cpu_tvm_s",
       "cpu_astitch_s",
       "cpu_graphturbo_s",
       "cpu_graphturbo_schedule_only_s",
+      // claims and charts whose values are search times (informational rows; bars and curves)
+      "ios/fig4.6_claims.csv:ours",
+      "ios/fig4.6.svg",
+      "ios/fig4.10_claims.csv:ours",
+      "ios/fig4.10.svg",
+      "atomic/fig4_claims.csv:ours",
   };
   return values;
 }
 
-bool is_run_varying_column(const std::string& column) {
-  if (column.ends_with(".csv")) return false;
-  const auto& v = run_varying_values();
-  return std::find(v.begin(), v.end(), column) != v.end();
+namespace {
+// Whether `rel` ("ios/fig4.6.csv", or deeper "out/ios/fig4.6.csv") names the file `entry`
+// ("fig4.6.csv" in any folder, or "ios/fig4.6.csv"): a suffix on a path component boundary.
+bool names_file(const std::string& rel, const std::string& entry) {
+  if (!rel.ends_with(entry)) return false;
+  return rel.size() == entry.size() || rel[rel.size() - entry.size() - 1] == '/';
+}
+}  // namespace
+
+bool is_run_varying_column(const std::string& rel, const std::string& column) {
+  for (const std::string& v : run_varying_values()) {
+    const size_t colon = v.find(':');
+    if (colon == std::string::npos) {
+      if (v == column) return true;
+    } else if (v.compare(colon + 1, std::string::npos, column) == 0 &&
+               names_file(rel, v.substr(0, colon))) {
+      return true;
+    }
+  }
+  return false;
 }
 
-bool is_run_varying_file(const std::string& file_name) {
-  const std::string name = fs::path(file_name).filename().string();
-  if (!name.ends_with(".csv")) return false;
-  const auto& v = run_varying_values();
-  return std::find(v.begin(), v.end(), name) != v.end();
+bool is_run_varying_file(const std::string& rel) {
+  for (const std::string& v : run_varying_values()) {
+    // An entry with an extension and no column names a file.
+    if (v.find(':') == std::string::npos && v.find('.') != std::string::npos && names_file(rel, v))
+      return true;
+  }
+  return false;
 }
 
 std::vector<std::string> compare_report_file(const std::string& rel, const std::string& expected,
@@ -134,27 +159,29 @@ std::vector<std::string> compare_report_file(const std::string& rel, const std::
 }
 
 std::vector<std::string> compare_report_folders(const std::string& expected,
-                                                const std::string& actual, size_t limit) {
+                                                const std::string& actual, size_t limit,
+                                                const std::string& prefix) {
   const std::vector<std::string> fa = files_under(expected), fb = files_under(actual);
   std::vector<std::string> out;
   auto full = [&]() { return out.size() >= limit; };
   for (const std::string& f : fa) {
     if (!std::binary_search(fb.begin(), fb.end(), f)) {
-      out.push_back(f + ": expected, but this run did not write it");
+      out.push_back(prefix + f + ": expected, but this run did not write it");
       if (full()) return out;
     }
   }
   for (const std::string& f : fb) {
     if (!std::binary_search(fa.begin(), fa.end(), f)) {
-      out.push_back(f + ": written by this run, but not expected");
+      out.push_back(prefix + f + ": written by this run, but not expected");
       if (full()) return out;
     }
   }
   for (const std::string& f : fa) {
-    if (is_run_varying_file(f) || !std::binary_search(fb.begin(), fb.end(), f)) continue;
+    const std::string rel = prefix + f;
+    if (is_run_varying_file(rel) || !std::binary_search(fb.begin(), fb.end(), f)) continue;
     const std::string ea = read_file((fs::path(expected) / f).string());
     const std::string eb = read_file((fs::path(actual) / f).string());
-    for (std::string& d : compare_report_file(f, ea, eb, limit - out.size())) {
+    for (std::string& d : compare_report_file(rel, ea, eb, limit - out.size())) {
       out.push_back(std::move(d));
     }
     if (full()) return out;

@@ -8,16 +8,20 @@
 namespace dgs {
 
 // The values that differ between two runs of the same code with the same seed (wall-clock times)
-// or between machines (the environment fingerprint). Each entry is either a file name ending in
-// ".csv" (the whole file is skipped) or a CSV column name (skipped in every file). Every
-// comparison of reports skips exactly these: the committed reports test (paper_reports_test),
-// the determinism test, and `repro_report --compare`.
+// or between machines (the environment fingerprint), named once, here. Each entry is one of
+//   "<column>"                  a CSV column, in every file ("wall_s")
+//   "<file>"                    a whole file, in every folder ("run_info.csv")
+//   "<paper>/<file>"            a whole file of one paper ("ios/fig4.6.svg": a chart of times)
+//   "<paper>/<file>:<column>"   a column of one file ("ios/fig4.6_claims.csv:ours")
+// Every comparison of reports skips exactly these: the committed reports test
+// (paper_reports_test), the determinism test, and `repro_report --compare`.
 const std::vector<std::string>& run_varying_values();
 
-// True when a column of that name is skipped (an entry of run_varying_values()).
-bool is_run_varying_column(const std::string& column);
-// True when a file of that name (its last path component) is skipped.
-bool is_run_varying_file(const std::string& file_name);
+// Whether the column `column` of the CSV file `rel` (its path under a reports folder,
+// "ios/fig4.6_claims.csv", or deeper) is skipped.
+bool is_run_varying_column(const std::string& rel, const std::string& column);
+// Whether the file `rel` is skipped whole.
+bool is_run_varying_file(const std::string& rel);
 
 // The differences between the contents of one file, `rel` (its path relative to the compared
 // folders, used in the messages), as found in the expected and the actual folder: for CSV files
@@ -29,8 +33,10 @@ std::vector<std::string> compare_report_file(const std::string& rel, const std::
 
 // Every file under `expected` and `actual` (recursively, relative paths sorted), compared:
 // missing and extra files, then compare_report_file for each file present in both, skipping the
-// run-varying files. At most `limit` lines.
+// run-varying files. `prefix` is put before the relative paths, in the messages and for matching
+// run_varying_values() ("ios/" when the folders are a paper's). At most `limit` lines.
 std::vector<std::string> compare_report_folders(const std::string& expected,
-                                                const std::string& actual, size_t limit = 1);
+                                                const std::string& actual, size_t limit = 1,
+                                                const std::string& prefix = "");
 
 }  // namespace dgs

@@ -2,9 +2,10 @@
 // files the repro_* executables wrote there (common/report/report_page.h), and prints the page's
 // path. `./build.sh reproduce` runs it at the end.
 //
-// repro_report --compare EXPECTED ACTUAL: compares two report folders the way the committed
-// reports test does (CSV cells by column name, other files byte by byte, except the values named
-// in run_varying_values(), common/report/report_compare.h) and prints the first differences.
+// repro_report --compare EXPECTED ACTUAL: compares two report folders (a whole reports/ folder,
+// or one paper's, e.g. reports/ios and /tmp/out/ios) the way the committed reports test does (CSV
+// cells by column name, other files byte by byte, except the values named in
+// run_varying_values(), common/report/report_compare.h) and prints the first 20 differences.
 //
 // Exit codes: 0 written / no difference; 1 the folders differ; 2 bad arguments or input (a
 // missing folder, a malformed CSV: one line "error: ...").
@@ -49,8 +50,16 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
-      const std::vector<std::string> diffs =
-          dgs::compare_report_folders(args[1], args[2], kShownDifferences);
+      // A paper's folder (reports/ios) is compared under its name, so that the run-varying
+      // values of that paper apply; a whole reports folder as it is.
+      namespace fs = std::filesystem;
+      const fs::path expected = fs::path(args[1]).lexically_normal();
+      const bool paper_folder =
+          fs::exists(expected / "summary.csv") || fs::exists(expected / "items.csv");
+      const std::string name =
+          (expected.has_filename() ? expected : expected.parent_path()).filename().string();
+      const std::vector<std::string> diffs = dgs::compare_report_folders(
+          args[1], args[2], kShownDifferences, paper_folder ? name + "/" : "");
       for (const std::string& d : diffs) std::printf("%s\n", d.c_str());
       if (diffs.empty()) {
         std::printf("no differences (outside the run-varying values)\n");

@@ -78,7 +78,7 @@ TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
   // The expected results: the committed model-mode reports.
   const fs::path committed = fs::path(DGS_SOURCE_DIR) / "reports" / info.key;
   const std::vector<std::string> diffs =
-      compare_report_folders(committed.string(), (dir / info.key).string(), 1);
+      compare_report_folders(committed.string(), (dir / info.key).string(), 1, info.key + "/");
   EXPECT_TRUE(diffs.empty())
       << "this run's reports differ from the committed reports/" << info.key
       << "/ (outside the run-varying values): " << (diffs.empty() ? "" : diffs[0])

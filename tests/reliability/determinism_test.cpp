@@ -71,7 +71,7 @@ std::vector<std::string> differences(const std::string& rel, const std::string& 
     }
     for (size_t j = 0; j < ra[i].size(); ++j) {
       const std::string col = j < ra[0].size() ? ra[0][j] : std::to_string(j);
-      if (ra[i][j] != rb[i][j] && !is_run_varying_column(col)) {
+      if (ra[i][j] != rb[i][j] && !is_run_varying_column(rel, col)) {
         out.push_back(rel + ": row " + std::to_string(i) + " column " + col + ": " + ra[i][j] +
                       " vs " + rb[i][j]);
       }

@@ -154,10 +154,17 @@ TEST_F(ReportFolderFixture, RefusesAFolderWithoutReportsAndAMalformedCsv) {
 }
 
 TEST(ReportCompare, SkipsTheRunVaryingValuesAndNamesTheFirstDifferentCell) {
-  EXPECT_TRUE(is_run_varying_column("wall_s"));
-  EXPECT_TRUE(is_run_varying_column("cpu_search_s"));
-  EXPECT_FALSE(is_run_varying_column("latency_ms"));
+  EXPECT_TRUE(is_run_varying_column("p/items.csv", "wall_s"));
+  EXPECT_TRUE(is_run_varying_column("p/fig1.csv", "cpu_search_s"));
+  EXPECT_FALSE(is_run_varying_column("p/fig1.csv", "latency_ms"));
+  // A column of one file only.
+  EXPECT_TRUE(is_run_varying_column("ios/fig4.6_claims.csv", "ours"));
+  EXPECT_TRUE(is_run_varying_column("out/ios/fig4.6_claims.csv", "ours"));
+  EXPECT_FALSE(is_run_varying_column("ios/fig4.1_claims.csv", "ours"));
+  EXPECT_FALSE(is_run_varying_column("xios/fig4.6_claims.csv", "ours"));
   EXPECT_TRUE(is_run_varying_file("ios/run_info.csv"));
+  EXPECT_TRUE(is_run_varying_file("ios/fig4.6.svg"));
+  EXPECT_FALSE(is_run_varying_file("ios/fig4.1.svg"));
   EXPECT_FALSE(is_run_varying_file("ios/items.csv"));
   const std::string a = "item,latency_ms,wall_s\r\nfig1,1.5,3\r\nfig2,2,4\r\n";
   EXPECT_TRUE(compare_report_file("p/items.csv", a,
@@ -194,6 +201,9 @@ TEST_F(ReportFolderFixture, CompareFoldersReportsMissingAndExtraFilesButNotRunIn
             (std::vector<std::string>{"p/gone.csv: expected, but this run did not write it",
                                       "p/new.svg: written by this run, but not expected"}));
   EXPECT_EQ(compare_report_folders(a, b, 1).size(), 1u);
+  EXPECT_EQ(
+      compare_report_folders((dir_ / "a" / "p").string(), (dir_ / "b" / "p").string(), 1, "p/"),
+      std::vector<std::string>{"p/gone.csv: expected, but this run did not write it"});
 }
 
 }  // namespace
