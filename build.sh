@@ -37,21 +37,30 @@ install_missing() {
   fi
 }
 
-configure_and_build() {
+configure() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
   local gen=()
   # Keep the generator of an existing build folder; a new one uses Ninja.
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
   cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$werror
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+# build [TARGET...]: everything, or only the targets named.
+build() {
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 }
 
 case "${1:-}" in
   reproduce)
     install_missing
-    configure_and_build
-    # The papers of CMakeLists.txt's DGS_PAPERS, written by CMake into the build folder.
+    configure
+    # Only what reproducing needs: the papers' executables and the page (no tests, no
+    # benchmarks). The papers are CMakeLists.txt's DGS_PAPERS, written by CMake to papers.txt.
+    mapfile -t papers < "$BUILD_DIR/papers.txt"
+    build repro_report "${papers[@]/#/repro_}"
     while read -r -u 3 p; do
       echo "== repro_$p --all"
       rc=0
@@ -64,9 +73,10 @@ case "${1:-}" in
     "$BUILD_DIR/repro_report" "$ROOT/reports"
     ;;
   test)
-    # chromium: the report page's browser test (tests/report_page) renders reports/index.html.
+    # chromium: the report page's browser test (tests/report/committed_page_test.cpp).
     install_missing chromium
-    configure_and_build
+    configure
+    build
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
     # Then the reliability stage (sanitizer build, fuzzers, the suite under ASan + UBSan), unless
     # SANITIZE=0 asks for the Release suite only.
