@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/report/report.h"
+#include "common/util/error.h"
 #include "common/util/resources.h"
 
 namespace dgs {
@@ -13,6 +14,9 @@ namespace dgs {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The list, with a reason per value, beside the committed reports it applies to (built in).
+constexpr const char* kRunVaryingFile = "reports/run_varying.csv";
 
 // A value for a message: quoted when empty or when it holds spaces, shortened when long.
 std::string shown(const std::string& v) {
@@ -88,26 +92,15 @@ std::vector<std::string> compare_csv(const std::string& rel, const std::string& 
 }  // namespace
 
 const std::vector<std::string>& run_varying_values() {
-  static const std::vector<std::string> values = {
-      // the environment fingerprint of a --all run (common/cli/run_info.h)
-      "run_info.csv",
-      // wall time of each item of a --all run (items.csv)
-      "wall_s",
-      // CPU times of the searches and schedulers the reproductions time, in any table
-      "cpu_search_s",
-      "search_s",
-      "ours_cpu_time_s",
-      "cpu_tvm_s",
-      "cpu_astitch_s",
-      "cpu_graphturbo_s",
-      "cpu_graphturbo_schedule_only_s",
-      // claims and charts whose values are search times (informational rows; bars and curves)
-      "ios/fig4.6_claims.csv:ours",
-      "ios/fig4.6.svg",
-      "ios/fig4.10_claims.csv:ours",
-      "ios/fig4.10.svg",
-      "atomic/fig4_claims.csv:ours",
-  };
+  static const std::vector<std::string> values = [] {
+    const auto text = builtin_resource(kRunVaryingFile);
+    if (!text) throw Error(std::string("no built-in ") + kRunVaryingFile);
+    std::vector<std::string> v;
+    const auto rows = parse_csv(std::string(*text), kRunVaryingFile);
+    for (size_t i = 1; i < rows.size(); ++i)
+      if (!rows[i].empty() && !rows[i][0].empty()) v.push_back(rows[i][0]);
+    return v;
+  }();
   return values;
 }
 

@@ -8,7 +8,8 @@
 namespace dgs {
 
 // The values that differ between two runs of the same code with the same seed (wall-clock times)
-// or between machines (the environment fingerprint), named once, here. Each entry is one of
+// or between machines (the environment fingerprint), named once, each with its reason, in
+// reports/run_varying.csv (built into the executables; column "value"). Each value is one of
 //   "<column>"                  a CSV column, in every file ("wall_s")
 //   "<file>"                    a whole file, in every folder ("run_info.csv")
 //   "<paper>/<file>"            a whole file of one paper ("ios/fig4.6.svg": a chart of times)
