@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
 #   ./build.sh reproduce   install what is missing, build (Release), run every figure and table
-#                          available, in model mode, writing reports/
+#                          available, in model mode, writing reports/ (the committed expected
+#                          results: commit what it rewrites), then reports/index.html and
+#                          reports/REPORT.md (repro_report), and print the page's path
 #   ./build.sh test        install what is missing, build (Release), run the whole test suite, then
 #                          ./build.sh reliability (fuzzers, the suite under ASan+UBSan; SANITIZE=0 skips it)
 #   ./build.sh reliability install clang if missing; build everything with clang, AddressSanitizer
@@ -35,21 +37,30 @@ install_missing() {
   fi
 }
 
-configure_and_build() {
+configure() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
   local gen=()
   # Keep the generator of an existing build folder; a new one uses Ninja.
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
   cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$werror
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+# build [TARGET...]: everything, or only the targets named.
+build() {
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 }
 
 case "${1:-}" in
   reproduce)
     install_missing
-    configure_and_build
-    # The papers of CMakeLists.txt's DGS_PAPERS, written by CMake into the build folder.
+    configure
+    # Only what reproducing needs: the papers' executables and the page (no tests, no
+    # benchmarks). The papers are CMakeLists.txt's DGS_PAPERS, written by CMake to papers.txt.
+    mapfile -t papers < "$BUILD_DIR/papers.txt"
+    build repro_report "${papers[@]/#/repro_}"
     while read -r -u 3 p; do
       echo "== repro_$p --all"
       rc=0
@@ -58,17 +69,21 @@ case "${1:-}" in
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then exit $rc; fi
     done 3< "$BUILD_DIR/papers.txt"
     echo "== reports written to $ROOT/reports/"
+    # One page over every paper's reports (and REPORT.md, the same summary in Markdown).
+    "$BUILD_DIR/repro_report" "$ROOT/reports"
     ;;
   test)
-    install_missing
-    configure_and_build
+    # chromium: the report page's browser test (tests/report/committed_page_test.cpp).
+    install_missing chromium
+    configure
+    build
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
     # Then the reliability stage (sanitizer build, fuzzers, the suite under ASan + UBSan), unless
     # SANITIZE=0 asks for the Release suite only.
     if [ "${SANITIZE:-1}" != "0" ]; then "$ROOT/build.sh" reliability; fi
     ;;
   reliability)
-    install_missing clang libclang-rt-14-dev
+    install_missing clang libclang-rt-14-dev chromium
     # One clang build with ASan + UBSan (-fno-sanitize-recover) for both the fuzz targets and the
     # whole test suite (no CUDA: nvcc's host code is not instrumented).
     ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}

@@ -13,7 +13,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/cli/run_info.h"
 #include "common/cuda/device.h"
+#include "common/hw/config_reads.h"
 #include "common/hw/hardware.h"
 #include "common/onnx/onnx_io.h"
 #include "common/util/error.h"
@@ -403,10 +405,11 @@ void validate_inputs(RunOptions& o) {
                    "' is neither a zoo model nor an .onnx file (zoo: " + names + ")");
 }
 
-// The end of --all: the summary table (printed and written to <out>/<paper>/summary.csv) and the
-// paper values no item read.
+// The end of --all: the summary table (printed and written to <out>/<paper>/summary.csv), the
+// run's record (items.csv, run_info.csv: run_info.h) and the paper values no item read.
 void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& items,
-                       const RunOptions& opts, std::ostream& out) {
+                       const std::vector<ItemRecord>& records, const RunOptions& opts,
+                       const std::string& started_utc, double wall_s, std::ostream& out) {
   const Table t = summary_table(items);
   ClaimTally total;
   for (const ItemSummary& s : items) total += s.claims;
@@ -420,6 +423,13 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
       (std::filesystem::path(opts.out_dir) / paper.key / "summary.csv").string();
   write_file_atomic(path, to_csv(t));
   out << "wrote " << path << "\n";
+  const std::filesystem::path dir = std::filesystem::path(opts.out_dir) / paper.key;
+  write_file_atomic((dir / "items.csv").string(), to_csv(items_table(records)));
+  write_file_atomic(
+      (dir / "run_info.csv").string(),
+      to_csv(run_info_table(paper, opts, opts.mode == RunMode::Measured, started_utc, wall_s)));
+  out << "wrote " << (dir / "items.csv").string() << " and " << (dir / "run_info.csv").string()
+      << " (" << build_line() << ")\n";
   if (opts.mode != RunMode::Model || !opts.model.empty()) {
     out << "(the check that every value of data/" << paper.key
         << "/ is read runs with a plain --all, where every item runs)\n";
@@ -434,9 +444,14 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
   }
 }
 
+// `records`: one per experiment of the list (item, caption, and the status of those that do not
+// run); the selected ones get their status, machine and wall time here.
 int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experiments,
                  const std::vector<int>& selected, const RunOptions& opts, bool all,
-                 std::ostream& out, std::ostream& err) {
+                 std::vector<ItemRecord> records, std::ostream& out, std::ostream& err) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point run_start = Clock::now();
+  const std::string started_utc = utc_now();
   int rc = kExitOk;
   int ok = 0;
   std::vector<ItemSummary> items;
@@ -447,6 +462,10 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     if (!opts.quiet) ctx.set_progress_stream(&err);
     int code = kExitOk;
     std::string message;
+    const Clock::time_point item_start = Clock::now();
+    const size_t configs_before = hardware_configs_read().size();
+    ItemRecord& record = records[static_cast<size_t>(i)];
+    record.status = "failed";
     try {
       e.run(ctx);
       const std::vector<std::string> written = ctx.commit_files();
@@ -454,6 +473,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       ++ok;
       items.push_back(ctx.summary());
       items.back().item = e.id();
+      record.status = "ran";
     } catch (const UsageError& ex) {
       code = kExitUsage;
       message = ex.what();
@@ -464,6 +484,8 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       code = kExitFailed;
       message = std::string("internal error: ") + ex.what();
     }
+    record.wall_s = std::chrono::duration<double>(Clock::now() - item_start).count();
+    record.hardware = configs_since(configs_before, ctx.hardware_name());
     if (code != kExitOk) {
       out.flush();
       err << "error: " << e.id() << ": " << message << std::endl;
@@ -471,7 +493,10 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     }
   }
   out << "\n" << ok << " of " << selected.size() << " experiments completed\n";
-  if (all) print_run_summary(paper, items, opts, out);
+  if (all) {
+    const double wall_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+    print_run_summary(paper, items, records, opts, started_utc, wall_s, out);
+  }
   return rc;
 }
 
@@ -627,17 +652,23 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       }
       out << "\n";
     }
+    out << build_line() << "\n";
+    std::vector<ItemRecord> records;
+    for (const Experiment& e : experiments) records.push_back({e.id(), e.caption, "not run", ""});
     for (int i : not_implemented) {
       out << "skipped " << experiments[i].id() << ": not implemented yet ("
           << experiments[i].caption << ")\n";
+      records[static_cast<size_t>(i)].status = "not implemented yet";
     }
     for (int i : model_only) {
       out << "skipped " << experiments[i].id() << ": model mode only\n";
+      records[static_cast<size_t>(i)].status = "skipped: model mode only";
     }
     for (int i : own_graphs) {
       out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
+      records[static_cast<size_t>(i)].status = "skipped: runs the paper's own graphs (no --model)";
     }
-    return run_selected(paper, experiments, selected, p.opts, p.all, out, err);
+    return run_selected(paper, experiments, selected, p.opts, p.all, std::move(records), out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << std::endl;
     return kExitUsage;

@@ -51,8 +51,12 @@ double stage_latency_lower_bound_us(const GpuSpec& spec,
   KernelWorkBound total;
   double longest = 0;
   for (const KernelWorkBound& s : streams) {
+    // One host thread issues the stage's launches stream by stream (the simulation's launch
+    // rule): this stream's first launch is issued after every launch of the streams before it,
+    // so it starts that many launch times late.
+    longest =
+        std::max(longest, static_cast<double>(total.kernels) * spec.kernel_launch_us + s.stream_us);
     total += s;
-    longest = std::max(longest, s.stream_us);
   }
   if (total.kernels == 0) return 0.0;
   // Nothing runs before the first launch completes.

@@ -18,7 +18,9 @@ namespace dgs {
 //    share_max = w_b / max(w_b, Wc) (the block alone on its SM); at most blocks_per_sm * sm_count
 //    blocks of a kernel are resident at once, so its blocks take >= ceil(grid / that) * t_min;
 //  * the GPU moves at most B_dram (B_l2) bytes per us, and an SM computes at most P_sm * eta_k;
-//  * a kernel starts kernel_launch_us after its predecessor on the stream ends.
+//  * a kernel starts kernel_launch_us after its predecessor on the stream ends;
+//  * one host thread issues the launches stream by stream, so a stream's first kernel starts
+//    after every launch of the streams before it (stage_latency_lower_bound_us).
 struct KernelWorkBound {
   double stream_us = 0;  // launch overhead + the least time the kernel(s) can take, in sequence
   double sm_us = 0;      // flops / (P_sm * eta_k * sm_count): the GPU's compute time at full rate
@@ -30,7 +32,8 @@ struct KernelWorkBound {
 KernelWorkBound kernel_work_bound(const GpuSpec& spec, const KernelLaunch& k);
 
 // A lower bound on simulate_stage's latency for streams whose kernels' bounds sum to
-// `streams[s]` (one entry per stream): the longest stream, and the stage's total compute, DRAM
+// `streams[s]` (one entry per stream, in launch order): the longest stream after the launches of
+// the streams before it, and the stage's total compute, DRAM
 // and L2 work at the GPU's full rates after the first launch; lowered by a relative margin that
 // covers the simulation's rounding, so that it never exceeds the simulated latency.
 double stage_latency_lower_bound_us(const GpuSpec& spec,

@@ -1,9 +1,13 @@
 // Finding and reading hardware config files: by path (disk first, then the built-in copy) or by
 // built-in name.
 #include "common/hw/config_files.h"
+#include "common/hw/config_reads.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "common/util/error.h"
@@ -52,16 +56,41 @@ json parse_config_json(const std::string& text, const std::string& origin) {
   }
 }
 
+namespace {
+std::mutex g_reads_mutex;
+std::vector<HardwareConfigRead> g_reads;  // every config returned, in order
+
+std::string fnv1a_hex(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+HardwareConfigText recorded(HardwareConfigText c) {
+  const std::lock_guard<std::mutex> lock(g_reads_mutex);
+  g_reads.push_back({c.origin, fnv1a_hex(c.text)});
+  return c;
+}
+}  // namespace
+
+std::vector<HardwareConfigRead> hardware_configs_read() {
+  const std::lock_guard<std::mutex> lock(g_reads_mutex);
+  return g_reads;
+}
+
 HardwareConfigText read_hardware_config(const std::string& name_or_path) {
   if (name_or_path.find('/') != std::string::npos || ends_with(lower(name_or_path), ".json")) {
-    if (std::filesystem::exists(name_or_path)) return {name_or_path, read_file(name_or_path)};
+    if (std::filesystem::exists(name_or_path))
+      return recorded({name_or_path, read_file(name_or_path)});
     std::string rel = name_or_path;
     if (rel.rfind("./", 0) == 0) rel = rel.substr(2);
-    if (const auto b = builtin_resource(rel)) return {rel, std::string(*b)};
+    if (const auto b = builtin_resource(rel)) return recorded({rel, std::string(*b)});
     throw Error("no hardware config file " + name_or_path + " (and no built-in one at that path)");
   }
   const std::string path = kConfigFolder + lower(name_or_path) + ".json";
-  if (const auto b = builtin_resource(path)) return {path, std::string(*b)};
+  if (const auto b = builtin_resource(path)) return recorded({path, std::string(*b)});
   throw Error("no built-in hardware config '" + name_or_path +
               "' (built-in: " + join(builtin_hardware_names()) + "; or give a .json file)");
 }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "common/report/paper_columns.h"
 #include "common/report/report.h"
 
 namespace dgs {
@@ -27,8 +28,7 @@ double PaperCell::relative_error() const {
   return std::fabs(ours - paper) / std::fabs(paper);
 }
 
-std::vector<PaperCell> paper_cells(const Table& t) {
-  const std::vector<std::string>& cols = t.columns();
+std::vector<std::pair<int, int>> paper_column_pairs(const std::vector<std::string>& cols) {
   std::vector<std::pair<int, int>> pairs;  // (paper column, ours column)
   for (size_t i = 0; i < cols.size(); ++i) {
     const std::string& c = cols[i];
@@ -42,6 +42,12 @@ std::vector<PaperCell> paper_cells(const Table& t) {
     }
     if (ours >= 0) pairs.emplace_back(static_cast<int>(i), ours);
   }
+  return pairs;
+}
+
+std::vector<PaperCell> paper_cells(const Table& t) {
+  const std::vector<std::string>& cols = t.columns();
+  const std::vector<std::pair<int, int>> pairs = paper_column_pairs(cols);
   std::vector<PaperCell> out;
   for (const auto& row : t.rows()) {
     for (const auto& [p, o] : pairs) {

@@ -76,6 +76,8 @@ const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& 
     stream_ends_.clear();
     signatures_.clear();
     by_kernels_.clear();
+    l2_savings_.clear();
+    saved_bounds_.clear();
   }
   auto& ks = unit_kernels_[static_cast<size_t>(unit)];
   if (!unit_known_[static_cast<size_t>(unit)]) {
@@ -146,12 +148,33 @@ void GpuModelStageCost::append_concurrent_key(const Network& net, const IosStage
     const KernelLaunch* prev = nullptr;
     for (size_t k = 0; k < length(gi); ++k)
       for (const KernelLaunch& kl : unit_kernels(net, stage.groups[gi][k])) {
-        savings_.push_back(prev ? l2_resident_bytes(*net.graph, *prev, kl, share) : 0.0);
+        savings_.push_back(prev ? l2_savings(net, *prev, kl, launching, share) : 0.0);
         prev = &kl;
       }
   }
   key.push_back('#');
   for (double v : savings_) append_raw(key, v);
+}
+
+double GpuModelStageCost::l2_savings(const Network& net, const KernelLaunch& prev,
+                                     const KernelLaunch& next, size_t launching, double share) {
+  // The kernels live in unit_kernels_ (never moved while the network is the same), so their
+  // addresses and the number of launching streams (which fixes the share) name the pair.
+  const L2PairKey key{&prev, &next, launching};
+  auto it = l2_savings_.find(key);
+  if (it != l2_savings_.end()) return it->second;
+  const double v = l2_resident_bytes(*net.graph, prev, next, share);
+  l2_savings_.emplace(key, v);
+  return v;
+}
+
+const KernelWorkBound& GpuModelStageCost::saved_kernel_bound(const KernelLaunch& k, double saved) {
+  const auto key = std::make_pair(&k, saved);
+  auto it = saved_bounds_.find(key);
+  if (it != saved_bounds_.end()) return it->second;
+  KernelLaunch adjusted = k;
+  if (saved > 0) adjusted.dram_bytes = std::max(0.0, k.dram_bytes - saved);
+  return saved_bounds_.emplace(key, kernel_work_bound(spec_, adjusted)).first->second;
 }
 
 double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
@@ -257,6 +280,19 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
     return false;
   };
   double best = 0;
+  // The cheap bound with the L2 residency rule's actual savings of this stage (the cheap one
+  // assumes the most any stage could save).
+  {
+    prefix_key_.clear();
+    append_concurrent_key(net, stage, nullptr, prefix_key_);  // leaves the savings in savings_
+    stream_bounds_.assign(stage.groups.size(), KernelWorkBound{});
+    size_t ki = 0;
+    for (size_t gi = 0; gi < stage.groups.size(); ++gi)
+      for (int u : stage.groups[gi])
+        for (const KernelLaunch& k : unit_kernels(net, u))
+          stream_bounds_[gi] += saved_kernel_bound(k, savings_[ki++]);
+    best = dgs::stage_latency_lower_bound_us(spec_, stream_bounds_);
+  }
   for (size_t gi = 0; gi < stage.groups.size(); ++gi) {
     if (launches_after(gi)) continue;
     const auto& grp = stage.groups[gi];

@@ -73,7 +73,9 @@ class GpuModelStageCost : public StageCostModel {
   // synchronisation); a merged stage is bounded by 0 + its (zero) synchronisation.
   bool has_lower_bound() const override { return true; }
   double stage_latency_lower_bound_us(const Network& net, const IosStage& stage) override;
-  // From a simulated stage whose groups are the same except one that is a prefix of the stage's
+  // The cheap bound with this stage's own L2 residency savings (the cheap one assumes the most
+  // any stage could save: it needs no key), and from a simulated stage whose groups are the same
+  // except one that is a prefix of the stage's
   // (the DP costs the smaller closures of a state's sub-states first): both simulations are the
   // same event for event until that group's last kernel ends in the smaller stage (at e), so the
   // stage takes at least e plus the least times of the kernels it appends there, plus the
@@ -96,6 +98,31 @@ class GpuModelStageCost : public StageCostModel {
   // leaves in savings_ (one per kernel, groups in order).
   void append_concurrent_key(const Network& net, const IosStage& stage,
                              const std::vector<size_t>* lengths, std::string& key);
+  // l2_resident_bytes(prev -> next) at the share of `launching` streams, computed once per pair.
+  double l2_savings(const Network& net, const KernelLaunch& prev, const KernelLaunch& next,
+                    size_t launching, double share);
+  struct L2PairKey {
+    const KernelLaunch* prev;
+    const KernelLaunch* next;
+    size_t launching;
+    bool operator==(const L2PairKey&) const = default;
+  };
+  struct L2PairHash {
+    size_t operator()(const L2PairKey& k) const {
+      const size_t a = std::hash<const void*>()(k.prev), b = std::hash<const void*>()(k.next);
+      return (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x7f4a7c15 + (a << 6)) ^ (k.launching << 1);
+    }
+  };
+  std::unordered_map<L2PairKey, double, L2PairHash> l2_savings_;
+  // kernel_work_bound of a unit kernel whose DRAM bytes the L2 rule cut by `saved`.
+  const KernelWorkBound& saved_kernel_bound(const KernelLaunch& k, double saved);
+  struct SavedHash {
+    size_t operator()(const std::pair<const KernelLaunch*, double>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<double>()(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const KernelLaunch*, double>, KernelWorkBound, SavedHash>
+      saved_bounds_;
   GpuSpec spec_;
   const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
   std::vector<std::vector<KernelLaunch>> unit_kernels_;

@@ -1,7 +1,9 @@
 // Every paper's `--all` run, checked for what the reports promise: each figure writes its SVG,
-// the run ends with summary.csv, and every numeric value of data/<paper>/ is read by some item
-// (so no published number sits in data/ without being compared). Papers with nothing
-// implemented yet are skipped.
+// the run ends with summary.csv, items.csv and run_info.csv, every numeric value of data/<paper>/
+// is read by some item (so no published number sits in data/ without being compared), and the
+// run's files equal the committed expected results, reports/<paper>/ of the source tree, except
+// the values that differ between runs or machines (run_varying_values(),
+// common/report/report_compare.h). Papers with nothing implemented yet are skipped.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "common/cli/cli.h"
+#include "common/report/report_compare.h"
 #include "common/util/resources.h"
 #include "reproductions/atomic/experiment_list.h"
 #include "reproductions/brickdl/experiment_list.h"
@@ -67,10 +70,22 @@ TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
     if (e.kind != "fig" || !e.run) continue;
     EXPECT_TRUE(fs::exists(dir / info.key / (e.id() + ".svg"))) << e.id() << " wrote no SVG";
   }
-  EXPECT_TRUE(fs::exists(dir / info.key / "summary.csv"));
+  for (const char* f : {"summary.csv", "items.csv", "run_info.csv"})
+    EXPECT_TRUE(fs::exists(dir / info.key / f)) << f;
   EXPECT_NE(out.str().find("every numeric value of data/" + info.key + "/ is read by some item"),
             std::string::npos)
       << out.str().substr(out.str().rfind("claims: "));
+  // The expected results: the committed model-mode reports.
+  const fs::path committed = fs::path(DGS_SOURCE_DIR) / "reports" / info.key;
+  const std::vector<std::string> diffs =
+      compare_report_folders(committed.string(), (dir / info.key).string(), 1, info.key + "/");
+  EXPECT_TRUE(diffs.empty())
+      << "this run's reports differ from the committed reports/" << info.key
+      << "/ (outside the run-varying values): " << (diffs.empty() ? "" : diffs[0])
+      << "\nIf the change is intended, regenerate the committed reports with `./build.sh "
+         "reproduce` (every paper) or `./build/repro_"
+      << info.key << " --all` and commit reports/; `./build/repro_report --compare reports/"
+      << info.key << " OUT/" << info.key << "` lists up to 20 differences.";
   fs::remove_all(dir);
 }
 

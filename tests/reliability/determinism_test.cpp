@@ -1,7 +1,8 @@
 // Determinism through the real executables: the same items run twice with the same seed, from two
 // different working directories (one with a relative --out, one with an absolute one) and with
-// one CPU and thread versus several, write byte-identical files, except the cells of the declared
-// wall-clock columns; a different seed changes the randomised items.
+// one CPU and thread versus several, write byte-identical files, except the values that differ
+// between runs by nature (run_varying_values(): wall-clock columns and the environment
+// fingerprint, common/report/report_compare.h); a different seed changes the randomised items.
 //
 // The items are a representative subset that runs in seconds (every implemented paper, the
 // randomised item, a figure with an SVG); paper_reports_test runs every --all once.
@@ -15,17 +16,13 @@
 #include <vector>
 
 #include "common/report/report.h"
+#include "common/report/report_compare.h"
 #include "tests/reliability/subprocess_run.h"
 
 namespace dgs {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The only cells allowed to differ between two runs: CSV columns holding wall-clock time.
-const std::set<std::string> kWallClockColumns = {
-    "cpu_search_s",  "ours_cpu_time_s",  "cpu_tvm_s",
-    "cpu_astitch_s", "cpu_graphturbo_s", "cpu_graphturbo_schedule_only_s"};
 
 struct Items {
   std::string paper;
@@ -57,10 +54,11 @@ std::vector<std::string> relative_files(const fs::path& dir) {
   return out;
 }
 
-// Differences between two files of the same name, outside the declared wall-clock columns.
+// Differences between two files of the same name, outside the values that differ between runs
+// (run_varying_values(): wall-clock columns, the environment fingerprint).
 std::vector<std::string> differences(const std::string& rel, const std::string& a,
                                      const std::string& b) {
-  if (a == b) return {};
+  if (a == b || is_run_varying_file(rel)) return {};
   if (!rel.ends_with(".csv")) return {rel + ": bytes differ"};
   const auto ra = parse_csv(a, rel), rb = parse_csv(b, rel);
   if (ra.size() != rb.size() || ra.empty() || ra[0] != rb[0])
@@ -73,7 +71,7 @@ std::vector<std::string> differences(const std::string& rel, const std::string& 
     }
     for (size_t j = 0; j < ra[i].size(); ++j) {
       const std::string col = j < ra[0].size() ? ra[0][j] : std::to_string(j);
-      if (ra[i][j] != rb[i][j] && !kWallClockColumns.count(col)) {
+      if (ra[i][j] != rb[i][j] && !is_run_varying_column(rel, col)) {
         out.push_back(rel + ": row " + std::to_string(i) + " column " + col + ": " + ra[i][j] +
                       " vs " + rb[i][j]);
       }

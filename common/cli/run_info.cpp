@@ -1,0 +1,154 @@
+// The record a --all run leaves beside its summary: items.csv and run_info.csv (run_info.h).
+#include "common/cli/run_info.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/cuda/runtime.h"
+#include "common/hw/config_reads.h"
+#include "common/util/build_info.h"
+
+namespace dgs {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The origin read_hardware_config gives `name_or_path` (without reading it).
+std::string config_origin(const std::string& name_or_path) {
+  if (name_or_path.find('/') != std::string::npos || lower(name_or_path).ends_with(".json")) {
+    return name_or_path.rfind("./", 0) == 0 ? name_or_path.substr(2) : name_or_path;
+  }
+  return "hw_configs/" + lower(name_or_path) + ".json";
+}
+
+// The first line of /proc/cpuinfo's "model name", or "unknown".
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(' '));
+        return v;
+      }
+    }
+  }
+  return "unknown";
+}
+
+// The NVIDIA kernel driver's version line (/proc/driver/nvidia/version), or "unknown".
+std::string nvidia_driver() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(f, line)) return "unknown (no /proc/driver/nvidia/version)";
+  const size_t k = line.find("Kernel Module");
+  if (k != std::string::npos) {
+    std::istringstream rest(line.substr(k + 13));
+    std::string version;
+    if (rest >> version) return version;
+  }
+  return line;
+}
+
+std::string number(double v, int digits) {
+  std::ostringstream os;
+  os.precision(digits);
+  os << std::fixed << v;
+  return os.str();
+}
+
+}  // namespace
+
+Table items_table(const std::vector<ItemRecord>& items) {
+  Table t({"item", "caption", "status", "hardware", "wall_s"});
+  for (const ItemRecord& r : items) {
+    t.add_row({r.item, r.caption, r.status, r.hardware,
+               std::isnan(r.wall_s) ? Cell(Missing{}) : Cell(r.wall_s)});
+  }
+  return t;
+}
+
+std::string configs_since(size_t first, const std::string& machine) {
+  std::set<std::string> names;
+  if (!machine.empty()) names.insert(config_origin(machine));
+  const std::vector<HardwareConfigRead> reads = hardware_configs_read();
+  for (size_t i = first; i < reads.size(); ++i) names.insert(reads[i].origin);
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string build_line() {
+  const BuildInfo& b = build_info();
+  return std::string("build ") + b.commit + " (" + b.build_type + ", " + b.compiler + ", CUDA " +
+         b.cuda + ", cuDNN " + b.cudnn + ")";
+}
+
+Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
+                     const std::string& started_utc, double wall_s) {
+  Table t({"field", "value"});
+  auto add = [&t](const std::string& field, const std::string& value) {
+    t.add_row({field, value});
+  };
+  const BuildInfo& b = build_info();
+  add("paper", paper.key);
+  add("title", paper.title);
+  add("mode", opts.mode == RunMode::Model ? "model" : "measured");
+  add("seed", std::to_string(opts.seed));
+  if (!opts.hw.empty()) add("hw", opts.hw);
+  if (!opts.model.empty()) add("model", opts.model);
+  add("commit", b.commit);
+  add("build_type", b.build_type);
+  add("compiler", b.compiler);
+  add("cuda", b.cuda);
+  add("cudnn", b.cudnn);
+  // Each config once, with the hash of its text (a user's file of a built-in name differs).
+  std::set<std::string> configs;
+  for (const HardwareConfigRead& r : hardware_configs_read())
+    configs.insert(r.origin + "#" + r.text_hash);
+  std::string list;
+  for (const std::string& c : configs) list += (list.empty() ? "" : "; ") + c;
+  add("hardware_configs", list);
+  add("host_cpu", cpu_model());
+  add("host_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
+  if (gpu_measured) {
+    try {
+      const GpuSpec g = gpu::query_gpu_spec(0);
+      add("gpu", g.name + " (sm_" + std::to_string(g.compute_capability) + ", " +
+                     std::to_string(g.sm_count) + " SMs)");
+      add("gpu_driver", nvidia_driver());
+      add("gpu_core_clock_mhz", number(g.core_clock_mhz, 0));
+      add("gpu_memory", number(static_cast<double>(g.dram_bytes) / (1 << 30), 1) + " GiB, " +
+                            number(g.dram_bandwidth_gbs, 0) + " GB/s");
+    } catch (const std::exception& e) {
+      add("gpu", std::string("unknown (") + e.what() + ")");
+    }
+  }
+  add("started_utc", started_utc);
+  add("wall_s", number(wall_s, 2));
+  return t;
+}
+
+}  // namespace dgs

@@ -1,0 +1,50 @@
+#pragma once
+// The record that a --all run leaves beside its summary.csv, for readers of the reports folder
+// (repro_report's page, a comparison with committed reports):
+//   <out>/<paper>/items.csv     every experiment of the paper's list, in list order: its caption,
+//                               what the run did with it, the machine(s) it ran on, and its wall
+//                               time (columns item, caption, status, hardware, wall_s)
+//   <out>/<paper>/run_info.csv  the environment fingerprint (columns field, value): the paper,
+//                               mode, seed, commit, build type, compiler, CUDA and cuDNN versions,
+//                               the hardware configs read, the host's CPU, in measured mode the
+//                               GPU's name, driver, clock and memory, the start time and the wall
+//                               time of the whole run
+// Everything that differs between machines or runs of the same code is in run_info.csv or in a
+// column named in kRunVaryingValues (common/report/report_compare.h).
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "common/report/report.h"
+
+namespace dgs {
+
+struct ItemRecord {
+  std::string item;      // "fig13"
+  std::string caption;   // the paper's caption, from the experiment list
+  std::string status;    // "ran", "failed", "not implemented yet", "skipped: <why>"
+  std::string hardware;  // the configs it ran on ("hw_configs/v100.json; ..."), "" if none
+  double wall_s = std::numeric_limits<double>::quiet_NaN();  // NaN: it did not run
+};
+
+// columns: item, caption, status, hardware, wall_s
+Table items_table(const std::vector<ItemRecord>& items);
+
+// The configs read by this process from index `first` on (hardware_configs_read()), plus
+// `machine` (the experiment's own, "" if none), each once, sorted, "; "-separated: the hardware
+// column of an item.
+std::string configs_since(size_t first, const std::string& machine);
+
+// The environment of this process and run, as (field, value) rows; `gpu_measured`: the run
+// used the GPU (measured mode), so its name, driver, clock and memory are added.
+Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
+                     const std::string& started_utc, double wall_s);
+
+// "build <commit> (<build type>, <compiler>, CUDA <v>, cuDNN <v>)": the run header's line.
+std::string build_line();
+
+// The current time as "2026-11-28T03:20:27Z".
+std::string utc_now();
+
+}  // namespace dgs
