@@ -188,6 +188,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
 
   auto add = [&](Fig2Measurement m, const std::string& kernel, const std::string& model_tile,
                  const std::string& kernel_tile, double model_ms) {
+    ctx.progress("kernel " + kernel + " (" + kernel_tile + "): checked and timed");
     m.kernel = kernel;
     m.model_tile = model_tile;
     m.kernel_tile = kernel_tile;
