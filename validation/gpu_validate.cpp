@@ -108,19 +108,6 @@ std::string model_constants(const GpuSpec& spec) {
   return s;
 }
 
-// Whether `id` is where one of the config's suite-model constants was fitted (its source names
-// the case), so that its row is a calibration point, not a prediction.
-bool is_calibration_point(const GpuSpec& spec, const std::string& id) {
-  for (std::string_view k : gpu_efficiency::suite_model_keys()) {
-    const auto it = spec.sources.find("efficiency." + std::string(k));
-    if (it == spec.sources.end()) continue;
-    if (it->second.find("calibrated") != std::string::npos &&
-        it->second.find("case " + id) != std::string::npos)
-      return true;
-  }
-  return false;
-}
-
 int run(const Args& a) {
   const auto start = std::chrono::steady_clock::now();
   auto progress = [&](const std::string& what) {
@@ -175,48 +162,27 @@ int run(const Args& a) {
 
   MeasureOptions mo;
   mo.seed = a.seed;
-  std::vector<ValidationRow> rows;
-  size_t i = 0;
-  for (const ValidationCase& c : cases) {
-    ++i;
-    ValidationRow r;
-    r.id = c.id;
-    r.family = c.family;
-    r.shape = c.shape;
-    r.end_to_end = c.end_to_end;
-    if (!replay.empty()) {
-      const auto it = replay.find(c.id);
-      if (it == replay.end()) continue;
-      r.measured_ms = it->second.measured_ms;
-      r.source = it->second.source;
-    } else {
-      progress("case " + std::to_string(i) + " of " + std::to_string(cases.size()) + ": " + c.id);
-      r.measured_ms = c.measure_ms(mo);
-      r.source = "measured on " + device;
+  if (a.replay.empty()) {
+    size_t i = 0;
+    for (const ValidationCase& c : cases) {
+      progress("case " + std::to_string(++i) + " of " + std::to_string(cases.size()) + ": " + c.id);
+      replay[c.id] = {c.measure_ms(mo), "measured on " + device};
     }
-    rows.push_back(std::move(r));
   }
   // --calibrate: fit the suite-kernel model's two constants on their declared cases first.
   std::string calibration;
   if (a.calibrate) {
     std::map<std::string, double> measured;
-    for (const ValidationRow& r : rows) measured[r.id] = r.measured_ms;
+    for (const auto& [id, m] : replay) measured[id] = m.measured_ms;
     for (const CalibrationPoint& p : calibrate_suite_model(spec, cases, measured)) {
       char v[64];
       std::snprintf(v, sizeof v, "%.4g", p.value);
       calibration += "calibrated here: " + p.key + " = " + v + " on case " + p.case_id +
                      " (a calibration point, not a prediction)\n";
-      spec.sources["efficiency." + p.key] = std::string("calibrated here on case ") + p.case_id;
+      spec.sources["efficiency." + p.key] = "calibrated here on case " + p.case_id;
     }
   }
-  for (ValidationRow& r : rows) {
-    r.calibration = is_calibration_point(spec, r.id);
-    for (const ValidationCase& c : cases) {
-      if (c.id != r.id) continue;
-      r.predicted_ms = c.predict_ms(spec);
-      r.predicted_before_ms = c.predict_before_ms(spec);
-    }
-  }
+  const std::vector<ValidationRow> rows = priced_rows(cases, replay, spec);
   const std::vector<GroupSummary> summary = summarize(rows);
   const std::vector<PairResult> pairs = compare_pairs(rows, validation_pairs());
   const Table rt = rows_table(rows), st = summary_table(summary), pt = pairs_table(pairs);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "common/gpumodel/kernel_family.h"
 #include "common/util/error.h"
 
 namespace dgs::validation {
@@ -107,6 +108,39 @@ Table pairs_table(const std::vector<PairResult>& p) {
                std::string(r.sign_right ? "yes" : "NO"), r.predicted_ratio_before,
                std::string(r.sign_right_before ? "yes" : "NO")});
   return t;
+}
+
+bool is_calibration_point(const GpuSpec& spec, const std::string& id) {
+  for (std::string_view k : gpu_efficiency::suite_model_keys()) {
+    const auto it = spec.sources.find("efficiency." + std::string(k));
+    if (it == spec.sources.end()) continue;
+    if (it->second.find("calibrated") != std::string::npos &&
+        it->second.find("case " + id) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+std::vector<ValidationRow> priced_rows(const std::vector<ValidationCase>& cases,
+                                       const std::map<std::string, ReplayMeasurement>& measured,
+                                       const GpuSpec& spec) {
+  std::vector<ValidationRow> rows;
+  for (const ValidationCase& c : cases) {
+    const auto it = measured.find(c.id);
+    if (it == measured.end()) continue;
+    ValidationRow r;
+    r.id = c.id;
+    r.family = c.family;
+    r.shape = c.shape;
+    r.end_to_end = c.end_to_end;
+    r.measured_ms = it->second.measured_ms;
+    r.source = it->second.source;
+    r.predicted_ms = c.predict_ms(spec);
+    r.predicted_before_ms = c.predict_before_ms(spec);
+    r.calibration = is_calibration_point(spec, c.id);
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 std::map<std::string, ReplayMeasurement> read_replay(const std::string& text,

@@ -50,6 +50,15 @@ Table rows_table(const std::vector<ValidationRow>& rows);
 Table summary_table(const std::vector<GroupSummary>& s);
 Table pairs_table(const std::vector<PairResult>& p);
 
+struct ReplayMeasurement;
+// One row per case of `measured` (in the cases' order), priced on `spec`; a row is a calibration
+// point where one of spec's suite-model constants says it was calibrated on that case.
+std::vector<ValidationRow> priced_rows(const std::vector<ValidationCase>& cases,
+                                       const std::map<std::string, ReplayMeasurement>& measured,
+                                       const GpuSpec& spec);
+// Whether a suite-model constant of `spec` was calibrated on case `id` (its source names it).
+bool is_calibration_point(const GpuSpec& spec, const std::string& id);
+
 // A replay file: CSV with columns id, measured_ms, source (one row per case; ids are
 // validation_cases() ids). Throws dgs::Error naming the file and line for a malformed row, an
 // unknown id (`known`) or a repeated one.

@@ -30,7 +30,7 @@ enum class FaultKind : uint8_t {
 std::string_view fault_kind_name(FaultKind k);
 
 // Labels the work of the calling thread while it lives (nested scopes form a path, outermost
-// first): e.g. WorkScope("schedule IOS-Both of network inception_v3"), then WorkScope("stage 7 of
+// first): e.g. WorkScope("schedule Sequential of network inception_v3"), then WorkScope("stage 7 of
 // 41"), then WorkScope("kernel 'conv_12' (cuDNN convolution)").
 class WorkScope {
  public:

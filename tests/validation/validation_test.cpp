@@ -19,6 +19,7 @@
 #include "common/gpumodel/kernel_family.h"
 #include "common/hw/hardware.h"
 #include "common/util/error.h"
+#include "validation/calibration.h"
 #include "validation/validation_cases.h"
 #include "validation/validation_report.h"
 
@@ -203,6 +204,48 @@ TEST(ValidationReplay, TheH200RunNamesKnownCases) {
   const auto m = read_replay(h200_text(), "h200.csv", ids());
   EXPECT_EQ(m.size(), 21u);  // 15 kernel benchmarks + Welder Fig. 2's 6 rows
   EXPECT_NEAR(m.at("gemm.1024.64x64x8/4x4").measured_ms, 0.208015, 1e-9);
+}
+
+// The H200 run priced on hw_configs/h200.json (whose two suite-model constants were calibrated on
+// two of its cases): the goal for the kernels, per family and overall, and every
+// schedule-vs-schedule sign. A change to the model that breaks them fails here.
+TEST(ValidationReplay, TheModelMeetsTheGoalOnTheH200Run) {
+  const GpuSpec h200 = load_gpu_spec("h200");
+  const std::vector<ValidationRow> rows =
+      priced_rows(cases(), read_replay(h200_text(), "h200.csv", ids()), h200);
+  ASSERT_EQ(rows.size(), 21u);
+  int calibration = 0;
+  for (const ValidationRow& r : rows) {
+    if (r.calibration) {
+      ++calibration;
+      EXPECT_NEAR(r.rel_error(), 0.0, 1e-3) << r.id;  // the config holds the fitted values
+    }
+  }
+  EXPECT_EQ(calibration, 2);
+  for (const GroupSummary& g : summarize(rows)) {
+    EXPECT_LT(g.mae, 0.20) << g.group;
+    EXPECT_GT(g.mae_before, g.mae) << g.group;  // the families improve on every group
+  }
+  for (const PairResult& p : compare_pairs(rows, validation_pairs()))
+    EXPECT_TRUE(p.sign_right) << p.pair.what;
+}
+
+// The calibration the config declares is what --calibrate fits on the same data (to the digits
+// written in hw_configs/h200.json).
+TEST(ValidationReplay, TheH200CalibrationIsReproducible) {
+  GpuSpec spec = load_gpu_spec("h200");
+  const GpuSpec declared = spec;
+  std::map<std::string, double> measured;
+  for (const auto& [id, m] : read_replay(h200_text(), "h200.csv", ids()))
+    measured[id] = m.measured_ms;
+  const std::vector<CalibrationPoint> fit = calibrate_suite_model(spec, cases(), measured);
+  ASSERT_EQ(fit.size(), 2u);
+  for (const CalibrationPoint& p : fit) {
+    EXPECT_NEAR(p.value, declared.efficiency.at(p.key), 5e-4 * p.value) << p.key;
+    EXPECT_NE(declared.sources.at("efficiency." + p.key).find("case " + p.case_id),
+              std::string::npos)
+        << p.key;
+  }
 }
 
 // tools/gpu_check.sh on a machine without a GPU: one line, exit 4, nothing run; without a
