@@ -37,10 +37,12 @@ gpu::DeviceBuffer filled(gpu::KernelLauncher& l, int64_t count) {
 }  // namespace
 
 void run_measured_chain(ExperimentContext& ctx, const std::string& model,
-                        const std::vector<MeasuredCase>& cases) {
+                        const std::vector<MeasuredCase>& cases, int64_t short_edge) {
   const bool full = ctx.options().full_protocol;
   const gpu::TimingProtocol protocol = full ? kPaperProtocol : kShortProtocol;
-  const Graph g = build_zoo_model(model);
+  ZooOptions zo;
+  if (!full && short_edge > 0) zo.image_size = short_edge;
+  const Graph g = build_zoo_model(model, zo);
   gpu::Stream stream;
   gpu::KernelLauncher launcher(stream);
   // Layers and weights, from the graph's convolutions.
@@ -135,6 +137,12 @@ void run_measured_chain(ExperimentContext& ctx, const std::string& model,
   }
   where.reset();
   const std::string runs = std::to_string(protocol.repeats);
+  if (zo.image_size > 0)
+    ctx.note("size: the proxy at " + std::to_string(zo.image_size) + "^3 (" +
+             std::to_string(in_dims[0]) +
+             "^3 input) instead of its own size, so that the brick "
+             "kernels (seconds per run at the full size) finish in minutes; --full-protocol runs "
+             "the full size");
   ctx.emit_table("measured on " + gpu::query_gpu_spec().name + ": " + model +
                      ", cuDNN per layer vs brick kernels (mean of " + runs + " runs and median)",
                  t);

@@ -74,16 +74,17 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
                                       Variant::AnsorLike};
   // rows by [model label][variant]
   std::map<std::string, std::map<Variant, Fig13MeasuredRow>> m;
-  const gpu::TimingProtocol protocol =
-      ctx.options().full_protocol ? kFig13FullProtocol : kFig13Protocol;
+  const bool full = ctx.options().full_protocol;
+  const gpu::TimingProtocol protocol = full ? kFig13FullProtocol : kFig13Protocol;
+  const int64_t batch = full ? kFig13Batch : kFig13MeasuredBatch;
   for (size_t mi = 0; mi < models.size(); ++mi) {
     const Fig13Model& fm = models[mi];
     const std::string of =
         " (" + std::to_string(mi + 1) + " of " + std::to_string(models.size()) + ")";
     ctx.progress("network " + fm.label + of + ": scheduling the variants (batch " +
-                 std::to_string(kFig13Batch) + ")");
+                 std::to_string(batch) + ")");
     ZooOptions zo;
-    zo.batch = kFig13Batch;
+    zo.batch = batch;
     const TileGraph tg = model_tile_graph(fm.zoo, zo);
     const Graph& g = *tg.source;
     const auto scheds = run_variants(tg, arch, fig13_variants());
@@ -169,7 +170,8 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
     t.add_row({r.model, r.variant, r.median_ms, r.min_ms, r.max_ms, r.launches,
                int64_t{r.kernels_model}, r.model_ms, r.computed_m, std::string("not readable"),
                std::string(r.verified ? "yes" : "NO")});
-  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), measured on " + out.device +
+  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch " + std::to_string(batch) +
+                     "), measured on " + out.device +
                      " with the tile-program interpreter; model_ms: " + arch.name,
                  t);
   ctx.note(
@@ -185,6 +187,11 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
            " single runs of the whole network (the paper states no protocol; --full-protocol adds "
            "a warm-up run); launches read from the KernelLauncher for one run");
   ctx.note("transactions: " + counters);
+  ctx.note("batch " + std::to_string(batch) +
+           (full ? " (the paper's, --full-protocol)"
+                 : " (the paper's is " + std::to_string(kFig13Batch) +
+                       ": the interpreter takes seconds per run there; --full-protocol runs it)") +
+           "; the schedules are Welder's for this batch on the model's GPU");
   ctx.note("model_ms is the model-mode prediction on " + arch.name +
            " (--hw, default the paper's v100_pcie), not on the live GPU; computed_M: elements "
            "the kernels compute per run (recomputed halos and shares included)");
