@@ -274,6 +274,38 @@ TEST(GpuCheckScript, WithoutAGpuItSaysSoInOneLine) {
   EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_check_test.tar.gz").good());
 }
 
+int run_validate(const std::string& args, std::string* err) {
+  const std::string file = std::string(DGS_BINARY_DIR) + "/gpu_validate_test_err.txt";
+  const std::string cmd =
+      std::string(DGS_BINARY_DIR) + "/gpu_validate " + args + " > /dev/null 2> " + file;
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *err = ss.str();
+  std::remove(file.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(GpuValidate, WithoutAGpuOneLineExitFour) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present";
+  std::string err;
+  EXPECT_EQ(run_validate("--out /tmp/dgs_gpu_validate_test", &err), 4) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(err.rfind("gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
+  EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_validate_test/gpu_validate.csv").good());
+}
+
+TEST(GpuValidate, BadArgumentsAreOneLineExitTwo) {
+  std::string err;
+  EXPECT_EQ(run_validate("--replay x.csv", &err), 2);
+  EXPECT_EQ(err,
+            "error: --replay needs --hw NAME|FILE.json (the GPU the measurements come from)\n");
+  EXPECT_EQ(run_validate("--frobnicate", &err), 2);
+  EXPECT_EQ(err, "error: unknown argument '--frobnicate' (see --help)\n");
+}
+
 TEST(GpuCheckScript, WithoutABuiltSuiteItSaysSoInOneLine) {
   std::string err;
   EXPECT_EQ(run_script("/nonexistent_build_dir", &err), 2) << err;
