@@ -193,7 +193,9 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
                        ": the interpreter takes seconds per run there; --full-protocol runs it)") +
            "; the schedules are Welder's for this batch on the model's GPU");
   ctx.note("model_ms is the model-mode prediction on " + arch.name +
-           " (--hw, default the paper's v100_pcie), not on the live GPU; computed_M: elements "
+           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
+           "generated kernels, not of the kernels that ran (gpu_validate prices those); "
+           "computed_M: elements "
            "the kernels compute per run (recomputed halos and shares included)");
   ctx.note("checks (rtol " + fixed(gpu::kGpuTolerance.rtol, 4) + ", atol " +
            fixed(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +

@@ -67,9 +67,9 @@ struct Fig13Measured {
   std::vector<Fig13MeasuredRow> rows;
 };
 
-// Runs measured Fig. 13 (schedules on the experiment's --hw, default v100_pcie, as model mode),
-// emits its table, notes and claims into `ctx`. Throws dgs::Error (one line) without a usable
-// GPU, or when a variant's output differs from its reference.
+// Runs measured Fig. 13 (schedules on the experiment's --hw, by default the live GPU's config, as
+// model mode), emits its table, notes and claims into `ctx`. Throws dgs::Error (one line) without a
+// usable GPU, or when a variant's output differs from its reference.
 Fig13Measured measure_fig13(ExperimentContext& ctx);
 
 }  // namespace dgs::welder
