@@ -7,7 +7,8 @@
 #   tools/gpu_check.sh [BUILD_DIR] [ARCHIVE]     (defaults: build, gpu_check_<date>.tar.gz)
 #
 # Build first (README, "Measured mode"): cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-# && cmake --build build. Environment: GPU_CHECK_DEADLINE (seconds, default 470).
+# && cmake --build build. Environment: GPU_CHECK_DEADLINE (seconds, default 470); GPU_CHECK_HW
+# (a config name or file for a GPU that no built-in config matches, passed as --hw).
 # Exit codes: 0 every step passed; 1 a step failed or ran out of time (see the summary);
 # 2 no built suite in BUILD_DIR; 4 no usable GPU (one line, nothing run).
 set -uo pipefail
@@ -23,7 +24,9 @@ for exe in gpu_validate repro_ios repro_welder repro_brickdl repro_graphturbo te
   fi
 done
 
-probe=$("$BUILD/gpu_validate" --probe 2>&1)
+HW_ARGS=()
+[ -n "${GPU_CHECK_HW:-}" ] && HW_ARGS=(--hw "$GPU_CHECK_HW")
+probe=$("$BUILD/gpu_validate" --probe "${HW_ARGS[@]}" 2>&1)
 probe_rc=$?
 if [ $probe_rc -ne 0 ]; then
   echo "gpu_check: $probe" >&2
@@ -69,16 +72,16 @@ R="$WORK/reports"
 step test_cuda 120 "$BUILD/test_cuda"
 step test_gpu_items 120 sh -c "'$BUILD/test_welder' --gtest_filter='WelderMeasured.*:WelderTileProgramGpu.*' && '$BUILD/test_ios' --gtest_filter='IosMeasured.*' && '$BUILD/test_cli' --gtest_filter='CliTest.Measured*:MeasuredHardwareTest.*'"
 # 2. The model against this GPU.
-step gpu_validate 150 "$BUILD/gpu_validate" --out "$R/gpu_validate"
+step gpu_validate 150 "$BUILD/gpu_validate" "${HW_ARGS[@]}" --out "$R/gpu_validate"
 # 3. Every measured item at its defaults (the shortened protocols; --full-protocol is the
 #    papers'), quickest first.
-step ios_fig1.2 60 "$BUILD/repro_ios" --fig 1.2 --mode measured --out "$R"
-step welder_fig2 60 "$BUILD/repro_welder" --fig 2 --mode measured --out "$R"
-step graphturbo_table5 120 "$BUILD/repro_graphturbo" --table 5 --mode measured --out "$R"
-step ios_fig4.1_inception_v3 120 "$BUILD/repro_ios" --fig 4.1 --mode measured --model inception_v3 --out "$R"
-step welder_fig13 120 "$BUILD/repro_welder" --fig 13 --mode measured --out "$R"
-step brickdl_fig10 120 "$BUILD/repro_brickdl" --fig 10 --mode measured --out "$R"
-step brickdl_fig11 120 "$BUILD/repro_brickdl" --fig 11 --mode measured --out "$R"
+step ios_fig1.2 60 "$BUILD/repro_ios" --fig 1.2 --mode measured "${HW_ARGS[@]}" --out "$R"
+step welder_fig2 60 "$BUILD/repro_welder" --fig 2 --mode measured "${HW_ARGS[@]}" --out "$R"
+step graphturbo_table5 120 "$BUILD/repro_graphturbo" --table 5 --mode measured "${HW_ARGS[@]}" --out "$R"
+step ios_fig4.1_inception_v3 120 "$BUILD/repro_ios" --fig 4.1 --mode measured --model inception_v3 "${HW_ARGS[@]}" --out "$R"
+step welder_fig13 120 "$BUILD/repro_welder" --fig 13 --mode measured "${HW_ARGS[@]}" --out "$R"
+step brickdl_fig10 120 "$BUILD/repro_brickdl" --fig 10 --mode measured "${HW_ARGS[@]}" --out "$R"
+step brickdl_fig11 120 "$BUILD/repro_brickdl" --fig 11 --mode measured "${HW_ARGS[@]}" --out "$R"
 # 4. compute-sanitizer over the kernel tests (the stage executor's and the items' tests are
 #    left out: under the sanitizers they take many minutes).
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
