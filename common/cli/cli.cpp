@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -184,8 +185,36 @@ void ExperimentContext::note_calibrated_constants(const GpuSpec& spec) {
   }
 }
 
+namespace {
+// Holds SIGINT, SIGTERM and SIGHUP back while it lives (they are delivered when it ends), so that
+// an interrupted run writes an item's files all or none (each file is also written atomically).
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    held_ = sigprocmask(SIG_BLOCK, &s, &old_) == 0;
+  }
+  ~SignalsHeld() {
+    if (held_) sigprocmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t old_;
+  bool held_ = false;
+};
+}  // namespace
+
 std::vector<std::string> ExperimentContext::commit_files() {
   if (hardware_ && hardware_->gpu) note_calibrated_constants(*hardware_->gpu);
+  if (!opts_.hw_from_device.empty() && opts_.mode == RunMode::Measured)
+    note("hardware: " + opts_.hw_from_device + " (measured mode without --hw)");
+  const SignalsHeld held;
   if (!notes_.empty()) {
     std::string text;
     for (const std::string& n : notes_) text += n + "\n";
@@ -300,6 +329,7 @@ bool looks_like_path(const std::string& s, const std::string& extension) {
 }
 
 std::string hw_description(const RunOptions& o) {
+  if (!o.hw_from_device.empty()) return o.hw + " (the live GPU's config)";
   return o.hw.empty() ? "each experiment's own (the paper's machine)" : o.hw;
 }
 
@@ -339,6 +369,7 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
   p.list = vm.count("list") > 0;
   p.all = vm.count("all") > 0;
   p.opts.quiet = vm.count("quiet") > 0;
+  p.opts.full_protocol = vm.count("full-protocol") > 0;
   if (vm.count("fig")) p.figs = vm["fig"].as<std::vector<std::string>>();
   if (vm.count("table")) p.tables = vm["table"].as<std::vector<std::string>>();
   if (vm.count("hw")) p.opts.hw = vm["hw"].as<std::string>();
@@ -421,7 +452,10 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
   out << "\n";
   const std::string path =
       (std::filesystem::path(opts.out_dir) / paper.key / "summary.csv").string();
-  write_file_atomic(path, to_csv(t));
+  {
+    const SignalsHeld held;
+    write_file_atomic(path, to_csv(t));
+  }
   out << "wrote " << path << "\n";
   const std::filesystem::path dir = std::filesystem::path(opts.out_dir) / paper.key;
   write_file_atomic((dir / "items.csv").string(), to_csv(items_table(records)));
@@ -513,6 +547,9 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
        "run table N (\"3\" or \"table3\"); repeatable")                                 //
       ("all", "run every implemented experiment")                                       //
       ("quiet", "no progress lines (long items print one per unit of work to stderr)")  //
+      ("full-protocol",
+       "measured mode: the papers' full timing protocols and sizes (default: shortened to "
+       "finish in minutes; each item's notes say how)")  //
       ("hw", po::value<std::string>()->value_name("NAME|FILE"),
        "hardware config: a built-in name (v100, a100, ...) or a JSON file; default: each "
        "experiment's own")  //
@@ -540,7 +577,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     out << "usage: " << program_name(paper)
         << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
            "NAME|FILE.onnx]\n"
-        << "       [--mode model|measured] [--out DIR] [--seed N] [--quiet]\n"
+        << "       [--mode model|measured] [--full-protocol] [--out DIR] [--seed N] [--quiet]\n"
         << paper.title << "\n\n"
         << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
         << "yet, 4 measured mode without a GPU\n";
@@ -632,9 +669,16 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       if (runnable.empty())
         throw UsageError("--mode measured: no experiment has a measured version");
       std::string why;
-      if (!(gpu_available ? gpu_available(&why) : cuda_gpu_available(&why))) {
+      LiveGpuProperties device;
+      if (!(gpu_available ? gpu_available(&device, &why) : cuda_device_properties(&device, &why))) {
         err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
         return kExitNoGpu;
+      }
+      if (p.opts.hw.empty()) {
+        const LiveGpuMatch m = match_live_gpu(device);
+        if (m.config.empty()) throw UsageError("--mode measured: " + m.why);
+        p.opts.hw = m.config;
+        p.opts.hw_from_device = m.why;
       }
       selected = runnable;
     }

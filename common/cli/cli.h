@@ -20,6 +20,7 @@
 
 #include "common/hw/hardware.h"
 #include "common/hw/hardware_spec.h"
+#include "common/hw/live_gpu.h"
 #include "common/report/report.h"
 
 namespace dgs {
@@ -37,6 +38,12 @@ struct RunOptions {
   std::string out_dir = "reports";  // --out; files go to <out_dir>/<paper>/
   uint64_t seed = 1;                // --seed
   bool quiet = false;               // --quiet: no progress lines
+  // --full-protocol: measured items run the papers' full timing protocols and sizes (longer);
+  // by default they run a shortened protocol that finishes in minutes, and their notes say how.
+  bool full_protocol = false;
+  // Measured mode without --hw: why `hw` is the live GPU's config ("the live GPU 'NVIDIA H200'
+  // is hw_configs/h200.json ..."); empty otherwise.
+  std::string hw_from_device;
 };
 
 // What an experiment gets: the options, its hardware, the paper's data, and a place to put its
@@ -179,9 +186,15 @@ int run_cli(int argc, char** argv, const PaperInfo& paper,
 uint64_t parse_seed(const std::string& s);
 
 // The same with the output streams given (for tests).
-// `gpu_available` replaces the check for a usable GPU (cuda_gpu_available) when given, so that
-// measured-mode selection can be tested on any machine.
-using GpuProbe = std::function<bool(std::string* why)>;
+// `gpu_available` replaces the check for a usable GPU (cuda_gpu_available and
+// cuda_device_properties) when given, so that measured-mode selection can be tested on any
+// machine: it returns whether a GPU is usable, and fills its properties (or the reason).
+//
+// Measured mode without --hw: --hw becomes the built-in config of the live GPU
+// (match_live_gpu, common/hw/live_gpu.h), so that every model number of a measured run is
+// priced on the GPU it ran on; a GPU no built-in config matches is refused in one line (exit 2,
+// "give --hw NAME|FILE.json").
+using GpuProbe = std::function<bool(LiveGpuProperties* device, std::string* why)>;
 int run_cli(int argc, const char* const* argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
             const GpuProbe& gpu_available = {});

@@ -4,6 +4,7 @@
 
 #include "common/cuda/cuda_check.cuh"
 #include "common/cuda/cudnn_conv3d.h"
+#include "common/cuda/device_fault.h"
 
 namespace dgs::gpu {
 
@@ -22,7 +23,8 @@ struct CudnnConv3dChain::Impl {
 };
 
 CudnnConv3dChain::CudnnConv3dChain(std::vector<BrickConvLayer> layers,
-                                   std::array<int64_t, 3> input_dims, const Stream& stream)
+                                   std::array<int64_t, 3> input_dims, const Stream& stream,
+                                   bool find_fastest)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.layers = std::move(layers);
@@ -64,17 +66,28 @@ CudnnConv3dChain::CudnnConv3dChain(std::vector<BrickConvLayer> layers,
                                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     DGS_CUDNN_CHECK(cudnnSetConvolutionMathType(cv, CUDNN_FMA_MATH));
     m.convs.push_back(cv);
-    // cuDNN's own algorithm search.
-    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    // cuDNN's own algorithm search (every algorithm run once), or its heuristic ranking.
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int found = 0;
-    DGS_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(m.handle, m.tensors[l], f, cv,
-                                                         m.tensors[l + 1], 8, &found, perf));
-    cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-    for (int i = 0; i < found; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-        algo = perf[i].algo;
-        break;
-      }
+    if (find_fastest) {
+      DGS_CUDNN_CHECK(
+          cudnnFindConvolutionForwardAlgorithm(m.handle, m.tensors[l], f, cv, m.tensors[l + 1],
+                                               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+    } else {
+      DGS_CUDNN_CHECK(
+          cudnnGetConvolutionForwardAlgorithm_v7(m.handle, m.tensors[l], f, cv, m.tensors[l + 1],
+                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+    }
+    AlgorithmCandidate cand[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const size_t n = static_cast<size_t>(std::max(0, found));
+    for (size_t i = 0; i < n; ++i)
+      cand[i] = {static_cast<int>(perf[i].algo), perf[i].status == CUDNN_STATUS_SUCCESS};
+    const std::string shape = "3-D convolution " + std::to_string(L.in_channels) + "->" +
+                              std::to_string(L.out_channels) + " k" + std::to_string(k) + " on " +
+                              std::to_string(m.dims[l][0]) + "x" + std::to_string(m.dims[l][1]) +
+                              "x" + std::to_string(m.dims[l][2]);
+    const cudnnConvolutionFwdAlgo_t algo =
+        perf[choose_algorithm(cand, n, shape, "no algorithm succeeded")].algo;
     m.algos.push_back(algo);
     size_t need = 0;
     DGS_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(m.handle, m.tensors[l], f, cv,

@@ -17,8 +17,11 @@ namespace dgs::gpu {
 // cudnnConvolutionBiasActivationForward fuses bias and ReLU).
 class CudnnConv3dChain {
  public:
+  // find_fastest: cuDNN's search (cudnnFindConvolutionForwardAlgorithm: every algorithm run
+  // once, seconds per layer at the proxies' sizes); false: cuDNN's heuristic ranking
+  // (cudnnGetConvolutionForwardAlgorithm_v7), its first algorithm that succeeds.
   CudnnConv3dChain(std::vector<BrickConvLayer> layers, std::array<int64_t, 3> input_dims,
-                   const Stream& stream);
+                   const Stream& stream, bool find_fastest = true);
   ~CudnnConv3dChain();
   CudnnConv3dChain(const CudnnConv3dChain&) = delete;
   CudnnConv3dChain& operator=(const CudnnConv3dChain&) = delete;

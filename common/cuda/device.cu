@@ -77,4 +77,19 @@ bool cuda_gpu_available(std::string* why) {
   return result.ok;
 }
 
+bool cuda_device_properties(LiveGpuProperties* out, std::string* why) {
+  if (!cuda_gpu_available(why)) return false;
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why) *why = "cudaGetDeviceProperties(0) failed";
+    return false;
+  }
+  out->name = p.name;
+  out->sm_count = p.multiProcessorCount;
+  out->compute_capability = p.major * 10 + p.minor;
+  out->total_memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
+  return true;
+}
+
 }  // namespace dgs

@@ -14,18 +14,51 @@ namespace dgs::gpu {
 
 namespace detail {
 
+namespace {
+FaultKind cuda_fault_kind(cudaError_t err) {
+  switch (err) {
+    case cudaErrorMemoryAllocation:
+      return FaultKind::OutOfMemory;
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchOutOfResources:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorIllegalAddress:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidPc:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorNoKernelImageForDevice:
+      return FaultKind::LaunchFailure;
+    default:
+      return FaultKind::Other;
+  }
+}
+FaultKind cudnn_fault_kind(cudnnStatus_t st) {
+  switch (st) {
+    case CUDNN_STATUS_ALLOC_FAILED:
+      return FaultKind::OutOfMemory;
+    case CUDNN_STATUS_NOT_SUPPORTED:
+      return FaultKind::NoAlgorithm;
+    case CUDNN_STATUS_EXECUTION_FAILED:
+      return FaultKind::LaunchFailure;
+    default:
+      return FaultKind::Other;
+  }
+}
+}  // namespace
+
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
-  std::ostringstream os;
-  os << file << ":" << line << ": " << call << " failed: " << cudaGetErrorName(err) << " ("
-     << cudaGetErrorString(err) << ")";
-  throw Error(os.str());
+  std::ostringstream where, what;
+  where << call << " (" << file << ":" << line << ")";
+  what << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ")";
+  raise_device_error(cuda_fault_kind(err), where.str(), what.str());
 }
 
 [[noreturn]] void throw_cudnn_error(cudnnStatus_t st, const char* call, const char* file,
                                     int line) {
-  std::ostringstream os;
-  os << file << ":" << line << ": " << call << " failed: " << cudnnGetErrorString(st);
-  throw Error(os.str());
+  std::ostringstream where;
+  where << call << " (" << file << ":" << line << ")";
+  raise_device_error(cudnn_fault_kind(st), where.str(), cudnnGetErrorString(st));
 }
 
 }  // namespace detail
@@ -226,6 +259,7 @@ double elapsed_ms(const Event& start, const Event& end) {
 
 // --- DeviceBuffer ---------------------------------------------------------------------------
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
+  fault_point(FaultSite::Allocation, "cudaMalloc");
   // cudaMalloc(0) returns a null pointer; allocate one element so data() is always valid.
   DGS_CUDA_CHECK(cudaMalloc(&ptr_, bytes == 0 ? sizeof(float) : bytes));
 }

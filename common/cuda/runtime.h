@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda/device_fault.h"
 #include "common/hw/hardware.h"
 
 namespace dgs::gpu {
@@ -112,7 +113,11 @@ class KernelLauncher {
   explicit KernelLauncher(const Stream& stream) : stream_(&stream) {}
   const Stream& stream() const { return *stream_; }
   void* stream_handle() const { return stream_->handle(); }
-  void count_launch(int64_t n = 1) { launches_ += n; }
+  // Also the launch site of the fake device layer (device_fault.h).
+  void count_launch(int64_t n = 1) {
+    fault_point(FaultSite::Launch, "kernel launch");
+    launches_ += n;
+  }
   int64_t launches() const { return launches_; }
   void reset_count() { launches_ = 0; }
 

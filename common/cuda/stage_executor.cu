@@ -1,6 +1,8 @@
 // The stage executor on a GPU (see stage_executor.h).
 #include "common/cuda/stage_executor.h"
 
+#include "common/cuda/device_fault.h"
+
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -450,18 +452,23 @@ struct StageExecutor::Impl {
     DGS_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
         c0.cudnn, c.x.d, x, c.w.d, w, c.conv.d, c.y.d, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
         &returned, perf, c0.workspace.data(), c0.workspace.bytes()));
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > c0.workspace.bytes()) continue;
-      if (!opts.allow_tf32 && (perf[i].mathType == CUDNN_TENSOR_OP_MATH ||
-                               perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
-        continue;
-      }
-      const AlgoChoice ch{perf[i].algo, perf[i].memory, perf[i].mathType};
-      algo_cache.emplace(key, ch);
-      return ch;
+    AlgorithmCandidate cand[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const size_t n = static_cast<size_t>(std::max(0, returned));
+    for (size_t i = 0; i < n; ++i) {
+      const bool tensor_math = perf[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                               perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+      cand[i] = {static_cast<int>(perf[i].algo), perf[i].status == CUDNN_STATUS_SUCCESS &&
+                                                     perf[i].memory <= c0.workspace.bytes() &&
+                                                     (opts.allow_tf32 || !tensor_math)};
     }
-    throw Error("stage executor: cuDNN found no forward algorithm for convolution " + key +
-                " within a workspace of " + std::to_string(c0.workspace.bytes()) + " bytes");
+    const size_t i = choose_algorithm(cand, n, "convolution " + key,
+                                      "none of its " + std::to_string(n) +
+                                          " algorithms ran within a workspace of " +
+                                          std::to_string(c0.workspace.bytes()) + " bytes" +
+                                          (opts.allow_tf32 ? "" : " on FP32 CUDA cores"));
+    const AlgoChoice ch{perf[i].algo, perf[i].memory, perf[i].mathType};
+    algo_cache.emplace(key, ch);
+    return ch;
   }
 
   // Sets up `c` for x [n,c,h,w] * w [k, c/groups, r, s] -> y [n,k,oh,ow] with window `win`.
@@ -1143,11 +1150,15 @@ struct StageExecutor::Impl {
   }
 
   void run_task(const Task& task, Context& cx) {
-    if (task.kind == TaskKind::Merged) return run_merged(task, cx);
+    if (task.kind == TaskKind::Merged) {
+      const WorkScope where(&g.op(task.ops.front()).name);  // the merged convolution's first op
+      return run_merged(task, cx);
+    }
     // Sequential and Fused tasks run op by op on the task's stream (fused kernels run through
     // their own launchers, e.g. tile programs (tile_program_gpu.h), not through this executor).
     for (size_t i = 0; i < task.ops.size(); ++i) {
       const int oi = task.ops[i];
+      const WorkScope where(&g.op(oi).name);  // names the kernel in a device error
       const int next = i + 1 < task.ops.size() ? task.ops[i + 1] : -1;
       if (fusible_relu(oi, next) && ensure_conv(oi).fused_relu_ok) {
         const Op& op = g.op(oi);
@@ -1174,6 +1185,7 @@ struct StageExecutor::Impl {
     pass_start->record(context(0).stream);
     for (size_t j = 1; j < width; ++j) pass_start->make_wait(context(j).stream);
     for (size_t si = 0; si < plan.stages.size(); ++si) {
+      const WorkScope where(stage_labels(plan.stages.size()).at(si));
       run_stage(plan.stages[si]);
       const bool last = si + 1 == plan.stages.size();
       if (!last && !(plan.stages[si].tasks.size() == 1 && plan.stages[si + 1].tasks.size() == 1)) {
@@ -1186,9 +1198,22 @@ struct StageExecutor::Impl {
     }
   }
 
+  // "stage 1 of n", ... (built once per stage count, so a pass allocates no label).
+  const std::vector<std::string>& stage_labels(size_t n) {
+    if (labels.size() != n) {
+      labels.clear();
+      for (size_t i = 0; i < n; ++i)
+        labels.push_back("stage " + std::to_string(i + 1) + " of " + std::to_string(n));
+    }
+    return labels;
+  }
+  std::vector<std::string> labels;
+
   void prepare(const Plan& plan) {
     plan.check(g);
-    for (const Stage& s : plan.stages) {
+    for (size_t si = 0; si < plan.stages.size(); ++si) {
+      const Stage& s = plan.stages[si];
+      const WorkScope where(stage_labels(plan.stages.size()).at(si));
       ensure_contexts(s.tasks.size());
       for (const Task& t : s.tasks) {
         if (t.kind == TaskKind::Merged) {
@@ -1196,6 +1221,7 @@ struct StageExecutor::Impl {
           continue;
         }
         for (int o : t.ops) {
+          const WorkScope op_where(&g.op(o).name);
           if (g.op(o).kind == OpKind::Conv) ensure_conv(o);
         }
       }
@@ -1295,6 +1321,8 @@ void StageExecutor::run(const Plan& plan) {
 
 Timing StageExecutor::measure_stage(const Stage& stage) {
   Impl& m = *impl_;
+  const WorkScope where("a stage of " + std::to_string(stage.tasks.size()) +
+                        " task(s) timed alone");
   m.ensure_contexts(stage.tasks.size());
   for (const Task& t : stage.tasks) {
     if (t.kind == TaskKind::Merged) {
@@ -1316,7 +1344,7 @@ Timing StageExecutor::measure_stage(const Stage& stage) {
       m.context(0).stream, m.opts.timing);
 }
 
-PlanLatency StageExecutor::measure(const Plan& plan) {
+PlanLatency StageExecutor::measure(const Plan& plan, bool per_stage) {
   Impl& m = *impl_;
   m.prepare(plan);
   PlanLatency r;
@@ -1326,7 +1354,8 @@ PlanLatency StageExecutor::measure(const Plan& plan) {
   r.kernel_calls = m.launches() - before;
   r.network = time_with_events([&] { m.forward(plan); }, m.context(0).stream, m.opts.timing);
   r.network_ms = r.network.median_ms;
-  for (const Stage& s : plan.stages) r.stage_ms.push_back(measure_stage(s).median_ms);
+  if (per_stage)
+    for (const Stage& s : plan.stages) r.stage_ms.push_back(measure_stage(s).median_ms);
   return r;
 }
 

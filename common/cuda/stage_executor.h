@@ -71,7 +71,7 @@ struct StageExecutorOptions {
 
 struct PlanLatency {
   double network_ms = 0;         // median over repeats of one forward pass
-  std::vector<double> stage_ms;  // each stage measured alone
+  std::vector<double> stage_ms;  // each stage measured alone (empty unless asked for)
   Timing network;                // all samples of the forward pass
   int64_t kernel_calls = 0;      // kernels + cuDNN calls per forward pass
 };
@@ -107,8 +107,8 @@ class StageExecutor {
   void run(const Plan& plan);
   // Latency of one stage run alone (its inputs are whatever the buffers hold).
   Timing measure_stage(const Stage& stage);
-  // Network latency and every stage's latency.
-  PlanLatency measure(const Plan& plan);
+  // Network latency and, with `per_stage`, every stage's latency (each stage timed alone).
+  PlanLatency measure(const Plan& plan, bool per_stage = true);
 
  private:
   struct Impl;

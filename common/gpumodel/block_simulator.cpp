@@ -343,11 +343,14 @@ class Simulator {
         if (r.cached_sm_warps != g.warps) {
           // Compute-limited block time, then what the block can use of DRAM / L2 at that speed
           // (capped by Little's law).
-          const double share =
-              k.warps / std::max(static_cast<double>(g.warps), m_.compute_sat_warps);
+          const double sat = k.sat_warps > 0 ? k.sat_warps : m_.compute_sat_warps;
+          const double share = k.warps / std::max(static_cast<double>(g.warps), sat);
           r.tc = k.flops_b > 0 ? k.flops_b / (k.sm_rate * share) : 0.0;
           r.tc = std::max(r.tc, m_.block_min_us);
-          r.dram_cap_pb = k.dram_b > 0 ? std::min(k.dram_b / r.tc, k.warps * m_.dram_warp_cap) : 0;
+          // A block whose latency floor binds (the suite's kernels) draws bandwidth at that pace.
+          if (k.floor_us > r.tc) r.tc = k.floor_us;
+          const double dram_wc = k.dram_warp_cap >= 0 ? k.dram_warp_cap : m_.dram_warp_cap;
+          r.dram_cap_pb = k.dram_b > 0 ? std::min(k.dram_b / r.tc, k.warps * dram_wc) : 0;
           r.l2_cap_pb = k.l2_b > 0 ? std::min(k.l2_b / r.tc, k.warps * m_.l2_warp_cap) : 0;
           r.cached_sm_warps = g.warps;
         }

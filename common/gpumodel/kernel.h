@@ -76,6 +76,14 @@ struct KernelLaunch {
   double compute_efficiency = 0;  // > 0 overrides the config's factor for `klass`
   GemmTile tile;                  // GEMM-class kernels: the block's output tile (see GemmTile)
   std::vector<int> ops;           // graph ops this kernel computes (for reports); may be empty
+  // The achieved-rate model of the suite's own kernels (kernel_family.h) sets these; 0 = not
+  // used (library-class kernels: the rate rule of gpu_model.h alone).
+  double block_floor_us = 0;     // no block finishes sooner (its exposed memory latency)
+  double warp_bytes_per_us = 0;  // > 0: what one warp moves from DRAM at most (its bytes in
+                                 // flight / the memory latency), replacing the config's
+                                 // saturation-warps cap
+  double saturation_warps = 0;   // > 0: resident warps per SM that reach the kernel's rate,
+                                 // replacing compute_saturation_warps_per_sm
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -131,6 +131,9 @@ struct SimKernel {
   int64_t smem = 0;
   double flops_b = 0, dram_b = 0, l2_b = 0;  // per block
   double sm_rate = 0;                        // achievable FLOP/us of one SM for this kernel
+  double floor_us = 0;                       // KernelLaunch::block_floor_us
+  double dram_warp_cap = -1;                 // per-warp DRAM cap (< 0: the model's)
+  double sat_warps = -1;                     // saturation warps (< 0: the model's)
   int stream = 0, index = 0;
   // state
   double ready = 0;

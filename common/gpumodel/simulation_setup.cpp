@@ -84,6 +84,9 @@ SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int in
   if (!(s.sm_rate > 0))
     throw Error("gpu model: kernel '" + k.name + "' on " + spec.name + ": compute efficiency of " +
                 std::string(kernel_class_name(k.klass)) + " kernels is 0; expected > 0");
+  s.floor_us = std::max(0.0, k.block_floor_us);
+  if (k.warp_bytes_per_us > 0) s.dram_warp_cap = k.warp_bytes_per_us;
+  if (k.saturation_warps > 0) s.sat_warps = k.saturation_warps;
   s.stream = stream;
   s.index = index;
   return s;

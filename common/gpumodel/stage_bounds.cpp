@@ -26,10 +26,12 @@ KernelWorkBound kernel_work_bound(const GpuSpec& spec, const KernelLaunch& k) {
   // The least time of one block: the rate rule with the block alone on its SM (the largest
   // compute share, the same arithmetic as compute_rates) and its Little's-law bandwidth caps
   // (a block never gets more than its caps, saturated or not).
-  const double share = s.warps / std::max(static_cast<double>(s.warps), m.compute_sat_warps);
+  const double sat = s.sat_warps > 0 ? s.sat_warps : m.compute_sat_warps;
+  const double share = s.warps / std::max(static_cast<double>(s.warps), sat);
   double block_us = s.flops_b > 0 ? s.flops_b / (s.sm_rate * share) : 0.0;
-  block_us = std::max(block_us, m.block_min_us);
-  if (s.dram_b > 0) block_us = std::max(block_us, s.dram_b / (s.warps * m.dram_warp_cap));
+  block_us = std::max({block_us, m.block_min_us, s.floor_us});
+  const double dram_wc = s.dram_warp_cap >= 0 ? s.dram_warp_cap : m.dram_warp_cap;
+  if (s.dram_b > 0) block_us = std::max(block_us, s.dram_b / (s.warps * dram_wc));
   if (m.l2_bw > 0 && s.l2_b > 0) block_us = std::max(block_us, s.l2_b / (s.warps * m.l2_warp_cap));
   const int64_t resident = int64_t{o.blocks_per_sm} * m.sms;
   const double waves = static_cast<double>(ceil_div(s.grid, resident));

@@ -48,6 +48,22 @@ int64_t as_int64(const FieldValue& v) {
   return static_cast<int64_t>(v.value);
 }
 
+// "A|B" -> {"A", "B"}, each trimmed; empty alternatives dropped.
+std::vector<std::string> split_device_names(const std::string& text) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find('|', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string name = text.substr(begin, end - begin);
+    const size_t a = name.find_first_not_of(" \t");
+    const size_t b = name.find_last_not_of(" \t");
+    if (a != std::string::npos) out.push_back(name.substr(a, b - a + 1));
+    begin = end + 1;
+  }
+  return out;
+}
+
 const std::vector<GpuField>& gpu_fields() {
   using Q = Quantity;
   static const std::vector<GpuField> fields = {
@@ -97,6 +113,9 @@ const std::vector<GpuField>& gpu_fields() {
        [](GpuSpec& g, const FieldValue& v) { g.kernel_launch_us = v.value; }},
       {rate("stage_sync_us", Q::Time, "us"),
        [](GpuSpec& g, const FieldValue& v) { g.stage_sync_us = v.value; }},
+      // Optional: the names cudaGetDeviceProperties reports for this GPU, '|'-separated.
+      {{"device_name", Q::Text, FieldRange::Positive, {}, false},
+       [](GpuSpec& g, const FieldValue& v) { g.device_names = split_device_names(v.text); }},
   };
   return fields;
 }
@@ -138,9 +157,10 @@ GpuSpec parse_gpu_spec(const std::string& json_text, const std::string& origin) 
   for (const GpuField& f : gpu_fields()) specs.push_back(f.spec);
   const std::map<std::string, FieldValue> values = read_fields(specs, j["fields"], origin);
   for (const GpuField& f : gpu_fields()) {
-    const FieldValue& v = values.at(f.spec.name);
-    f.set(g, v);
-    g.sources[f.spec.name] = v.source;
+    const auto it = values.find(f.spec.name);
+    if (it == values.end()) continue;  // an optional field left out
+    f.set(g, it->second);
+    g.sources[f.spec.name] = it->second.source;
   }
 
   if (j.contains("efficiency")) {

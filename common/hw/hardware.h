@@ -12,7 +12,11 @@
 namespace dgs {
 
 struct GpuSpec {
-  std::string name;            // "V100"
+  std::string name;  // "V100"
+  // The names the CUDA runtime reports for this GPU (cudaGetDeviceProperties' name; optional
+  // field "device_name", alternatives separated by '|'): how measured mode finds the config of
+  // the live GPU (common/hw/live_gpu.h). Empty: no device matches it.
+  std::vector<std::string> device_names;
   std::string file;            // where it was read from ("hw_configs/v100.json" or a user path)
   std::string architecture;    // "Volta"
   int compute_capability = 0;  // 70 for sm_70; 0 for a GPU that is not NVIDIA's (e.g. MI50)
@@ -62,7 +66,8 @@ struct GpuSpec {
 };
 
 // Loads a GPU config. `name_or_path` is either a file path (read from disk) or the name of a
-// built-in config ("v100", "a100", "rtx2080ti", "rtx3090", "k80", "h100"; case-insensitive), read
+// built-in config ("v100", "a100", "rtx2080ti", "rtx3090", "k80", "h100", "h200";
+// case-insensitive), read
 // from the configs compiled into the executable. Throws dgs::Error naming the file and field for a
 // missing field, a wrong type or unit, or an out-of-range value.
 GpuSpec load_gpu_spec(const std::string& name_or_path);

@@ -135,7 +135,7 @@ void run_fig11(ExperimentContext& ctx) {
   if (ctx.options().mode == RunMode::Measured) {
     std::vector<MeasuredCase> cases;
     for (int64_t edge : kBrickEdges) cases.push_back({std::to_string(edge) + "^3", {3}, edge});
-    run_measured_chain(ctx, "brickdl_proxy3", cases);
+    run_measured_chain(ctx, "brickdl_proxy3", cases, /*short_edge=*/112);
     return;
   }
   const GpuSpec& spec = ctx.gpu();

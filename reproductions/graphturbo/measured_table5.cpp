@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/cuda/device.h"
+#include "common/cuda/device_fault.h"
 #include "common/cuda/device_network.h"
 #include "common/cuda/kernel_testbed.h"
 #include "common/cuda/stage_executor.h"
@@ -100,6 +101,10 @@ void run_table5_measured(ExperimentContext& ctx) {
   int rows = 0;
   const int64_t batches[] = {64, 128, 256, 512};
   for (int64_t batch : batches) {
+    ctx.progress("batch " + std::to_string(batch) +
+                 ": cuDNN per layer, then 4 tile-program "
+                 "schedules");
+    const gpu::WorkScope where("batch " + std::to_string(batch));
     const TailorNetwork per_layer = tailor_per_layer(batch, DType::F32);
     const TailorNetwork two_conv = tailor_two_conv(batch, DType::F32);
     const TailorNetwork split =
@@ -127,6 +132,9 @@ void run_table5_measured(ExperimentContext& ctx) {
     bool ok = c0.passed;
     std::vector<ScheduleRun> runs;
     for (const TailorNetwork* n : {&per_layer, &two_conv, &split, &a1_net}) {
+      ctx.progress("batch " + std::to_string(batch) + ": " + n->schedule +
+                   (n == &a1_net ? " (Algorithm 1)" : ""));
+      const gpu::WorkScope schedule_where("schedule " + n->schedule);
       runs.push_back(run_tile_programs(*n, seed, spec.sm_count));
       const Comparison c = compare_tensors(runs.back().output, cudnn.output, gpu::kGpuTolerance);
       check +=

@@ -11,6 +11,7 @@
 // constructor throws "this build has no CUDA support".
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,16 +30,27 @@ inline constexpr size_t kIosWorkspaceBytes = size_t{128} << 20;
 // number 6, for stages and for whole forward passes (the artifact averages the repeats; the suite
 // reports their median).
 inline constexpr gpu::TimingProtocol kIosTimingProtocol{2, 6, 6};
+// The shortened protocol of the DP's stage measurements (the default; --full-protocol restores the
+// artifact's): one warm-up run, the median of 3 samples of 3 runs. The DP measures thousands of
+// distinct stages for Inception V3 (each a new stage, often a new merged convolution), so the
+// artifact's 38 runs per stage make the search take minutes; end-to-end latencies of the five
+// schedules keep the artifact's protocol.
+inline constexpr gpu::TimingProtocol kIosSearchProtocol{1, 3, 3};
 
 // Stage-executor options as the IOS artifact runs: its contexts, workspace and timing protocol,
-// FP32 on CUDA cores, Conv+ReLU fused; random values from `seed`.
-gpu::StageExecutorOptions ios_executor_options(uint64_t seed);
+// FP32 on CUDA cores, Conv+ReLU fused; random values from `seed`. `search`: the options of the DP's
+// stage measurements, whose protocol is kIosSearchProtocol unless `full_protocol`.
+gpu::StageExecutorOptions ios_executor_options(uint64_t seed, bool search = false,
+                                               bool full_protocol = false);
 
 // StageCostModel over gpu::MeasuredStageCost: each group's units flattened to their ops (a
 // Conv+Relu unit stays one cuDNN call), a merge stage as one Merged task.
 class MeasuredIosStageCost : public StageCostModel {
  public:
-  MeasuredIosStageCost(const Network& net, uint64_t seed);
+  // `progress` (may be empty) is called after every kProgressEvery-th new stage measurement.
+  static constexpr int64_t kProgressEvery = 250;
+  MeasuredIosStageCost(const Network& net, uint64_t seed, bool full_protocol = false,
+                       std::function<void(int64_t measured)> progress = {});
   ~MeasuredIosStageCost() override;
   double stage_latency_us(const Network& net, const IosStage& stage) override;
   std::string describe() const override { return "measured on the GPU (CUDA events, cuDNN)"; }
@@ -46,6 +58,8 @@ class MeasuredIosStageCost : public StageCostModel {
 
  private:
   std::unique_ptr<gpu::MeasuredStageCost> impl_;
+  std::function<void(int64_t)> progress_;
+  int64_t reported_ = 0;
 };
 
 // Fig. 1.2 and Fig. 4.1 in measured mode: the five schedules of each of `models`, searched with

@@ -188,6 +188,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
 
   auto add = [&](Fig2Measurement m, const std::string& kernel, const std::string& model_tile,
                  const std::string& kernel_tile, double model_ms) {
+    ctx.progress("kernel " + kernel + " (" + kernel_tile + "): checked and timed");
     m.kernel = kernel;
     m.model_tile = model_tile;
     m.kernel_tile = kernel_tile;
@@ -242,7 +243,8 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
            std::to_string(protocol.repeats) + " repeats of " + std::to_string(protocol.number) +
            " runs; launches read from the KernelLauncher for one run");
   ctx.note("model_ms is the model-mode prediction on " + model.arch_name +
-           " (--hw, default the paper's v100_pcie), not on the live GPU");
+           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
+           "generated kernels, not of the kernels that ran (gpu_validate prices those)");
   ctx.note(
       "tiles: the scheduler's tile mapped to the nearest instantiated template tile "
       "(common/cuda/gemm_kernels.h, gemm_softmax_kernels.h): Matmul " +

@@ -51,9 +51,9 @@ struct Fig2Measured {
   const Fig2Measurement& row(const std::string& kernel) const;  // throws dgs::Error if absent
 };
 
-// Runs measured Fig. 2 (model prediction on the experiment's --hw, default v100_pcie), emits
-// its table and claims into `ctx`, and returns the measurements. Throws dgs::Error (one line)
-// without a usable GPU.
+// Runs measured Fig. 2 (model prediction on the experiment's --hw, by default the live GPU's
+// config), emits its table and claims into `ctx`, and returns the measurements. Throws dgs::Error
+// (one line) without a usable GPU.
 Fig2Measured measure_fig2(ExperimentContext& ctx);
 
 }  // namespace dgs::welder

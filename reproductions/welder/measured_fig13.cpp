@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/cuda/device.h"
+#include "common/cuda/device_fault.h"
 #include "common/cuda/kernel_testbed.h"
 #include "common/report/report.h"
 #include "reproductions/welder/experiments.h"
@@ -28,9 +29,11 @@ std::string Fig13PaperValues::source(const std::string& comparison,
 namespace {
 
 // The interpreter runs a batch-64 network in seconds, so the default protocol (2 warm-up runs,
-// 6 repeats of 6 runs) would take tens of minutes per model: one warm-up, the median of three
-// single runs.
-constexpr gpu::TimingProtocol kFig13Protocol{1, 1, 3};
+// 6 repeats of 6 runs) would take tens of minutes per model: the verification run (every variant
+// runs once and is checked before it is timed) is the warm-up, then the median of three single
+// runs; --full-protocol adds one more warm-up run.
+constexpr gpu::TimingProtocol kFig13Protocol{0, 1, 3};
+constexpr gpu::TimingProtocol kFig13FullProtocol{1, 1, 3};
 
 double reduction_pct(double from, double to) {
   return from > 0 ? 100.0 * (1.0 - to / from) : 0;
@@ -71,12 +74,21 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
                                       Variant::AnsorLike};
   // rows by [model label][variant]
   std::map<std::string, std::map<Variant, Fig13MeasuredRow>> m;
-  for (const Fig13Model& fm : models) {
+  const bool full = ctx.options().full_protocol;
+  const gpu::TimingProtocol protocol = full ? kFig13FullProtocol : kFig13Protocol;
+  const int64_t batch = full ? kFig13Batch : kFig13MeasuredBatch;
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    const Fig13Model& fm = models[mi];
+    const std::string of =
+        " (" + std::to_string(mi + 1) + " of " + std::to_string(models.size()) + ")";
+    ctx.progress("network " + fm.label + of + ": scheduling the variants (batch " +
+                 std::to_string(batch) + ")");
     ZooOptions zo;
-    zo.batch = kFig13Batch;
+    zo.batch = batch;
     const TileGraph tg = model_tile_graph(fm.zoo, zo);
     const Graph& g = *tg.source;
     const auto scheds = run_variants(tg, arch, fig13_variants());
+    ctx.progress("network " + fm.label + ": CPU reference of sample 0 (batch 1)");
     const TensorValues feeds = make_graph_feeds(g, {}, seed);
     // CPU reference of sample 0: the batch-1 graph, same weights (same names, same seed), the
     // first image of the batch.
@@ -98,6 +110,9 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
       for (const Schedule& x : scheds)
         if (x.variant == v) s = &x;
       if (!s) continue;
+      ctx.progress("network " + fm.label + ": " + variant_name(v) + " (" +
+                   std::to_string(s->metrics.kernels) + " kernels): compile, run, check, time");
+      const gpu::WorkScope where(variant_name(v) + " of network " + fm.label);
       const NetworkProgram np = compile_schedule(tg, *s);
       Fig13MeasuredRow row;
       row.model = fm.label;
@@ -132,8 +147,7 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
         }
         row.verified = row.verified && c.passed;
       }
-      const gpu::Timing tm =
-          gpu::time_with_events([&] { dn.run(launcher); }, stream, kFig13Protocol);
+      const gpu::Timing tm = gpu::time_with_events([&] { dn.run(launcher); }, stream, protocol);
       row.median_ms = tm.median_ms;
       row.min_ms = tm.min_ms;
       row.max_ms = tm.max_ms;
@@ -156,7 +170,8 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
     t.add_row({r.model, r.variant, r.median_ms, r.min_ms, r.max_ms, r.launches,
                int64_t{r.kernels_model}, r.model_ms, r.computed_m, std::string("not readable"),
                std::string(r.verified ? "yes" : "NO")});
-  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), measured on " + out.device +
+  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch " + std::to_string(batch) +
+                     "), measured on " + out.device +
                      " with the tile-program interpreter; model_ms: " + arch.name,
                  t);
   ctx.note(
@@ -166,14 +181,21 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
       "by index arithmetic, intermediates in a per-block scratch slice of global memory), not "
       "cuDNN or Welder's generated code: absolute latencies are far above the paper's; the "
       "variants compare at equal kernel quality. Layout-only groups launch nothing (views)");
-  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, " +
-           std::to_string(kFig13Protocol.warmup) + " warm-up run, median of " +
-           std::to_string(kFig13Protocol.repeats) +
-           " single runs of the whole network; "
-           "launches read from the KernelLauncher for one run");
+  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, the verification run " +
+           "and " + std::to_string(protocol.warmup) + " more warm-up run(s), median of " +
+           std::to_string(protocol.repeats) +
+           " single runs of the whole network (the paper states no protocol; --full-protocol adds "
+           "a warm-up run); launches read from the KernelLauncher for one run");
   ctx.note("transactions: " + counters);
+  ctx.note("batch " + std::to_string(batch) +
+           (full ? " (the paper's, --full-protocol)"
+                 : " (the paper's is " + std::to_string(kFig13Batch) +
+                       ": the interpreter takes seconds per run there; --full-protocol runs it)") +
+           "; the schedules are Welder's for this batch on the model's GPU");
   ctx.note("model_ms is the model-mode prediction on " + arch.name +
-           " (--hw, default the paper's v100_pcie), not on the live GPU; computed_M: elements "
+           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
+           "generated kernels, not of the kernels that ran (gpu_validate prices those); "
+           "computed_M: elements "
            "the kernels compute per run (recomputed halos and shares included)");
   ctx.note("checks (rtol " + fixed(gpu::kGpuTolerance.rtol, 4) + ", atol " +
            fixed(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +

@@ -1,6 +1,7 @@
 #pragma once
 // Welder Fig. 13 in measured mode: the ablation's schedules (Welder-none, Welder-base, Welder,
-// Ansor-like) of NAFNet, ViT-S/32 and Swin-T (FP32, batch 64, the schedules model mode reports)
+// Ansor-like) of NAFNet, ViT-S/32 and Swin-T (FP32; batch 16, or the paper's 64 with
+// --full-protocol; scheduled as model mode schedules them)
 // run on the live GPU, ONE kernel launch per launched group: each group compiled into a tile
 // program (reproductions/welder/schedule_tile_programs.h) and run by the suite's generic
 // tile-program interpreter kernel (common/cuda/tile_program_gpu.h); layout-only groups launch
@@ -38,6 +39,9 @@ struct Fig13Model {
 const std::vector<Fig13Model>& fig13_models();
 const std::vector<Variant>& fig13_variants();  // in the order model mode schedules them
 inline constexpr int64_t kFig13Batch = 64;
+// Measured mode's batch unless --full-protocol: the interpreter runs the three networks at batch 64
+// in seconds per run each, so the item took minutes; at 16 it takes a quarter of that.
+inline constexpr int64_t kFig13MeasuredBatch = 16;
 
 // The paper's Fig. 13 averages (data/welder/fig13.csv), by comparison ("base_vs_none",
 // "welder_vs_base", ...) and metric ("latency_reduction", ...); both modes' claims read them.
@@ -63,9 +67,9 @@ struct Fig13Measured {
   std::vector<Fig13MeasuredRow> rows;
 };
 
-// Runs measured Fig. 13 (schedules on the experiment's --hw, default v100_pcie, as model mode),
-// emits its table, notes and claims into `ctx`. Throws dgs::Error (one line) without a usable
-// GPU, or when a variant's output differs from its reference.
+// Runs measured Fig. 13 (schedules on the experiment's --hw, by default the live GPU's config, as
+// model mode), emits its table, notes and claims into `ctx`. Throws dgs::Error (one line) without a
+// usable GPU, or when a variant's output differs from its reference.
 Fig13Measured measure_fig13(ExperimentContext& ctx);
 
 }  // namespace dgs::welder

@@ -68,10 +68,11 @@ TEST(ReproBrickdl, AllFiguresRunInModelMode) {
 }
 
 TEST(ReproBrickdl, MeasuredModeWithoutGpuRefusesInOneLine) {
-  const CliRun r = run_repro({"--fig", "11", "--mode", "measured"}, [](std::string* why) {
-    *why = "no GPU in this test";
-    return false;
-  });
+  const CliRun r =
+      run_repro({"--fig", "11", "--mode", "measured"}, [](LiveGpuProperties*, std::string* why) {
+        *why = "no GPU in this test";
+        return false;
+      });
   EXPECT_EQ(r.code, 4);
   EXPECT_EQ(r.err, "measured mode needs an NVIDIA GPU: no GPU in this test\n");
 }

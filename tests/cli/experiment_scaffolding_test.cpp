@@ -204,7 +204,10 @@ class MeasuredSelectionTest : public ExperimentScaffoldingTest {
 };
 
 TEST_F(MeasuredSelectionTest, OnlyExperimentsWithAMeasuredVersionRun) {
-  const GpuProbe gpu_here = [](std::string*) { return true; };
+  const GpuProbe gpu_here = [](LiveGpuProperties* d, std::string*) {
+    *d = {"NVIDIA H200", 132, 90, 0};
+    return true;
+  };
   const Result r =
       run({"--all", "--mode", "measured", "--out", out_dir()}, experiments(), gpu_here);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -223,7 +226,7 @@ TEST_F(MeasuredSelectionTest, ModelModeRunsThemAll) {
 }
 
 TEST_F(MeasuredSelectionTest, WithoutAGpuNothingRuns) {
-  const GpuProbe no_gpu = [](std::string* why) {
+  const GpuProbe no_gpu = [](LiveGpuProperties*, std::string* why) {
     *why = "no device in this test";
     return false;
   };
@@ -235,13 +238,82 @@ TEST_F(MeasuredSelectionTest, WithoutAGpuNothingRuns) {
 }
 
 TEST_F(MeasuredSelectionTest, NamingAModelOnlyExperimentIsAUsageErrorEvenWithAGpu) {
-  const GpuProbe gpu_here = [](std::string*) { return true; };
+  const GpuProbe gpu_here = [](LiveGpuProperties* d, std::string*) {
+    *d = {"NVIDIA H200", 132, 90, 0};
+    return true;
+  };
   const Result r = run({"--fig", "1", "--fig", "2", "--mode", "measured", "--out", out_dir()},
                        experiments(), gpu_here);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: --mode measured: no measured version of fig1 (model mode only; see --list)\n");
   EXPECT_TRUE(ran_.empty());
+}
+
+// Measured mode without --hw runs on the built-in config of the live GPU (a fake device here).
+class MeasuredHardwareTest : public ExperimentScaffoldingTest {
+ protected:
+  std::vector<Experiment> experiments() {
+    return {{.kind = "fig",
+             .number = "1",
+             .caption = "measured",
+             .run = [this](ExperimentContext& ctx) { hw_ = ctx.hardware_name(); },
+             .has_measured_mode = true,
+             .default_hardware = "v100"}};
+  }
+  static GpuProbe device(LiveGpuProperties p) {
+    return [p](LiveGpuProperties* d, std::string*) {
+      *d = p;
+      return true;
+    };
+  }
+  std::string hw_;
+};
+
+TEST_F(MeasuredHardwareTest, TheLiveGpusConfigIsTheDefault) {
+  const Result r = run({"--fig", "1", "--mode", "measured", "--out", out_dir()}, experiments(),
+                       device({"NVIDIA H200", 132, 90, 0}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(hw_, "h200");
+  EXPECT_NE(r.out.find("hw: h200 (the live GPU's config)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: hardware: the live GPU 'NVIDIA H200' is hw_configs/h200.json"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(MeasuredHardwareTest, AnHwFlagWins) {
+  const Result r = run({"--fig", "1", "--mode", "measured", "--hw", "a100", "--out", out_dir()},
+                       experiments(), device({"NVIDIA H200", 132, 90, 0}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(hw_, "a100");
+}
+
+TEST_F(MeasuredHardwareTest, AGpuWithoutAConfigIsRefusedInOneLine) {
+  const Result r = run({"--fig", "1", "--mode", "measured", "--out", out_dir()}, experiments(),
+                       device({"NVIDIA L4", 58, 89, 0}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: --mode measured: no built-in GPU config matches the live GPU "
+                        "'NVIDIA L4' (58 SMs, sm_89)",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("give --hw NAME|FILE.json"), std::string::npos) << r.err;
+  EXPECT_TRUE(hw_.empty());
+}
+
+TEST_F(MeasuredHardwareTest, FullProtocolIsAnOption) {
+  bool full = false;
+  const std::vector<Experiment> e = {
+      {.kind = "fig",
+       .number = "1",
+       .caption = "measured",
+       .run = [&](ExperimentContext& ctx) { full = ctx.options().full_protocol; },
+       .has_measured_mode = true}};
+  const Result r = run({"--fig", "1", "--mode", "measured", "--full-protocol", "--out", out_dir()},
+                       e, device({"NVIDIA H200", 132, 90, 0}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(full);
 }
 
 }  // namespace

@@ -135,10 +135,11 @@ TEST(GraphTurboTailor, MeasuredTable5WithoutGpuRefusesInOneLine) {
                         "--out",
                         "/nonexistent-graphturbo-test"};
   std::ostringstream out, err;
-  const int code = run_cli(7, argv, paper_info(), experiments(), out, err, [](std::string* why) {
-    *why = "no GPU in this test";
-    return false;
-  });
+  const int code = run_cli(7, argv, paper_info(), experiments(), out, err,
+                           [](LiveGpuProperties*, std::string* why) {
+                             *why = "no GPU in this test";
+                             return false;
+                           });
   EXPECT_EQ(code, 4);
   EXPECT_EQ(err.str(), "measured mode needs an NVIDIA GPU: no GPU in this test\n");
 }

@@ -41,6 +41,13 @@ TEST(IosMeasured, ExecutorOptionsAreTheArtifacts) {
   EXPECT_FALSE(o.allow_tf32);
   EXPECT_TRUE(o.fuse_conv_relu);
   EXPECT_EQ(gpu::StageExecutorOptions{}.max_streams, 0);  // generic default: no limit
+  // The DP's stage measurements: shortened by default, the artifact's with --full-protocol.
+  const gpu::StageExecutorOptions search = ios_executor_options(42, true);
+  EXPECT_EQ(search.timing.warmup, 1);
+  EXPECT_EQ(search.timing.repeats, 3);
+  EXPECT_EQ(search.timing.number, 3);
+  EXPECT_EQ(ios_executor_options(42, true, true).timing.repeats, 6);
+  EXPECT_EQ(ios_executor_options(42, true, true).timing.number, 6);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ BrickAtomicCounts BrickChainRunner::atomic_counts() const {
 }
 
 CudnnConv3dChain::CudnnConv3dChain(std::vector<BrickConvLayer>, std::array<int64_t, 3>,
-                                   const Stream&) {
+                                   const Stream&, bool) {
   throw_no_cuda("CudnnConv3dChain");
 }
 CudnnConv3dChain::~CudnnConv3dChain() = default;

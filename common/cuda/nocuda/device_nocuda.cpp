@@ -8,4 +8,8 @@ bool cuda_gpu_available(std::string* why) {
   return false;
 }
 
+bool cuda_device_properties(LiveGpuProperties*, std::string* why) {
+  return cuda_gpu_available(why);
+}
+
 }  // namespace dgs

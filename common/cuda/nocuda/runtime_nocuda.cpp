@@ -53,6 +53,7 @@ double elapsed_ms(const Event&, const Event&) {
 }
 
 DeviceBuffer::DeviceBuffer(size_t) {
+  fault_point(FaultSite::Allocation, "cudaMalloc");  // the fake device layer's site
   throw_no_cuda("DeviceBuffer");
 }
 DeviceBuffer::~DeviceBuffer() = default;

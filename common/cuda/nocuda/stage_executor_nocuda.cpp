@@ -41,7 +41,7 @@ void StageExecutor::run(const Plan&) {
 Timing StageExecutor::measure_stage(const Stage&) {
   throw_no_cuda("StageExecutor::measure_stage");
 }
-PlanLatency StageExecutor::measure(const Plan&) {
+PlanLatency StageExecutor::measure(const Plan&, bool) {
   throw_no_cuda("StageExecutor::measure");
 }
 

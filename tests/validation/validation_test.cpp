@@ -1,0 +1,319 @@
+// gpu_validate's kernel suite, its CSV tables and summary, and the replay of the H200 run; all
+// without a GPU (the measuring half runs on a GPU: tools/gpu_check.sh).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/cuda/device.h"
+#include "common/cuda/gemm_chain_kernels.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
+#include "common/gpumodel/kernel_family.h"
+#include "common/hw/hardware.h"
+#include "common/util/error.h"
+#include "validation/calibration.h"
+#include "validation/validation_cases.h"
+#include "validation/validation_report.h"
+
+namespace dgs::validation {
+namespace {
+
+const std::vector<ValidationCase>& cases() {
+  static const std::vector<ValidationCase> c = validation_cases(true);
+  return c;
+}
+bool has(const std::string& id) {
+  for (const ValidationCase& c : cases())
+    if (c.id == id) return true;
+  return false;
+}
+int count_prefix(const std::string& prefix) {
+  int n = 0;
+  for (const ValidationCase& c : cases()) n += c.id.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
+TEST(ValidationCases, IdsAreUniqueAndFamiliesKnown) {
+  std::set<std::string> ids;
+  for (const ValidationCase& c : cases()) {
+    EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+    EXPECT_FALSE(c.shape.empty()) << c.id;
+    if (c.family.rfind("suite_", 0) == 0) {
+      EXPECT_NO_THROW(suite_kernel_family(c.family)) << c.id;
+    }
+  }
+  // Every suite family but the brick kernels' has a case (the brick kernels are measured by
+  // BrickDL's measured items, whose proxies take seconds per run).
+  for (const KernelFamily& f : suite_kernel_families()) {
+    if (f.name == "suite_brick_direct") continue;
+    bool found = false;
+    for (const ValidationCase& c : cases()) found = found || c.family == f.name;
+    EXPECT_TRUE(found) << f.name;
+  }
+}
+
+TEST(ValidationCases, EveryInstantiatedTileIsRun) {
+  for (const gpu::GemmTile& t : gpu::gemm_tiles()) {
+    EXPECT_TRUE(has("gemm.1024." + t.str())) << t.str();
+    EXPECT_TRUE(has("fig2.matmul." + t.str())) << t.str();
+    EXPECT_TRUE(has("conv3x3.32x64x56x56." + t.str())) << t.str();
+  }
+  for (const gpu::SoftmaxTile& t : gpu::gemm_softmax_tiles())
+    EXPECT_TRUE(has("attention.fused." + t.str()) || has("fused64.gemm_softmax." + t.str()))
+        << t.str();
+  for (int rows : gpu::mlp_chain_tiles())
+    EXPECT_TRUE(has("nerf.chain." + std::to_string(rows) + "rows")) << rows;
+  for (const char* id :
+       {"elementwise.relu", "elementwise.add", "pool.max3x3s2", "attention.softmax.4rows",
+        "fig2.softmax.8rows", "stage.2convs", "stage.4convs", "graphturbo_table5.b64.cudnn"})
+    EXPECT_TRUE(has(id)) << id;
+  for (const char* s : {"Sequential", "Greedy", "IOS-Merge", "IOS-Parallel", "IOS-Both"})
+    EXPECT_TRUE(has(std::string("ios_fig1_2.") + s)) << s;
+}
+
+TEST(ValidationCases, EveryDistinctConvolutionOfBothNetworksAtBothBatches) {
+  // Distinct (input, kernel, output, stride, padding, groups, ReLU) shapes of the zoo's networks.
+  const int r1 = count_prefix("cudnn.resnet50.b1."), r32 = count_prefix("cudnn.resnet50.b32.");
+  const int i1 = count_prefix("cudnn.inception_v3.b1."),
+            i32 = count_prefix("cudnn.inception_v3.b32.");
+  EXPECT_GT(r1, 10);
+  EXPECT_EQ(r1, r32);  // the batch does not merge or split shapes
+  EXPECT_GT(i1, 20);
+  EXPECT_EQ(i1, i32);
+  EXPECT_EQ(count_prefix("cudnn.resnet50.b1."), count_prefix("cudnn.resnet50.b1."));
+  EXPECT_LT(count_prefix("cudnn."), 400);  // a suite, not a sweep
+  EXPECT_EQ(
+      validation_cases(false).size(),
+      cases().size() - static_cast<size_t>(r32 + i32) - 3);  // quick: no b32, no e2e b64/welder
+}
+
+TEST(ValidationCases, PairsNameCases) {
+  for (const CasePair& p : validation_pairs()) {
+    EXPECT_TRUE(has(p.a)) << p.a;
+    EXPECT_TRUE(has(p.b)) << p.b;
+  }
+}
+
+TEST(ValidationCases, TheModelPricesEveryCaseOnTheH200) {
+  const GpuSpec h200 = load_gpu_spec("h200");
+  for (const ValidationCase& c : validation_cases(false)) {
+    const double p = c.predict_ms(h200), b = c.predict_before_ms(h200);
+    EXPECT_TRUE(std::isfinite(p) && p > 0) << c.id << " " << p;
+    EXPECT_TRUE(std::isfinite(b) && b > 0) << c.id << " " << b;
+  }
+}
+
+// --- tables and summary -------------------------------------------------------------------------
+std::vector<ValidationRow> hand_rows() {
+  // Relative errors after: +5%, -20%, +50% (family x) and -8% (end to end); before: +100%,
+  // -50%, 0%, +30%.
+  return {{"a", "x", "s", false, 1.0, 1.05, 2.0, "m", false},
+          {"b", "x", "s", false, 2.0, 1.6, 1.0, "m", false},
+          {"c", "y", "s", false, 4.0, 6.0, 4.0, "m", false},
+          {"d", "e2e", "s", true, 10.0, 9.2, 13.0, "m", false}};
+}
+
+TEST(ValidationReport, SummaryByFamilyAllKernelsAndEndToEnd) {
+  const std::vector<GroupSummary> s = summarize(hand_rows());
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[0].group, "x");
+  EXPECT_EQ(s[0].cases, 2);
+  EXPECT_NEAR(s[0].mae, (0.05 + 0.20) / 2, 1e-12);
+  EXPECT_NEAR(s[0].within10, 0.5, 1e-12);
+  EXPECT_NEAR(s[0].within25, 1.0, 1e-12);
+  EXPECT_NEAR(s[0].mae_before, (1.0 + 0.5) / 2, 1e-12);
+  EXPECT_EQ(s[1].group, "y");
+  EXPECT_EQ(s[2].group, "e2e");
+  EXPECT_EQ(s[3].group, "all kernels");
+  EXPECT_EQ(s[3].cases, 3);
+  EXPECT_NEAR(s[3].mae, (0.05 + 0.20 + 0.50) / 3, 1e-12);
+  EXPECT_NEAR(s[3].within25, 2.0 / 3, 1e-12);
+  EXPECT_NEAR(s[3].within10_before, 1.0 / 3, 1e-12);
+  EXPECT_EQ(s[4].group, "end to end");
+  EXPECT_NEAR(s[4].mae, 0.08, 1e-12);
+  EXPECT_NEAR(s[4].mae_before, 0.30, 1e-12);
+}
+
+TEST(ValidationReport, PairsSayWhetherTheFasterOneIsPredicted) {
+  const std::vector<PairResult> p = compare_pairs(
+      hand_rows(), {{"a", "b", "a over b"}, {"b", "c", "b over c"}, {"a", "missing", "skipped"}});
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NEAR(p[0].measured_ratio, 0.5, 1e-12);          // a is faster
+  EXPECT_NEAR(p[0].predicted_ratio, 1.05 / 1.6, 1e-12);  // predicted faster too
+  EXPECT_TRUE(p[0].sign_right);
+  EXPECT_FALSE(p[0].sign_right_before);  // before: 2.0 / 1.0
+  EXPECT_TRUE(p[1].sign_right);
+}
+
+TEST(ValidationReport, CsvHasOneRowPerCaseWithTheRelativeError) {
+  const std::string csv = to_csv(rows_table(hand_rows()));
+  std::istringstream in(csv);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header,
+            "id,family,shape,measured_ms,predicted_ms,rel_error,before_ms,rel_error_before,"
+            "role,source\r");
+  EXPECT_EQ(first, "a,x,s,1,1.05,0.05,2,1,prediction,m\r");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  const std::string summary = to_csv(summary_table(summarize(hand_rows())));
+  EXPECT_NE(summary.find("all kernels,3,0.25,"), std::string::npos) << summary;
+}
+
+// --- replay ---------------------------------------------------------------------------------
+std::vector<std::string> ids() {
+  std::vector<std::string> v;
+  for (const ValidationCase& c : cases()) v.push_back(c.id);
+  return v;
+}
+
+TEST(ValidationReplay, BadFilesAreRefusedNamingTheLine) {
+  auto err = [](const std::string& text) {
+    try {
+      read_replay(text, "r.csv", ids());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(err("id,ms,source\n"), "r.csv:1: header must be id,measured_ms,source");
+  EXPECT_EQ(err("id,measured_ms,source\nnope,1,x\n"),
+            "r.csv:2: unknown case 'nope' (see gpu_validate --list)");
+  EXPECT_EQ(err("id,measured_ms,source\nelementwise.add,-1,x\n"),
+            "r.csv:2: measured_ms '-1' is not a positive number");
+  EXPECT_EQ(err("id,measured_ms,source\nelementwise.add,1,x\nelementwise.add,2,x\n"),
+            "r.csv:3: case 'elementwise.add' appears twice");
+}
+
+std::string h200_text() {
+  std::ifstream in(std::string(DGS_SOURCE_DIR) + "/validation/h200_2026-11-28.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ValidationReplay, TheH200RunNamesKnownCases) {
+  const auto m = read_replay(h200_text(), "h200.csv", ids());
+  EXPECT_EQ(m.size(), 21u);  // 15 kernel benchmarks + Welder Fig. 2's 6 rows
+  EXPECT_NEAR(m.at("gemm.1024.64x64x8/4x4").measured_ms, 0.208015, 1e-9);
+}
+
+// The H200 run priced on hw_configs/h200.json (whose two suite-model constants were calibrated on
+// two of its cases): the goal for the kernels, per family and overall, and every
+// schedule-vs-schedule sign. A change to the model that breaks them fails here.
+TEST(ValidationReplay, TheModelMeetsTheGoalOnTheH200Run) {
+  const GpuSpec h200 = load_gpu_spec("h200");
+  const std::vector<ValidationRow> rows =
+      priced_rows(cases(), read_replay(h200_text(), "h200.csv", ids()), h200);
+  ASSERT_EQ(rows.size(), 21u);
+  int calibration = 0;
+  for (const ValidationRow& r : rows) {
+    if (r.calibration) {
+      ++calibration;
+      EXPECT_NEAR(r.rel_error(), 0.0, 1e-3) << r.id;  // the config holds the fitted values
+    }
+  }
+  EXPECT_EQ(calibration, 2);
+  for (const GroupSummary& g : summarize(rows)) {
+    EXPECT_LT(g.mae, 0.20) << g.group;
+    EXPECT_GT(g.mae_before, g.mae) << g.group;  // the families improve on every group
+  }
+  for (const PairResult& p : compare_pairs(rows, validation_pairs()))
+    EXPECT_TRUE(p.sign_right) << p.pair.what;
+}
+
+// The calibration the config declares is what --calibrate fits on the same data (to the digits
+// written in hw_configs/h200.json).
+TEST(ValidationReplay, TheH200CalibrationIsReproducible) {
+  GpuSpec spec = load_gpu_spec("h200");
+  const GpuSpec declared = spec;
+  std::map<std::string, double> measured;
+  for (const auto& [id, m] : read_replay(h200_text(), "h200.csv", ids()))
+    measured[id] = m.measured_ms;
+  const std::vector<CalibrationPoint> fit = calibrate_suite_model(spec, cases(), measured);
+  ASSERT_EQ(fit.size(), 2u);
+  for (const CalibrationPoint& p : fit) {
+    EXPECT_NEAR(p.value, declared.efficiency.at(p.key), 5e-4 * p.value) << p.key;
+    EXPECT_NE(declared.sources.at("efficiency." + p.key).find("case " + p.case_id),
+              std::string::npos)
+        << p.key;
+  }
+}
+
+// tools/gpu_check.sh on a machine without a GPU: one line, exit 4, nothing run; without a
+// built suite: one line, exit 2.
+int run_script(const std::string& args, std::string* err) {
+  const std::string file = std::string(DGS_BINARY_DIR) + "/gpu_check_test_err.txt";
+  const std::string cmd =
+      std::string(DGS_SOURCE_DIR) + "/tools/gpu_check.sh " + args + " > /dev/null 2> " + file;
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *err = ss.str();
+  std::remove(file.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(GpuCheckScript, WithoutAGpuItSaysSoInOneLine) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the script would run";
+  std::string err;
+  const int rc = run_script(std::string(DGS_BINARY_DIR) + " /tmp/dgs_gpu_check_test.tar.gz", &err);
+  EXPECT_EQ(rc, 4) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(err.rfind("gpu_check: gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
+  EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_check_test.tar.gz").good());
+}
+
+int run_validate(const std::string& args, std::string* err) {
+  const std::string file = std::string(DGS_BINARY_DIR) + "/gpu_validate_test_err.txt";
+  const std::string cmd =
+      std::string(DGS_BINARY_DIR) + "/gpu_validate " + args + " > /dev/null 2> " + file;
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *err = ss.str();
+  std::remove(file.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(GpuValidate, WithoutAGpuOneLineExitFour) {
+  std::string why;
+  if (cuda_gpu_available(&why)) GTEST_SKIP() << "a GPU is present";
+  std::string err;
+  EXPECT_EQ(run_validate("--out /tmp/dgs_gpu_validate_test", &err), 4) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(err.rfind("gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
+  EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_validate_test/gpu_validate.csv").good());
+}
+
+TEST(GpuValidate, BadArgumentsAreOneLineExitTwo) {
+  std::string err;
+  EXPECT_EQ(run_validate("--replay x.csv", &err), 2);
+  EXPECT_EQ(err,
+            "error: --replay needs --hw NAME|FILE.json (the GPU the measurements come from)\n");
+  EXPECT_EQ(run_validate("--frobnicate", &err), 2);
+  EXPECT_EQ(err, "error: unknown argument '--frobnicate' (see --help)\n");
+}
+
+TEST(GpuCheckScript, WithoutABuiltSuiteItSaysSoInOneLine) {
+  std::string err;
+  EXPECT_EQ(run_script("/nonexistent_build_dir", &err), 2) << err;
+  EXPECT_EQ(
+      err,
+      "gpu_check: no built suite in '/nonexistent_build_dir' (gpu_validate missing); build it "
+      "first (README, 'Measured mode')\n");
+}
+
+}  // namespace
+}  // namespace dgs::validation

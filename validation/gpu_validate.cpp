@@ -1,0 +1,244 @@
+// gpu_validate: how far the GPU model is from the GPU it runs on.
+//
+//   gpu_validate [--out DIR] [--hw NAME|FILE.json] [--quick] [--seed N]
+//   gpu_validate --replay FILE.csv --hw NAME|FILE.json [--out DIR]
+//   gpu_validate --list              the cases (id, family, shape)
+//   gpu_validate --probe             the live GPU and its config, in one line (exit 4 without)
+//
+// On a live GPU it runs the fixed kernel suite of validation/validation_cases.h (CUDA events,
+// warm-up, median of repeats), prices every case with the GPU model on the live GPU's config
+// (--hw: default the built-in config that matches the device), and writes
+//   DIR/gpu_validate.csv          one row per case: shape, family, measured, predicted, error
+//   DIR/gpu_validate_summary.csv  per family, all kernels, end to end: mean absolute error and
+//                                 the fraction within 10% and 25% (the model before the
+//                                 suite-kernel families beside it)
+//   DIR/gpu_validate_pairs.csv    schedule-vs-schedule comparisons: is the faster one predicted?
+//   DIR/gpu_validate_notes.txt    the device, the config, the model's constants and calibrations
+// (default DIR: reports/gpu_validate), each atomically, all after the last case. --replay prices
+// the cases of an earlier run's measurements (columns id, measured_ms, source) without a GPU.
+// Exit codes: 0 done; 1 a case failed on the device (one line naming the case, the stage and the
+// kernel); 2 bad flag or input; 4 no usable GPU (one line).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.h"
+#include "common/cuda/device.h"
+#include "common/cuda/device_fault.h"
+#include "common/gpumodel/kernel_family.h"
+#include "common/hw/live_gpu.h"
+#include "common/util/error.h"
+#include "common/util/resources.h"
+#include "validation/calibration.h"
+#include "validation/validation_report.h"
+
+namespace {
+
+using namespace dgs;
+using namespace dgs::validation;
+
+constexpr int kExitFailed = 1, kExitUsage = 2, kExitNoGpu = 4;
+
+struct Args {
+  std::string out = "reports/gpu_validate";
+  std::string hw, replay;
+  bool list = false, quick = false, help = false, calibrate = false, probe = false;
+  uint64_t seed = 1;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string f = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(f + ": missing value");
+      return argv[++i];
+    };
+    if (f == "--out") {
+      a.out = value();
+    } else if (f == "--hw") {
+      a.hw = value();
+    } else if (f == "--replay") {
+      a.replay = value();
+    } else if (f == "--seed") {
+      a.seed = parse_seed(value());
+    } else if (f == "--list") {
+      a.list = true;
+    } else if (f == "--probe") {
+      a.probe = true;
+    } else if (f == "--calibrate") {
+      a.calibrate = true;
+    } else if (f == "--quick") {
+      a.quick = true;
+    } else if (f == "--help" || f == "-h") {
+      a.help = true;
+    } else {
+      throw UsageError("unknown argument '" + f + "' (see --help)");
+    }
+  }
+  if (!a.replay.empty() && a.hw.empty())
+    throw UsageError("--replay needs --hw NAME|FILE.json (the GPU the measurements come from)");
+  return a;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("--replay: cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string model_constants(const GpuSpec& spec) {
+  std::string s;
+  for (std::string_view k : gpu_efficiency::suite_model_keys()) {
+    const std::string key(k);
+    const auto src = spec.sources.find("efficiency." + key);
+    s += "model constant: " + key + " = " +
+         std::to_string(gpu_efficiency::suite_model_value(spec, k)) + " (" +
+         (src != spec.sources.end() ? spec.file + ": " + src->second
+                                    : std::string(gpu_efficiency::suite_model_default_reason(k))) +
+         ")\n";
+  }
+  return s;
+}
+
+int run(const Args& a) {
+  const auto start = std::chrono::steady_clock::now();
+  auto progress = [&](const std::string& what) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%.1f s", s);
+    std::cerr << "[gpu_validate " << stamp << "] " << what << std::endl;
+  };
+  const std::vector<ValidationCase> cases = validation_cases(!a.quick);
+  if (a.list) {
+    for (const ValidationCase& c : cases)
+      std::cout << c.id << "\t" << c.family << "\t" << c.shape << "\n";
+    return 0;
+  }
+  std::string device = "replay of " + a.replay;
+  std::string hw = a.hw, hw_why;
+  std::map<std::string, ReplayMeasurement> replay;
+  if (a.replay.empty()) {
+    LiveGpuProperties p;
+    std::string why;
+    if (!cuda_device_properties(&p, &why)) {
+      std::cerr << "gpu_validate needs an NVIDIA GPU: " << why
+                << " (without one: --replay FILE.csv --hw NAME)" << std::endl;
+      return kExitNoGpu;
+    }
+    device = p.name;
+    if (hw.empty()) {
+      const LiveGpuMatch m = match_live_gpu(p);
+      if (m.config.empty()) throw UsageError(m.why);
+      hw = m.config;
+      hw_why = m.why;
+    }
+    if (a.probe) {
+      std::cout << "GPU: " << p.name << " (" << p.sm_count << " SMs, sm_" << p.compute_capability
+                << ", " << p.total_memory_bytes / (int64_t{1} << 20) << " MiB); config: " << hw
+                << (hw_why.empty() ? "" : " (" + hw_why + ")") << "\n";
+      return 0;
+    }
+  } else {
+    std::vector<std::string> ids;
+    for (const ValidationCase& c : cases) ids.push_back(c.id);
+    replay = read_replay(read_text(a.replay), a.replay, ids);
+  }
+  GpuSpec spec;
+  try {
+    spec = load_gpu_spec(hw);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--hw: ") + e.what());
+  }
+  std::filesystem::create_directories(a.out);
+
+  MeasureOptions mo;
+  mo.seed = a.seed;
+  if (a.replay.empty()) {
+    size_t i = 0;
+    for (const ValidationCase& c : cases) {
+      progress("case " + std::to_string(++i) + " of " + std::to_string(cases.size()) + ": " + c.id);
+      replay[c.id] = {c.measure_ms(mo), "measured on " + device};
+    }
+  }
+  // --calibrate: fit the suite-kernel model's two constants on their declared cases first.
+  std::string calibration;
+  if (a.calibrate) {
+    std::map<std::string, double> measured;
+    for (const auto& [id, m] : replay) measured[id] = m.measured_ms;
+    for (const CalibrationPoint& p : calibrate_suite_model(spec, cases, measured)) {
+      char v[64];
+      std::snprintf(v, sizeof v, "%.4g", p.value);
+      calibration += "calibrated here: " + p.key + " = " + v + " on case " + p.case_id +
+                     " (a calibration point, not a prediction)\n";
+      spec.sources["efficiency." + p.key] = "calibrated here on case " + p.case_id;
+    }
+  }
+  const std::vector<ValidationRow> rows = priced_rows(cases, replay, spec);
+  const std::vector<GroupSummary> summary = summarize(rows);
+  const std::vector<PairResult> pairs = compare_pairs(rows, validation_pairs());
+  const Table rt = rows_table(rows), st = summary_table(summary), pt = pairs_table(pairs);
+  print_table(std::cout, "gpu_validate: " + device + ", model on " + spec.name, rt);
+  print_table(std::cout, "Summary (mae: mean |predicted / measured - 1|)", st);
+  print_table(std::cout, "Schedule-vs-schedule comparisons", pt);
+  int right = 0, right_before = 0;
+  for (const PairResult& p : pairs) right += p.sign_right, right_before += p.sign_right_before;
+  std::ostringstream notes;
+  notes << "device: " << device << "\n"
+        << "config: " << spec.file << (hw_why.empty() ? "" : " (" + hw_why + ")") << "\n"
+        << "timing: CUDA events, " << mo.timing.warmup << " warm-up runs, median of "
+        << mo.timing.repeats << " samples of " << mo.timing.number << " runs\n"
+        << calibration << model_constants(spec);
+  const std::string cal = ExperimentContext::calibrated_constants(spec);
+  if (!cal.empty()) notes << "calibrated constants used: " << cal << "\n";
+  notes << "schedule-vs-schedule signs right: " << right << " of " << pairs.size() << " (before "
+        << right_before << " of " << pairs.size() << ")\n"
+        << "the model before: the same launches with the library-class efficiencies "
+           "(gemm_fp32, memory_bound, fused, ...) and no suite-kernel family\n";
+  std::cout << notes.str();
+  const std::filesystem::path dir(a.out);
+  write_file_atomic((dir / "gpu_validate.csv").string(), to_csv(rt));
+  write_file_atomic((dir / "gpu_validate_summary.csv").string(), to_csv(st));
+  write_file_atomic((dir / "gpu_validate_pairs.csv").string(), to_csv(pt));
+  write_file_atomic((dir / "gpu_validate_notes.txt").string(), notes.str());
+  std::cout << "wrote " << (dir / "gpu_validate.csv").string()
+            << " and its summary, pairs, notes\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  try {
+    const Args a = parse(argc, argv);
+    if (a.help) {
+      std::cout
+          << "usage: gpu_validate [--out DIR] [--hw NAME|FILE.json] [--quick] [--seed N]\n"
+             "       gpu_validate --replay FILE.csv --hw NAME|FILE.json [--calibrate] [--out DIR]\n"
+             "       gpu_validate --list | --probe\n"
+             "Runs the suite's kernel suite on the live GPU and compares each latency with "
+             "the GPU model's\n(see README, 'Validating the GPU model'). Exit codes: 0 ok, 1 "
+             "a case failed, 2 usage, 4 no GPU\n";
+      return 0;
+    }
+    return run(a);
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+    return kExitUsage;
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal error: " << e.what() << std::endl;
+    return kExitFailed;
+  }
+}

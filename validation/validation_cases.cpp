@@ -1,0 +1,715 @@
+// The kernel suite of gpu_validate (see validation_cases.h). Only the CUDA-free headers of
+// common/cuda are used: in a build without CUDA every measure_ms throws the suite's one-line
+// "no CUDA support" error (gpu_validate refuses before, exit 4).
+#include "validation/validation_cases.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "common/cuda/device_fault.h"
+#include "common/cuda/device_network.h"
+#include "common/cuda/gemm_chain_kernels.h"
+#include "common/cuda/gemm_kernels.h"
+#include "common/cuda/gemm_softmax_kernels.h"
+#include "common/cuda/stage_executor.h"
+#include "common/cuda/tensor_kernels.h"
+#include "common/exec/executor.h"
+#include "common/gpumodel/gpu_model.h"
+#include "common/gpumodel/kernel_family.h"
+#include "common/graph/window.h"
+#include "common/util/error.h"
+#include "models/zoo.h"
+#include "reproductions/graphturbo/tailor.h"
+#include "reproductions/ios/experiment_util.h"
+#include "reproductions/ios/measured.h"
+#include "reproductions/ios/network.h"
+#include "reproductions/ios/scheduler.h"
+#include "reproductions/welder/experiments.h"
+#include "reproductions/welder/schedule_tile_programs.h"
+#include "validation/suite_kernels.h"
+
+namespace dgs::validation {
+
+namespace {
+
+constexpr float kFillValue = 0.01f;  // values do not change the kernels' speed
+
+double kernel_ms(const GpuSpec& spec, const KernelLaunch& k) {
+  return estimate_kernel(spec, k).latency_us / 1000.0;
+}
+double stream_ms(const GpuSpec& spec, const std::vector<KernelLaunch>& ks) {
+  return simulate_stage(spec, {ks}).latency_us / 1000.0;
+}
+
+// --- device side --------------------------------------------------------------------------------
+struct Device {
+  gpu::Stream stream;
+  gpu::KernelLauncher launcher{stream};
+  gpu::DeviceBuffer filled(int64_t count) {
+    gpu::DeviceBuffer b(static_cast<size_t>(std::max<int64_t>(1, count)) * sizeof(float));
+    gpu::fill(launcher, b.floats(), std::max<int64_t>(1, count), kFillValue);
+    return b;
+  }
+  double time(const std::function<void()>& run, const MeasureOptions& o) {
+    stream.synchronize();
+    return gpu::time_with_events(run, stream, o.timing).median_ms;
+  }
+};
+
+// A suite kernel case: its description for the model and its launch on the device.
+using Launch = std::function<void(Device&, const MeasureOptions&, double* ms)>;
+
+ValidationCase suite_case(std::string id, const std::vector<SuiteKernel>& ks, std::string shape,
+                          std::string family, Launch launch) {
+  ValidationCase c;
+  c.id = std::move(id);
+  c.family = family.empty() ? ks.front().family : std::move(family);
+  c.shape = std::move(shape);
+  c.predict_ms = [ks](const GpuSpec& spec) {
+    std::vector<KernelLaunch> l;
+    for (const SuiteKernel& k : ks) l.push_back(suite_kernel_launch(spec, k));
+    return l.size() == 1 ? kernel_ms(spec, l[0]) : stream_ms(spec, l);
+  };
+  c.predict_before_ms = [ks](const GpuSpec& spec) {
+    std::vector<KernelLaunch> l;
+    for (const SuiteKernel& k : ks) l.push_back(library_class_launch(k));
+    return l.size() == 1 ? kernel_ms(spec, l[0]) : stream_ms(spec, l);
+  };
+  c.measure_ms = [launch, id = c.id](const MeasureOptions& o) {
+    const gpu::WorkScope where("case " + id);
+    Device d;
+    double ms = 0;
+    launch(d, o, &ms);
+    return ms;
+  };
+  return c;
+}
+
+// --- GEMM family ------------------------------------------------------------------------------
+void add_gemm_cases(std::vector<ValidationCase>& out) {
+  for (const gpu::GemmTile& t : gpu::gemm_tiles()) {
+    constexpr int64_t n = 1024;
+    out.push_back(suite_case(
+        "gemm.1024." + t.str(), {gemm_kernel(t, 1, n, n, n, false)}, "1024^3 FP32", "",
+        [t](Device& d, const MeasureOptions& o, double* ms) {
+          gpu::DeviceBuffer a = d.filled(n * n), b = d.filled(n * n), c = d.filled(n * n);
+          *ms = d.time(
+              [&] {
+                gpu::gemm(d.launcher, t, 1, n, n, n, gpu::row_major(a.floats(), n),
+                          gpu::row_major(b.floats(), n), gpu::row_major_out(c.floats(), n));
+              },
+              o);
+        }));
+  }
+  // Welder Fig. 2: A [98304 x 64] . B [64 x 128], one B.
+  constexpr int64_t kRows = 98304, kK = 64, kN = 128;
+  for (const gpu::GemmTile& t : gpu::gemm_tiles()) {
+    out.push_back(suite_case(
+        "fig2.matmul." + t.str(), {gemm_kernel(t, 1, kRows, kN, kK, false)},
+        "Welder Fig. 2 Matmul 98304x128x64", "",
+        [t](Device& d, const MeasureOptions& o, double* ms) {
+          gpu::DeviceBuffer a = d.filled(kRows * kK), b = d.filled(kK * kN),
+                            c = d.filled(kRows * kN);
+          *ms = d.time(
+              [&] {
+                gpu::gemm(d.launcher, t, 1, kRows, kN, kK, gpu::row_major(a.floats(), kK),
+                          gpu::row_major(b.floats(), kN), gpu::row_major_out(c.floats(), kN));
+              },
+              o);
+        }));
+  }
+}
+
+// BERT-base attention scores at batch 64 (768 matrices of 128x64 . 64x128, scale, mask): the
+// workload of microbench/cuda_kernels.cpp's Fig. 2 benchmarks.
+struct Attention {
+  static constexpr int64_t kBatch = 64, kHeads = 12, kSeq = 128, kHeadDim = 64;
+  static constexpr int64_t kMatrices = kBatch * kHeads;
+  gpu::DeviceBuffer q, kt, mask, scores, probs;
+  explicit Attention(Device& d)
+      : q(d.filled(kMatrices * kSeq * kHeadDim)),
+        kt(d.filled(kMatrices * kHeadDim * kSeq)),
+        mask(d.filled(kBatch * kSeq)),
+        scores(d.filled(kMatrices * kSeq * kSeq)),
+        probs(d.filled(kMatrices * kSeq * kSeq)) {}
+  gpu::SoftmaxArgs args() const {
+    gpu::SoftmaxArgs s;
+    s.scale = 0.125f;
+    s.mask = mask.floats();
+    s.mask_row_div = kHeads * kSeq;
+    return s;
+  }
+  void matmul(Device& d, const gpu::GemmTile& t) const {
+    gpu::gemm(d.launcher, t, kMatrices, kSeq, kSeq, kHeadDim,
+              gpu::row_major(q.floats(), kHeadDim, kSeq * kHeadDim),
+              gpu::row_major(kt.floats(), kSeq, kHeadDim * kSeq),
+              gpu::row_major_out(scores.floats(), kSeq, kSeq * kSeq));
+  }
+  void softmax(Device& d, int rows) const {
+    gpu::row_softmax(d.launcher, rows, kMatrices * kSeq, kSeq, scores.floats(), probs.floats(),
+                     args());
+  }
+  void fused(Device& d, const gpu::SoftmaxTile& t) const {
+    gpu::gemm_softmax(d.launcher, t, kMatrices, kSeq, kSeq, kHeadDim,
+                      gpu::row_major(q.floats(), kHeadDim, kSeq * kHeadDim),
+                      gpu::row_major(kt.floats(), kSeq, kHeadDim * kSeq),
+                      gpu::row_major_out(probs.floats(), kSeq, kSeq * kSeq), args());
+  }
+};
+constexpr gpu::GemmTile kAttentionMatmulTile{32, 64, 8, 2, 4};  // Welder Fig. 2's own tile
+constexpr int kAttentionSoftmaxRows = 4;
+
+void add_fused_cases(std::vector<ValidationCase>& out) {
+  using A = Attention;
+  const SuiteKernel mm =
+      gemm_kernel(kAttentionMatmulTile, A::kMatrices, A::kSeq, A::kSeq, A::kHeadDim, true);
+  const SuiteKernel sm =
+      row_softmax_kernel(kAttentionSoftmaxRows, A::kMatrices * A::kSeq, A::kSeq, true);
+  const std::string what = "BERT-base attention scores, batch 64";
+  out.push_back(suite_case("attention.matmul." + kAttentionMatmulTile.str(), {mm}, what, "",
+                           [](Device& d, const MeasureOptions& o, double* ms) {
+                             const Attention a(d);
+                             *ms = d.time([&] { a.matmul(d, kAttentionMatmulTile); }, o);
+                           }));
+  out.push_back(suite_case("attention.softmax.4rows", {sm}, what + ", softmax with mask", "",
+                           [](Device& d, const MeasureOptions& o, double* ms) {
+                             const Attention a(d);
+                             *ms = d.time([&] { a.softmax(d, kAttentionSoftmaxRows); }, o);
+                           }));
+  out.push_back(suite_case("attention.unfused", {mm, sm}, what + ": Matmul then softmax",
+                           "sequence", [](Device& d, const MeasureOptions& o, double* ms) {
+                             const Attention a(d);
+                             *ms = d.time(
+                                 [&] {
+                                   a.matmul(d, kAttentionMatmulTile);
+                                   a.softmax(d, kAttentionSoftmaxRows);
+                                 },
+                                 o);
+                           }));
+  for (const gpu::SoftmaxTile& t : gpu::gemm_softmax_tiles()) {
+    if (t.n_max < A::kSeq) continue;  // a row of 128 must fit the tile
+    out.push_back(suite_case(
+        "attention.fused." + t.str(),
+        {gemm_softmax_kernel(t, A::kMatrices, A::kSeq, A::kSeq, A::kHeadDim, true, true)},
+        what + ", fused", "", [t](Device& d, const MeasureOptions& o, double* ms) {
+          const Attention a(d);
+          *ms = d.time([&] { a.fused(d, t); }, o);
+        }));
+  }
+  // The 8x64 fused tile, on rows of 64: 98304 x 64 . 64 x 64.
+  const gpu::SoftmaxTile small = gpu::gemm_softmax_tiles().front();
+  constexpr int64_t kRows = 98304, kK = 64, kN = 64;
+  out.push_back(suite_case(
+      "fused64.gemm_softmax." + small.str(),
+      {gemm_softmax_kernel(small, 1, kRows, kN, kK, false, false)}, "98304x64x64, fused", "",
+      [small](Device& d, const MeasureOptions& o, double* ms) {
+        gpu::DeviceBuffer a = d.filled(kRows * kK), b = d.filled(kK * kN), y = d.filled(kRows * kN);
+        *ms = d.time(
+            [&] {
+              gpu::gemm_softmax(d.launcher, small, 1, kRows, kN, kK, gpu::row_major(a.floats(), kK),
+                                gpu::row_major(b.floats(), kN), gpu::row_major_out(y.floats(), kN));
+            },
+            o);
+      }));
+  // Welder Fig. 2 (98304 x 128, one B, no mask): softmax at 8 and 32 rows per block, the unfused
+  // pair at the scheduler's tiles, the fused kernel at 32x128.
+  constexpr int64_t kN2 = 128;
+  for (int rows : {8, 32}) {
+    out.push_back(suite_case(
+        "fig2.softmax." + std::to_string(rows) + "rows",
+        {row_softmax_kernel(rows, kRows, kN2, false)}, "Welder Fig. 2 Softmax 98304x128", "",
+        [rows](Device& d, const MeasureOptions& o, double* ms) {
+          gpu::DeviceBuffer x = d.filled(kRows * kN2), y = d.filled(kRows * kN2);
+          *ms = d.time(
+              [&] { gpu::row_softmax(d.launcher, rows, kRows, kN2, x.floats(), y.floats()); }, o);
+        }));
+  }
+  const gpu::GemmTile t128 = gpu::gemm_tiles().back();
+  out.push_back(suite_case(
+      "fig2.unfused",
+      {gemm_kernel(t128, 1, kRows, kN2, kK, false), row_softmax_kernel(8, kRows, kN2, false)},
+      "Welder Fig. 2: gemm " + t128.str() + " then row_softmax 8 rows/block", "sequence",
+      [t128](Device& d, const MeasureOptions& o, double* ms) {
+        gpu::DeviceBuffer a = d.filled(kRows * kK), b = d.filled(kK * kN2),
+                          c = d.filled(kRows * kN2), y = d.filled(kRows * kN2);
+        *ms = d.time(
+            [&] {
+              gpu::gemm(d.launcher, t128, 1, kRows, kN2, kK, gpu::row_major(a.floats(), kK),
+                        gpu::row_major(b.floats(), kN2), gpu::row_major_out(c.floats(), kN2));
+              gpu::row_softmax(d.launcher, 8, kRows, kN2, c.floats(), y.floats());
+            },
+            o);
+      }));
+  const gpu::SoftmaxTile t32 = gpu::gemm_softmax_tiles().back();
+  out.push_back(suite_case(
+      "fig2.fused." + t32.str(), {gemm_softmax_kernel(t32, 1, kRows, kN2, kK, false, false)},
+      "Welder Fig. 2 fused", "", [t32](Device& d, const MeasureOptions& o, double* ms) {
+        gpu::DeviceBuffer a = d.filled(kRows * kK), b = d.filled(kK * kN2),
+                          y = d.filled(kRows * kN2);
+        *ms = d.time(
+            [&] {
+              gpu::gemm_softmax(d.launcher, t32, 1, kRows, kN2, kK, gpu::row_major(a.floats(), kK),
+                                gpu::row_major(b.floats(), kN2),
+                                gpu::row_major_out(y.floats(), kN2));
+            },
+            o);
+      }));
+}
+
+// --- the NeRF MLP (1920x1080 rows, 6 layers 64->64 with ReLU, then 64->3) -----------------------
+void add_mlp_cases(std::vector<ValidationCase>& out) {
+  constexpr int64_t kRows = 1920 * 1080, kWidth = 64, kOut = 3;
+  constexpr int kLayers = 7;
+  struct Nerf {
+    gpu::DeviceBuffer x, h0, h1, y;
+    std::vector<gpu::DeviceBuffer> w;
+    explicit Nerf(Device& d)
+        : x(d.filled(kRows * kWidth)),
+          h0(d.filled(kRows * kWidth)),
+          h1(d.filled(kRows * kWidth)),
+          y(d.filled(kRows * kOut)) {
+      for (int i = 0; i < kLayers; ++i) w.push_back(d.filled(kWidth * kWidth));
+    }
+    std::vector<gpu::ChainLayer> layers() const {
+      std::vector<gpu::ChainLayer> ls;
+      for (int i = 0; i < kLayers; ++i) {
+        const bool last = i + 1 == kLayers;
+        ls.push_back(gpu::ChainLayer{w[static_cast<size_t>(i)].floats(), kWidth, 1, nullptr, kWidth,
+                                     last ? kOut : kWidth,
+                                     last ? gpu::Activation::None : gpu::Activation::Relu});
+      }
+      return ls;
+    }
+  };
+  for (int rows : gpu::mlp_chain_tiles()) {
+    out.push_back(suite_case(
+        "nerf.chain." + std::to_string(rows) + "rows",
+        {mlp_chain_kernel(rows, kRows, kLayers, kOut)}, "NeRF MLP 1920x1080 rows, 7 layers, fused",
+        "", [rows](Device& d, const MeasureOptions& o, double* ms) {
+          const Nerf n(d);
+          const std::vector<gpu::ChainLayer> ls = n.layers();
+          *ms = d.time(
+              [&] {
+                gpu::mlp_chain(d.launcher, rows, kRows, ls,
+                               gpu::RowsArg{n.x.floats(), kRows, 0, kWidth, 1},
+                               gpu::RowsOutArg{n.y.floats(), kRows, 0, kOut, 1});
+              },
+              o);
+        }));
+  }
+  const gpu::GemmTile t = gpu::default_gemm_tile();
+  std::vector<SuiteKernel> seq;
+  for (int i = 0; i < kLayers; ++i)
+    seq.push_back(gemm_kernel(t, 1, kRows, i + 1 == kLayers ? kOut : kWidth, kWidth, false));
+  out.push_back(suite_case(
+      "nerf.layer_by_layer", seq, "NeRF MLP, 7 GEMMs " + t.str() + " (intermediates in DRAM)",
+      "sequence", [t](Device& d, const MeasureOptions& o, double* ms) {
+        const Nerf n(d);
+        const std::vector<gpu::ChainLayer> ls = n.layers();
+        *ms = d.time(
+            [&] {
+              const float* in = n.x.floats();
+              for (size_t i = 0; i < ls.size(); ++i) {
+                const bool last = i + 1 == ls.size();
+                float* o2 = last ? n.y.floats() : (i % 2 == 0 ? n.h0.floats() : n.h1.floats());
+                gpu::Epilogue e;
+                e.act = ls[i].act;
+                gpu::gemm(d.launcher, t, 1, kRows, ls[i].out_features, kWidth,
+                          gpu::row_major(in, kWidth), gpu::MatrixArg{ls[i].weight, 1, kWidth, 0},
+                          gpu::row_major_out(o2, ls[i].out_features), e);
+                in = o2;
+              }
+            },
+            o);
+      }));
+}
+
+// --- implicit-GEMM convolution, element-wise, pooling -----------------------------------------
+void add_conv_and_memory_cases(std::vector<ValidationCase>& out) {
+  gpu::Conv2dShape s;
+  s.n = 32, s.c = 64, s.h = 56, s.w = 56, s.out_c = 64, s.r = 3, s.s = 3, s.out_h = 56,
+  s.out_w = 56, s.pad_top = s.pad_left = 1;
+  for (const gpu::GemmTile& t : gpu::gemm_tiles()) {
+    out.push_back(suite_case(
+        "conv3x3.32x64x56x56." + t.str(), {conv_kernel(t, s)}, "3x3 conv 64->64 on 32x64x56x56", "",
+        [t, s](Device& d, const MeasureOptions& o, double* ms) {
+          gpu::DeviceBuffer x = d.filled(s.n * s.c * s.h * s.w), w = d.filled(s.out_c * s.c * 9),
+                            b = d.filled(s.out_c), y = d.filled(s.n * s.out_c * s.out_h * s.out_w);
+          gpu::Epilogue e;
+          e.bias = b.floats();
+          e.act = gpu::Activation::Relu;
+          *ms = d.time(
+              [&] {
+                gpu::conv2d_implicit_gemm(d.launcher, t, s, x.floats(), w.floats(), y.floats(), e);
+              },
+              o);
+        }));
+  }
+  constexpr int64_t kCount = int64_t{32} * 64 * 112 * 112;
+  const std::vector<int64_t> dims = {kCount};
+  const gpu::StridedView flat{{1}, 0};
+  out.push_back(suite_case("elementwise.relu", {elementwise_kernel(kCount, 1)},
+                           "ReLU of 32x64x112x112", "",
+                           [dims, flat](Device& d, const MeasureOptions& o, double* ms) {
+                             gpu::DeviceBuffer x = d.filled(kCount), y = d.filled(kCount);
+                             *ms = d.time(
+                                 [&] {
+                                   gpu::elementwise(d.launcher, gpu::EwOp::Relu, {}, dims,
+                                                    x.floats(), flat, nullptr, flat, y.floats());
+                                 },
+                                 o);
+                           }));
+  out.push_back(suite_case(
+      "elementwise.add", {elementwise_kernel(kCount, 2)}, "Add of two 32x64x112x112", "",
+      [dims, flat](Device& d, const MeasureOptions& o, double* ms) {
+        gpu::DeviceBuffer x = d.filled(kCount), x2 = d.filled(kCount), y = d.filled(kCount);
+        *ms = d.time(
+            [&] {
+              gpu::elementwise(d.launcher, gpu::EwOp::Add, {}, dims, x.floats(), flat, x2.floats(),
+                               flat, y.floats());
+            },
+            o);
+      }));
+  gpu::Pool2dShape p;
+  p.n = 32, p.c = 64, p.h = 112, p.w = 112, p.out_h = 56, p.out_w = 56, p.kh = p.kw = 3,
+  p.sh = p.sw = 2, p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  out.push_back(suite_case(
+      "pool.max3x3s2", {pool2d_kernel(p)}, "max pool 3x3 stride 2 on 32x64x112x112", "",
+      [p](Device& d, const MeasureOptions& o, double* ms) {
+        gpu::DeviceBuffer x = d.filled(p.n * p.c * p.h * p.w),
+                          y = d.filled(p.n * p.c * p.out_h * p.out_w);
+        *ms = d.time([&] { gpu::pool2d(d.launcher, true, false, p, x.floats(), y.floats()); }, o);
+      }));
+}
+
+// --- cuDNN convolutions of ResNet-50 and Inception V3 -------------------------------------------
+// A graph of one convolution (with its bias, and its ReLU where the network has one) cut out of
+// a network: input, weight and bias as the network's.
+struct ConvFragment {
+  std::string key;
+  Graph g;
+};
+
+std::vector<ConvFragment> distinct_convs(const std::string& model, int64_t batch) {
+  ZooOptions zo;
+  zo.batch = batch;
+  const Graph net = build_zoo_model(model, zo);
+  std::vector<ConvFragment> out;
+  std::set<std::string> seen;
+  for (int oi : net.topo_order()) {
+    const Op& op = net.op(oi);
+    if (op.kind != OpKind::Conv) continue;
+    const Shape& x = net.tensor(op.inputs.at(0)).shape;
+    const Shape& w = net.tensor(op.inputs.at(1)).shape;
+    const Shape& y = net.tensor(op.outputs.at(0)).shape;
+    const Tensor& yt = net.tensor(op.outputs.at(0));
+    const bool relu = yt.consumers.size() == 1 && net.op(yt.consumers[0]).kind == OpKind::Relu;
+    const Window win = resolve_window(net, oi);
+    std::ostringstream k;
+    k << x[0] << "x" << x[1] << "x" << x[2] << "x" << x[3] << " k" << w[2] << "x" << w[3] << " -> "
+      << y[1] << "x" << y[2] << "x" << y[3];
+    for (int64_t s : win.strides) k << " s" << s;
+    for (int64_t p : win.pads_begin) k << " p" << p;
+    for (int64_t p : win.pads_end) k << " q" << p;
+    if (win.group > 1) k << " g" << win.group;
+    if (relu) k << " +relu";
+    if (!seen.insert(k.str()).second) continue;
+    ConvFragment f;
+    f.key = k.str();
+    f.g.name = "conv_fragment";
+    const int xi = f.g.add_input("x", x);
+    std::vector<int> in = {xi, f.g.add_weight("w", w)};
+    if (op.inputs.size() > 2 && op.inputs[2] >= 0)
+      in.push_back(f.g.add_weight("b", net.tensor(op.inputs[2]).shape));
+    int out_t = f.g.op(f.g.add_op(OpKind::Conv, "conv", in, op.attrs)).outputs.at(0);
+    if (relu) out_t = f.g.op(f.g.add_op(OpKind::Relu, "relu", {out_t})).outputs.at(0);
+    f.g.mark_output(out_t);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// One stage, one Sequential task of every op (or one task per op: `concurrent`), Conv+ReLU
+// folded as cuDNN runs it.
+Plan single_stage_plan(const Graph& g, bool concurrent,
+                       const std::vector<std::vector<int>>& tasks) {
+  Plan p;
+  p.graph = g.name;
+  p.scheduler = concurrent ? "concurrent" : "sequential";
+  p.options.fold_activation = true;
+  Stage s;
+  for (const std::vector<int>& ops : tasks) {
+    Task t;
+    t.kind = TaskKind::Sequential;
+    t.ops = ops;
+    s.tasks.push_back(std::move(t));
+  }
+  p.stages.push_back(std::move(s));
+  return p;
+}
+
+gpu::StageExecutorOptions executor_options(const MeasureOptions& o) {
+  gpu::StageExecutorOptions e = ios::ios_executor_options(o.seed);
+  e.timing = o.timing;
+  return e;
+}
+
+ValidationCase plan_case(std::string id, std::string family, std::string shape,
+                         std::shared_ptr<const Graph> g, Plan plan, bool stage_alone) {
+  ValidationCase c;
+  c.id = std::move(id);
+  c.family = std::move(family);
+  c.shape = std::move(shape);
+  c.predict_ms = [g, plan](const GpuSpec& spec) {
+    return evaluate_plan(*g, plan, spec).latency_us / 1000.0;
+  };
+  c.predict_before_ms = c.predict_ms;  // library-class kernels: the model is unchanged
+  c.measure_ms = [g, plan, stage_alone, id = c.id](const MeasureOptions& o) {
+    const gpu::WorkScope where("case " + id);
+    gpu::StageExecutor ex(*g, executor_options(o));
+    ex.prepare(plan);
+    // A stage timed alone includes the synchronisation after each run of a multi-task stage
+    // (the model's rule, stage_sync_cost_us).
+    return stage_alone ? ex.measure_stage(plan.stages.at(0)).median_ms
+                       : ex.measure(plan, false).network_ms;
+  };
+  return c;
+}
+
+// The convolutions of one network and batch measured on one stage executor over a graph that
+// holds them all (cuDNN handles and workspaces are created once, not per case).
+struct SharedExecutor {
+  Graph all;
+  std::unique_ptr<gpu::StageExecutor> ex;
+  gpu::StageExecutor& get(const MeasureOptions& o) {
+    if (!ex) ex = std::make_unique<gpu::StageExecutor>(all, executor_options(o));
+    return *ex;
+  }
+};
+
+// Appends fragment `f`'s ops to `all` (tensors renamed with `suffix`); returns their indices.
+std::vector<int> append_fragment(Graph& all, const Graph& f, const std::string& suffix) {
+  std::map<int, int> t;  // fragment tensor -> all's
+  for (int i : f.input_tensors())
+    t[i] = all.add_input(f.tensor(i).name + suffix, f.tensor(i).shape);
+  for (int i = 0; i < f.num_tensors(); ++i)
+    if (f.tensor(i).role == TensorRole::Weight)
+      t[i] = all.add_weight(f.tensor(i).name + suffix, f.tensor(i).shape);
+  std::vector<int> ops;
+  for (int oi : f.topo_order()) {
+    const Op& op = f.op(oi);
+    std::vector<int> in;
+    for (int x : op.inputs) in.push_back(x < 0 ? -1 : t.at(x));
+    const int n = all.add_op(op.kind, op.name + suffix, in, op.attrs);
+    t[op.outputs.at(0)] = all.op(n).outputs.at(0);
+    ops.push_back(n);
+  }
+  for (int o : f.output_tensors()) all.mark_output(t.at(o));
+  return ops;
+}
+
+void add_cudnn_cases(std::vector<ValidationCase>& out, bool full) {
+  for (const std::string model : {"resnet50", "inception_v3"}) {
+    for (int64_t batch : {int64_t{1}, int64_t{32}}) {
+      if (batch > 1 && !full) continue;
+      auto shared = std::make_shared<SharedExecutor>();
+      shared->all.name = model + "_convs_b" + std::to_string(batch);
+      int i = 0;
+      for (ConvFragment& f : distinct_convs(model, batch)) {
+        const std::string id =
+            "cudnn." + model + ".b" + std::to_string(batch) + "." + std::to_string(i);
+        const std::vector<int> ops = append_fragment(shared->all, f.g, "_" + std::to_string(i++));
+        auto g = std::make_shared<const Graph>(std::move(f.g));
+        std::vector<int> own;
+        for (int o = 0; o < g->num_ops(); ++o) own.push_back(o);
+        const Plan p = single_stage_plan(*g, false, {own});
+        ValidationCase c;
+        c.id = id;
+        c.family = "cudnn_conv";
+        c.shape = f.key;
+        c.predict_ms = [g, p](const GpuSpec& spec) {
+          return evaluate_plan(*g, p, spec).latency_us / 1000.0;
+        };
+        c.predict_before_ms = c.predict_ms;  // library-class kernels: the model is unchanged
+        c.measure_ms = [shared, ops, id](const MeasureOptions& o) {
+          const gpu::WorkScope where("case " + id);
+          Stage s;
+          Task t;
+          t.kind = TaskKind::Sequential;
+          t.ops = ops;
+          s.tasks.push_back(std::move(t));
+          return shared->get(o).measure_stage(s).median_ms;
+        };
+        out.push_back(std::move(c));
+      }
+    }
+  }
+}
+
+// --- a stage of 2 and 4 concurrent convolutions (IOS Fig. 1.2's shapes) -------------------------
+void add_multistream_cases(std::vector<ValidationCase>& out) {
+  for (int streams : {2, 4}) {
+    Graph g;
+    g.name = "concurrent_convs";
+    const int x = g.add_input("x", {1, 384, 15, 15});
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{3, 3});
+    a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    std::vector<std::vector<int>> tasks;
+    for (int s = 0; s < streams; ++s) {
+      const int64_t oc = s % 2 == 0 ? 768 : 384;
+      const std::string n = "conv" + std::to_string(s);
+      const int w = g.add_weight(n + ".w", {oc, 384, 3, 3});
+      const int b = g.add_weight(n + ".b", {oc});
+      const int c = g.add_op(OpKind::Conv, n, {x, w, b}, a);
+      const int r = g.add_op(OpKind::Relu, n + ".relu", {g.op(c).outputs.at(0)});
+      g.mark_output(g.op(r).outputs.at(0));
+      tasks.push_back({c, r});
+    }
+    auto gp = std::make_shared<const Graph>(std::move(g));
+    Plan p = single_stage_plan(*gp, true, tasks);
+    out.push_back(plan_case("stage." + std::to_string(streams) + "convs", "multi_stream",
+                            std::to_string(streams) +
+                                " concurrent 3x3 Conv+ReLU (384 -> 768/384 on 15x15), one stream "
+                                "each, then a device synchronisation",
+                            gp, std::move(p), true));
+  }
+}
+
+// --- end to end ---------------------------------------------------------------------------------
+void add_ios_cases(std::vector<ValidationCase>& out) {
+  auto g = std::make_shared<const Graph>(build_zoo_model("ios_fig1_2"));
+  auto net = std::make_shared<const ios::Network>(ios::make_network(*g, ios::PartRule::Blocks));
+  const std::vector<std::string> names = {"Sequential", "Greedy", "IOS-Merge", "IOS-Parallel",
+                                          "IOS-Both"};
+  for (const std::string& name : names) {
+    // The schedule of the model on the config being validated (searched once per config).
+    auto schedule = [g, net, name](const GpuSpec& spec) {
+      if (name == "Sequential") return ios::sequential_schedule(*net);
+      if (name == "Greedy") return ios::greedy_schedule(*net);
+      const ios::StrategySet s = name == "IOS-Merge"      ? ios::StrategySet::Merge
+                                 : name == "IOS-Parallel" ? ios::StrategySet::Parallel
+                                                          : ios::StrategySet::Both;
+      return ios::fresh_search(*net, spec, s, ios::Pruning{}).schedule;
+    };
+    ValidationCase c;
+    c.id = "ios_fig1_2." + name;
+    c.family = "e2e_ios";
+    c.shape = "IOS thesis Fig. 1.2 (4 convs on 384x15x15), schedule " + name +
+              " (searched with the model on the validated config)";
+    c.end_to_end = true;
+    c.predict_ms = [net, schedule](const GpuSpec& spec) {
+      return ios::evaluate_schedule(*net, schedule(spec), spec).latency_us / 1000.0;
+    };
+    c.predict_before_ms = c.predict_ms;
+    c.measure_ms = [g, net, schedule, id = c.id](const MeasureOptions& o) {
+      const gpu::WorkScope where("case " + id);
+      gpu::StageExecutor ex(*g, executor_options(o));
+      // The schedule searched on the live GPU's config: the executor knows the device.
+      return ex.measure(ios::to_plan(*net, schedule(ex.gpu())), false).network_ms;
+    };
+    out.push_back(std::move(c));
+  }
+}
+
+void add_graphturbo_case(std::vector<ValidationCase>& out) {
+  constexpr int64_t kBatch = 64;
+  auto net =
+      std::make_shared<graphturbo::TailorNetwork>(graphturbo::tailor_per_layer(kBatch, DType::F32));
+  Plan p;
+  p.graph = net->graph.name;
+  p.scheduler = "cuDNN per layer";
+  p.options.fold_activation = true;
+  for (const std::vector<int>& k : net->kernels) {
+    Task t;
+    t.kind = TaskKind::Sequential;
+    t.ops = k;
+    p.stages.push_back(Stage{{t}});
+  }
+  auto g = std::shared_ptr<const Graph>(net, &net->graph);
+  ValidationCase c = plan_case("graphturbo_table5.b64.cudnn", "e2e_graphturbo",
+                               "GraphTurbo Table 5: ResNet18-Tailor, batch 64, FP32, one cuDNN "
+                               "call per conv+ReLU layer",
+                               g, std::move(p), false);
+  c.end_to_end = true;
+  out.push_back(std::move(c));
+}
+
+void add_welder_cases(std::vector<ValidationCase>& out) {
+  constexpr int64_t kBatch = 8;
+  for (welder::Variant v : {welder::Variant::None, welder::Variant::Welder}) {
+    ValidationCase c;
+    c.id = "welder_fig13.vit_s32.b8." + welder::variant_name(v);
+    c.family = "e2e_welder";
+    c.shape = "Welder Fig. 13 ViT-S/32 at batch 8, " + welder::variant_name(v) +
+              ", every kernel one launch of the tile-program interpreter";
+    c.end_to_end = true;
+    auto schedule = [v](const GpuSpec& spec) {
+      ZooOptions zo;
+      zo.batch = kBatch;
+      auto tg = std::make_shared<welder::TileGraph>(welder::model_tile_graph("vit_s32", zo));
+      const std::vector<welder::Schedule> s =
+          welder::run_variants(*tg, welder::arch_from_gpu(spec, false), {v});
+      return std::make_pair(tg, s.at(0));
+    };
+    c.predict_ms = [schedule](const GpuSpec& spec) {
+      return schedule(spec).second.metrics.latency_ms;
+    };
+    c.predict_before_ms = c.predict_ms;
+    c.measure_ms = [schedule, id = c.id](const MeasureOptions& o) {
+      const gpu::WorkScope where("case " + id);
+      const GpuSpec live = gpu::query_gpu_spec(0);
+      const auto [tg, s] = schedule(live);
+      const NetworkProgram np = welder::compile_schedule(*tg, s);
+      const Graph& g = *tg->source;
+      const TensorValues feeds = make_graph_feeds(g, {}, o.seed);
+      const gpu::DeviceNetwork dn(g, np, feeds, live.sm_count);
+      gpu::Stream stream;
+      gpu::KernelLauncher launcher(stream);
+      gpu::TimingProtocol t = o.timing;
+      t.number = 1;
+      return gpu::time_with_events([&] { dn.run(launcher); }, stream, t).median_ms;
+    };
+    out.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+std::vector<ValidationCase> validation_cases(bool full) {
+  std::vector<ValidationCase> out;
+  add_gemm_cases(out);
+  add_fused_cases(out);
+  add_mlp_cases(out);
+  add_conv_and_memory_cases(out);
+  add_cudnn_cases(out, full);
+  add_multistream_cases(out);
+  add_ios_cases(out);
+  if (full) {
+    add_graphturbo_case(out);
+    add_welder_cases(out);
+  }
+  return out;
+}
+
+std::vector<CasePair> validation_pairs() {
+  std::vector<CasePair> p = {
+      {"fig2.unfused", "fig2.fused.32x128", "Welder Fig. 2: unfused over fused (32x128)"},
+      {"attention.unfused", "attention.fused.16x128",
+       "BERT attention: unfused over fused (16x128)"},
+      {"attention.unfused", "attention.fused.32x128",
+       "BERT attention: unfused over fused (32x128)"},
+      {"nerf.layer_by_layer", "nerf.chain.16rows", "NeRF MLP: layer by layer over fused (16 rows)"},
+      {"nerf.layer_by_layer", "nerf.chain.32rows", "NeRF MLP: layer by layer over fused (32 rows)"},
+      {"nerf.layer_by_layer", "nerf.chain.64rows", "NeRF MLP: layer by layer over fused (64 rows)"},
+  };
+  for (const std::string s : {"Greedy", "IOS-Merge", "IOS-Parallel", "IOS-Both"})
+    p.push_back({"ios_fig1_2.Sequential", "ios_fig1_2." + s, "IOS Fig. 1.2: Sequential over " + s});
+  p.push_back({"welder_fig13.vit_s32.b8.Welder-none", "welder_fig13.vit_s32.b8.Welder",
+               "Welder Fig. 13 ViT-S/32: Welder-none over Welder"});
+  return p;
+}
+
+}  // namespace dgs::validation

@@ -1,0 +1,67 @@
+#pragma once
+// The fixed kernel suite of gpu_validate: what the five papers' measured modes run, each case
+// priced by the GPU model on a GPU config and, on a live GPU, measured.
+//
+//   cudnn_conv      every distinct convolution of ResNet-50 and Inception V3 (zoo) at batch 1
+//                   and 32, one cuDNN call each through the stage executor (the algorithm cuDNN
+//                   finds fastest, FP32 on CUDA cores, Conv+bias+ReLU where the network has it);
+//                   priced by the model's library rules (kernels_for_op)
+//   suite_*         the suite's own kernels at every instantiated tile: GEMM (1024^3; Welder
+//                   Fig. 2's 98304x128x64; BERT-base attention scores at batch 64), implicit-GEMM
+//                   3x3 convolution, fused GEMM+softmax, the MLP chain (NeRF), row softmax,
+//                   element-wise, pooling; priced by the suite-kernel families
+//                   (common/gpumodel/kernel_family.h)
+//   sequence        several of the suite's kernels on one stream (Fig. 2 unfused, the NeRF MLP
+//                   layer by layer)
+//   multi_stream    one stage of 2 and of 4 concurrent cuDNN convolutions (IOS Fig. 1.2's
+//                   convolutions), each on its own stream, ended by a device synchronisation
+//   e2e_ios         IOS Fig. 1.2's five schedules (Sequential, Greedy, IOS-Merge, -Parallel,
+//                   -Both; searched with the model on the config), end to end on the stage
+//                   executor
+//   e2e_graphturbo  GraphTurbo Table 5's ResNet18-Tailor at batch 64, cuDNN per layer
+//   e2e_welder      Welder Fig. 13's ViT-S/32 at batch 8, Welder-none and Welder, each kernel one
+//                   launch of the tile-program interpreter (the model prices Welder's kernels as
+//                   generated code: the interpreter is not modelled, see the notes)
+// Layer normalization has no kernel in the suite (the stage executor refuses it; cuDNN has none),
+// so the suite has no layer-norm case.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/cuda/runtime.h"
+#include "common/hw/hardware.h"
+
+namespace dgs::validation {
+
+struct MeasureOptions {
+  gpu::TimingProtocol timing{2, 5, 5};  // warm-up, runs per sample, samples (median)
+  uint64_t seed = 1;
+};
+
+struct ValidationCase {
+  std::string id;      // unique and stable, e.g. "gemm.1024.64x64x8/4x4"
+  std::string family;  // the summary's group: a suite family, cudnn_conv, sequence, ...
+  std::string shape;   // what it computes
+  bool end_to_end = false;
+  // The model's latency (ms) on `spec`: with the suite-kernel model, and as the model priced the
+  // same launches before it (library-class efficiencies; equal for library kernels).
+  std::function<double(const GpuSpec&)> predict_ms;
+  std::function<double(const GpuSpec&)> predict_before_ms;
+  // Runs the case on the live GPU, returns the median latency (ms). Throws without a GPU.
+  std::function<double(const MeasureOptions&)> measure_ms;
+};
+
+// The suite, in a fixed order. `full`: ResNet-50 and Inception V3 convolutions at batch 32 too
+// and every end-to-end case (gpu_validate's default); false: batch 1 only (quicker).
+std::vector<ValidationCase> validation_cases(bool full = true);
+
+// Schedule-vs-schedule comparisons: the latency of `a` over that of `b` (a speedup of b over a
+// when > 1), measured and predicted; its sign (which is faster) must agree.
+struct CasePair {
+  std::string a, b;
+  std::string what;
+};
+std::vector<CasePair> validation_pairs();
+
+}  // namespace dgs::validation
