@@ -35,7 +35,15 @@ install_missing() {
   fi
 }
 
+# nvcc on PATH or under /usr/local/cuda: the CUDA kernels are built, with CUTLASS's headers.
+have_nvcc() {
+  command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
 configure_and_build() {
+  # CUTLASS (header-only, pinned): fetched once with pip into the build folder, where CMake
+  # looks for it (cmake/cutlass.cmake); without nvcc nothing is fetched.
+  if have_nvcc; then "$ROOT/tools/fetch_cutlass.sh" --build-dir "$BUILD_DIR"; fi
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
   local gen=()
@@ -47,7 +55,7 @@ configure_and_build() {
 
 case "${1:-}" in
   reproduce)
-    install_missing
+    install_missing $(have_nvcc && echo python3-pip)
     configure_and_build
     # The papers of CMakeLists.txt's DGS_PAPERS, written by CMake into the build folder.
     while read -r -u 3 p; do
@@ -60,7 +68,7 @@ case "${1:-}" in
     echo "== reports written to $ROOT/reports/"
     ;;
   test)
-    install_missing
+    install_missing $(have_nvcc && echo python3-pip)
     configure_and_build
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
     # Then the reliability stage (sanitizer build, fuzzers, the suite under ASan + UBSan), unless
