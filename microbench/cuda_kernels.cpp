@@ -315,7 +315,7 @@ BENCHMARK(BM_Fig2Library_Unfused)->UseManualTime()->Unit(benchmark::kMillisecond
 
 void BM_Fig2Library_Fused(benchmark::State& state) {
   Fig2Section2 w;
-  const CutlassSoftmaxTile t = cutlass_gemm_softmax_tiles().front();
+  const CutlassSoftmaxTile t = cutlass_gemm_softmax_tiles().at(static_cast<size_t>(state.range(0)));
   state.SetLabel(t.str());
   time_iterations(
       state,
@@ -325,7 +325,7 @@ void BM_Fig2Library_Fused(benchmark::State& state) {
       },
       Fig2Section2::flops());
 }
-BENCHMARK(BM_Fig2Library_Fused)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Fig2Library_Fused)->DenseRange(0, 1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ResNet18-Tailor at batch 64 (reproductions/graphturbo/tailor.h): stage s has 64 << s channels
 // on a 56 >> s image; its 3x3 conv has stride 2 from stage 2 on; layer 2s is the 3x3, 2s+1 the 1x1.

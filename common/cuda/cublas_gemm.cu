@@ -36,10 +36,13 @@ struct LtPlan {
   }
 };
 
-// Everything that decides a plan (pointers, alpha and the bias pointer are set per call).
-using PlanKey = std::tuple<int64_t, int64_t, int64_t, int64_t,              // batch, m, n, k
-                           bool, int64_t, int64_t, bool, int64_t, int64_t,  // A, B operands
-                           int64_t, int64_t, int, bool, bool>;  // ldc, c batch, act, bias, beta
+// Everything that decides a plan (pointers, alpha and the bias pointer are set per call; the
+// pointers' alignments choose among algorithms): batch, m, n, k; A' (the memory of B) and B'
+// (that of A) as transpose, ld, batch stride; ldc, C's batch stride, activation, bias, residual;
+// the alignments of A', B', C and D.
+using PlanKey =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t, bool, int64_t, int64_t,
+               int64_t, int64_t, int, bool, bool, uint32_t, uint32_t, uint32_t, uint32_t>;
 
 cublasLtMatrixLayout_t make_layout(uint64_t rows, uint64_t cols, int64_t ld, int64_t batch,
                                    int64_t batch_stride) {
@@ -88,6 +91,9 @@ void blas_gemm(KernelLauncher& l, BlasContext& ctx, int64_t batch, int64_t m, in
   const bool relu = e.act == Activation::Relu, bias = e.bias != nullptr;
   const bool residual = e.residual != nullptr;
   BlasContext::Impl& x = ctx.impl();
+  const float* cin = e.residual ? e.residual : c.data;
+  const uint32_t align[4] = {blas_alignment(b.data), blas_alignment(a.data), blas_alignment(cin),
+                             blas_alignment(c.data)};
   const PlanKey key{batch,
                     m,
                     n,
@@ -102,7 +108,11 @@ void blas_gemm(KernelLauncher& l, BlasContext& ctx, int64_t batch, int64_t m, in
                     c.batch_stride,
                     relu ? 1 : 0,
                     bias,
-                    residual};
+                    residual,
+                    align[0],
+                    align[1],
+                    align[2],
+                    align[3]};
   std::unique_ptr<LtPlan>& slot = x.plans[key];
   if (!slot) {
     auto p = std::make_unique<LtPlan>();
@@ -144,6 +154,11 @@ void blas_gemm(KernelLauncher& l, BlasContext& ctx, int64_t batch, int64_t m, in
     const cublasStatus_t st = [&] {
       cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
           pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+      const cublasLtMatmulPreferenceAttributes_t kAlign[4] = {
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+      for (int i = 0; i < 4 && s == CUBLAS_STATUS_SUCCESS; ++i)
+        s = cublasLtMatmulPreferenceSetAttribute(pref, kAlign[i], &align[i], sizeof align[i]);
       if (s != CUBLAS_STATUS_SUCCESS) return s;
       return cublasLtMatmulAlgoGetHeuristic(x.lt, p->desc, p->a, p->b, p->c, p->c, pref, 1, &result,
                                             &found);
@@ -164,7 +179,6 @@ void blas_gemm(KernelLauncher& l, BlasContext& ctx, int64_t batch, int64_t m, in
         cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
   }
   const float alpha = e.alpha;
-  const float* cin = e.residual ? e.residual : c.data;
   DGS_CUBLAS_CHECK(cublasLtMatmul(x.lt, p.desc, &alpha, b.data, p.a, a.data, p.b, &p.beta, cin, p.c,
                                   c.data, p.c, &p.algo, x.workspace.data(), x.workspace.bytes(),
                                   static_cast<cudaStream_t>(l.stream_handle())));

@@ -81,6 +81,13 @@ BlasOperand blas_operand(const MatrixArg& m, int64_t rows, int64_t cols, const s
               "least the other extent");
 }
 
+uint32_t blas_alignment(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  uint32_t al = 256;
+  while (al > 1 && a % al != 0) al /= 2;
+  return al;
+}
+
 std::string blas_gemm_unsupported(int64_t batch, int64_t m, int64_t n, int64_t k,
                                   const MatrixArg& a, const MatrixArg& b, const OutMatrixArg& c,
                                   const Epilogue& e) {
@@ -220,7 +227,7 @@ std::string CutlassSoftmaxTile::str() const {
 
 std::vector<CutlassSoftmaxTile> cutlass_gemm_softmax_tiles() {
   // common/cuda/cutlass/cutlass_gemm_softmax.cu instantiates exactly these.
-  return {{32, 128}};
+  return {{32, 128}, {64, 128}};
 }
 
 std::string cutlass_gemm_softmax_unsupported(const CutlassSoftmaxTile& t, int64_t m, int64_t n,

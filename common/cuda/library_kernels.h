@@ -109,6 +109,10 @@ struct BlasOperand {
 // stride is 1 (cuBLAS needs unit stride along one dimension) or the leading dimension is smaller
 // than the extent it spans.
 BlasOperand blas_operand(const MatrixArg& m, int64_t rows, int64_t cols, const std::string& name);
+// The alignment cuBLASLt's heuristic is told a buffer has: the largest power of two up to 256
+// dividing its address (its default assumption is 256: a view into a buffer, such as a batch
+// slice, could otherwise get an algorithm its alignment does not allow). 256 for nullptr.
+uint32_t blas_alignment(const void* p);
 // "" when blas_gemm runs this GEMM, else why not: non-positive sizes, an operand without a unit
 // stride, an output that is not row-major with unit column stride, a residual with another layout
 // than the output (it is cuBLAS's C matrix), a GELU epilogue (cuBLASLt's GELU epilogue does not

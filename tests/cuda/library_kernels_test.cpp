@@ -107,6 +107,14 @@ TEST(BlasGemm, RowMajorAndTransposedOperandsMapToColumnMajorViews) {
   EXPECT_EQ(o.ld, 6);
 }
 
+TEST(BlasGemm, AlignmentOfViews) {
+  EXPECT_EQ(gpu::blas_alignment(nullptr), 256u);
+  EXPECT_EQ(gpu::blas_alignment(reinterpret_cast<const void*>(uintptr_t{0x7f0000000000})), 256u);
+  EXPECT_EQ(gpu::blas_alignment(reinterpret_cast<const void*>(uintptr_t{0x7f0000000040})), 64u);
+  // A float view 3 elements into a buffer: 4-byte aligned only.
+  EXPECT_EQ(gpu::blas_alignment(reinterpret_cast<const void*>(uintptr_t{0x7f000000000c})), 4u);
+}
+
 TEST(BlasGemm, RefusesOperandsWithoutAUnitStride) {
   try {
     (void)gpu::blas_operand(gpu::MatrixArg{nullptr, 12, 2, 0}, 4, 6, "B");
@@ -237,6 +245,7 @@ TEST(CutlassB2b, RefusesWhatTheFusionCannotRun) {
 TEST(CutlassGemmSoftmax, ShapeChecks) {
   const gpu::CutlassSoftmaxTile t = gpu::cutlass_gemm_softmax_tiles().front();
   EXPECT_EQ(t.str(), "cutlass 32x128");
+  EXPECT_EQ(gpu::cutlass_gemm_softmax_tiles().back().str(), "cutlass 64x128");
   EXPECT_EQ(gpu::cutlass_gemm_softmax_unsupported(t, 98304, 128, 64), "");
   EXPECT_EQ(gpu::cutlass_gemm_softmax_unsupported(t, 5, 1, 1), "");
   EXPECT_NE(gpu::cutlass_gemm_softmax_unsupported(t, 98304, 129, 64).find("exceed"),

@@ -12,8 +12,8 @@
 // writes the unnormalised product and normalises it in further kernels; Welder's fused kernel
 // keeps the product on chip, as this one does.)
 //
-// Instantiated tile (cutlass_gemm_softmax_tiles()): 32 rows x 128 columns per threadblock,
-// k-step 8, two 32x64 warps, 3 stages.
+// Instantiated tiles (cutlass_gemm_softmax_tiles()): 32 or 64 rows x 128 columns per
+// threadblock, k-step 8, 32x64 warps (two or four), 3 stages.
 #include <cmath>
 
 #include "common/cuda/cutlass/cutlass_common.cuh"
@@ -241,6 +241,8 @@ void cutlass_gemm_softmax(KernelLauncher& l, const CutlassSoftmaxTile& t, int64_
     throw Error("CUTLASS GEMM + softmax: " + why);
   if (t == CutlassSoftmaxTile{32, 128})
     return run<SoftmaxGemm<32, 128>>(l, m, n, k, a, b, d, scale);
+  if (t == CutlassSoftmaxTile{64, 128})
+    return run<SoftmaxGemm<64, 128>>(l, m, n, k, a, b, d, scale);
   throw Error("CUTLASS GEMM + softmax: tile " + t.str() +
               " is listed by cutlass_gemm_softmax_tiles() but not instantiated");
 }
