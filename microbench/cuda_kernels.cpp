@@ -268,7 +268,9 @@ void gemm_label(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
 }
 
 void BM_CublasSgemm(benchmark::State& state) {
-  const auto [m, n, k] = kGemmShapes[state.range(0)];
+  // Plain copies (clang 14 cannot capture structured bindings in the lambda).
+  const int64_t m = kGemmShapes[state.range(0)][0], n = kGemmShapes[state.range(0)][1],
+                k = kGemmShapes[state.range(0)][2];
   DeviceBuffer a = filled(m * k), b = filled(k * n), c = filled(m * n);
   gemm_label(state, m, n, k);
   time_iterations(
@@ -279,7 +281,9 @@ void BM_CublasSgemm(benchmark::State& state) {
 BENCHMARK(BM_CublasSgemm)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_BlasGemm(benchmark::State& state) {
-  const auto [m, n, k] = kGemmShapes[state.range(0)];
+  // Plain copies (clang 14 cannot capture structured bindings in the lambda).
+  const int64_t m = kGemmShapes[state.range(0)][0], n = kGemmShapes[state.range(0)][1],
+                k = kGemmShapes[state.range(0)][2];
   DeviceBuffer a = filled(m * k), b = filled(k * n), c = filled(m * n);
   gemm_label(state, m, n, k);
   time_iterations(
