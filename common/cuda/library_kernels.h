@@ -1,5 +1,6 @@
 #pragma once
-// Library-class kernels for the measured mode, where the papers' baselines use a vendor library:
+// Library-class kernels for the measured mode, where the papers' baselines use a vendor library
+// (README, "Measured mode", lists which measured item runs which):
 //
 //   cuBLASLt  blas_gemm          FP32 (batched, strided) GEMM with alpha, per-column bias,
 //                                residual add and ReLU in cuBLASLt's epilogue: the stage
@@ -7,22 +8,19 @@
 //   cuBLAS    cublas_sgemm       plain cublasSgemm, the baseline the benchmarks compare with.
 //   CUTLASS   (common/cuda/cutlass/, the release pinned in cmake/cutlass.cmake)
 //             cutlass_conv2d_f16 implicit-GEMM convolution, FP16 NHWC on tensor cores with FP32
-//                                accumulation, ReLU in the epilogue: GraphTurbo Table 5's
-//                                per-layer kernels ("TVM wrapping CUTLASS", §5.6).
+//                                accumulation, ReLU in the epilogue (a layer per kernel).
 //             cutlass_b2b_conv2d_f16
 //                                CUTLASS's back-to-back convolution fusion (its example
 //                                13_two_tensor_op_fusion): conv+ReLU -> 1x1 conv+ReLU in one
-//                                kernel, the first output kept in registers or shared memory:
-//                                Table 5's two-conv fusion and, on batch slices, its instance
-//                                split.
+//                                kernel, the first output kept in registers or shared memory.
 //             cutlass_gemm_softmax
 //                                FP32 GEMM on CUDA cores (CUTLASS's SIMT main loop) whose
 //                                epilogue normalises each whole output row (softmax) before the
-//                                single store: Welder Fig. 2's fused Matmul+Softmax.
-//   cuDNN     cudnn_conv2d_f16   FP16 NHWC convolution + ReLU
-//   (cudnnConvolutionBiasActivationForward,
-//                                tensor cores, FP32 accumulation): Table 5's per-layer library
-//                                baseline in the precision its CUTLASS kernels use.
+//                                single store: GEMM + softmax fused in one kernel.
+//   cuDNN     CudnnConvF16       FP16 NHWC convolution + ReLU through
+//                                cudnnConvolutionBiasActivationForward (tensor cores, FP32
+//                                accumulation): the library baseline of the CUTLASS convolutions
+//                                in their precision and layout.
 //   layout    nchw_f32_to_nhwc_f16, nhwc_f16_to_nchw_f32: the suite's FP32 NCHW tensors to and
 //             from the FP16 NHWC operands of the tensor-core kernels (weights OIHW -> KRSC are the
 //             same transform with n = K).

@@ -1,7 +1,7 @@
 // CUTLASS's back-to-back convolution fusion (library_kernels.h: cutlass_b2b_conv2d_f16): conv0
 // (any window) + ReLU, then a 1x1 conv1 + ReLU, in one kernel, FP16 NHWC on tensor cores with
-// FP32 accumulation. The fused kernel is CUTLASS's example 13_two_tensor_op_fusion (the kernels
-// GraphTurbo's §5.6 CUTLASS baseline fuses with; fetched with the headers, cmake/cutlass.cmake):
+// FP32 accumulation. The fused kernel is CUTLASS's example 13_two_tensor_op_fusion (fetched with
+// the headers, cmake/cutlass.cmake):
 // a threadblock computes a tile of conv0's output pixels over ALL its channels, rounds it to FP16
 // and feeds it to conv1 as the A operand, so conv0's output never reaches global memory.
 // Instantiations (the list cutlass_b2b_configs() returns; threadblock N = the width, so every

@@ -1,5 +1,5 @@
 // CUTLASS GEMM with a row-softmax epilogue, FP32 on CUDA cores (library_kernels.h:
-// cutlass_gemm_softmax): Welder Fig. 2's fused Matmul+Softmax in one kernel.
+// cutlass_gemm_softmax): a GEMM and the softmax of its rows in one kernel.
 //
 // The main loop is CUTLASS's Ampere SIMT GEMM (multistage cp.async pipeline); the epilogue is
 // CUTLASS's EpilogueWithVisitor (accumulators exchanged through shared memory, then handed to a
@@ -9,8 +9,8 @@
 // store. The threadblock's N is the widest row (n_max): every row lies in one threadblock, and
 // static_asserts check that one group of lanes of one warp holds a whole row in each step, so a
 // row never needs a second pass or a second kernel. (CUTLASS's own example 35_gemm_softmax
-// writes the unnormalised product and normalises it in further kernels; Welder's fused kernel
-// keeps the product on chip, as this one does.)
+// writes the unnormalised product and normalises it in further kernels; this one keeps the
+// product on chip.)
 //
 // Instantiated tiles (cutlass_gemm_softmax_tiles()): 32 or 64 rows x 128 columns per
 // threadblock, k-step 8, 32x64 warps (two or four), 3 stages.
