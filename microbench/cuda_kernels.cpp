@@ -263,36 +263,43 @@ BlasContext& blas() {
 
 const int64_t kGemmShapes[][3] = {{1024, 1024, 1024}, {4096, 4096, 4096}, {98304, 128, 64}};
 
-void gemm_label(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
-  state.SetLabel(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-}
+// One of kGemmShapes (range(0)), its operands, and the label "MxNxK".
+struct GemmShapeBuffers {
+  int64_t m, n, k;
+  DeviceBuffer a, b, c;
+  explicit GemmShapeBuffers(benchmark::State& state)
+      : m(kGemmShapes[state.range(0)][0]),
+        n(kGemmShapes[state.range(0)][1]),
+        k(kGemmShapes[state.range(0)][2]),
+        a(filled(m * k)),
+        b(filled(k * n)),
+        c(filled(m * n)) {
+    state.SetLabel(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+  }
+  double flops() const { return 2.0 * m * n * k; }
+};
 
 void BM_CublasSgemm(benchmark::State& state) {
-  // Plain copies (clang 14 cannot capture structured bindings in the lambda).
-  const int64_t m = kGemmShapes[state.range(0)][0], n = kGemmShapes[state.range(0)][1],
-                k = kGemmShapes[state.range(0)][2];
-  DeviceBuffer a = filled(m * k), b = filled(k * n), c = filled(m * n);
-  gemm_label(state, m, n, k);
+  const GemmShapeBuffers g(state);
   time_iterations(
       state,
-      [&] { cublas_sgemm(device().launcher, blas(), m, n, k, a.floats(), b.floats(), c.floats()); },
-      2.0 * m * n * k);
+      [&] {
+        cublas_sgemm(device().launcher, blas(), g.m, g.n, g.k, g.a.floats(), g.b.floats(),
+                     g.c.floats());
+      },
+      g.flops());
 }
 BENCHMARK(BM_CublasSgemm)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_BlasGemm(benchmark::State& state) {
-  // Plain copies (clang 14 cannot capture structured bindings in the lambda).
-  const int64_t m = kGemmShapes[state.range(0)][0], n = kGemmShapes[state.range(0)][1],
-                k = kGemmShapes[state.range(0)][2];
-  DeviceBuffer a = filled(m * k), b = filled(k * n), c = filled(m * n);
-  gemm_label(state, m, n, k);
+  const GemmShapeBuffers g(state);
   time_iterations(
       state,
       [&] {
-        blas_gemm(device().launcher, blas(), 1, m, n, k, row_major(a.floats(), k),
-                  row_major(b.floats(), n), row_major_out(c.floats(), n));
+        blas_gemm(device().launcher, blas(), 1, g.m, g.n, g.k, row_major(g.a.floats(), g.k),
+                  row_major(g.b.floats(), g.n), row_major_out(g.c.floats(), g.n));
       },
-      2.0 * m * n * k);
+      g.flops());
 }
 BENCHMARK(BM_BlasGemm)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -61,39 +61,22 @@ gpu::GemmTile nearest_gemm_tile(const std::vector<int64_t>& t) {
   return best;
 }
 
-// The instantiated fused GEMM+softmax tile whose row (n_max) holds `n` columns and whose row
-// count is nearest to the scheduler's.
-gpu::SoftmaxTile nearest_softmax_tile(const std::vector<int64_t>& t, int64_t n) {
+// The instantiated fused GEMM+softmax tile (of `tiles`: the suite's SoftmaxTile or CUTLASS's)
+// whose row (n_max) holds `n` columns and whose row count is nearest to the scheduler's.
+template <class Tile>
+Tile nearest_fused_tile(const std::vector<Tile>& tiles, const std::vector<int64_t>& t, int64_t n,
+                        const std::string& kernels) {
   check_tile_rank(t, "fused");
-  const gpu::SoftmaxTile* best = nullptr;
+  const Tile* best = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
-  const std::vector<gpu::SoftmaxTile> tiles = gpu::gemm_softmax_tiles();
-  for (const gpu::SoftmaxTile& s : tiles) {
+  for (const Tile& s : tiles) {
     if (s.n_max < n) continue;
     const double d = log_distance(s.bm, static_cast<double>(t[0]));
     if (d < best_d) best_d = d, best = &s;
   }
   if (!best)
-    throw Error("fig2 measured: no instantiated gemm_softmax tile holds a row of " +
-                std::to_string(n) + " columns (common/cuda/gemm_softmax_kernels.h)");
-  return *best;
-}
-
-// The instantiated CUTLASS GEMM+softmax tile whose row holds `n` columns and whose row count is
-// nearest to the scheduler's.
-gpu::CutlassSoftmaxTile nearest_cutlass_softmax_tile(const std::vector<int64_t>& t, int64_t n) {
-  check_tile_rank(t, "fused");
-  const gpu::CutlassSoftmaxTile* best = nullptr;
-  double best_d = std::numeric_limits<double>::infinity();
-  const std::vector<gpu::CutlassSoftmaxTile> tiles = gpu::cutlass_gemm_softmax_tiles();
-  for (const gpu::CutlassSoftmaxTile& s : tiles) {
-    if (s.n_max < n) continue;
-    const double d = log_distance(s.bm, static_cast<double>(t[0]));
-    if (d < best_d) best_d = d, best = &s;
-  }
-  if (!best)
-    throw Error("fig2 measured: no instantiated CUTLASS GEMM+softmax tile holds a row of " +
-                std::to_string(n) + " columns (common/cuda/library_kernels.h)");
+    throw Error("fig2 measured: no instantiated " + kernels + " tile holds a row of " +
+                std::to_string(n) + " columns");
   return *best;
 }
 
@@ -185,7 +168,9 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   const int sm_rows = softmax_rows_per_block(model.softmax_tile);
   const gpu::GemmTile mm_aligned_tile = nearest_gemm_tile(model.fused_tile);
   const int sm_aligned_rows = softmax_rows_per_block(model.fused_tile);
-  const gpu::SoftmaxTile fused_tile = nearest_softmax_tile(model.fused_tile, kFig2N);
+  const gpu::SoftmaxTile fused_tile =
+      nearest_fused_tile(gpu::gemm_softmax_tiles(), model.fused_tile, kFig2N,
+                         "gemm_softmax (common/cuda/gemm_softmax_kernels.h)");
 
   const Graph g_mm = fig2_fragment(Fragment::Matmul);
   const Graph g_sm = fig2_fragment(Fragment::Softmax);
@@ -245,7 +230,8 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   // own tile (unfused), and CUTLASS's SIMT GEMM with the row softmax in its epilogue (fused).
   gpu::BlasContext blas(false);  // FP32 on CUDA cores, as the paper's V100 FP32 run
   const gpu::CutlassSoftmaxTile cutlass_tile =
-      nearest_cutlass_softmax_tile(model.fused_tile, kFig2N);
+      nearest_fused_tile(gpu::cutlass_gemm_softmax_tiles(), model.fused_tile, kFig2N,
+                         "CUTLASS GEMM+softmax (common/cuda/library_kernels.h)");
   add(measure_kernel(
           g_mm,
           [&](gpu::KernelLauncher& l, const gpu::DeviceTensors& d) {
