@@ -37,7 +37,15 @@ install_missing() {
   fi
 }
 
+# nvcc on PATH or under /usr/local/cuda: the CUDA kernels are built, with CUTLASS's headers.
+have_nvcc() {
+  command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
 configure() {
+  # CUTLASS (header-only, pinned): fetched once with pip into the build folder, where CMake
+  # looks for it (cmake/cutlass.cmake); without nvcc nothing is fetched.
+  if have_nvcc; then "$ROOT/tools/fetch_cutlass.sh" --build-dir "$BUILD_DIR"; fi
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
   local gen=()
@@ -55,7 +63,7 @@ build() {
 
 case "${1:-}" in
   reproduce)
-    install_missing
+    install_missing $(have_nvcc && echo python3-pip)
     configure
     # Only what reproducing needs: the papers' executables and the page (no tests, no
     # benchmarks). The papers are CMakeLists.txt's DGS_PAPERS, written by CMake to papers.txt.
@@ -74,7 +82,7 @@ case "${1:-}" in
     ;;
   test)
     # chromium: the report page's browser test (tests/report/committed_page_test.cpp).
-    install_missing chromium
+    install_missing chromium $(have_nvcc && echo python3-pip)
     configure
     build
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")

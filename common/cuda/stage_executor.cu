@@ -16,6 +16,7 @@
 #include "common/cuda/cuda_check.cuh"
 #include "common/cuda/device.h"
 #include "common/cuda/gemm_kernels.h"
+#include "common/cuda/library_kernels.h"
 #include "common/cuda/tensor_kernels.h"
 #include "common/exec/executor.h"
 #include "common/graph/window.h"
@@ -205,7 +206,8 @@ struct Context {
   cudnnHandle_t cudnn = nullptr;
   DeviceBuffer workspace;
   KernelLauncher launcher;
-  Event done;  // joins this stream into stream 0 at the end of a pass
+  Event done;                         // joins this stream into stream 0 at the end of a pass
+  std::unique_ptr<BlasContext> blas;  // cuBLASLt, created by the first Gemm/MatMul on it
   explicit Context(size_t ws_bytes) : workspace(ws_bytes), launcher(stream) {
     DGS_CUDNN_CHECK(cudnnCreate(&cudnn));
     DGS_CUDNN_CHECK(cudnnSetStream(cudnn, static_cast<cudaStream_t>(stream.handle())));
@@ -1052,6 +1054,18 @@ struct StageExecutor::Impl {
                  StridedView{ystr, offset});
   }
 
+  // Gemm and MatMul: cuBLASLt (library_kernels.h), or the suite's tiled GEMM for an operand
+  // layout cuBLAS cannot take (blas_gemm_unsupported says which).
+  void gemm_kernel(Context& cx, int64_t batch, int64_t m, int64_t n, int64_t k, const MatrixArg& a,
+                   const MatrixArg& b, const OutMatrixArg& c, const Epilogue& e = {}) {
+    if (blas_gemm_unsupported(batch, m, n, k, a, b, c, e).empty()) {
+      if (!cx.blas) cx.blas = std::make_unique<BlasContext>(opts.allow_tf32);
+      blas_gemm(cx.launcher, *cx.blas, batch, m, n, k, a, b, c, e);
+    } else {
+      gemm(cx.launcher, default_gemm_tile(), batch, m, n, k, a, b, c, e);
+    }
+  }
+
   void run_gemm(int oi, Context& cx) {
     const Op& op = g.op(oi);
     const Shape& as = in_shape(oi, 0);
@@ -1075,8 +1089,7 @@ struct StageExecutor::Impl {
         unsupported(g, oi, "C of shape " + shape_str(cs) + "; expected [N], [1,N] or [M,N]");
       }
     }
-    gemm(cx.launcher, default_gemm_tile(), 1, m, n, k, a, b,
-         OutMatrixArg{buf(oi, op.outputs[0]), n, 1, 0}, e);
+    gemm_kernel(cx, 1, m, n, k, a, b, OutMatrixArg{buf(oi, op.outputs[0]), n, 1, 0}, e);
   }
 
   void run_matmul(int oi, Context& cx) {
@@ -1094,8 +1107,7 @@ struct StageExecutor::Impl {
     };
     const MatrixArg a{buf(oi, op.inputs[0]), k, 1, batch_stride(a_batch, m * k)};
     const MatrixArg b{buf(oi, op.inputs[1]), n, 1, batch_stride(b_batch, k * n)};
-    gemm(cx.launcher, default_gemm_tile(), batch, m, n, k, a, b,
-         OutMatrixArg{buf(oi, op.outputs[0]), n, 1, m * n});
+    gemm_kernel(cx, batch, m, n, k, a, b, OutMatrixArg{buf(oi, op.outputs[0]), n, 1, m * n});
   }
 
   void run_op(int oi, Context& cx) {

@@ -18,7 +18,9 @@
 //    pooling, activation (Relu/Sigmoid/Tanh), softmax and batch-norm inference through cuDNN;
 //    the suite's own kernels (common/cuda/tensor_kernels.h) for concat, split, slice, transpose,
 //    expand, pad, broadcasting element-wise ops and pooling windows cuDNN cannot express;
-//    Gemm/MatMul through the suite's tiled GEMM (common/cuda/gemm_kernels.h). Layout-only ops
+//    Gemm/MatMul through cuBLASLt (common/cuda/library_kernels.h: bias, residual and alpha in
+//    its epilogue; FP32 on CUDA cores unless allow_tf32), the suite's tiled GEMM
+//    (common/cuda/gemm_kernels.h) only for an operand layout cuBLAS cannot take. Layout-only ops
 //    (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) alias their input: no kernel.
 //  - A Merged task (operator merge) holds convolutions that share their input (plus, after
 //    them, element-wise ops of the task): their kernels are zero-padded to the largest and
@@ -65,7 +67,7 @@ struct StageExecutorOptions {
   // The most contexts (streams) the executor creates, i.e. the widest stage it runs: a stage with
   // more tasks is refused in one line. 0: no limit.
   int max_streams = 0;
-  bool allow_tf32 = false;     // false: CUDNN_FMA_MATH (FP32 on CUDA cores)
+  bool allow_tf32 = false;     // false: CUDNN_FMA_MATH and CUBLAS_COMPUTE_32F (FP32 on CUDA cores)
   bool fuse_conv_relu = true;  // a Conv whose only consumer is the next op, a Relu: one cuDNN call
 };
 

@@ -13,6 +13,7 @@
 #include "common/cuda/gemm_kernels.h"
 #include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/kernel_testbed.h"
+#include "common/cuda/library_kernels.h"
 #include "common/cuda/runtime.h"
 #include "common/graph/graph.h"
 #include "common/report/report.h"
@@ -60,21 +61,22 @@ gpu::GemmTile nearest_gemm_tile(const std::vector<int64_t>& t) {
   return best;
 }
 
-// The instantiated fused GEMM+softmax tile whose row (n_max) holds `n` columns and whose row
-// count is nearest to the scheduler's.
-gpu::SoftmaxTile nearest_softmax_tile(const std::vector<int64_t>& t, int64_t n) {
+// The instantiated fused GEMM+softmax tile (of `tiles`: the suite's SoftmaxTile or CUTLASS's)
+// whose row (n_max) holds `n` columns and whose row count is nearest to the scheduler's.
+template <class Tile>
+Tile nearest_fused_tile(const std::vector<Tile>& tiles, const std::vector<int64_t>& t, int64_t n,
+                        const std::string& kernels) {
   check_tile_rank(t, "fused");
-  const gpu::SoftmaxTile* best = nullptr;
+  const Tile* best = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
-  const std::vector<gpu::SoftmaxTile> tiles = gpu::gemm_softmax_tiles();
-  for (const gpu::SoftmaxTile& s : tiles) {
+  for (const Tile& s : tiles) {
     if (s.n_max < n) continue;
     const double d = log_distance(s.bm, static_cast<double>(t[0]));
     if (d < best_d) best_d = d, best = &s;
   }
   if (!best)
-    throw Error("fig2 measured: no instantiated gemm_softmax tile holds a row of " +
-                std::to_string(n) + " columns (common/cuda/gemm_softmax_kernels.h)");
+    throw Error("fig2 measured: no instantiated " + kernels + " tile holds a row of " +
+                std::to_string(n) + " columns");
   return *best;
 }
 
@@ -166,7 +168,9 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   const int sm_rows = softmax_rows_per_block(model.softmax_tile);
   const gpu::GemmTile mm_aligned_tile = nearest_gemm_tile(model.fused_tile);
   const int sm_aligned_rows = softmax_rows_per_block(model.fused_tile);
-  const gpu::SoftmaxTile fused_tile = nearest_softmax_tile(model.fused_tile, kFig2N);
+  const gpu::SoftmaxTile fused_tile =
+      nearest_fused_tile(gpu::gemm_softmax_tiles(), model.fused_tile, kFig2N,
+                         "gemm_softmax (common/cuda/gemm_softmax_kernels.h)");
 
   const Graph g_mm = fig2_fragment(Fragment::Matmul);
   const Graph g_sm = fig2_fragment(Fragment::Softmax);
@@ -208,7 +212,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
             gpu::row_softmax(l, sm_rows, kFig2Rows, kFig2N, c, d.at("softmax:0"));
           },
           seed),
-      "unfused", tile_str(model.matmul_tile) + " + " + tile_str(model.softmax_tile),
+      "unfused (suite tiles)", tile_str(model.matmul_tile) + " + " + tile_str(model.softmax_tile),
       "gemm " + mm_tile.str() + " + " + sm_desc, model.unfused_ms());
   add(measure_kernel(g_mm, gemm_run(mm_aligned_tile), seed), "Matmul (aligned tile)",
       tile_str(model.fused_tile), "gemm " + mm_aligned_tile.str(), model.matmul_aligned_ms);
@@ -221,7 +225,41 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
                               gpu::row_major_out(d.at("softmax:0"), kFig2N));
           },
           seed),
-      "fused", tile_str(model.fused_tile), "gemm_softmax " + fused_tile.str(), model.fused_ms);
+      "fused (suite gemm_softmax)", tile_str(model.fused_tile), "gemm_softmax " + fused_tile.str(),
+      model.fused_ms);
+  // Library-class kernels, the pair the claim compares: cuBLAS's SGEMM then the softmax at its
+  // own tile (unfused), and CUTLASS's SIMT GEMM with the row softmax in its epilogue (fused).
+  gpu::BlasContext blas(false);  // FP32 on CUDA cores, as the paper's V100 FP32 run
+  const gpu::CutlassSoftmaxTile cutlass_tile =
+      nearest_fused_tile(gpu::cutlass_gemm_softmax_tiles(), model.fused_tile, kFig2N,
+                         "CUTLASS GEMM+softmax (common/cuda/library_kernels.h)");
+  add(measure_kernel(
+          g_mm,
+          [&](gpu::KernelLauncher& l, const gpu::DeviceTensors& d) {
+            gpu::cublas_sgemm(l, blas, kFig2Rows, kFig2N, kFig2K, d.at("A"), d.at("B"),
+                              d.at("mm:0"));
+          },
+          seed),
+      "Matmul (cuBLAS)", "-", "cublasSgemm", model.matmul_ms);
+  add(measure_kernel(
+          g_both,
+          [&](gpu::KernelLauncher& l, const gpu::DeviceTensors& d) {
+            float* c = d.at("mm:0");
+            gpu::cublas_sgemm(l, blas, kFig2Rows, kFig2N, kFig2K, d.at("A"), d.at("B"), c);
+            gpu::row_softmax(l, sm_rows, kFig2Rows, kFig2N, c, d.at("softmax:0"));
+          },
+          seed),
+      "unfused", "- + " + tile_str(model.softmax_tile), "cublasSgemm + " + sm_desc,
+      model.unfused_ms());
+  add(measure_kernel(
+          g_both,
+          [&](gpu::KernelLauncher& l, const gpu::DeviceTensors& d) {
+            gpu::cutlass_gemm_softmax(l, cutlass_tile, kFig2Rows, kFig2N, kFig2K, d.at("A"),
+                                      d.at("B"), d.at("softmax:0"));
+          },
+          seed),
+      "fused", tile_str(model.fused_tile), cutlass_tile.str() + " gemm+softmax epilogue",
+      model.fused_ms);
 
   const PaperData p2 = PaperData::load("welder", "fig2.csv");
   Table t({"kernel", "model_tile", "kernel_tile", "measured_ms", "min_ms", "max_ms", "launches",
@@ -252,6 +290,14 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
       tile_str(model.softmax_tile) + " -> " + sm_desc + ", fused " + tile_str(model.fused_tile) +
       " -> gemm_softmax " + fused_tile.str() + ", aligned Matmul -> gemm " + mm_aligned_tile.str() +
       ", aligned Softmax -> " + sm_al_desc);
+  ctx.note(
+      "library kernels (the claim's pair): unfused = cuBLAS SGEMM (FP32, CUDA cores: "
+      "CUBLAS_DEFAULT_MATH) then the softmax above at its own tile; fused = CUTLASS " +
+      std::string(gpu::kCutlassVersion) + " SIMT GEMM whose epilogue normalises each whole row " +
+      "before its one store (tile " + cutlass_tile.str() + ", the instantiated tile nearest to " +
+      tile_str(model.fused_tile) +
+      "; common/cuda/cutlass/cutlass_gemm_softmax.cu); the suite's "
+      "own tiled kernels are the '(suite ...)' rows");
   std::ostringstream check_note;
   check_note << "workload: the §2 simplification (one shared B [64x128], FP32, CUDA cores, no "
                 "scale or mask); each kernel checked once against the CPU reference executor "

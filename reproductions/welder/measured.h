@@ -1,12 +1,16 @@
 #pragma once
 // Welder Fig. 2 in measured mode: the §2 Matmul+Softmax (A [98304x64] . B [64x128], row softmax)
-// run on the live GPU with the suite's GEMM and GEMM+softmax templates (common/cuda/
-// gemm_kernels.h, gemm_softmax_kernels.h): the Matmul alone, the Softmax alone, the unfused
-// sequence, each operator alone at the fused kernel's tile, and the fused GEMM+softmax kernel at
-// the tile Welder's scheduler chose (the nearest instantiated template tile). Each kernel is
-// checked once against the CPU reference executor (common/cuda/kernel_testbed.h) and timed with
-// CUDA events (warm-up + median of repeats, common/cuda/runtime.h) on the same device buffers it
-// was checked on.
+// run on the live GPU, FP32 on CUDA cores as the paper's V100 run:
+//   - with the suite's GEMM and GEMM+softmax templates (common/cuda/gemm_kernels.h,
+//     gemm_softmax_kernels.h) at the tiles Welder's scheduler chose (the nearest instantiated
+//     template tile): the Matmul alone, the Softmax alone, their unfused sequence, each operator
+//     alone at the fused kernel's tile, and the fused kernel ("(suite ...)" rows);
+//   - with library-class kernels, the pair the claim compares: "unfused" = cuBLAS's SGEMM then
+//     the softmax at its own tile, "fused" = CUTLASS's SIMT GEMM with the row softmax in its
+//     epilogue (common/cuda/library_kernels.h), and cuBLAS's Matmul alone.
+// Each kernel is checked once against the CPU reference executor (common/cuda/kernel_testbed.h)
+// and timed with CUDA events (warm-up + median of repeats, common/cuda/runtime.h) on the same
+// device buffers it was checked on.
 //
 // Without a GPU (or in a build without CUDA) measure_fig2 throws one-line dgs::Error.
 #include <cstdint>
@@ -36,9 +40,9 @@ Fig2Model fig2_model(const WelderArch& arch);
 
 // One measured kernel (or kernel sequence) of Fig. 2.
 struct Fig2Measurement {
-  std::string kernel;       // "Matmul (own tile)", ..., "fused"
+  std::string kernel;       // "Matmul (own tile)", ..., "unfused", "fused"
   std::string model_tile;   // the tile the scheduler chose, "[16x128]"
-  std::string kernel_tile;  // the instantiated template tile that ran, "gemm_softmax 16x128"
+  std::string kernel_tile;  // what ran: "gemm_softmax 16x128", "cublasSgemm + ..."
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int64_t launches = 0;   // kernels one run launches, read from the KernelLauncher
   bool verified = false;  // output equals the CPU reference (kGpuTolerance)
