@@ -78,7 +78,10 @@ DsaSpec item_spec(const DsaSpec& base, DsaDataflow df) {
 
 std::string stand_ins(const std::vector<std::string>& labels) {
   std::string s;
-  for (const std::string& l : labels) s += (s.empty() ? "" : "; ") + l;
+  for (const std::string& l : labels) {
+    if (!s.empty()) s += "; ";
+    s += l;
+  }
   return s;
 }
 

@@ -241,8 +241,11 @@ void run_table2(ExperimentContext& ctx) {
     if (!m.note.empty()) ctx.note(m.label + " " + m.name + ": " + m.note);
     const RowRuns& r = runs_of(m);
     std::string tried;
-    for (const auto& [b, thr] : r.gt.autotuned)
-      tried += (tried.empty() ? "" : " ") + std::to_string(b);
+    for (const auto& [b, thr] : r.gt.autotuned) {
+      (void)thr;
+      if (!tried.empty()) tried += ' ';
+      tried += std::to_string(b);
+    }
     t.add_row({m.label, m.name, m.batch, r.tvm.batches_per_cluster, ptvm, r.gt.batches_per_cluster,
                pgt, tried, r.tvm.throughput, pthr, unit});
     Claim c{m.name + ": TVM batches per cluster", pd.source(key),   std::get<double>(ptvm),

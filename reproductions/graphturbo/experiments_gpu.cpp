@@ -119,6 +119,16 @@ std::vector<KernelLaunch> fused_kernels(const Graph& g, const Task& t, const Gpu
   return out;
 }
 
+// "4/2/1/1"
+std::string factors_text(const std::vector<int64_t>& factors) {
+  std::string s;
+  for (int64_t f : factors) {
+    if (!s.empty()) s += '/';
+    s += std::to_string(f);
+  }
+  return s;
+}
+
 enum class GpuSchedule { Tvm, CutlassFusion, GraphTurbo };
 
 // GraphTurbo's plan: a run of consecutive split stages (factor > 1) is one Fused task (its
@@ -148,9 +158,9 @@ Plan gpu_plan(const Graph& g, GpuSchedule s, const std::vector<int64_t>& factors
     p.scheduler = "CUTLASS two-conv fusion";
     for (size_t l = 0; l < layers; l += 2) add(TaskKind::Fused, ops_of(l, 2));
   } else {
-    std::string split;
-    for (int64_t f : factors) split += (split.empty() ? "" : "/") + std::to_string(f);
-    p.scheduler = "GraphTurbo (instances per sub-graph " + split + ")";
+    p.scheduler = "GraphTurbo (instances per sub-graph ";
+    p.scheduler += factors_text(factors);
+    p.scheduler += ")";
     if (factors.size() * 2 != layers) throw Error("table5: one factor per two-conv sub-graph");
     for (size_t st = 0; st < factors.size();) {
       size_t end = st + 1;
@@ -161,12 +171,6 @@ Plan gpu_plan(const Graph& g, GpuSchedule s, const std::vector<int64_t>& factors
     }
   }
   return p;
-}
-
-std::string factors_text(const std::vector<int64_t>& factors) {
-  std::string s;
-  for (int64_t f : factors) s += (s.empty() ? "" : "/") + std::to_string(f);
-  return s;
 }
 
 double gpu_ms(const Graph& g, GpuSchedule s, const GpuSpec& gpu,
@@ -255,7 +259,10 @@ void run_fig18(ExperimentContext& ctx) {
   const TailorSplit split = tailor_algorithm1_split(64, gpu);
   const TailorNetwork recomputed = tailor_instances(64, DType::F16, split.factors);
   std::string factors;
-  for (int64_t f : split.factors) factors += (factors.empty() ? "" : "/") + std::to_string(f);
+  for (int64_t f : split.factors) {
+    if (!factors.empty()) factors += '/';
+    factors += std::to_string(f);
+  }
   ctx.note(
       "schedules 1-3 are Table 5's model-mode schedules at batch 64 with the paper's split of Fig. "
       "18c (2 sub-graphs in 2 instances); schedule 4 is GraphTurbo's split recomputed at batch 64 "
