@@ -1,5 +1,7 @@
 // Claims of a paper, checked against the suite's values: one tolerance rule per kind of quantity.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <ostream>
 
 #include "common/report/report.h"
@@ -13,23 +15,34 @@ constexpr int kClaimSignificantDigits = 4;
 // Count and Ordering claims are equalities; this relative slack only absorbs the rounding of a
 // double (a count of 9.2e22 parsed from text vs computed).
 constexpr double kEqualityRelativeSlack = 1e-9;
+constexpr double kNoSignTest = std::numeric_limits<double>::quiet_NaN();
 
 // The rules, one per ClaimKind, in the enum's order. Chosen once for every paper of the suite:
 // - a ratio (speedup) of two runs on the same model cancels most of the model's absolute error,
-//   so it gets the tighter relative rule;
+//   so it gets the tighter bound, on the log ratio (10% either way); and as an effect it must go
+//   the paper's way: a speedup (> 1) is not reproduced by a slowdown (< 1) of similar size;
 // - an absolute time carries the whole calibration error of the hardware model;
-// - a percentage (reduction, utilisation) is already relative: its rule is in points;
-// - "similar" has no number in the papers: the suite reads it as within 15 points;
+// - a percentage (reduction, share, utilisation, relative difference) is already relative: its
+//   rule is in points; a reduction must not be an increase (the sign test; "similar" is 0, no
+//   sign). One bound for every percentage: the papers' "similar" has no number of its own;
 // - counts and yes/no answers are exact.
 const ClaimRule kRules[] = {
-    {"ratio", true, 0.10, "|ours / paper - 1| <= 10%"},
-    {"time", true, 0.25, "|ours / paper - 1| <= 25%"},
-    {"percentage", false, 10.0, "|ours - paper| <= 10 points"},
-    {"similar", false, 15.0, "|ours - paper| <= 15 points (a relative difference in %)"},
-    {"count", false, 0.0, "ours = paper (exact)"},
-    {"ordering", false, 0.0, "ours = paper (yes/no, exact)"},
+    {"ratio", ClaimBound::LogRatio, 0.10, 1.0,
+     "ours - 1 has the sign of paper - 1 (unless paper = 1), and ours / paper within "
+     "[1/1.1, 1.1]",
+     "two runs on the same model: most of the model's absolute error cancels; a speedup is "
+     "not reproduced by a slowdown"},
+    {"time", ClaimBound::Relative, 0.25, kNoSignTest, "|ours / paper - 1| <= 25%",
+     "an absolute time carries the hardware model's whole calibration error"},
+    {"percentage", ClaimBound::Absolute, 10.0, 0.0,
+     "ours has the sign of paper (unless paper = 0), and |ours - paper| <= 10 points",
+     "already relative; a reduction is not reproduced by an increase; the papers' \"similar\" "
+     "(no number) is 0"},
+    {"count", ClaimBound::Exact, 0.0, kNoSignTest, "ours = paper (exact)", "exact by nature"},
+    {"ordering", ClaimBound::Exact, 0.0, kNoSignTest, "ours = paper (yes/no, exact)",
+     "exact by nature"},
 };
-constexpr int kKinds = static_cast<int>(sizeof(kRules) / sizeof(kRules[0]));
+static_assert(sizeof(kRules) / sizeof(kRules[0]) == kClaimKinds, "one rule per ClaimKind");
 
 // Like format_cell, without trailing zeros after the decimal point ("67", "2.1", "0.25").
 std::string compact(double v) {
@@ -41,11 +54,69 @@ std::string compact(double v) {
   return s;
 }
 
-std::string with_unit(double v, const std::string& unit) {
-  std::string s = compact(v);
-  if (unit.empty()) return s;
-  if (unit == "%" || unit == "x") return s + unit;
-  return s + " " + unit;
+std::string with_unit(const std::string& v, const std::string& unit) {
+  if (unit.empty()) return v;
+  if (unit == "%" || unit == "x") return v + unit;
+  return v + " " + unit;
+}
+
+std::string paper_text(const Claim& c) {
+  if (!c.paper_high) return with_unit(compact(c.paper), c.unit);
+  return with_unit(compact(c.paper) + "-" + compact(*c.paper_high), c.unit);
+}
+
+int sign_of(double v, double neutral) {
+  return v > neutral ? 1 : v < neutral ? -1 : 0;
+}
+
+// The rule of `kind` for one paper value.
+bool rule_holds(const ClaimRule& r, double paper, double ours) {
+  if (!std::isfinite(paper) || !std::isfinite(ours)) return false;
+  if (!std::isnan(r.neutral)) {
+    const int ps = sign_of(paper, r.neutral);
+    if (ps != 0 && sign_of(ours, r.neutral) != ps) return false;
+  }
+  switch (r.bound) {
+    case ClaimBound::LogRatio:
+      if (paper == 0) return ours == 0;
+      if (ours / paper <= 0) return false;
+      return std::fabs(std::log(ours / paper)) <= std::log1p(r.tolerance) + 1e-12;
+    case ClaimBound::Relative:
+      return std::fabs(ours - paper) <= r.tolerance * std::fabs(paper);
+    case ClaimBound::Absolute:
+      return std::fabs(ours - paper) <= r.tolerance;
+    case ClaimBound::Exact:
+      return std::fabs(ours - paper) <= kEqualityRelativeSlack * std::fabs(paper);
+  }
+  return false;
+}
+
+// The interval of ours that the rule accepts against one paper value (the sign test closes it
+// at the neutral value).
+std::pair<double, double> rule_interval(const ClaimRule& r, double paper) {
+  double lo = paper, hi = paper;
+  switch (r.bound) {
+    case ClaimBound::LogRatio:
+      lo = paper / (1 + r.tolerance);
+      hi = paper * (1 + r.tolerance);
+      if (lo > hi) std::swap(lo, hi);
+      break;
+    case ClaimBound::Relative:
+      lo = paper - r.tolerance * std::fabs(paper);
+      hi = paper + r.tolerance * std::fabs(paper);
+      break;
+    case ClaimBound::Absolute:
+      lo = paper - r.tolerance;
+      hi = paper + r.tolerance;
+      break;
+    case ClaimBound::Exact:
+      break;
+  }
+  if (!std::isnan(r.neutral)) {
+    if (paper > r.neutral) lo = std::max(lo, r.neutral);
+    if (paper < r.neutral) hi = std::min(hi, r.neutral);
+  }
+  return {lo, hi};
 }
 
 void print_line(std::ostream& os, const Claim& c) {
@@ -53,40 +124,60 @@ void print_line(std::ostream& os, const Claim& c) {
   v.resize(std::max<size_t>(v.size(), 8), ' ');
   os << "    " << v << "  " << c.text;
   if (!c.source.empty()) os << " [" << c.source << "]";
-  os << ": paper " << with_unit(c.paper, c.unit) << ", ours " << with_unit(c.ours, c.unit);
+  const bool no_ours = !c.checked() && std::isnan(c.ours);  // a row that states what is not run
+  os << ": paper " << paper_text(c) << ", ours "
+     << (no_ours ? "-" : with_unit(compact(c.ours), c.unit));
   if (!c.informational.empty()) {
     os << " (not counted: " << c.informational << ")";
   } else if (!c.calibrated.empty()) {
     os << " (not counted: the calibration target of " << c.calibrated << ")";
   } else {
-    os << " (" << claim_rule(c.kind).name << ")";
+    os << " (" << claim_rule(c.kind).name << (c.paper_high ? ", range" : "") << ")";
     if (!c.stand_in.empty()) os << " [stand-in: " << c.stand_in << "]";
   }
   os << "\n";
 }
 }  // namespace
 
+const char* const kClaimRangeRule =
+    "a paper range [low, high] over its cases, ours one of those cases: ours within the range, "
+    "or the kind's rule holds against the nearer end";
+
 const ClaimRule& claim_rule(ClaimKind kind) {
   const int k = static_cast<int>(kind);
-  if (k < 0 || k >= kKinds) throw Error("claim_rule: unknown claim kind " + std::to_string(k));
+  if (k < 0 || k >= kClaimKinds) throw Error("claim_rule: unknown claim kind " + std::to_string(k));
   return kRules[k];
 }
 
 std::vector<std::string> claim_rule_lines() {
   std::vector<std::string> out;
   for (const ClaimRule& r : kRules) out.push_back(std::string(r.name) + ": " + r.statement);
+  out.push_back(std::string("range: ") + kClaimRangeRule);
   return out;
 }
 
 double Claim::tolerance() const {
   const ClaimRule& r = claim_rule(kind);
-  if (r.tolerance == 0) return kEqualityRelativeSlack * std::fabs(paper);
-  return r.relative ? r.tolerance * std::fabs(paper) : r.tolerance;
+  const double p = paper_high ? *paper_high : paper;
+  if (r.bound == ClaimBound::Exact) return kEqualityRelativeSlack * std::fabs(p);
+  return r.bound == ClaimBound::Absolute ? r.tolerance : r.tolerance * std::fabs(p);
+}
+
+std::pair<double, double> Claim::accepted() const {
+  const ClaimRule& r = claim_rule(kind);
+  const auto lo = rule_interval(r, paper);
+  if (!paper_high) return lo;
+  const auto hi = rule_interval(r, *paper_high);
+  return {std::min(lo.first, hi.first), std::max(lo.second, hi.second)};
 }
 
 bool Claim::holds() const {
-  if (!std::isfinite(paper) || !std::isfinite(ours)) return false;
-  return std::fabs(ours - paper) <= tolerance();
+  const ClaimRule& r = claim_rule(kind);
+  if (!paper_high) return rule_holds(r, paper, ours);
+  if (!std::isfinite(paper) || !std::isfinite(*paper_high) || !std::isfinite(ours)) return false;
+  const double lo = std::min(paper, *paper_high), hi = std::max(paper, *paper_high);
+  if (lo <= ours && ours <= hi) return true;
+  return rule_holds(r, ours < lo ? lo : hi, ours);
 }
 
 std::string Claim::verdict() const {
@@ -130,12 +221,17 @@ std::string ClaimTally::line() const {
 
 void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
   os << "Claims (paper vs ours)\n";
-  bool used[kKinds] = {};
+  bool used[kClaimKinds] = {};
+  bool range = false;
   for (const Claim& c : claims)
-    if (c.checked()) used[static_cast<int>(c.kind)] = true;
-  for (int k = 0; k < kKinds; ++k)
+    if (c.checked()) {
+      used[static_cast<int>(c.kind)] = true;
+      range = range || c.paper_high.has_value();
+    }
+  for (int k = 0; k < kClaimKinds; ++k)
     if (used[k])
       os << "  rule for kind '" << kRules[k].name << "': " << kRules[k].statement << "\n";
+  if (range) os << "  rule for a range: " << kClaimRangeRule << "\n";
   struct Group {
     const char* title;
     bool (*in)(const Claim&);
@@ -147,7 +243,7 @@ void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
        [](const Claim& c) { return c.checked() && !c.stand_in.empty(); }},
       {"calibration point (not counted):",
        [](const Claim& c) { return c.informational.empty() && !c.calibrated.empty(); }},
-      {"informational (cannot deviate; not counted):",
+      {"informational (not counted: it cannot deviate, or is not comparable; each says why):",
        [](const Claim& c) { return !c.informational.empty(); }},
   };
   ClaimTally tally;
@@ -165,14 +261,21 @@ void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
 }
 
 Table claims_table(const std::vector<Claim>& claims) {
-  Table t({"claim", "source", "kind", "paper", "ours", "tolerance", "unit", "against", "verdict",
-           "why"});
+  Table t({"claim", "source", "kind", "paper", "paper_high", "ours", "tolerance", "accepted_low",
+           "accepted_high", "unit", "against", "verdict", "why"});
   for (const Claim& c : claims) {
+    const std::string rule = std::string(claim_rule(c.kind).statement) +
+                             (c.paper_high ? std::string("; ") + kClaimRangeRule : "");
     const std::string why = !c.informational.empty() ? c.informational
                             : !c.calibrated.empty()  ? "the calibration target of " + c.calibrated
-                                                     : std::string(claim_rule(c.kind).statement);
-    t.add_row({c.text, c.source, std::string(claim_rule(c.kind).name), c.paper, c.ours,
-               c.checked() ? Cell(c.tolerance()) : Cell(Missing{}), c.unit,
+                                                     : rule;
+    const auto [lo, hi] = c.accepted();
+    t.add_row({c.text, c.source, std::string(claim_rule(c.kind).name), c.paper,
+               c.paper_high ? Cell(*c.paper_high) : Cell(Missing{}),
+               !c.checked() && std::isnan(c.ours) ? Cell(Missing{}) : Cell(c.ours),
+               c.checked() ? Cell(c.tolerance()) : Cell(Missing{}),
+               c.checked() ? Cell(lo) : Cell(Missing{}), c.checked() ? Cell(hi) : Cell(Missing{}),
+               c.unit,
                c.stand_in.empty() ? std::string("paper's method") : "stand-in: " + c.stand_in,
                c.verdict(), why});
   }

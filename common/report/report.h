@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -124,30 +125,47 @@ std::vector<CsvRecord> parse_csv_records(const std::string& text, const std::str
 // ---------------------------------------------------------------------------------------------
 //
 // Each claim compares one kind of quantity, and each kind has ONE tolerance rule, declared here
-// (claim_rule) and printed in every claims block; no claim picks its own tolerance.
+// (claim_rule) and printed in every claims block; no claim picks its own tolerance. The rules of
+// effects (a speedup, a reduction) fail when ours has the opposite sign of the paper's effect,
+// however close the magnitudes: a paper's 1.09x speedup is not reproduced by a 0.99x slowdown.
 enum class ClaimKind {
-  Ratio,       // a speedup or ratio of two quantities: relative, |ours / paper - 1| <= 10%
-  Time,        // an absolute time (ms, s): relative, |ours / paper - 1| <= 25%
-  Percentage,  // a percentage (a reduction, a utilisation): absolute, |ours - paper| <= 10 points
-  Similar,     // the paper says "similar": ours is a relative difference in %, within 15 points
-  Count,       // an exact count (ops, kernels, tiles, bytes, schedules): equal
-  Ordering,    // a yes/no (1 = yes), e.g. an ordering or a sign: equal
+  Ratio,       // a speedup, a gain or a ratio of two quantities (1 = no effect)
+  Time,        // an absolute time (ms, s)
+  Percentage,  // a percentage: a reduction, a share, a utilisation, a relative difference
+               // (the paper's "similar", with no number, is 0)
+  Count,       // an exact count (ops, kernels, tiles, bytes, schedules)
+  Ordering,    // a yes/no (1 = yes), e.g. an ordering or a sign
+};
+inline constexpr int kClaimKinds = 5;
+
+// How a rule bounds ours against the paper's value.
+enum class ClaimBound {
+  LogRatio,  // ours / paper within [1 / (1 + tolerance), 1 + tolerance]
+  Relative,  // |ours / paper - 1| <= tolerance
+  Absolute,  // |ours - paper| <= tolerance, in the claim's unit
+  Exact,     // ours = paper
 };
 
 struct ClaimRule {
-  const char* name;       // "ratio"
-  bool relative;          // tolerance relative to |paper| (else absolute, in the claim's unit)
-  double tolerance;       // 0.1 = 10% (relative) or 10 units (absolute)
-  const char* statement;  // "|ours / paper - 1| <= 10%"
+  const char* name;  // "ratio"
+  ClaimBound bound;  // how ours is bounded against the paper's value
+  double tolerance;  // 0.1 = 10% (LogRatio, Relative) or 10 units (Absolute); 0 for Exact
+  // The value of no effect (a ratio's 1, a percentage's 0): where the paper's value differs from
+  // it, ours must differ from it in the same direction. NaN: no sign test (times, counts).
+  double neutral;
+  const char* statement;  // the whole rule in words, printed above every claims block
+  const char* why;        // why this rule for this kind (the README's table)
 };
 const ClaimRule& claim_rule(ClaimKind kind);
-// One line per kind: "<name>: <statement>" (for the README and --help).
+// One line per kind: "<name>: <statement>" (for the README and --help), then the range rule.
 std::vector<std::string> claim_rule_lines();
+// How a claim against a range of the paper's ("1.45-2.30x over its networks") is checked.
+extern const char* const kClaimRangeRule;
 
 struct Claim {
   std::string text;    // "fusion cuts kernel count vs no fusion (mean of per-model reductions)"
   std::string source;  // "§5.3, Fig. 13"
-  double paper = 0;    // the paper's value
+  double paper = 0;    // the paper's value (the low end of a range: paper_high)
   double ours = 0;     // computed by the suite
   ClaimKind kind = ClaimKind::Ratio;  // the quantity compared; its rule gives the tolerance
   std::string unit;                   // "%", "x", "ms", ...
@@ -156,16 +174,21 @@ struct Claim {
   // the claims about the paper's own method.
   std::string stand_in = {};
   // Non-empty: an informational row that is never counted, saying why it cannot deviate
-  // ("the DP's space contains the other schedules").
+  // ("the DP's space contains the other schedules") or why it is not compared.
   std::string informational = {};
   // Non-empty: the paper value is the calibration target of global constants, named here with
   // their config and value ("v100 gemm_fp32 = 0.8, ..."): reported as the calibration point, not
   // counted as a hold.
   std::string calibrated = {};
+  // Set: the paper states a range [paper, paper_high] over a set of cases (its networks), and ours
+  // is one case of that set (kClaimRangeRule).
+  std::optional<double> paper_high = std::nullopt;
 
   bool checked() const { return informational.empty() && calibrated.empty(); }
-  double tolerance() const;  // absolute, in the claim's unit, from the kind's rule
-  bool holds() const;        // |ours - paper| <= tolerance() (NaN never holds)
+  double tolerance() const;  // absolute, in the claim's unit, from the kind's rule (upper side)
+  // The interval of ours that holds (the sign test as its closed end at the neutral value).
+  std::pair<double, double> accepted() const;
+  bool holds() const;  // the kind's rule (NaN never holds)
   // "holds", "deviates", "informational" or "calibration point".
   std::string verdict() const;
 };
@@ -190,7 +213,8 @@ struct ClaimTally {
 // informational rows (each line: verdict, claim, source, paper, ours, tolerance or why), then
 // ClaimTally::line().
 void print_claims(std::ostream& os, const std::vector<Claim>& claims);
-// columns: claim,source,kind,paper,ours,tolerance,unit,against,verdict,why
+// columns: claim,source,kind,paper,paper_high,ours,tolerance,accepted_low,accepted_high,unit,
+// against,verdict,why
 Table claims_table(const std::vector<Claim>& claims);
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include "reproductions/atomic/experiments.h"
 #include "reproductions/atomic/fig6_toy.h"
+#include "reproductions/atomic/paper_networks.h"
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
@@ -84,25 +85,29 @@ void run_fig6(ExperimentContext& ctx) {
        .paper = 1,
        .ours = yes(intra),
        .kind = ClaimKind::Ordering,
-       .unit = "yes/no"},
+       .unit = "yes/no",
+       .stand_in = kDpStandIn},
       {.text = "Round 3 runs atom 1-9 beside atoms of layer 2, at the same depth (1 = yes)",
        .source = src,
        .paper = 1,
        .ours = yes(round3),
        .kind = ClaimKind::Ordering,
-       .unit = "yes/no"},
+       .unit = "yes/no",
+       .stand_in = kDpStandIn},
       {.text = "Round 7 runs atoms 4-1 and 4-3 while layer 3 is unfinished (1 = yes)",
        .source = src,
        .paper = 1,
        .ours = yes(round7),
        .kind = ClaimKind::Ordering,
-       .unit = "yes/no"},
+       .unit = "yes/no",
+       .stand_in = kDpStandIn},
       {.text = "Round 8 runs atoms of the next sample (batch level) (1 = yes)",
        .source = src,
        .paper = 1,
        .ours = yes(round8),
        .kind = ClaimKind::Ordering,
-       .unit = "yes/no"}};
+       .unit = "yes/no",
+       .stand_in = kDpStandIn}};
   ctx.note(
       "the figure's image is not in our source: the DAG is built from the text (fig6_toy.h): "
       "layers 1 and 2 at depth 0 with 9 and 7 atoms, layer 3 (their sum, 9 atoms on a 3 x 3 "

@@ -8,6 +8,7 @@
 #include "reproductions/atomic/atom_search.h"
 #include "reproductions/atomic/experiments.h"
 #include "reproductions/atomic/iterative_search.h"
+#include "reproductions/atomic/paper_networks.h"
 
 namespace dgs::atomic {
 
@@ -63,7 +64,8 @@ void run_prototype(ExperimentContext& ctx) {
                       .paper = paper_ad / paper_ls,
                       .ours = ad_fps / ls_fps,
                       .kind = ClaimKind::Ratio,
-                      .unit = "x"});
+                      .unit = "x",
+                      .stand_in = kDpStandIn});
     claims.push_back({.text = w.paper_name + ": AD frames per second on the prototype",
                       .source = paper.source(key),
                       .paper = paper_ad,

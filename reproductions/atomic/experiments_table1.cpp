@@ -1,4 +1,6 @@
 // Table I: the workloads, the paper's layer and parameter counts beside the zoo graphs' own.
+#include <cmath>
+
 #include "common/graph/op_cost.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/experiments.h"
@@ -40,11 +42,13 @@ void run_table1(ExperimentContext& ctx) {
     t.add_row({w.paper_name, w.zoo_name, characteristics, input, paper_layers,
                static_cast<int64_t>(g.num_ops()), paper_params, params_m,
                static_cast<double>(graph_cost(g).total.macs) / 1e9});
-    claims.push_back({.text = std::string(w.paper_name) + ": parameters (M)",
+    // An exact quantity, printed by the paper in whole millions: ours rounded the same way.
+    claims.push_back({.text = std::string(w.paper_name) + ": parameters (M, whole millions as "
+                                                          "the paper prints them)",
                       .source = paper.source(key),
                       .paper = paper.value(key, "params_m").value_or(0),
-                      .ours = params_m,
-                      .kind = ClaimKind::Ratio,
+                      .ours = std::round(params_m),
+                      .kind = ClaimKind::Count,
                       .unit = "M"});
     claims.push_back({.text = std::string(w.paper_name) + ": layers (graph operators)",
                       .source = paper.source(key),

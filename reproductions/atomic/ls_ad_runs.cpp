@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/dsamodel/dsa_model.h"
+#include "common/util/error.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/iterative_search.h"
@@ -65,6 +66,20 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   const auto key = std::make_tuple(net, batch, static_cast<int>(spec.dataflow), seed, spec.name);
   auto it = cache.find(key);
   if (it != cache.end()) return *it->second;
+  // A refusal is remembered too: the items that share a run do not try it again.
+  static std::map<std::tuple<std::string, int, int, uint64_t, std::string>, std::string> refused;
+  const auto r = refused.find(key);
+  if (r != refused.end()) throw Error(r->second);
+  try {
+    auto run = std::make_unique<LsAdRun>(compute_ls_ad_run(net, batch, spec, seed));
+    return *cache.emplace(key, std::move(run)).first->second;
+  } catch (const Error& e) {
+    refused.emplace(key, e.what());
+    throw;
+  }
+}
+
+LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
   auto run = std::make_unique<LsAdRun>();
   const Graph g = build_zoo_model(net, {.batch = batch});
   const std::vector<Layer> layers = graph_layers(g);
@@ -77,6 +92,9 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   StrategyRun& ad = run->ad;
   IterativeSearch search = iterative_atomic_search(g, spec, seed);
   run->ad_search = describe_search(search);
+  run->ad_sa_only_us = search.candidates.front().latency_us;
+  run->ad_target_cycles = search.candidates[static_cast<size_t>(search.best)].target_cycles;
+  run->ad_candidates = static_cast<int64_t>(search.candidates.size());
   ad.dag = std::move(search.dag);
   ad.schedule = std::move(search.schedule);
   ad.result = std::move(search.result);
@@ -91,7 +109,7 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
   run->ideal_us =
       ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
-  return *cache.emplace(key, std::move(run)).first->second;
+  return std::move(*run);
 }
 
 }  // namespace dgs::atomic

@@ -35,8 +35,18 @@ struct LsAdRun {
   double ad_noc_overhead_pct = 0;
   double ad_reuse_pct = 0;
   std::string ad_search;  // describe_search of AD's iterative search (for the notes)
+  // The iterative search: the SA's atoms alone (its first candidate), the kept candidate's
+  // target cycle and the number of candidates priced.
+  double ad_sa_only_us = 0;
+  double ad_target_cycles = 0;
+  int64_t ad_candidates = 0;
 };
 
+// Computed once per (network, batch, dataflow, config name, seed) and shared by the items (Fig. 8
+// and Fig. 10 at batch 1; Fig. 9, Table II and Fig. 11 at batch 20). A plan the DSA model refuses
+// throws dgs::Error (and is not cached).
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
+// The same, computed and returned, not cached (for callers that keep only a summary of it).
+LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
 
 }  // namespace dgs::atomic

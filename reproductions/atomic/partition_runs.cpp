@@ -27,12 +27,17 @@ const PartitionRuns& partition_runs(const std::string& net, int batch, const Dsa
   const auto key = std::make_tuple(net, batch, static_cast<int>(spec.dataflow), spec.name);
   auto it = cache.find(key);
   if (it != cache.end()) return *it->second;
-  auto runs = std::make_unique<PartitionRuns>();
+  auto runs = std::make_unique<PartitionRuns>(compute_partition_runs(net, batch, spec));
+  return *cache.emplace(key, std::move(runs)).first->second;
+}
+
+PartitionRuns compute_partition_runs(const std::string& net, int batch, const DsaSpec& spec) {
+  PartitionRuns runs;
   const Graph g = build_zoo_model(net, {.batch = batch});
   const std::vector<Layer> layers = graph_layers(g);
-  runs->cnnp = partition_run(g, cnnp_layout(g, layers, spec), spec, "CNN-P");
-  runs->ilpipe = partition_run(g, ilpipe_layout(g, layers, spec), spec, "IL-Pipe");
-  return *cache.emplace(key, std::move(runs)).first->second;
+  runs.cnnp = partition_run(g, cnnp_layout(g, layers, spec), spec, "CNN-P");
+  runs.ilpipe = partition_run(g, ilpipe_layout(g, layers, spec), spec, "IL-Pipe");
+  return runs;
 }
 
 double compute_bound_cycles(const AtomicDag& dag, const AtomSchedule& s) {

@@ -19,6 +19,8 @@ struct PartitionRuns {
   StrategyRun cnnp, ilpipe;
 };
 const PartitionRuns& partition_runs(const std::string& net, int batch, const DsaSpec& spec);
+// The same, computed and returned, not cached.
+PartitionRuns compute_partition_runs(const std::string& net, int batch, const DsaSpec& spec);
 
 // The sum over the Rounds of the busiest engine's summed atom cycles (no communication).
 double compute_bound_cycles(const AtomicDag& dag, const AtomSchedule& s);

@@ -67,12 +67,9 @@ void note_model(ExperimentContext& ctx) {
       "unit's point-wise ops (bias, BN, ReLU, residual add) in its epilogue; merged = one "
       "persistent kernel per subgraph, one block per brick (perf_model.h states the traffic "
       "rules)");
-  ctx.note(
-      "atomics: T_atomic = 87.45 ns per atomic (the paper's A100 microbenchmark, §4.3.1), a "
-      "model input read by no experiment from data/brickdl/model_inputs.csv, used as the "
-      "model's per-atomic cost since the GPU model has no atomic mechanism; conflicting atomics "
-      "come from a deterministic simulation of the memoized protocol (conflict_sim.h) with one "
-      "worker per resident block");
+  ctx.note(atomic_cost_note(ctx.gpu()) +
+           "; conflicting atomics come from a deterministic simulation of the memoized protocol "
+           "(conflict_sim.h) with one worker per resident block");
   ctx.note(
       "speedup of x% is read as T_cuDNN / T_BrickDL - 1 (reading (A) of the research "
       "notes); the paper defines neither it nor the breakdown's normalisation");

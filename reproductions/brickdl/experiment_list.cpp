@@ -13,10 +13,7 @@ PaperInfo paper_info() {
           .title =
               "BrickDL (ICPP'24): Graph-Level Optimizations for DNNs with Fine-Grained Data "
               "Blocking on GPUs",
-          .paper_file = "brickdl_icpp24.txt",
-          // The paper's A100 microbenchmarks (T_atomic, T_brick): model inputs, not results
-          // (perf_model.h kAtomicNs; the GPU model has no atomics), so never compared.
-          .input_data_files = {"model_inputs.csv"}};
+          .paper_file = "brickdl_icpp24.txt"};
 }
 
 std::vector<Experiment> experiments() {

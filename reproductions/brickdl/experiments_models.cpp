@@ -133,13 +133,11 @@ void run_fig7(ExperimentContext& ctx) {
   }
   const std::string f = "fig7";
   std::vector<Claim> claims = {
-      // speedup
+      // speedup: the caption's range starts at 9% (its 17% end is DarkNet-53's 17.4%, the next
+      // two claims; counted once there)
       {"smallest speedup over cuDNN among the seven models",
        paper_source(ctx, f, "speedup_min_pct"), speedup_x(paper_value(ctx, f, "speedup_min_pct")),
        speedup_x(lo), ClaimKind::Ratio, "x"},
-      // speedup
-      {"largest speedup over cuDNN among the seven models", paper_source(ctx, f, "speedup_max_pct"),
-       speedup_x(paper_value(ctx, f, "speedup_max_pct")), speedup_x(hi), ClaimKind::Ratio, "x"},
       // speedup
       {"DarkNet-53 speedup over cuDNN", paper_source(ctx, f, "darknet53_speedup_pct"),
        speedup_x(darknet_speedup), speedup_x(dk_speed), ClaimKind::Ratio, "x"},
@@ -147,15 +145,28 @@ void run_fig7(ExperimentContext& ctx) {
       {"DarkNet-53 DRAM transfer time reduction vs cuDNN",
        paper_source(ctx, f, "darknet53_dram_reduction_pct"),
        paper_value(ctx, f, "darknet53_dram_reduction_pct"), dk_dram, ClaimKind::Percentage, "%"},
-      // exact count (sign)
-      {"models with less DRAM time than cuDNN", paper_source(ctx, f, "models_with_less_dram"),
-       paper_value(ctx, f, "models_with_less_dram"), static_cast<double>(less_dram),
-       ClaimKind::Count, "models"},
       // ordering
       {"DarkNet-53 has the largest speedup (1 = yes; ours: " + best + ")",
        paper_source(ctx, f, "darknet53_best"), paper_value(ctx, f, "darknet53_best"),
        best == "darknet53" ? 1.0 : 0.0, ClaimKind::Ordering, "yes/no"},
   };
+  Claim largest{"largest speedup over cuDNN among the seven models",
+                paper_source(ctx, f, "speedup_max_pct"),
+                speedup_x(paper_value(ctx, f, "speedup_max_pct")),
+                speedup_x(hi),
+                ClaimKind::Ratio,
+                "x"};
+  largest.informational =
+      "the same comparison as DarkNet-53's speedup and its being the largest (the paper's "
+      "largest is DarkNet-53's 17.4%), counted there";
+  claims.push_back(largest);
+  // Can deviate, unlike Fig. 9's per-subgraph count: a merged kernel's DRAM traffic is at most
+  // cuDNN's by the model's formula, but a whole network adds the brick layout conversions
+  // (one read and one write of every tensor crossing between bricks and cuDNN).
+  claims.push_back({"models with less DRAM time than cuDNN (brick conversions included)",
+                    paper_source(ctx, f, "models_with_less_dram"),
+                    paper_value(ctx, f, "models_with_less_dram"), static_cast<double>(less_dram),
+                    ClaimKind::Count, "models"});
   ctx.emit_claims(claims);
   note_model(ctx);
   ctx.note(

@@ -156,14 +156,21 @@ void run_fig9(ExperimentContext& ctx) {
        paper_value(ctx, f, "sg1_padded_dram_reduction_pct"), sg1_padded_red, ClaimKind::Percentage,
        "%"},
       // exact count (sign)
-      {"(subgraph, variant) cases with fewer DRAM transactions than cuDNN",
-       paper_source(ctx, f, "cases_with_less_dram"), paper_value(ctx, f, "cases_with_less_dram"),
-       static_cast<double>(less_dram), ClaimKind::Count, "cases"},
-      // exact count (sign)
       {"(subgraph, variant) cases with more L2 transactions than cuDNN",
        paper_source(ctx, f, "cases_with_more_l2"), paper_value(ctx, f, "cases_with_more_l2"),
        static_cast<double>(more_l2), ClaimKind::Count, "cases"},
   };
+  Claim dram{"(subgraph, variant) cases with fewer DRAM transactions than cuDNN",
+             paper_source(ctx, f, "cases_with_less_dram"),
+             paper_value(ctx, f, "cases_with_less_dram"),
+             static_cast<double>(less_dram),
+             ClaimKind::Count,
+             "cases"};
+  dram.informational =
+      "cannot deviate: a merged kernel's DRAM traffic (the subgraph's inputs, outputs and weights "
+      "once, memoized intermediates when they exceed L2) is at most cuDNN's layer-by-layer "
+      "traffic by the model's formula (perf_model.h)";
+  claims.push_back(dram);
   ctx.emit_claims(claims);
   resnet_notes(ctx, rs);
   ctx.note(

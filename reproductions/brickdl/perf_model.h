@@ -36,10 +36,17 @@
 
 namespace dgs::brickdl {
 
-// T_atomic: the paper's A100 microbenchmark (§4.3.1) gives 87.45 ns per atomic; the GPU model has
-// no atomic mechanism, so this is its per-atomic cost on every GPU (an A100 measurement: other
-// GPUs would need the §2.10 microbenchmark, bench_brickdl_atomics, run on them).
-inline constexpr double kAtomicNs = 87.45;
+// T_atomic, the model's cost of one atomic: an ASSUMPTION, derived from the hardware config. The
+// GPU model has no atomic mechanism and the suite has not measured one on a GPU (the §4.3.1
+// microbenchmark, bench_brickdl_atomics in microbench/brickdl_constants.cpp, does where a GPU is
+// present): one serialised global-memory atomic is taken as a round trip to L2 (the point of
+// synchronisation, §3.2.2), kAtomicRoundTripCycles SM cycles at the config's core clock (A100,
+// 1410 MHz: 141.8 ns). Not fitted to anything; the paper's own A100 value (87.45 ns, §4.3.1) sits
+// only in Fig. 10's claims, beside this one, and is never used by the model.
+inline constexpr double kAtomicRoundTripCycles = 200;
+double atomic_ns(const GpuSpec& spec);
+// One line naming the assumption and its value on `spec` (every output that uses it notes it).
+std::string atomic_cost_note(const GpuSpec& spec);
 
 struct TimeBreakdown {
   double total_us = 0, dram_us = 0, idle_us = 0, compute_us = 0;

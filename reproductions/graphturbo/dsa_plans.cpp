@@ -600,8 +600,39 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
   return out;
 }
 
+std::vector<int64_t> autotune_candidates(int64_t share) {
+  std::vector<int64_t> out = {std::max<int64_t>(1, share)};
+  for (int k = 0; k < kAutotuneHalvings && out.back() % 2 == 0; ++k) out.push_back(out.back() / 2);
+  return out;
+}
+
+int64_t autotune_batches_per_cluster(int64_t share,
+                                     const std::function<double(int64_t)>& throughput_of) {
+  int64_t best = 0;
+  double best_throughput = 0;
+  for (int64_t b : autotune_candidates(share)) {
+    const double t = throughput_of(b);
+    if (best == 0 || t > best_throughput) best = b, best_throughput = t;
+  }
+  return best;
+}
+
 DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
                   int64_t batches_per_cluster, int64_t seq_len) {
+  if (a == Approach::GraphTurbo && batches_per_cluster == 0) {
+    std::vector<DsaRun> runs;
+    std::vector<std::pair<int64_t, double>> tried;
+    const int64_t best = autotune_batches_per_cluster(batch / spec.clusters, [&](int64_t b) {
+      runs.push_back(run_on_dsa(model, batch, a, spec, b, seq_len));
+      tried.emplace_back(b, runs.back().throughput);
+      return runs.back().throughput;
+    });
+    for (DsaRun& r : runs)
+      if (r.batches_per_cluster == best) {
+        r.autotuned = tried;
+        return r;
+      }
+  }
   DsaRun r;
   r.approach = a;
   r.batch = batch;

@@ -18,7 +18,9 @@
 //     else DDR, allocated first-fit over the liveness (§4.3; the paper spills the longest-living
 //     tensor first).
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/graph/graph.h"
@@ -30,8 +32,13 @@
 
 namespace dgs::graphturbo {
 
+// Assumptions, not calibrated (set when the plans were written, never fitted to a paper value):
+// a core's L1 is shared between the tile working set of the running layer (kTileFractionOfL1)
+// and the tensors kept in L1 between layers (kResidentFractionOfL1); the two shares partition it.
+// The paper gives neither (§4.1 fits tiles to "LB", §4.3 keeps tensors in LB while they fit).
 inline constexpr double kTileFractionOfL1 = 0.6;
 inline constexpr double kResidentFractionOfL1 = 0.4;
+static_assert(kTileFractionOfL1 + kResidentFractionOfL1 <= 1.0, "the shares partition L1");
 
 // V1-V3 are Fig. 15's ablations: TVM's layers at GraphTurbo's per-cluster batch, every
 // output kept in the LLB (V1) or in L1 first, then the LLB (V2) while they fit, else DDR; V3
@@ -64,6 +71,17 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
 inline constexpr double kTvmLlbFraction = 0.875;
 int64_t tvm_batches_per_cluster(const Graph& batch1, const DsaSpec& spec);
 
+// GraphTurbo's batches per cluster, by the paper's mechanism (§5.1: "both optimal batch allocation
+// strategies are obtained after a round of beforehand autotuning executions"; §2.1 splits the
+// batch evenly over the clusters): the candidates are the even share (batch / clusters) and its
+// halvings while they divide it, at most kAutotuneHalvings of them (loops of up to 4 iterations
+// per cluster, Table 1's longest); the candidate with the highest throughput is kept (ties: the
+// larger). A share with one candidate (e.g. 3) is the even split, with nothing tuned.
+inline constexpr int kAutotuneHalvings = 2;
+std::vector<int64_t> autotune_candidates(int64_t share);
+int64_t autotune_batches_per_cluster(int64_t share,
+                                     const std::function<double(int64_t)>& throughput_of);
+
 struct DsaRun {
   Approach approach = Approach::Tvm;
   int64_t batch = 0;  // the whole chip's
@@ -78,10 +96,15 @@ struct DsaRun {
   int64_t model_concats = 0;  // the model's own Concat ops (before §3.5's)
   int64_t peak_bytes = 0;     // GraphTurbo, V3: the largest sub-graph peak (Algorithm 1)
   EvaluationResult result;    // one iteration
+  // GraphTurbo with its own choice of batches per cluster: every candidate of the autotuning
+  // with its throughput (one entry: nothing was tuned).
+  std::vector<std::pair<int64_t, double>> autotuned;
 };
 
 // Builds `model` for the batch and approach (zoo options give image size / seq len) and
-// evaluates it. `batches_per_cluster` 0 = the approach's own choice.
+// evaluates it. `batches_per_cluster` 0 = the approach's own choice: TVM's LLB rule
+// (tvm_batches_per_cluster, at most the even share), GraphTurbo's autotuning (the run of the
+// best candidate, DsaRun::autotuned), the even share for the others.
 DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
                   int64_t batches_per_cluster = 0, int64_t seq_len = 0);
 

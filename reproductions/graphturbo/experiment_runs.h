@@ -32,6 +32,14 @@ const DsaSpec& stcp920();
 // rate used): the quantized ResNet-50 of Fig. 16.
 const DsaSpec& stcp920_int8();
 
+// The stand-ins of claims against systems the suite cannot run (they are counted apart).
+inline constexpr const char* kTvmStandIn =
+    "the suite's TVM-like plan (one kernel per TVM-fused layer, outputs to DDR, batches per "
+    "cluster by its LLB rule) for TVM v0.8";
+inline constexpr const char* kAStitchStandIn = "the suite's AStitch-like plan for AStitch";
+inline constexpr const char* kAStitchAndTvmStandIn =
+    "the suite's AStitch-like and TVM-like plans for AStitch and TVM v0.8";
+
 // Notes every open constant of the scheduler and the plans, and the machine.
 void note_constants(ExperimentContext& ctx);
 

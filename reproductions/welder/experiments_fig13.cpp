@@ -358,7 +358,7 @@ void run_fig13(ExperimentContext& ctx) {
             "§5.2 Ablation (Fig. 13): the metrics of WELDER-base is similar to Ansor",
             0,
             mean_red(Variant::AnsorLike, Variant::Base, k),
-            ClaimKind::Similar,
+            ClaimKind::Percentage,
             "%"};
     c.stand_in = kAnsorStandIn;
     claims.push_back(c);

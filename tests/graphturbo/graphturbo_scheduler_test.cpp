@@ -148,3 +148,45 @@ TEST(GraphTurboDsa, ResNet50RunsOnTheModelWithEachApproach) {
 
 }  // namespace
 }  // namespace dgs::graphturbo
+
+namespace dgs::graphturbo {
+namespace {
+
+// GraphTurbo's batches per cluster by the paper's autotuning (§5.1): the even share and its
+// halvings while they divide it, at most kAutotuneHalvings, the fastest kept (ties: the larger).
+TEST(GraphTurboAutotune, CandidatesAreTheShareAndItsHalvings) {
+  EXPECT_EQ(autotune_candidates(16), (std::vector<int64_t>{16, 8, 4}));
+  EXPECT_EQ(autotune_candidates(2), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(autotune_candidates(6), (std::vector<int64_t>{6, 3}));
+  EXPECT_EQ(autotune_candidates(3), (std::vector<int64_t>{3}));
+  EXPECT_EQ(autotune_candidates(0), (std::vector<int64_t>{1}));
+}
+
+TEST(GraphTurboAutotune, KeepsTheFastestCandidateNotTheEvenShare) {
+  // A machine on which a loop of smaller batches is faster: the choice differs from the share.
+  const auto loop_faster = [](int64_t b) { return b == 4 ? 120.0 : 100.0 + double(b); };
+  EXPECT_EQ(autotune_batches_per_cluster(16, loop_faster), 4);
+  const auto larger_faster = [](int64_t b) { return double(b); };
+  EXPECT_EQ(autotune_batches_per_cluster(16, larger_faster), 16);
+  const auto tie = [](int64_t) { return 1.0; };
+  EXPECT_EQ(autotune_batches_per_cluster(16, tie), 16);
+}
+
+TEST(GraphTurboAutotune, RunOnDsaKeepsTheFastestOfItsCandidateRuns) {
+  const DsaSpec spec = load_dsa_spec("stcp920");
+  const DsaRun tuned = run_on_dsa("bert_base", 8, Approach::GraphTurbo, spec, 0, 128);
+  ASSERT_EQ(tuned.autotuned.size(), 2u);  // 2 per cluster, or 1 in two iterations
+  double best = 0;
+  int64_t best_b = 0;
+  for (int64_t b : {2, 1}) {
+    const DsaRun r = run_on_dsa("bert_base", 8, Approach::GraphTurbo, spec, b, 128);
+    EXPECT_TRUE(r.autotuned.empty());  // given, not tuned
+    if (r.throughput > best) best = r.throughput, best_b = b;
+  }
+  EXPECT_EQ(tuned.batches_per_cluster, best_b);
+  EXPECT_DOUBLE_EQ(tuned.throughput, best);
+  EXPECT_EQ(tuned.iterations, 8 / (4 * best_b));
+}
+
+}  // namespace
+}  // namespace dgs::graphturbo

@@ -333,13 +333,18 @@ std::vector<Claim> sample_claims() {
 
 TEST(Claims, EachKindHasOneRule) {
   const std::vector<std::string> lines = claim_rule_lines();
-  ASSERT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines[0], "ratio: |ours / paper - 1| <= 10%");
+  ASSERT_EQ(lines.size(), size_t(kClaimKinds) + 1);  // the kinds, then the range rule
+  EXPECT_EQ(lines[0],
+            "ratio: ours - 1 has the sign of paper - 1 (unless paper = 1), and ours / paper within "
+            "[1/1.1, 1.1]");
+  EXPECT_EQ(lines.back().rfind("range: ", 0), 0u);
   EXPECT_EQ(std::string(claim_rule(ClaimKind::Time).name), "time");
-  EXPECT_TRUE(claim_rule(ClaimKind::Ratio).relative);
-  EXPECT_FALSE(claim_rule(ClaimKind::Percentage).relative);
+  EXPECT_EQ(claim_rule(ClaimKind::Ratio).bound, ClaimBound::LogRatio);
+  EXPECT_EQ(claim_rule(ClaimKind::Percentage).bound, ClaimBound::Absolute);
   EXPECT_EQ(claim_rule(ClaimKind::Count).tolerance, 0);
   EXPECT_EQ(claim_rule(ClaimKind::Ordering).tolerance, 0);
+  // One bound per kind of quantity: every percentage (reductions, shares, "similar") 10 points.
+  EXPECT_EQ(claim_rule(ClaimKind::Percentage).tolerance, 10);
 }
 
 TEST(Claims, HoldsByTheRuleOfItsKind) {
@@ -348,19 +353,74 @@ TEST(Claims, HoldsByTheRuleOfItsKind) {
   };
   EXPECT_TRUE(holds(ClaimKind::Ratio, 2.0, 2.19));  // 9.5% off
   EXPECT_FALSE(holds(ClaimKind::Ratio, 2.0, 2.21));
-  EXPECT_FALSE(holds(ClaimKind::Ratio, 2.0, 1.79));
-  EXPECT_TRUE(holds(ClaimKind::Time, 4.0, 4.99));  // 24.75% off
+  EXPECT_TRUE(holds(ClaimKind::Ratio, 2.0, 1.82));   // 2.0 / 1.82 = 1.099
+  EXPECT_FALSE(holds(ClaimKind::Ratio, 2.0, 1.81));  // within 10% below, but not within 1/1.1
+  EXPECT_TRUE(holds(ClaimKind::Ratio, 1.0, 1.05));   // the paper's 1: no sign to follow
+  EXPECT_TRUE(holds(ClaimKind::Ratio, 0.8, 0.75));   // a slowdown the paper has too
+  EXPECT_TRUE(holds(ClaimKind::Time, 4.0, 4.99));    // 24.75% off
   EXPECT_FALSE(holds(ClaimKind::Time, 4.0, 5.01));
   EXPECT_TRUE(holds(ClaimKind::Percentage, 60, 69.9));  // points, not relative
   EXPECT_FALSE(holds(ClaimKind::Percentage, 60, 70.1));
-  EXPECT_TRUE(holds(ClaimKind::Similar, 0, -14.9));
-  EXPECT_FALSE(holds(ClaimKind::Similar, 0, 15.1));
+  EXPECT_TRUE(holds(ClaimKind::Percentage, 0, -9.9));  // "similar": no sign
+  EXPECT_FALSE(holds(ClaimKind::Percentage, 0, 10.1));
   EXPECT_TRUE(holds(ClaimKind::Count, 9.2e22, 9.2e22));
   EXPECT_FALSE(holds(ClaimKind::Count, 4900, 4899));
   EXPECT_FALSE(holds(ClaimKind::Ordering, 1, 0));
   EXPECT_FALSE(holds(ClaimKind::Ratio, 1, kNaN));
   EXPECT_DOUBLE_EQ((Claim{"c", "s", 2.0, 0, ClaimKind::Ratio, ""}.tolerance()), 0.2);
   EXPECT_DOUBLE_EQ((Claim{"c", "s", 50, 0, ClaimKind::Percentage, ""}.tolerance()), 10);
+}
+
+// Every kind of claim, in a case where it must deviate: the effect of the other sign, however
+// close in size, and a value past the bound. A kind added to ClaimKind without a case here fails.
+TEST(Claims, EveryKindDeviatesWhereItMust) {
+  struct Case {
+    ClaimKind kind;
+    double paper, ours;
+    const char* why;
+  };
+  const std::vector<Case> cases = {
+      {ClaimKind::Ratio, 1.09, 0.99, "a 1.09x speedup against a 0.99x slowdown (within 10%)"},
+      {ClaimKind::Ratio, 0.95, 1.01, "a slowdown against a speedup"},
+      {ClaimKind::Ratio, 1.09, 1.0, "a speedup against no effect"},
+      {ClaimKind::Ratio, 11.15, 9.38, "past the log bound"},
+      {ClaimKind::Time, 0.83, 0.34, "past 25%"},
+      {ClaimKind::Percentage, 5, -4, "a 5% reduction against a 4% increase (within 10 points)"},
+      {ClaimKind::Percentage, 4, 0, "a 4% degradation against none"},
+      {ClaimKind::Percentage, 52, 41.9, "past 10 points"},
+      {ClaimKind::Count, 58, 56, "a count off by two"},
+      {ClaimKind::Ordering, 1, 0, "no where the paper says yes"},
+  };
+  std::vector<bool> covered(kClaimKinds, false);
+  for (const Case& c : cases) {
+    const Claim claim{"c", "s", c.paper, c.ours, c.kind, ""};
+    EXPECT_FALSE(claim.holds()) << claim_rule(c.kind).name << ": " << c.why;
+    EXPECT_EQ(claim.verdict(), "deviates") << c.why;
+    covered[size_t(c.kind)] = true;
+  }
+  for (int k = 0; k < kClaimKinds; ++k)
+    EXPECT_TRUE(covered[size_t(k)])
+        << "no deviating case for kind " << claim_rule(ClaimKind(k)).name;
+}
+
+TEST(Claims, RangeClaimsHoldInsideOrByTheRuleAtTheNearerEnd) {
+  auto range = [](ClaimKind k, double lo, double hi, double ours) {
+    Claim c{"c", "s", lo, ours, k, "x"};
+    c.paper_high = hi;
+    return c;
+  };
+  EXPECT_TRUE(range(ClaimKind::Ratio, 1.45, 2.30, 2.0).holds());
+  EXPECT_TRUE(range(ClaimKind::Ratio, 1.45, 2.30, 2.5).holds());   // 2.5 / 2.3 = 1.087
+  EXPECT_FALSE(range(ClaimKind::Ratio, 1.45, 2.30, 2.6).holds());  // 1.13 past the high end
+  EXPECT_TRUE(range(ClaimKind::Ratio, 1.45, 2.30, 1.35).holds());  // 1.45 / 1.35 = 1.074
+  EXPECT_FALSE(range(ClaimKind::Ratio, 1.45, 2.30, 1.3).holds());
+  // A range of speedups is not reproduced by a slowdown, even near 1.
+  EXPECT_FALSE(range(ClaimKind::Ratio, 1.06, 1.21, 0.98).holds());
+  EXPECT_FALSE(range(ClaimKind::Percentage, 9.4, 17.6, -1).holds());
+  EXPECT_TRUE(range(ClaimKind::Percentage, 9.4, 17.6, 0.5).holds());
+  const auto [lo, hi] = range(ClaimKind::Ratio, 1.06, 1.21, 1).accepted();
+  EXPECT_DOUBLE_EQ(lo, 1.0);  // 1.06 / 1.1 < 1: closed at 1 by the sign test
+  EXPECT_DOUBLE_EQ(hi, 1.21 * 1.1);
 }
 
 TEST(Claims, InformationalAndCalibrationRowsAreNeverCounted) {

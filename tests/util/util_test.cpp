@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 #include "common/util/resources.h"
 
 namespace dgs {
@@ -86,6 +89,30 @@ TEST(Errors, MessagesQuotingControlCharactersStayOnOneLine) {
   EXPECT_STREQ(Error("unit kind 'engi\ne'").what(), "unit kind 'engi\\ne'");
   EXPECT_STREQ(UsageError(std::string("a\tb\rc\x1b") + '\x7f').what(), "a\\tb\\rc\\x1b\\x7f");
   EXPECT_STREQ(Error("plain text, unchanged").what(), "plain text, unchanged");
+}
+
+}  // namespace
+}  // namespace dgs
+
+namespace dgs {
+namespace {
+
+// A worker's exception reaches the caller (after every worker joined) instead of terminating the
+// process, and no further index starts once one has thrown.
+TEST(ParallelFor, RethrowsAWorkersExceptionOnTheCallingThread) {
+  for (int threads : {1, 2, 4}) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(parallel_for(1000, threads,
+                              [&](int64_t i) {
+                                ++ran;
+                                if (i == 3) throw Error("index 3 failed");
+                              }),
+                 Error);
+    EXPECT_LT(ran.load(), 1000) << threads << " threads";
+  }
+  std::vector<int> done(100, 0);
+  parallel_for(100, 4, [&](int64_t i) { done[size_t(i)] = 1; });
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), 100);
 }
 
 }  // namespace
