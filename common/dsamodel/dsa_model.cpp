@@ -229,13 +229,49 @@ class Simulator {
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
   // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
-  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) const {
+  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
     for (int u : units) {
-      const std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
-      const auto it = held.find(x);
-      if (it == held.end() || region_intersect(it->second, need) != need) return false;
+      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+      const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
+        return h.tensor == x && region_intersect(h.region, need) == need;
+      });
+      if (it == held.end()) return false;
+      std::rotate(it, it + 1, held.end());  // used now: the most recent
     }
     return !units.empty();
+  }
+  // weights_stay: the weights and constants a unit's tasks read stay in its buffer, whole, in the
+  // room its resident tensors and the working set of the task it runs leave (the least recently
+  // used going first when that room shrinks); the task's own are kept whole when they fit it,
+  // or when the task held them whole for its whole run (stays).
+  void hold_params(const DsaTaskDemand& d) {
+    if (!s_.weights_stay) return;
+    for (int u : d.units) {
+      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+      const double room = static_cast<double>(s_.local_bytes) -
+                          resident_local_[static_cast<size_t>(u)] -
+                          static_cast<double>(d.working_set_bytes);
+      double total = 0;
+      for (const HeldParam& h : held) total += h.bytes;
+      size_t drop = 0;
+      while (drop < held.size() && total > room) total -= held[drop++].bytes;
+      held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
+      for (size_t i = 0; i < d.inputs.size(); ++i) {
+        const int x = d.inputs[i];
+        if (!g_.tensor(x).is_param()) continue;
+        const Region& r = d.needed.at(x);
+        const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes /
+                             static_cast<double>(d.units.size());
+        std::erase_if(held, [&](const HeldParam& h) {
+          if (h.tensor != x) return false;
+          total -= h.bytes;
+          return true;
+        });
+        if (!d.stays[i] && total + bytes > room) continue;
+        held.push_back({x, r, bytes});
+        total += bytes;
+      }
+    }
   }
 
   const Graph& g_;
@@ -251,9 +287,15 @@ class Simulator {
   // last tile start (a load of a later task may start before them, when they are still held).
   std::vector<std::vector<std::pair<double, double>>> local_releases_;
   std::vector<double> resident_local_, resident_global_;
-  std::vector<std::map<int, Region>> held_params_;  // per unit: weights its last task loaded
+  struct HeldParam {
+    int tensor = -1;
+    Region region;
+    double bytes = 0;  // per unit
+  };
+  std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
   std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
+  DsaDemandCache demand_cache_;
   std::map<int, std::vector<WriteRecord>> writes_;
   std::map<int, double> last_end_;  // tensor -> the end of its last write
   std::set<int> on_chip_;           // tensors with a write kept on chip
@@ -262,7 +304,7 @@ class Simulator {
   // Tensor -> (stage, region) of every read, for region-level release.
   std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
-  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0;
+  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
   double end_ = 0;
   // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
   // reservations that end before it are forgotten.
@@ -291,12 +333,13 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // one transfer (one DMA descriptor list), ready when its last piece is.
   std::vector<Piece> pieces;
   Piece from_dram{0, Level::Dram, nullptr, 0};
-  for (int x : d.inputs) {
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
     const auto it = writes_.find(x);
-    const double refetch = g_.tensor(x).is_param() ? 1.0 : d.refetch;
+    const double refetch = d.reload[i];
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
-      continue;  // still in the buffer since the units' previous task: read in place
+      continue;  // still in the buffer since an earlier task of its units: read in place
     }
     if (it == writes_.end() || !on_chip_.count(x)) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
@@ -399,8 +442,23 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
                              std::max(1, s_.vector_lanes));
     }
     if (load_start < 0) load_start = load_end;
-    double compute = d.compute_cycles() + add_cycles + overhead;
-    compute = std::max(compute, std::ceil(d.operand_bytes / n / s_.local_bandwidth()));
+    // The port carries the operands to and from the array and vector unit and, while tiles
+    // run, this unit's loads and stores as well: the compute lasts as long as the longer of the
+    // two (an untiled task loads before and stores after it computes).
+    double moved = 0;
+    for (const Piece& pc : pieces) moved += tiled ? pc.bytes / n : 0;
+    moved -= tiled ? local_hit : 0;
+    for (int x : d.written) {
+      if (!tiled) break;
+      const auto sc = t.scope.find(x);
+      const bool stays = sc != t.scope.end() && level_of(sc->second) == Level::Local;
+      if (!stays || partial_follower)
+        moved +=
+            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+    }
+    const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
+    const double compute =
+        std::max(d.compute_cycles() + add_cycles, port + d.fill_cycles) + overhead;
     double cs = 0, ce = 0;
     if (tiled) {
       cs = std::max({stage_start, unit_free_[ui], load_start + (load_end - load_start) / tiles});
@@ -457,13 +515,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   }
   macs_ += d.macs;
   local_bytes_ += d.operand_bytes;
-  // Each unit now holds this task's weights and constants (and nothing its earlier tasks held).
-  for (int u : d.units) {
-    std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
-    held.clear();
-    for (int x : d.inputs)
-      if (g_.tensor(x).is_param()) held[x] = d.needed.at(x);
-  }
+  register_bits_ += d.register_bits;
+  hold_params(d);
 
   // Where the written tensors now live.
   for (int x : d.written) {
@@ -534,7 +587,8 @@ EvaluationResult Simulator::run() {
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
       const Task& t = p_.stages[si].tasks[ti];
       try {
-        demand[si].push_back(dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_)));
+        demand[si].push_back(
+            dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_), &demand_cache_));
       } catch (const Error& e) {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }
@@ -586,6 +640,7 @@ EvaluationResult Simulator::run() {
   add_value(r.busy_us_by_unit, "dma", dma_busy / mhz);
   const double byte_hops = noc_ ? noc_->byte_hops() : 0;
   add_value(r.energy_pj_by_component, "mac", macs_ * s_.mac_pj);
+  add_value(r.energy_pj_by_component, "registers", register_bits_ * s_.register_pj_per_bit);
   add_value(r.energy_pj_by_component, s_.local_level, local_bytes_ * 8 * s_.local_pj_per_bit);
   if (!s_.global_level.empty())
     add_value(r.energy_pj_by_component, s_.global_level, global_bytes_ * 8 * s_.global_pj_per_bit);
