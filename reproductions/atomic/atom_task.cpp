@@ -12,10 +12,9 @@ namespace {
 std::pair<int64_t, double> demand_of(const Graph& g, const Task& t, const DsaSpec& spec) {
   const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
   double loaded = 0;
-  for (int x : d.inputs) {
-    const double b = static_cast<double>(region_numel(d.needed.at(x))) * spec.element_bytes;
-    loaded += g.tensor(x).is_param() ? b : b * d.refetch;
-  }
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    loaded += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) * spec.element_bytes *
+              d.reload[i];
   return {d.working_set_bytes, loaded};
 }
 
@@ -50,38 +49,15 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   if (it != cache_.end()) return it->second;
   Task t = atom_base_task(dag, atom, spec, 0);
   AtomTiling r;
-  std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
-  if (l.splittable && r.working_bytes > spec.local_bytes / 2) {
-    const std::vector<int64_t> whole = region_shape(a.region);
-    std::vector<int64_t> tile = whole;
-    t.kind = TaskKind::Fused;
-    for (;;) {
-      // Halve the axis whose halving loads the fewest bytes (ties: the smaller working set).
-      bool found = false;
-      std::vector<int64_t> best_tile;
-      int64_t best_ws = 0;
-      double best_loaded = 0;
-      for (size_t ax = 0; ax < tile.size(); ++ax) {
-        if (tile[ax] <= 1) continue;
-        std::vector<int64_t> cand = tile;
-        cand[ax] = (cand[ax] + 1) / 2;
-        t.tile = cand;
-        const auto [ws, loaded] = demand_of(g, t, spec);
-        if (!found || loaded < best_loaded || (loaded == best_loaded && ws < best_ws)) {
-          found = true;
-          best_tile = cand;
-          best_ws = ws;
-          best_loaded = loaded;
-        }
-      }
-      if (!found) break;
-      tile = best_tile;
+  if (l.splittable) {
+    const std::vector<int64_t> tile = dsa_fitting_tile(g, t, spec, {0}, spec.local_bytes / 2);
+    if (!tile.empty()) {  // one whole tile may still run its reduction in chunks
+      t.kind = TaskKind::Fused;
+      t.tile = tile;
       r.tile = tile;
-      r.working_bytes = best_ws;
-      r.loaded_bytes = best_loaded;
-      if (best_ws <= spec.local_bytes / 2) break;
     }
   }
+  std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
   return cache_.emplace(key, std::move(r)).first->second;
 }
 
