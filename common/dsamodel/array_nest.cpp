@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <unordered_map>
 
 #include "common/graph/op_cost.h"
 
@@ -27,7 +29,7 @@ struct Loop {
   uint8_t dim = 0;
   double trips = 1;
 };
-using Nest = std::array<Loop, 5>;  // inner to outer
+using Nest = std::array<Loop, 6>;  // inner to outer
 
 // How often an operand's register contents change over the whole nest, and how many distinct
 // contents there are.
@@ -140,7 +142,59 @@ double ArrayNest::cycles(double port_bandwidth, double other_port_bytes) const {
   return std::max(steps, std::ceil(port)) + fill_cycles;
 }
 
+namespace {
+
+// array_nest without the memo.
+ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec);
+
+// The numbers array_nest depends on: the shape's and the spec's.
+using NestKey = std::array<double, 23>;
+
+struct NestKeyHash {
+  size_t operator()(const NestKey& k) const {
+    size_t h = 0;
+    for (double x : k) h = h * 1000003u ^ std::hash<double>()(x);
+    return h;
+  }
+};
+
+}  // namespace
+
 ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
+  // Memoised per thread: the Atomic search prices the same shapes again and again.
+  const NestKey key = {s.groups,
+                       s.pixels,
+                       s.pixel_rows,
+                       s.pixel_columns,
+                       s.k,
+                       s.c,
+                       s.taps,
+                       s.input_window,
+                       s.port_sharing_bytes,
+                       static_cast<double>(spec.dataflow),
+                       static_cast<double>(spec.matrix_tile_rows),
+                       static_cast<double>(spec.matrix_tile_columns),
+                       spec.matrix_macs_per_cycle,
+                       static_cast<double>(spec.pe_weight_registers),
+                       static_cast<double>(spec.pe_input_registers),
+                       static_cast<double>(spec.pe_output_registers),
+                       static_cast<double>(spec.element_bytes),
+                       static_cast<double>(spec.partial_sum_bytes),
+                       spec.local_bandwidth(),
+                       spec.fold_overhead_cycles,
+                       spec.mac_pj,
+                       spec.local_pj_per_bit,
+                       spec.register_pj_per_bit};
+  thread_local std::unordered_map<NestKey, ArrayNest, NestKeyHash> memo;
+  const auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  if (memo.size() > (1u << 16)) memo.clear();
+  return memo.emplace(key, search_array_nest(s, spec)).first->second;
+}
+
+namespace {
+
+ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   ArrayNest r;
   r.macs = s.macs();
   if (r.macs <= 0 || spec.matrix_macs_per_cycle <= 0) return r;
@@ -200,46 +254,57 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
   const double bw = spec.local_bandwidth();
   const double mac_pj = r.macs * spec.mac_pj;
   const double port_pj = 8 * spec.local_pj_per_bit, register_pj = spec.register_pj_per_bit;
-  const double most_inner = std::min(n[kP], std::max(in.capacity, out.capacity));
+  // The largest combination any operand's registers hold bounds the inner parts worth trying.
+  const double most_inner = std::max({w.capacity, in.capacity, out.capacity});
   double best_edp = -1, best_cycles = 0;
-  for (double inner = 1; inner <= most_inner; inner *= 2) {
-    std::array<Loop, 4> outer = {Loop{kP, ceil_div(n[kP], inner)}, Loop{kK, n[kK]}, Loop{kC, n[kC]},
-                                 Loop{kT, n[kT]}};
-    std::array<int, 4> perm{0, 1, 2, 3};
-    do {
-      const Nest nest = {Loop{kP, inner}, outer[static_cast<size_t>(perm[0])],
-                         outer[static_cast<size_t>(perm[1])], outer[static_cast<size_t>(perm[2])],
-                         outer[static_cast<size_t>(perm[3])]};
-      const Fetches fw = fetches_of(w, nest, n), fi = fetches_of(in, nest, n),
-                    fo = fetches_of(out, nest, n);
-      const double wb = s.groups * fw.fetches * vec_w * eb;
-      const double ib = s.groups * fi.fetches * vec_i * eb;
-      const double partial = fo.fetches - fo.distinct;  // partial sums written and read back
-      const double ob = s.groups * vec_o * (fo.distinct * eb + 2 * partial * pb);
-      const double cycles = std::max(r.steps, bw > 0 ? std::ceil((wb + ib + ob) / bw) : 0);
-      // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
-      // inputs read once per datum while it stays; every partial sum read and written per step;
-      // every operand written once per fetch from the buffer.
-      const double reads = r.steps / fw.stay * vec_w +
-                           r.steps / fetches_of(in_reads, nest, n).stay * reads_i_per_step;
-      const double bits = 8 * (eb * reads + pb * 2 * r.steps * vec_o) + 8 * (wb + ib + ob);
-      const double energy = mac_pj + bits * register_pj + (wb + ib + ob) * port_pj;
-      const double edp = energy * cycles;
-      if (best_edp < 0 || edp < best_edp || (edp == best_edp && cycles < best_cycles)) {
-        best_edp = edp;
-        best_cycles = cycles;
-        r.weight_bytes = wb;
-        r.input_bytes = ib;
-        r.output_bytes = ob;
-        r.register_bits = bits;
-        r.energy_pj = energy;
-        r.pixels_inner = inner;
-        for (size_t i = 0; i < 4; ++i)
-          r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
-      }
-    } while (std::next_permutation(perm.begin(), perm.end()));
+  for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
+    for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
+      const std::array<Loop, 4> outer = {Loop{kP, ceil_div(n[kP], p_in)},
+                                         Loop{kK, ceil_div(n[kK], k_in)}, Loop{kC, n[kC]},
+                                         Loop{kT, n[kT]}};
+      std::array<int, 4> perm{0, 1, 2, 3};
+      do {
+        const Nest nest = {Loop{kP, p_in},
+                           Loop{kK, k_in},
+                           outer[static_cast<size_t>(perm[0])],
+                           outer[static_cast<size_t>(perm[1])],
+                           outer[static_cast<size_t>(perm[2])],
+                           outer[static_cast<size_t>(perm[3])]};
+        const Fetches fw = fetches_of(w, nest, n), fi = fetches_of(in, nest, n),
+                      fo = fetches_of(out, nest, n);
+        const double wb = s.groups * fw.fetches * vec_w * eb;
+        const double ib = s.groups * fi.fetches * vec_i * eb;
+        const double partial = fo.fetches - fo.distinct;  // partial sums written and read back
+        const double ob = s.groups * vec_o * (fo.distinct * eb + 2 * partial * pb);
+        const double cycles =
+            std::max(r.steps, bw > 0 ? std::ceil((wb + ib + ob + s.port_sharing_bytes) / bw) : 0);
+        // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
+        // inputs read once per datum while it stays; every partial sum read and written per
+        // step; every operand written once per fetch from the buffer.
+        const double reads = r.steps / fw.stay * vec_w +
+                             r.steps / fetches_of(in_reads, nest, n).stay * reads_i_per_step;
+        const double bits = 8 * (eb * reads + pb * 2 * r.steps * vec_o) + 8 * (wb + ib + ob);
+        const double energy = mac_pj + bits * register_pj + (wb + ib + ob) * port_pj;
+        const double edp = energy * cycles;
+        if (best_edp < 0 || edp < best_edp || (edp == best_edp && cycles < best_cycles)) {
+          best_edp = edp;
+          best_cycles = cycles;
+          r.weight_bytes = wb;
+          r.input_bytes = ib;
+          r.output_bytes = ob;
+          r.register_bits = bits;
+          r.energy_pj = energy;
+          r.pixels_inner = p_in;
+          r.channels_inner = k_in;
+          for (size_t i = 0; i < 4; ++i)
+            r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
   }
   return r;
 }
+
+}  // namespace
 
 }  // namespace dgs

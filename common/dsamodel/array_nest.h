@@ -24,9 +24,10 @@
 // pe_output_registers partial sums, and the PEs pass inputs to their neighbours as the fold
 // moves over the taps (ShiDianNao), so a fold reads its input window once per channel when the
 // array's input registers hold it (else one input per PE per step).
-// The loops: the pixels split into an inner part (1, 2, 4, ... trips, innermost) and an outer
-// part, and the outer part, K, C and T in any of their 24 orders. Each operand keeps in its
-// registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
+// The loops: the pixels and the output channels each split into an inner part (1, 2, 4, ...
+// trips, the pixels' innermost, together no more than the largest register file holds) and an
+// outer part; the outer parts, C and T in any of their 24 orders above them. Each operand keeps in
+// its registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
 // C, T; inputs: P, C, T; partial sums: P, K), splitting the first loop that does not fit, and is
 // read from the local buffer again each time a loop above that cut changes what it holds, except
 // loops irrelevant to it that lie inside every relevant loop above the cut (it stays). Partial
@@ -34,8 +35,9 @@
 // (partial_sum_bytes each); finished outputs are written once. A register is read once per step
 // and PE (kc weights, yx inputs) or row (kc inputs), except while consecutive steps use the same
 // datum; a partial sum is read and written every step. The mapping with the least energy x
-// cycles (the MACs', registers' and port's energy; ties: fewer cycles) is the one used: the
-// objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
+// cycles (the MACs', registers' and port's energy; ties: fewer cycles; the port's cycles count
+// the task's loads and stores that share it) is the one used: the objective of every mapper of
+// the model (and of ZigZag's search in tools/validate_dsa).
 //
 // Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
 // the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
@@ -63,6 +65,9 @@ struct ArrayShape {
   // yx: input elements (per channel) that one fold of the pixel grid reads over all its taps,
   // which its PEs share by passing them to their neighbours (ShiDianNao's FIFOs); 0: none.
   double input_window = 0;
+  // Bytes the task's loads and stores move through the same port while the array computes (a
+  // tiled task's): they compete with the operands for it.
+  double port_sharing_bytes = 0;
   double macs() const { return groups * pixels * k * c * taps; }
 };
 
@@ -75,15 +80,16 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 struct ArrayNest {
   double macs = 0;
   double folds = 0;
-  double steps = 0;          // cycles the array computes (all folds)
-  double fill_cycles = 0;    // fill and drain (and fold_overhead)
-  double weight_bytes = 0;   // read from the local buffer into the registers
-  double input_bytes = 0;    // read from the local buffer into the registers
-  double output_bytes = 0;   // outputs written, partial sums written and read back
-  double register_bits = 0;  // register-file reads and writes
-  double energy_pj = 0;      // MACs, registers and port traffic
-  double pixels_inner = 1;   // the innermost loop: this many of the pixel loop's trips
-  std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above it, inner to outer
+  double steps = 0;           // cycles the array computes (all folds)
+  double fill_cycles = 0;     // fill and drain (and fold_overhead)
+  double weight_bytes = 0;    // read from the local buffer into the registers
+  double input_bytes = 0;     // read from the local buffer into the registers
+  double output_bytes = 0;    // outputs written, partial sums written and read back
+  double register_bits = 0;   // register-file reads and writes
+  double energy_pj = 0;       // MACs, registers and port traffic
+  double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
+  double channels_inner = 1;  // the next: this many of the output-channel loop's trips
+  std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer
   double port_bytes() const { return weight_bytes + input_bytes + output_bytes; }
   double array_cycles() const { return steps + fill_cycles; }
   // The cycles on the array with `other_port_bytes` more through the same port (DMA fills and

@@ -44,7 +44,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   do {
     for (double ch : chunks) {
       const bool split = ch > 1;
-      double ws = 0, moved = p.out_bytes;
+      double ws = 0, moved = p.out_bytes, second = 0;
       for (size_t i = 0; i < p.inputs.size(); ++i) {
         const NestInput& x = p.inputs[i];
         const bool by_reduction = split && x.reduced;
@@ -64,14 +64,18 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
         const double sweep = std::max(x.needed, x.tile * selecting);
         m.loaded[i] = sweep * again;
         m.once[i] = selecting <= 1 && !by_reduction;
-        ws += (by_reduction ? x.tile / ch : x.tile) * (m.once[i] ? 1 : 2);
+        const double tile = by_reduction ? x.tile / ch : x.tile;
+        ws += tile * (m.once[i] ? 1 : 2);
+        second += m.once[i] ? 0 : tile;
         moved += m.loaded[i];
       }
       if (split)
         ws += p.out_tile * pb / eb + (out_tiles > 1 ? p.out_tile : 0);
       else
         ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
+      second += out_tiles > 1 ? p.out_tile : 0;
       ws += p.kept_tile * (out_tiles * ch > 1 ? 2 : 1);
+      second += out_tiles * ch > 1 ? p.kept_tile : 0;
       const double port =
           bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
       const double dram = share > 0 ? moved / share : 0;
@@ -107,6 +111,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       best.loaded = m.loaded;
       best.once = m.once;
       best.working_set = ws;
+      best.second_buffers = second;
       best.cycles = cycles;
       best.energy_pj = energy;
       best.tiles = out_tiles * ch;

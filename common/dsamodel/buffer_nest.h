@@ -59,6 +59,7 @@ struct NestMapping {
   std::vector<double> loaded;  // per input: bytes loaded over the task (>= its needed bytes)
   std::vector<bool> once;      // per input: loaded once and kept for the whole task
   double working_set = 0;
+  double second_buffers = 0;  // of the working set, the second buffers of what is double-buffered
   double cycles = 0;
   double energy_pj = 0;  // the array's, the other ops' port traffic, every byte loaded or stored
   double tiles = 1;      // output tiles x reduction chunks

@@ -71,7 +71,7 @@ class Simulator {
     unit_free_.assign(static_cast<size_t>(n_units_), 0.0);
     unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
     last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
-    prev_half_.assign(static_cast<size_t>(n_units_), 0.0);
+    prev_last_.assign(static_cast<size_t>(n_units_), 0.0);
     local_releases_.assign(static_cast<size_t>(n_units_), {});
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
     held_params_.assign(static_cast<size_t>(n_units_), {});
@@ -282,7 +282,7 @@ class Simulator {
   std::vector<Resource> port_, bus_, dma_;
   Resource dram_;
   std::vector<double> unit_free_, unit_end_, last_tile_start_;
-  std::vector<double> prev_half_;  // half the working set of a unit's last task, when tiled
+  std::vector<double> prev_last_;  // what a unit's last task holds while its last tile runs
   // Per local buffer, the (time, bytes) of its releases at stage ends not older than its unit's
   // last tile start (a load of a later task may start before them, when they are still held).
   std::vector<std::vector<std::pair<double, double>>> local_releases_;
@@ -364,6 +364,16 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // Capacity of every unit's local buffer: working set (less inputs already resident there)
   // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
   // buffer's occupancy over time, peak_<local>_bytes, counts the same).
+  // A tiled task whose output stays in its units' buffers holds its finished tiles there until
+  // it ends: the whole output beside the working set.
+  double kept_out = 0;
+  if (tiled)
+    for (int x : d.written) {
+      const auto sc = t.scope.find(x);
+      if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
+        kept_out +=
+            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+    }
   std::vector<double> needs;
   for (int u : d.units) {
     double in_place = 0;
@@ -372,7 +382,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
         if (pc.level == Level::Local && pc.units &&
             std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
           in_place += pc.bytes / n / static_cast<double>(pc.units->size());
-    const double need = static_cast<double>(d.working_set_bytes) - in_place;
+    const double need = static_cast<double>(d.working_set_bytes) + kept_out - in_place;
     needs.push_back(need);
     const double resident = resident_local_[static_cast<size_t>(u)];
     if (need + resident > static_cast<double>(s_.local_bytes))
@@ -401,12 +411,12 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const int u = d.units[k];
     const size_t ui = static_cast<size_t>(u);
     // A double-buffered task may start loading once its unit's previous task has started its
-    // last tile (which then holds half its working set), if both fit beside the residents.
-    const double ws = static_cast<double>(d.working_set_bytes);
+    // last tile (which then holds its last_tile_bytes), if both fit beside the residents.
+    const double ws = static_cast<double>(d.working_set_bytes) + kept_out;
     const bool across = p_.options.prefetch_across_stages;
     const bool prefetch =
         across && tiled &&
-        ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
+        ws + prev_last_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
     double gate = !across    ? std::max(unit_end_[ui], stage_start)
                   : prefetch ? last_tile_start_[ui]
                              : unit_end_[ui];
@@ -414,7 +424,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     // at their ends (the capacity check above counts the buffer after the releases): with
     // loads_wait_for_releases they wait for the first release after which they fit.
     if (s_.loads_wait_for_releases) {
-      const double adds = (prefetch ? ws + prev_half_[ui] : needs[k]) + resident_local_[ui];
+      const double adds = (prefetch ? ws + prev_last_[ui] : needs[k]) + resident_local_[ui];
       double held = 0;
       for (const auto& [at, bytes] : local_releases_[ui])
         if (at > gate) held += bytes;
@@ -497,15 +507,17 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       unit_done =
           std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
     }
-    if (tiled) {  // the last tile needs one of the two tile buffers
+    if (tiled) {  // the last tile needs no second buffers
       events_[ui].push_back({load_start, ws});
-      events_[ui].push_back({ce - compute / tiles, -ws / 2});
-      events_[ui].push_back({unit_done, -ws / 2});
+      const double last = static_cast<double>(d.last_tile_bytes);
+      events_[ui].push_back(
+          {ce - compute / tiles, -(static_cast<double>(d.working_set_bytes) - last)});
+      events_[ui].push_back({unit_done, -last - kept_out});
     } else {  // inputs already resident here are not loaded again
       events_[ui].push_back({load_start, needs[k]});
       events_[ui].push_back({unit_done, -needs[k]});
     }
-    prev_half_[ui] = tiled ? ws / 2 : 0;
+    prev_last_[ui] = tiled ? static_cast<double>(d.last_tile_bytes) + kept_out : 0;
     unit_free_[ui] = std::max(unit_free_[ui], tiled ? ce : unit_done);
     unit_end_[ui] = std::max(unit_end_[ui], unit_done);
     last_tile_start_[ui] = tiled ? ce - compute / tiles : unit_done;

@@ -37,7 +37,10 @@ struct DsaTaskDemand {
   double operand_bytes = 0;
   double register_bits = 0;       // register-file reads and writes, all units
   int64_t working_set_bytes = 0;  // per unit (buffer_nest.h)
-  std::string loop_order;         // the buffer level's loops, inner to outer ("" untiled)
+  // Per unit: what the buffer holds while the last tile runs (the working set without the
+  // second buffers of what streams; the whole working set untiled).
+  int64_t last_tile_bytes = 0;
+  std::string loop_order;  // the buffer level's loops, inner to outer ("" untiled)
   // The loop nest's own estimate of the task's cycles on one unit alone, with its equal share of
   // DRAM (buffer_nest.h; untiled: loads, then the array and port, then the store).
   double nest_cycles = 0;
@@ -73,7 +76,6 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
 // the least (ties: the smaller working set), while that is less or the working set is over the
 // budget. Tasks with several written tensors are not tiled (empty).
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
-                                      const std::vector<int>& units, int64_t budget,
-                                      DsaDemandCache* cache = nullptr);
+                                      const std::vector<int>& units, int64_t budget);
 
 }  // namespace dgs

@@ -1,6 +1,9 @@
 // Atom tasks and their tilings (see atom_task.h).
 #include "reproductions/atomic/atom_task.h"
 
+#include <string>
+#include <unordered_map>
+
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 
@@ -44,9 +47,30 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   for (size_t ax = 0; ax < a.region.size(); ++ax)
     shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
                               (a.region[ax].hi == l.shape[ax] ? 2 : 0));
-  const auto key = std::make_tuple(a.layer, shape_and_edges, a.c_in.hi - a.c_in.lo);
-  const auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  // The graph (its name, size and input shapes: the batch) and the config numbers the tiling
+  // depends on, the layer, and the atom's shape, edges and reduction slice.
+  std::string key;
+  auto add = [&](const std::string& x) {
+    key.append(x);
+    key.push_back('|');
+  };
+  add(g.name);
+  add(std::to_string(g.num_ops()));
+  add(std::to_string(g.num_tensors()));
+  for (int x : g.input_tensors())
+    for (int64_t e : g.tensor(x).shape) add(std::to_string(e));
+  add(spec.name);
+  add(std::to_string(spec.local_bytes));
+  add(std::to_string(spec.dram_bandwidth_gbs));
+  add(std::to_string(spec.local_bytes_per_cycle));
+  add(std::to_string(static_cast<int>(spec.dataflow)));
+  add(std::to_string(l.op));
+  for (int64_t x : shape_and_edges) add(std::to_string(x));
+  add(std::to_string(a.c_in.hi - a.c_in.lo));
+  thread_local std::unordered_map<std::string, AtomTiling> cache;
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() > (1u << 16)) cache.clear();
   Task t = atom_base_task(dag, atom, spec, 0);
   AtomTiling r;
   if (l.splittable) {
@@ -58,7 +82,7 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
     }
   }
   std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
-  return cache_.emplace(key, std::move(r)).first->second;
+  return cache.emplace(key, std::move(r)).first->second;
 }
 
 }  // namespace dgs::atomic

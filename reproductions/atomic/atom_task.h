@@ -34,12 +34,12 @@ struct AtomTiling {
 
 // Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
 // size): atoms that agree on these need inputs of the same size.
+// The cache is shared by every AtomTilings of a thread (the search's candidates, the buffering
+// and the plan of one DAG ask for the same shapes), keyed also by the layer's op and shape and
+// the numbers of the config the tiling depends on.
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
-
- private:
-  std::map<std::tuple<int, std::vector<int64_t>, int64_t>, AtomTiling> cache_;
 };
 
 }  // namespace dgs::atomic

@@ -78,13 +78,14 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   EXPECT_EQ(nest.steps, 384);
   EXPECT_EQ(nest.port_bytes(), 1536 + 2048 + 3072);
   // yx (YX-Partition as the paper defines it: a GEMM's rows down the array, one column): 4 folds
-  // of 16 PEs, 48 x 32 steps each (6144). A PE's 24 partial-sum registers hold 24 of the 48
-  // output columns and its 12 input registers 12 of the 32 channels, so each input (2048 bytes in
-  // all) is read again for every output column: 48 x 2048 + B once (1536) + y (3072) = 102912
-  // bytes = 12864 port cycles; + 30.
+  // of 16 PEs, 48 x 32 steps each (6144). The order 16 output columns, 32 channels, 3 x 16
+  // columns, 4 folds keeps 16 partial sums per PE (of 24) through the whole reduction and each
+  // input through 16 columns: inputs 3 x 2048, weights (16 x 14 of the 16 x 32 stay in the 224
+  // broadcast registers) 4 x 1536, y 3072 = 15360 bytes = 1920 port cycles: the 6144 steps set
+  // the time; + 30.
   const OpCycles yx = op_cycles(g, 0, all, dsa_with_dataflow(mesh(), DsaDataflow::YX));
   EXPECT_EQ(yx.folds, 4);
-  EXPECT_EQ(yx.cycles, 12864 + 30);
+  EXPECT_EQ(yx.cycles, 6144 + 30);
   // STCP920's 32 x 64 MME (fp16, 256 B/cycle): one fold of 64 rows; the port carries
   // (2048 + 1536 + 3072) x 2 bytes = 52 cycles, below them; + 94 fill and drain.
   const OpCycles stcp = op_cycles(g, 0, all, load_dsa_spec("stcp920"));
