@@ -333,6 +333,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // one transfer (one DMA descriptor list), ready when its last piece is.
   std::vector<Piece> pieces;
   Piece from_dram{0, Level::Dram, nullptr, 0};
+  double dram_once = 0;  // of from_dram, each region once (no re-reads)
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
@@ -345,6 +346,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
       // region as one DMA read, available when the tensor's last write is.
       from_dram.bytes += static_cast<double>(region_numel(need)) * s_.element_bytes * refetch;
+      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes;
       if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
       continue;
     }
@@ -354,6 +356,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const double bytes = static_cast<double>(common) * s_.element_bytes * refetch;
       if (w.level == Level::Dram) {
         from_dram.bytes += bytes;
+        dram_once += static_cast<double>(common) * s_.element_bytes;
         from_dram.available = std::max(from_dram.available, w.end);
       } else {
         pieces.push_back({bytes, w.level, &w.units, w.end});
@@ -361,6 +364,14 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     }
   }
   if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
+  // or several cores reading the same region) pass through its cluster's global buffer when
+  // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
+  // the rest over the cluster bus.
+  const bool staged =
+      !s_.global_level.empty() && from_dram.bytes > dram_once &&
+      dram_once <= static_cast<double>(s_.global_bytes) -
+                       resident_global_[static_cast<size_t>(cluster_of(d.units.front()))];
   // Capacity of every unit's local buffer: working set (less inputs already resident there)
   // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
   // buffer's occupancy over time, peak_<local>_bytes, counts the same).
@@ -438,6 +449,15 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
     for (const Piece& pc : pieces) {
       const double ready = std::max(gate, pc.available);
+      if (staged && pc.level == Level::Dram && !pc.units) {
+        const Span once = dram_transfer(u, dram_once / n, ready);
+        global_bytes_ += dram_once / n;  // written into the global buffer on the way
+        const Span again =
+            global_transfer(cluster_of(u), u, (pc.bytes - dram_once) / n, once.start);
+        load_start = load_start < 0 ? once.start : std::min(load_start, once.start);
+        load_end = std::max({load_end, once.end, again.end});
+        continue;
+      }
       const Span sp = fetch(pc.level, pc.units, u, pc.bytes / n, ready, local_hit);
       load_start = load_start < 0 ? sp.start : std::min(load_start, sp.start);
       load_end = std::max(load_end, sp.end);
