@@ -130,8 +130,11 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
     fold[2].hi = std::min(fold[2].hi, fold[2].lo + spec.matrix_tile_rows);
     fold[3].hi = std::min(fold[3].hi, fold[3].lo + spec.matrix_tile_columns);
     const Region in = input_regions(g, op, fold).at(0);
+    // The bounding box of a strided window holds inputs no PE reads: at most one per PE per tap.
     if (in.size() == 4 && in[1].size() > 0)
-      s.input_window = static_cast<double>(region_numel(in)) / static_cast<double>(in[1].size());
+      s.input_window =
+          std::min(static_cast<double>(region_numel(in)) / static_cast<double>(in[1].size()),
+                   static_cast<double>(region_numel(fold)) * s.taps);
   }
   if (s.pixels <= 0 || s.k <= 0 || s.c <= 0) s.pixels = 0;
   return s;
