@@ -74,8 +74,9 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       else
         ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
       second += out_tiles > 1 ? p.out_tile : 0;
-      ws += p.kept_tile * (out_tiles * ch > 1 ? 2 : 1);
-      second += out_tiles * ch > 1 ? p.kept_tile : 0;
+      const double kept = p.kept_tile + p.kept_reduced_tile / ch;
+      ws += kept * (out_tiles * ch > 1 ? 2 : 1);
+      second += out_tiles * ch > 1 ? kept : 0;
       const double port =
           bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
       const double dram = share > 0 ? moved / share : 0;

@@ -44,9 +44,10 @@ struct NestInput {
 struct NestProblem {
   std::vector<double> trips;  // per output loop (> 1 each)
   std::vector<NestInput> inputs;
-  double out_tile = 0;      // bytes of one output tile (all written tensors)
-  double out_bytes = 0;     // bytes the unit's part writes
-  double kept_tile = 0;     // intermediates of one tile
+  double out_tile = 0;           // bytes of one output tile (all written tensors)
+  double out_bytes = 0;          // bytes the unit's part writes
+  double kept_tile = 0;          // intermediates of one tile (whole reduction)
+  double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
   double reduction = 0;     // channels of the matrix op's reduction that may be tiled (0: none)
   ArrayNest array;          // the unit's matrix work (empty without a matrix op)
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops

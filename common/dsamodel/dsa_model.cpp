@@ -375,10 +375,23 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // Capacity of every unit's local buffer: working set (less inputs already resident there)
   // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
   // buffer's occupancy over time, peak_<local>_bytes, counts the same).
+  // Partial sums: the home of this task's group.
+  bool partial_follower = false;
+  WriteRecord* home = nullptr;
+  if (t.reduction.active()) {
+    const int out = g_.op(t.ops.at(0)).outputs.at(0);
+    const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
+    const auto it = partial_home_.find(key);
+    if (it != partial_home_.end()) {
+      partial_follower = true;
+      home = &writes_[out][it->second];
+    }
+  }
+
   // A tiled task whose output stays in its units' buffers holds its finished tiles there until
   // it ends: the whole output beside the working set.
   double kept_out = 0;
-  if (tiled)
+  if (tiled && !partial_follower)  // a later partial sum goes to its home
     for (int x : d.written) {
       const auto sc = t.scope.find(x);
       if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
@@ -401,19 +414,6 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
                   std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
                   std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
                   std::to_string(s_.local_bytes));
-  }
-
-  // Partial sums: the home of this task's group.
-  bool partial_follower = false;
-  WriteRecord* home = nullptr;
-  if (t.reduction.active()) {
-    const int out = g_.op(t.ops.at(0)).outputs.at(0);
-    const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
-    const auto it = partial_home_.find(key);
-    if (it != partial_home_.end()) {
-      partial_follower = true;
-      home = &writes_[out][it->second];
-    }
   }
 
   const double overhead = s_.task_overhead_cycles;

@@ -374,16 +374,46 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     prob.trips[l] *= trips_of_axis[a];
     loop_names[l] += std::to_string(a);
   }
-  // The matrix op's operands shrink with a tiled reduction (one op with a whole, ungrouped
-  // reduction over channels whose operands both come from memory).
+  // The task's one ungrouped matrix op may run its reduction in chunks (no reduction slice of
+  // its own): what shrinks with a chunk are the operands half the reduction needs less of, and
+  // what the ops before it in the task compute them from (e.g. §3.5's Concat pieces), by the
+  // shared iteration spaces.
   std::set<int> reduced;
   if (u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
-    const Op& o = g.op(u.matrix);
-    const bool from_memory = o.inputs.size() >= 2 && o.inputs[0] >= 0 && o.inputs[1] >= 0 &&
-                             !u.produced.count(o.inputs[0]) && !u.produced.count(o.inputs[1]);
-    if (from_memory) {
-      reduced = {o.inputs[0], o.inputs[1]};
-      prob.reduction = u.shape.c;
+    const Op& mo = g.op(u.matrix);
+    std::string axis_name;
+    int64_t extent = 0;
+    for (const ReductionAxis& ax : iteration_space(g, u.matrix).reduction_axes)
+      if ((ax.name == "c_in" || ax.name == "k") &&
+          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
+        axis_name = ax.name;
+        extent = ax.extent;
+      }
+    const auto mout = origin.find(mo.outputs.at(0));
+    if (!axis_name.empty() && extent >= 2 && mout != origin.end()) {
+      const std::vector<Region> half =
+          input_regions_for_slice(g, u.matrix, mout->second, {axis_name, {0, extent / 2}});
+      std::map<int, Region> seeds;  // operands computed inside the task
+      for (size_t k = 0; k < mo.inputs.size() && k < half.size(); ++k) {
+        const int x = mo.inputs[k];
+        const auto full = x < 0 ? origin.end() : origin.find(x);
+        if (full == origin.end() || region_numel(half[k]) >= region_numel(full->second)) continue;
+        reduced.insert(x);
+        if (u.produced.count(x)) seeds[x] = half[k];
+      }
+      if (!seeds.empty()) {
+        std::vector<int> before;
+        for (int op : t.ops) {
+          if (op == u.matrix) break;
+          before.push_back(op);
+        }
+        for (const auto& [tensor, access] : propagate_regions(g, before, seeds)) {
+          const auto full = origin.find(tensor);
+          if (full != origin.end() && region_numel(access.region) < region_numel(full->second))
+            reduced.insert(tensor);
+        }
+      }
+      if (!reduced.empty()) prob.reduction = u.shape.c;
     }
   }
   for (size_t i = 0; i < d.inputs.size(); ++i) {
@@ -399,7 +429,8 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   prob.out_tile = bytes_of(tile, spec);
   prob.out_bytes = bytes_of(unit_primary, spec);
   for (int x : d.kept)
-    if (origin.count(x)) prob.kept_tile += bytes_of(origin.at(x), spec);
+    if (origin.count(x))
+      (reduced.count(x) ? prob.kept_reduced_tile : prob.kept_tile) += bytes_of(origin.at(x), spec);
   prob.array = u.array;
   prob.other_cycles = d.vector_cycles + d.move_cycles;
   prob.other_port_bytes = u.other_port;

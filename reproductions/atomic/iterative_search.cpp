@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <string>
 
 #include "common/dsamodel/dsa_model.h"
+#include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "reproductions/atomic/atom_search.h"
 
@@ -28,11 +30,21 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
   const size_t first = s.candidates.size();
   s.candidates.resize(first + cs.size());
   std::mutex keep;
+  std::string error;  // the first candidate's refusal, thrown once every worker has finished
   parallel_for(static_cast<int64_t>(cs.size()), available_cpus(), [&](int64_t i) {
     const Candidate& c = cs[static_cast<size_t>(i)];
-    AtomicDag dag = build_atomic_dag(g, c.shapes, spec);
-    AtomSchedule schedule = schedule_atoms(g, dag, spec, {});
-    EvaluationResult result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
+    AtomicDag dag;
+    AtomSchedule schedule;
+    EvaluationResult result;
+    try {
+      dag = build_atomic_dag(g, c.shapes, spec);
+      schedule = schedule_atoms(g, dag, spec, {});
+      result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
+    } catch (const Error& e) {
+      const std::lock_guard<std::mutex> lock(keep);
+      if (error.empty()) error = e.what();
+      return;
+    }
     const std::lock_guard<std::mutex> lock(keep);
     const size_t at = first + static_cast<size_t>(i);
     s.candidates[at] = {.target_cycles = c.target,
@@ -49,6 +61,7 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
       s.result = std::move(result);
     }
   });
+  if (!error.empty()) throw Error(error);
 }
 
 }  // namespace
