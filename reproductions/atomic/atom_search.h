@@ -45,13 +45,14 @@ double option_utilisation(const ShapeOption& o, const DsaSpec& spec);
 // Target (1) of Sec. IV-A, high PE utilisation of every atom: keeps the options whose utilisation
 // is at least half the best of the layer's options (never empty). The paper takes target (1) to
 // follow from making the spatially unrolled dimensions multiples of the PE array; in the shared
-// unit cost each fold also pays the array's fill and drain, so atoms with few pixels per fold
-// (KC-P) or few reduction steps per fold (YX-P) spend most cycles filling the array, and
-// divisibility alone does not keep it busy. The half is not tuned: it is the half-performance
-// point (Hockney's n_1/2), where an atom computes for as many cycles as it fills and drains, the
-// standard boundary between startup-bound and throughput-bound work on a pipeline. Without it the
-// SA (energy: spread of cycles over all atoms) chose 3x3-convolution atoms of a few pixels per
-// fold on ResNet-50 (matrix-cycle utilisation 25%, the even split's 62%).
+// unit cost an atom also pays the array's fill and drain and waits on the 64-bit port for
+// operands its registers cannot keep, so atoms with few pixels (KC-P) or few reduction steps
+// (YX-P) spend most cycles filling the array or feeding it, and divisibility alone does not keep
+// it busy. The half is not tuned: it is the half-performance point (Hockney's n_1/2), where an
+// atom computes for as many cycles as it spends on that overhead, the standard boundary between
+// startup-bound and throughput-bound work on a pipeline. Without it the SA (energy: spread of
+// cycles over all atoms) chose 3x3-convolution atoms of a few pixels per fold on ResNet-50
+// (matrix-cycle utilisation 25%, the even split's 62%, with the old per-fold fill and drain).
 std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> options,
                                                   const DsaSpec& spec);
 
