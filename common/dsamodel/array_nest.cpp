@@ -164,7 +164,7 @@ struct NestKeyHash {
 }  // namespace
 
 ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
-  // Memoised per thread: the Atomic search prices the same shapes again and again.
+  // Memoised per thread: atom searches price the same shapes again and again.
   const NestKey key = {s.groups,
                        s.pixels,
                        s.pixel_rows,

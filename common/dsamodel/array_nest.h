@@ -8,14 +8,15 @@
 // The dataflow unrolls two of its loops over the R x C array (matrix_tile_rows x
 // matrix_tile_columns), s = matrix_macs_per_cycle / (R x C) MACs per PE per cycle, and runs the
 // rest in time, one step per cycle:
-//   kc (weight stationary, NVDLA-like, as the Atomic Dataflow paper defines KC-Partition): the
+//   kc (weight stationary, NVDLA-like; MAESTRO's KC-Partition, as the atom-based schedulers of
+//     reproductions/ use it): the
 //     reduction channels over the rows, the output channels over the columns; steps over
 //     P / s pixels, K / C output-channel folds, C / R reduction folds and T taps. A step takes
 //     one input per row (broadcast along it), uses the weights in the PEs, and gives one partial
 //     sum per column (added down it).
-//   yx (output stationary, ShiDianNao-like, YX-Partition): the output pixel grid's rows and
-//     columns over the array (a GEMM: its rows down the array and one column, as the paper's
-//     footnote sets H = rows, W = 1 for FC layers); steps over the pixel folds, K output
+//   yx (output stationary, ShiDianNao-like, MAESTRO's YX-Partition): the output pixel grid's
+//     rows and columns over the array (a GEMM: its rows down the array and one column, H = rows,
+//     W = 1 as for FC layers); steps over the pixel folds, K output
 //     channels, C / s reduction channels and T taps. A step broadcasts one weight, takes one
 //     input per PE and adds into one partial sum per PE.
 // Register files (DsaSpec): under kc a PE keeps pe_weight_registers weights (of as many folds),
