@@ -71,7 +71,7 @@ class Simulator {
     unit_free_.assign(static_cast<size_t>(n_units_), 0.0);
     unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
     last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
-    prev_half_.assign(static_cast<size_t>(n_units_), 0.0);
+    prev_last_.assign(static_cast<size_t>(n_units_), 0.0);
     local_releases_.assign(static_cast<size_t>(n_units_), {});
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
     held_params_.assign(static_cast<size_t>(n_units_), {});
@@ -229,13 +229,49 @@ class Simulator {
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
   // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
-  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) const {
+  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
     for (int u : units) {
-      const std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
-      const auto it = held.find(x);
-      if (it == held.end() || region_intersect(it->second, need) != need) return false;
+      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+      const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
+        return h.tensor == x && region_intersect(h.region, need) == need;
+      });
+      if (it == held.end()) return false;
+      std::rotate(it, it + 1, held.end());  // used now: the most recent
     }
     return !units.empty();
+  }
+  // weights_stay: the weights and constants a unit's tasks read stay in its buffer, whole, in the
+  // room its resident tensors and the working set of the task it runs leave (the least recently
+  // used going first when that room shrinks); the task's own are kept whole when they fit it,
+  // or when the task held them whole for its whole run (stays).
+  void hold_params(const DsaTaskDemand& d) {
+    if (!s_.weights_stay) return;
+    for (int u : d.units) {
+      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+      const double room = static_cast<double>(s_.local_bytes) -
+                          resident_local_[static_cast<size_t>(u)] -
+                          static_cast<double>(d.working_set_bytes);
+      double total = 0;
+      for (const HeldParam& h : held) total += h.bytes;
+      size_t drop = 0;
+      while (drop < held.size() && total > room) total -= held[drop++].bytes;
+      held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
+      for (size_t i = 0; i < d.inputs.size(); ++i) {
+        const int x = d.inputs[i];
+        if (!g_.tensor(x).is_param()) continue;
+        const Region& r = d.needed.at(x);
+        const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes /
+                             static_cast<double>(d.units.size());
+        std::erase_if(held, [&](const HeldParam& h) {
+          if (h.tensor != x) return false;
+          total -= h.bytes;
+          return true;
+        });
+        if (!d.stays[i] && total + bytes > room) continue;
+        held.push_back({x, r, bytes});
+        total += bytes;
+      }
+    }
   }
 
   const Graph& g_;
@@ -246,14 +282,20 @@ class Simulator {
   std::vector<Resource> port_, bus_, dma_;
   Resource dram_;
   std::vector<double> unit_free_, unit_end_, last_tile_start_;
-  std::vector<double> prev_half_;  // half the working set of a unit's last task, when tiled
+  std::vector<double> prev_last_;  // what a unit's last task holds while its last tile runs
   // Per local buffer, the (time, bytes) of its releases at stage ends not older than its unit's
   // last tile start (a load of a later task may start before them, when they are still held).
   std::vector<std::vector<std::pair<double, double>>> local_releases_;
   std::vector<double> resident_local_, resident_global_;
-  std::vector<std::map<int, Region>> held_params_;  // per unit: weights its last task loaded
+  struct HeldParam {
+    int tensor = -1;
+    Region region;
+    double bytes = 0;  // per unit
+  };
+  std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
   std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
+  DsaDemandCache demand_cache_;
   std::map<int, std::vector<WriteRecord>> writes_;
   std::map<int, double> last_end_;  // tensor -> the end of its last write
   std::set<int> on_chip_;           // tensors with a write kept on chip
@@ -262,7 +304,7 @@ class Simulator {
   // Tensor -> (stage, region) of every read, for region-level release.
   std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
-  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0;
+  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
   double end_ = 0;
   // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
   // reservations that end before it are forgotten.
@@ -291,17 +333,20 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // one transfer (one DMA descriptor list), ready when its last piece is.
   std::vector<Piece> pieces;
   Piece from_dram{0, Level::Dram, nullptr, 0};
-  for (int x : d.inputs) {
+  double dram_once = 0;  // of from_dram, each region once (no re-reads)
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
     const auto it = writes_.find(x);
-    const double refetch = g_.tensor(x).is_param() ? 1.0 : d.refetch;
+    const double refetch = d.reload[i];
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
-      continue;  // still in the buffer since the units' previous task: read in place
+      continue;  // still in the buffer since an earlier task of its units: read in place
     }
     if (it == writes_.end() || !on_chip_.count(x)) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
       // region as one DMA read, available when the tensor's last write is.
       from_dram.bytes += static_cast<double>(region_numel(need)) * s_.element_bytes * refetch;
+      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes;
       if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
       continue;
     }
@@ -311,6 +356,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const double bytes = static_cast<double>(common) * s_.element_bytes * refetch;
       if (w.level == Level::Dram) {
         from_dram.bytes += bytes;
+        dram_once += static_cast<double>(common) * s_.element_bytes;
         from_dram.available = std::max(from_dram.available, w.end);
       } else {
         pieces.push_back({bytes, w.level, &w.units, w.end});
@@ -318,27 +364,17 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     }
   }
   if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
+  // or several cores reading the same region) pass through its cluster's global buffer when
+  // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
+  // the rest over the cluster bus.
+  const bool staged =
+      !s_.global_level.empty() && from_dram.bytes > dram_once &&
+      dram_once <= static_cast<double>(s_.global_bytes) -
+                       resident_global_[static_cast<size_t>(cluster_of(d.units.front()))];
   // Capacity of every unit's local buffer: working set (less inputs already resident there)
   // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
   // buffer's occupancy over time, peak_<local>_bytes, counts the same).
-  std::vector<double> needs;
-  for (int u : d.units) {
-    double in_place = 0;
-    if (!tiled)
-      for (const Piece& pc : pieces)
-        if (pc.level == Level::Local && pc.units &&
-            std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
-          in_place += pc.bytes / n / static_cast<double>(pc.units->size());
-    const double need = static_cast<double>(d.working_set_bytes) - in_place;
-    needs.push_back(need);
-    const double resident = resident_local_[static_cast<size_t>(u)];
-    if (need + resident > static_cast<double>(s_.local_bytes))
-      throw Error(label() + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
-                  std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
-                  std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
-                  std::to_string(s_.local_bytes));
-  }
-
   // Partial sums: the home of this task's group.
   bool partial_follower = false;
   WriteRecord* home = nullptr;
@@ -352,18 +388,46 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     }
   }
 
+  // A tiled task whose output stays in its units' buffers holds its finished tiles there until
+  // it ends: the whole output beside the working set.
+  double kept_out = 0;
+  if (tiled && !partial_follower)  // a later partial sum goes to its home
+    for (int x : d.written) {
+      const auto sc = t.scope.find(x);
+      if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
+        kept_out +=
+            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+    }
+  std::vector<double> needs;
+  for (int u : d.units) {
+    double in_place = 0;
+    if (!tiled)
+      for (const Piece& pc : pieces)
+        if (pc.level == Level::Local && pc.units &&
+            std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
+          in_place += pc.bytes / n / static_cast<double>(pc.units->size());
+    const double need = static_cast<double>(d.working_set_bytes) + kept_out - in_place;
+    needs.push_back(need);
+    const double resident = resident_local_[static_cast<size_t>(u)];
+    if (need + resident > static_cast<double>(s_.local_bytes))
+      throw Error(label() + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
+                  std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
+                  std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
+                  std::to_string(s_.local_bytes));
+  }
+
   const double overhead = s_.task_overhead_cycles;
   double task_end = stage_start;
   for (size_t k = 0; k < d.units.size(); ++k) {
     const int u = d.units[k];
     const size_t ui = static_cast<size_t>(u);
     // A double-buffered task may start loading once its unit's previous task has started its
-    // last tile (which then holds half its working set), if both fit beside the residents.
-    const double ws = static_cast<double>(d.working_set_bytes);
+    // last tile (which then holds its last_tile_bytes), if both fit beside the residents.
+    const double ws = static_cast<double>(d.working_set_bytes) + kept_out;
     const bool across = p_.options.prefetch_across_stages;
     const bool prefetch =
         across && tiled &&
-        ws + prev_half_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
+        ws + prev_last_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
     double gate = !across    ? std::max(unit_end_[ui], stage_start)
                   : prefetch ? last_tile_start_[ui]
                              : unit_end_[ui];
@@ -371,7 +435,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     // at their ends (the capacity check above counts the buffer after the releases): with
     // loads_wait_for_releases they wait for the first release after which they fit.
     if (s_.loads_wait_for_releases) {
-      const double adds = (prefetch ? ws + prev_half_[ui] : needs[k]) + resident_local_[ui];
+      const double adds = (prefetch ? ws + prev_last_[ui] : needs[k]) + resident_local_[ui];
       double held = 0;
       for (const auto& [at, bytes] : local_releases_[ui])
         if (at > gate) held += bytes;
@@ -385,6 +449,15 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
     for (const Piece& pc : pieces) {
       const double ready = std::max(gate, pc.available);
+      if (staged && pc.level == Level::Dram && !pc.units) {
+        const Span once = dram_transfer(u, dram_once / n, ready);
+        global_bytes_ += dram_once / n;  // written into the global buffer on the way
+        const Span again =
+            global_transfer(cluster_of(u), u, (pc.bytes - dram_once) / n, once.start);
+        load_start = load_start < 0 ? once.start : std::min(load_start, once.start);
+        load_end = std::max({load_end, once.end, again.end});
+        continue;
+      }
       const Span sp = fetch(pc.level, pc.units, u, pc.bytes / n, ready, local_hit);
       load_start = load_start < 0 ? sp.start : std::min(load_start, sp.start);
       load_end = std::max(load_end, sp.end);
@@ -399,8 +472,23 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
                              std::max(1, s_.vector_lanes));
     }
     if (load_start < 0) load_start = load_end;
-    double compute = d.compute_cycles() + add_cycles + overhead;
-    compute = std::max(compute, std::ceil(d.operand_bytes / n / s_.local_bandwidth()));
+    // The port carries the operands to and from the array and vector unit and, while tiles
+    // run, this unit's loads and stores as well: the compute lasts as long as the longer of the
+    // two (an untiled task loads before and stores after it computes).
+    double moved = 0;
+    for (const Piece& pc : pieces) moved += tiled ? pc.bytes / n : 0;
+    moved -= tiled ? local_hit : 0;
+    for (int x : d.written) {
+      if (!tiled) break;
+      const auto sc = t.scope.find(x);
+      const bool stays = sc != t.scope.end() && level_of(sc->second) == Level::Local;
+      if (!stays || partial_follower)
+        moved +=
+            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+    }
+    const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
+    const double compute =
+        std::max(d.compute_cycles() + add_cycles, port + d.fill_cycles) + overhead;
     double cs = 0, ce = 0;
     if (tiled) {
       cs = std::max({stage_start, unit_free_[ui], load_start + (load_end - load_start) / tiles});
@@ -439,15 +527,17 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       unit_done =
           std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
     }
-    if (tiled) {  // the last tile needs one of the two tile buffers
+    if (tiled) {  // the last tile needs no second buffers
       events_[ui].push_back({load_start, ws});
-      events_[ui].push_back({ce - compute / tiles, -ws / 2});
-      events_[ui].push_back({unit_done, -ws / 2});
+      const double last = static_cast<double>(d.last_tile_bytes);
+      events_[ui].push_back(
+          {ce - compute / tiles, -(static_cast<double>(d.working_set_bytes) - last)});
+      events_[ui].push_back({unit_done, -last - kept_out});
     } else {  // inputs already resident here are not loaded again
       events_[ui].push_back({load_start, needs[k]});
       events_[ui].push_back({unit_done, -needs[k]});
     }
-    prev_half_[ui] = tiled ? ws / 2 : 0;
+    prev_last_[ui] = tiled ? static_cast<double>(d.last_tile_bytes) + kept_out : 0;
     unit_free_[ui] = std::max(unit_free_[ui], tiled ? ce : unit_done);
     unit_end_[ui] = std::max(unit_end_[ui], unit_done);
     last_tile_start_[ui] = tiled ? ce - compute / tiles : unit_done;
@@ -457,13 +547,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   }
   macs_ += d.macs;
   local_bytes_ += d.operand_bytes;
-  // Each unit now holds this task's weights and constants (and nothing its earlier tasks held).
-  for (int u : d.units) {
-    std::map<int, Region>& held = held_params_[static_cast<size_t>(u)];
-    held.clear();
-    for (int x : d.inputs)
-      if (g_.tensor(x).is_param()) held[x] = d.needed.at(x);
-  }
+  register_bits_ += d.register_bits;
+  hold_params(d);
 
   // Where the written tensors now live.
   for (int x : d.written) {
@@ -534,7 +619,8 @@ EvaluationResult Simulator::run() {
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
       const Task& t = p_.stages[si].tasks[ti];
       try {
-        demand[si].push_back(dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_)));
+        demand[si].push_back(
+            dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_), &demand_cache_));
       } catch (const Error& e) {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }
@@ -586,6 +672,7 @@ EvaluationResult Simulator::run() {
   add_value(r.busy_us_by_unit, "dma", dma_busy / mhz);
   const double byte_hops = noc_ ? noc_->byte_hops() : 0;
   add_value(r.energy_pj_by_component, "mac", macs_ * s_.mac_pj);
+  add_value(r.energy_pj_by_component, "registers", register_bits_ * s_.register_pj_per_bit);
   add_value(r.energy_pj_by_component, s_.local_level, local_bytes_ * 8 * s_.local_pj_per_bit);
   if (!s_.global_level.empty())
     add_value(r.energy_pj_by_component, s_.global_level, global_bytes_ * 8 * s_.global_pj_per_bit);

@@ -21,15 +21,19 @@
 //    inputs already resident, plus resident tensors) never exceeds the capacity; without it
 //    (the default, e.g. STCP920) such a load starts as soon as its unit is free, and the
 //    occupancy can exceed the capacity by bytes released at the stage's start.
-//  - tile (double buffering): a task with a `tile` runs tile by tile with two tile buffers: loads
-//    of tile i+1 and stores of tile i-1 overlap the compute of tile i, and its loads may start as
-//    soon as its unit's previous task has started its last tile (which then holds one of its
-//    two tile buffers) if both fit beside the resident tensors. Its working set is twice one
-//    tile's (inputs, intermediates and output of one tile, by the shared iteration spaces); every
-//    tile loads its activation inputs again (halos re-read: tiles x one tile's activations),
-//    while weights and constants are loaded once per task and stay while its tiles run. A task
-//    without a tile loads everything, computes, then stores, and its loads wait until its unit's
-//    previous task has ended.
+//  - tile (double buffering): a task with a `tile` runs tile by tile in a loop nest
+//    (buffer_nest.h): its output tiles along groups of axes (those that select the same inputs)
+//    and, for its one matrix op, its reduction in chunks, in the order the mapper chooses (least
+//    energy x cycles among those whose working set fits the local buffer). An input stays while
+//    the loops that do not select it run inside every loop that does, and is loaded again
+//    otherwise (each input's reload); its tile counts once in the working set when it stays for
+//    the whole task, twice (double-buffered) when it streams, as do the output tiles; partial
+//    sums of a chunked reduction stay in the buffer. Loads of tile i+1 and stores of tile i-1
+//    overlap the compute of tile i, and its loads may start as soon as its unit's previous task
+//    has started its last tile (which then holds its last_tile_bytes) if both fit beside the
+//    resident tensors; a tiled task whose output stays local holds the whole output by its end.
+//    A task without a tile loads everything, computes, then stores, and its loads wait until its
+//    unit's previous task has ended.
 //  - scope (where a written tensor stays until its readers have run): the local level (l1,
 //    sram) keeps it in the buffer of the unit(s) that wrote it, from the end of the writing task
 //    until the end of the last later stage that reads part of the written region (a region no
@@ -44,23 +48,31 @@
 //    sends its partial over the mesh or bus to the home, whose vector unit adds it on arrival;
 //    with a global or DRAM scope, each later task reads the running sum from that level, adds its
 //    partial on its own vector unit and writes the sum back.
-//  - weights_stay (config): the weights and constants a unit's last task loaded stay in its
-//    buffer (they were in that task's working set); a task needing a region inside them on every
-//    one of its units reads them in place instead of from DRAM.
+//  - weights_stay (config): the weights and constants a unit's tasks read stay in its buffer,
+//    whole, in the room its resident tensors and the working set of its current task leave
+//    (least recently used out first); a task needing a region inside them on every one of its
+//    units reads them in place instead of from DRAM.
+//  - staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
+//    or several cores reading one region) pass through its cluster's global buffer when they fit
+//    beside the tensors resident there: DRAM gives each region once, the global buffer the rest.
 //  - Tensors are stored and computed in the config's datatype, whatever the graph's dtype.
 //
-// Resources: each core/engine has a compute queue (matrix, vector and move cycles of unit_cost.h,
-// plus task_overhead) and a local-buffer port; each cluster a DMA engine pool and (clusters) a bus
-// to its global buffer; the chip one DRAM channel (dram_bandwidth x dram_efficiency); a mesh one
-// resource per directed link. A transfer starts when every resource of its path is free, streams
-// at the narrowest bandwidth of the path, takes each resource for bytes / that resource's
-// bandwidth (so a wide DRAM channel serves many narrow ports in turn, and transfers on one link
-// or channel serialise in issue order while disjoint ones overlap), and arrives after the path's
-// latency (DRAM latency, hops x hop latency). DRAM enters a mesh at the nearer of the west and east
-// edge columns of the engine's row.
+// Resources: each core/engine has a compute queue (matrix, vector and move cycles of unit_cost.h
+// and array_nest.h, plus task_overhead) and a local-buffer port; each cluster a DMA engine pool
+// and (clusters) a bus to its global buffer; the chip one DRAM channel (dram_bandwidth x
+// dram_efficiency); a mesh one resource per directed link. A transfer starts when every resource
+// of its path is free, streams at the narrowest bandwidth of the path, takes each resource for
+// bytes / that resource's bandwidth (so a wide DRAM channel serves many narrow ports in turn, and
+// transfers on one link or channel serialise in issue order while disjoint ones overlap), and
+// arrives after the path's latency (DRAM latency, hops x hop latency). DRAM enters a mesh at the
+// nearer of the west and east edge columns of the engine's row. A task's compute lasts the longer
+// of its units' work and its port's: the operands the array and vector unit read and write
+// (array_nest.h) and, while its tiles run, its own loads and stores, at the local bandwidth (plus
+// fill and drain).
 //
-// Energy: mac_energy per MAC; every byte written into or read out of a buffer level (transfers,
-// and the operands and results of every op at the local level) at that level's pJ/bit; NoC
+// Energy: mac_energy per MAC; the register files' reads and writes (array_nest.h) at
+// register_energy; every byte written into or read out of a buffer level (transfers, the array's
+// operand delivery and the vector unit's operands at the local level) at that level's pJ/bit; NoC
 // bits x hops x noc_energy; DRAM bits read and written x dram_energy; static power x units x
 // latency.
 //
@@ -79,7 +91,7 @@ namespace dgs {
 //   bytes_by_level: local, global, DRAM level names (bytes read + written);
 //   bytes_by_link (mesh): the bytes each directed link carried, "link (x,y)->(x',y')";
 //   busy_us_by_unit: "core" or "engine" (compute, summed over units), "matrix", "vector", "dma";
-//   energy_pj_by_component: "mac", each level name, "noc" (mesh), "static";
+//   energy_pj_by_component: "mac", "registers", each level name, "noc" (mesh), "static";
 //   details: peak_<level>_bytes (the fullest buffer instance), noc_byte_hops, noc_max_link_bytes,
 //   noc_links_used, mac_utilisation, dram_busy_fraction, transfers.
 EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "common/dsamodel/array_nest.h"
+#include "common/dsamodel/buffer_nest.h"
 #include "common/graph/reduction_slice.h"
 #include "common/util/error.h"
 
@@ -124,100 +126,401 @@ static void narrow_gather_tables(const Graph& g, const Task& t, std::map<int, Re
   }
 }
 
-DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
-                              const std::vector<int>& units) {
+namespace {
+
+// The key of a task's shape for DsaDemandCache: its ops, units, binding, tile, reduction slice,
+// and per needed tensor its id, region shape and which edges of the tensor the region touches.
+std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed,
+                       size_t units) {
+  std::string k;
+  auto num = [&](int64_t v) {
+    k += std::to_string(v);
+    k += ',';
+  };
+  for (int op : t.ops) num(op);
+  k += '|';
+  num(static_cast<int64_t>(units));
+  for (int64_t b : t.placement.binding) num(b);
+  k += '|';
+  for (int64_t x : t.tile) num(x);
+  k += '|';
+  k += t.reduction.range.axis;
+  num(t.reduction.range.range.size());
+  for (const auto& [tensor, r] : needed) {
+    k += '|';
+    num(tensor);
+    const Shape& shape = g.tensor(tensor).shape;
+    for (size_t d = 0; d < r.size(); ++d) {
+      num(r[d].size());
+      num((r[d].lo == 0 ? 1 : 0) + (d < shape.size() && r[d].hi == shape[d] ? 2 : 0));
+    }
+  }
+  return k;
+}
+
+// The single matrix op of a task, or -1 (none, or several).
+int single_matrix_op(const Graph& g, const Task& t) {
+  int found = -1;
+  for (int op : t.ops) {
+    if (compute_unit_of(g, op) != ComputeUnit::Matrix) continue;
+    if (found >= 0) return -1;
+    found = op;
+  }
+  return found;
+}
+
+}  // namespace
+
+namespace {
+
+// The regions a task needs and what it reads, writes and keeps (no costs yet).
+DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produced) {
   DsaTaskDemand d;
-  d.units = units;
   d.needed = task_needed_regions(g, t);
   narrow_gather_tables(g, t, d.needed);
   d.written = task_written_tensors(g, t);
-  std::set<int> produced;
   for (int op : t.ops)
     for (int o : g.op(op).outputs) produced.insert(o);
   for (const auto& [tensor, region] : d.needed) {
+    (void)region;
     if (!produced.count(tensor))
       d.inputs.push_back(tensor);
     else if (!std::binary_search(d.written.begin(), d.written.end(), tensor))
       d.kept.push_back(tensor);
   }
+  return d;
+}
+
+// The parts of a task's demand that do not depend on its tile, and the untiled demand.
+struct UntiledDemand {
+  DsaTaskDemand d;  // as if untiled
+  std::set<int> produced;
+  ArrayNest array;
+  ArrayShape shape;
+  double other_port = 0;  // the other ops' operand bytes per unit
+  int matrix = -1;
+  int primary = -1;
+  Region primary_region;
+  std::vector<int64_t> split;
+  std::string axis;
+  double per_unit = 0;
+};
+
+// `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
+UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
+                             const std::vector<int>& units, DsaTaskDemand regions,
+                             std::set<int> produced, bool tiled) {
+  UntiledDemand u;
+  u.d = std::move(regions);
+  u.produced = std::move(produced);
+  DsaTaskDemand& d = u.d;
+  d.units = units;
+  d.reload.assign(d.inputs.size(), 1.0);
+  d.stays.assign(d.inputs.size(), true);
   const int64_t n = static_cast<int64_t>(units.size());
-  const int primary = task_primary_tensor(g, t);
-  const Region primary_region =
-      d.needed.count(primary) ? d.needed.at(primary) : task_written_region(g, t, primary);
-  const std::vector<int64_t> split = unit_split(region_shape(primary_region), t.placement, n);
+  const double nd = static_cast<double>(n);
+  u.primary = task_primary_tensor(g, t);
+  u.primary_region =
+      d.needed.count(u.primary) ? d.needed.at(u.primary) : task_written_region(g, t, u.primary);
+  u.split = unit_split(region_shape(u.primary_region), t.placement, n);
 
   // Reduction split: the fraction of the op's reduction this task computes.
-  std::string axis;
   double fraction = 1;
   if (t.reduction.active()) {
-    axis = t.reduction.range.axis;
+    u.axis = t.reduction.range.axis;
     for (const ReductionAxis& a : iteration_space(g, t.ops.at(0)).reduction_axes)
-      if (a.name == axis && a.extent > 0)
+      if (a.name == u.axis && a.extent > 0)
         fraction = static_cast<double>(t.reduction.range.range.size()) / a.extent;
   }
+  // Per op: the array's loop nest for the task's one matrix op (array_nest.h; a tiled task's
+  // loads and stores share its port), the shared unit cost for the others; the operands' port
+  // bytes per unit.
+  u.matrix = single_matrix_op(g, t);
+  double io_bytes = 0;
+  for (int x : d.inputs) io_bytes += bytes_of(d.needed.at(x), spec);
+  for (int x : d.written) io_bytes += bytes_of(task_written_region(g, t, x), spec);
   for (int op : t.ops) {
     const Op& o = g.op(op);
     const auto it = d.needed.find(o.outputs.at(0));
     if (it == d.needed.end()) continue;
-    const Region part = unit_part(it->second, split, n);
-    const OpCycles c = op_cycles(g, op, part, spec, axis, t.reduction.active() ? fraction : 1.0);
+    const Region part = unit_part(it->second, u.split, n);
+    const OpCycles c = op_cycles(g, op, part, spec, u.axis, t.reduction.active() ? fraction : 1.0);
     if (c.unit == ComputeUnit::Matrix && spec.matrix_macs_per_cycle <= 0)
       throw Error("op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
                   ") needs a matrix unit; " + spec.name + " has none");
     if (c.unit == ComputeUnit::Vector && spec.vector_lanes <= 0)
       throw Error("op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
                   ") needs a vector unit; " + spec.name + " has none");
-    if (c.unit == ComputeUnit::Matrix) d.matrix_cycles += c.cycles;
+    double operands = bytes_of(it->second, spec);
+    for (int in : o.inputs)
+      if (in >= 0 && d.needed.count(in)) operands += bytes_of(d.needed.at(in), spec);
+    if (op == u.matrix) {
+      u.shape = matrix_shape(g, op, part, spec, u.axis, t.reduction.active() ? fraction : 1.0);
+      if (tiled) u.shape.port_sharing_bytes = io_bytes / nd;
+      u.array = array_nest(u.shape, spec);
+      d.matrix_cycles += u.array.array_cycles();
+      d.fill_cycles += u.array.fill_cycles;
+      d.operand_bytes += u.array.port_bytes() * nd;
+      d.register_bits += u.array.register_bits * nd;
+      d.macs += u.array.macs * nd;
+      continue;
+    }
+    if (c.unit == ComputeUnit::Matrix) d.matrix_cycles += c.cycles;  // one of several: its fit
     if (c.unit == ComputeUnit::Vector) d.vector_cycles += c.cycles;
     if (c.unit == ComputeUnit::Move) d.move_cycles += c.cycles;
-    d.macs += c.macs * static_cast<double>(n);
-    for (int in : o.inputs)
-      if (in >= 0 && d.needed.count(in)) d.operand_bytes += bytes_of(d.needed.at(in), spec);
-    d.operand_bytes += bytes_of(it->second, spec);
+    d.macs += c.macs * nd;
+    d.operand_bytes += operands;
+    u.other_port += operands / nd;
   }
 
   double in_bytes = 0, kept_bytes = 0, out_bytes = 0;
   for (int x : d.inputs) in_bytes += bytes_of(d.needed.at(x), spec);
   for (int x : d.kept) kept_bytes += bytes_of(d.needed.at(x), spec);
   for (int x : d.written) out_bytes += bytes_of(task_written_region(g, t, x), spec);
-  const double per_unit = (in_bytes + kept_bytes + out_bytes) / static_cast<double>(n);
-  if (t.tile.empty()) {
-    d.working_set_bytes = static_cast<int64_t>(std::ceil(per_unit));
-    return d;
-  }
-  // Tiled: tiles run double-buffered, so a unit holds two tiles' working sets at a time.
-  const Region unit_primary = unit_part(primary_region, split, n);
+  u.per_unit = (in_bytes + kept_bytes + out_bytes) / nd;
+  d.working_set_bytes = static_cast<int64_t>(std::ceil(u.per_unit));
+  d.last_tile_bytes = d.working_set_bytes;
+  const double narrowest =
+      std::min(spec.local_bandwidth(), spec.dram_bytes_per_cycle() / std::max(1, spec.units()));
+  const double port = std::ceil((d.operand_bytes / nd) / spec.local_bandwidth());
+  d.nest_cycles =
+      std::max(d.compute_cycles(), port + d.fill_cycles) + (in_bytes + out_bytes) / nd / narrowest;
+  d.nest_energy_pj =
+      u.array.energy_pj + u.other_port * 8 * spec.local_pj_per_bit +
+      (in_bytes + out_bytes) / nd * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  return u;
+}
+
+// The demand of `t` with its tile (the buffer level of its loop nest, buffer_nest.h, over the
+// unit's part), from its untiled parts.
+DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
+                           const UntiledDemand& u) {
+  DsaTaskDemand d = u.d;
+  if (t.tile.empty()) return d;
+  const int64_t n = static_cast<int64_t>(d.units.size());
+  const double nd = static_cast<double>(n);
+  const int primary = u.primary;
+  const Region unit_primary = unit_part(u.primary_region, u.split, n);
   Region tile = unit_primary;
+  std::vector<double> trips_of_axis(tile.size(), 1);
   for (size_t a = 0; a < tile.size() && a < t.tile.size(); ++a) {
-    d.tiles *= (unit_primary[a].size() + t.tile[a] - 1) / t.tile[a];
+    trips_of_axis[a] = std::ceil(static_cast<double>(unit_primary[a].size()) /
+                                 static_cast<double>(std::max<int64_t>(1, t.tile[a])));
+    d.tiles *= static_cast<int64_t>(trips_of_axis[a]);
     tile[a].hi = std::min(tile[a].hi, tile[a].lo + t.tile[a]);
   }
-  if (d.written.size() == 1 && d.written[0] == primary && !region_empty(tile)) {
+  if (d.written.size() != 1 || d.written[0] != primary || region_empty(tile)) {
+    d.working_set_bytes =
+        static_cast<int64_t>(std::ceil(2 * u.per_unit / static_cast<double>(d.tiles)));
+    d.last_tile_bytes = d.working_set_bytes / 2;
+    return d;
+  }
+  auto need_of = [&](const Region& r) {
     Task one = t;
-    one.regions[primary] = tile;
+    one.regions[primary] = r;
     std::map<int, Region> need = task_needed_regions(g, one);
     narrow_gather_tables(g, one, need);
-    double tin = 0, tkept = 0, tin_activations = 0, in_activations = 0;
-    for (int x : d.inputs) {
-      if (!need.count(x)) continue;
-      tin += bytes_of(need.at(x), spec);
-      if (!g.tensor(x).is_param()) {
-        tin_activations += bytes_of(need.at(x), spec);
-        in_activations += bytes_of(d.needed.at(x), spec);
-      }
+    return need;
+  };
+  const std::map<int, Region> origin = need_of(tile);
+  // Which inputs each axis's tiles select: for one op, those whose index maps in its iteration
+  // space read the axis; otherwise, the ones the tile one step along the axis needs another
+  // region of. Axes that select the same inputs form one loop.
+  std::vector<uint32_t> selects(tile.size(), 0);
+  std::vector<bool> known(tile.size(), false);
+  if (t.ops.size() == 1 && primary == g.op(t.ops[0]).outputs.at(0)) {
+    const IterationSpace space = iteration_space(g, t.ops[0]);
+    const Op& o = g.op(t.ops[0]);
+    bool affine = true;
+    for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k)
+      affine = affine && (o.inputs[k] < 0 || space.inputs[k].kind != InputAccess::Kind::Custom);
+    for (size_t a = 0; affine && a < tile.size(); ++a) {
+      known[a] = true;
+      for (size_t i = 0; i < d.inputs.size(); ++i)
+        for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k) {
+          if (o.inputs[k] != d.inputs[i]) continue;
+          for (const AxisIndex& dim : space.inputs[k].dims)
+            for (const IndexTerm& term : dim.terms)
+              if (!term.reduction && term.axis == static_cast<int>(a)) selects[a] |= 1u << i;
+        }
     }
-    for (int x : d.kept)
-      if (need.count(x)) tkept += bytes_of(need.at(x), spec);
-    const double tout = bytes_of(tile, spec);
-    d.working_set_bytes = static_cast<int64_t>(std::ceil(2 * (tin + tkept + tout)));
-    const double unit_in = in_activations / static_cast<double>(n);
-    if (unit_in > 0)
-      d.refetch = std::max(1.0, static_cast<double>(d.tiles) * tin_activations / unit_in);
-  } else {
-    d.working_set_bytes =
-        static_cast<int64_t>(std::ceil(2 * per_unit / static_cast<double>(d.tiles)));
+  }
+  for (size_t a = 0; a < tile.size(); ++a) {
+    if (trips_of_axis[a] <= 1 || known[a]) continue;
+    Region next = tile;
+    next[a].lo = tile[a].hi;
+    next[a].hi = std::min(unit_primary[a].hi, next[a].lo + tile[a].size());
+    const std::map<int, Region> moved = need_of(next);
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+      const int x = d.inputs[i];
+      const auto p = origin.find(x), q = moved.find(x);
+      const bool same = (p == origin.end() && q == moved.end()) ||
+                        (p != origin.end() && q != moved.end() && p->second == q->second);
+      if (!same) selects[a] |= 1u << i;
+    }
+  }
+  NestProblem prob;
+  std::vector<uint32_t> loop_selects;
+  std::vector<std::string> loop_names;
+  for (size_t a = 0; a < tile.size(); ++a) {
+    if (trips_of_axis[a] <= 1) continue;
+    size_t l = 0;
+    while (l < loop_selects.size() && loop_selects[l] != selects[a]) ++l;
+    if (l == loop_selects.size()) {
+      loop_selects.push_back(selects[a]);
+      prob.trips.push_back(1);
+      loop_names.emplace_back();
+    }
+    prob.trips[l] *= trips_of_axis[a];
+    loop_names[l] += std::to_string(a);
+  }
+  // The task's one ungrouped matrix op may run its reduction in chunks (no reduction slice of
+  // its own): what shrinks with a chunk are the operands half the reduction needs less of, and
+  // what the ops before it in the task compute them from (e.g. §3.5's Concat pieces), by the
+  // shared iteration spaces.
+  std::set<int> reduced;
+  if (u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
+    const Op& mo = g.op(u.matrix);
+    std::string axis_name;
+    int64_t extent = 0;
+    for (const ReductionAxis& ax : iteration_space(g, u.matrix).reduction_axes)
+      if ((ax.name == "c_in" || ax.name == "k") &&
+          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
+        axis_name = ax.name;
+        extent = ax.extent;
+      }
+    const auto mout = origin.find(mo.outputs.at(0));
+    if (!axis_name.empty() && extent >= 2 && mout != origin.end()) {
+      const std::vector<Region> half =
+          input_regions_for_slice(g, u.matrix, mout->second, {axis_name, {0, extent / 2}});
+      std::map<int, Region> seeds;  // operands computed inside the task
+      for (size_t k = 0; k < mo.inputs.size() && k < half.size(); ++k) {
+        const int x = mo.inputs[k];
+        const auto full = x < 0 ? origin.end() : origin.find(x);
+        if (full == origin.end() || region_numel(half[k]) >= region_numel(full->second)) continue;
+        reduced.insert(x);
+        if (u.produced.count(x)) seeds[x] = half[k];
+      }
+      if (!seeds.empty()) {
+        std::vector<int> before;
+        for (int op : t.ops) {
+          if (op == u.matrix) break;
+          before.push_back(op);
+        }
+        for (const auto& [tensor, access] : propagate_regions(g, before, seeds)) {
+          const auto full = origin.find(tensor);
+          if (full != origin.end() && region_numel(access.region) < region_numel(full->second))
+            reduced.insert(tensor);
+        }
+      }
+      if (!reduced.empty()) prob.reduction = u.shape.c;
+    }
+  }
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int x = d.inputs[i];
+    NestInput in;
+    in.needed = bytes_of(d.needed.at(x), spec) / nd;
+    in.tile = origin.count(x) ? bytes_of(origin.at(x), spec) : 0;
+    for (size_t l = 0; l < loop_selects.size(); ++l)
+      if (loop_selects[l] & (1u << i)) in.relevant |= 1u << l;
+    in.reduced = reduced.count(x) > 0;
+    prob.inputs.push_back(in);
+  }
+  prob.out_tile = bytes_of(tile, spec);
+  prob.out_bytes = bytes_of(unit_primary, spec);
+  for (int x : d.kept)
+    if (origin.count(x))
+      (reduced.count(x) ? prob.kept_reduced_tile : prob.kept_tile) += bytes_of(origin.at(x), spec);
+  prob.array = u.array;
+  prob.other_cycles = d.vector_cycles + d.move_cycles;
+  prob.other_port_bytes = u.other_port;
+  const NestMapping m = map_buffer_nest(prob, spec, static_cast<double>(spec.local_bytes));
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const double need = prob.inputs[i].needed;
+    d.reload[i] = need > 0 ? std::max(1.0, m.loaded[i] / need) : 1.0;
+    d.stays[i] = m.once[i];
+  }
+  d.tiles = static_cast<int64_t>(m.tiles);
+  d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));
+  d.last_tile_bytes = static_cast<int64_t>(std::ceil(m.working_set - m.second_buffers));
+  d.loop_order = nest_order_name(m, loop_names);
+  d.nest_cycles = m.cycles;
+  d.nest_energy_pj = m.energy_pj;
+  return d;
+}
+
+}  // namespace
+
+DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
+                              const std::vector<int>& units, DsaDemandCache* cache) {
+  std::set<int> produced;
+  DsaTaskDemand regions = task_regions(g, t, produced);
+  std::string key;
+  if (cache) {
+    key = demand_key(g, t, regions.needed, units.size());
+    const auto it = cache->entries.find(key);
+    if (it != cache->entries.end()) {
+      DsaTaskDemand hit = it->second;
+      hit.units = units;
+      hit.needed = std::move(regions.needed);
+      hit.inputs = std::move(regions.inputs);
+      hit.written = std::move(regions.written);
+      hit.kept = std::move(regions.kept);
+      return hit;
+    }
+  }
+  const UntiledDemand u =
+      untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), !t.tile.empty());
+  DsaTaskDemand d = tiled_demand(g, t, spec, u);
+  if (cache) {
+    DsaTaskDemand shape_only = d;
+    shape_only.units.clear();
+    shape_only.needed.clear();
+    shape_only.inputs.clear();
+    shape_only.written.clear();
+    shape_only.kept.clear();
+    cache->entries.emplace(key, std::move(shape_only));
   }
   return d;
+}
+
+std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
+                                      const std::vector<int>& units, int64_t budget) {
+  if (task_written_tensors(g, t).size() != 1) return {};
+  t.tile.clear();
+  std::set<int> produced;
+  DsaTaskDemand regions = task_regions(g, t, produced);
+  const UntiledDemand u =
+      untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), true);
+  const int64_t n = static_cast<int64_t>(units.size());
+  std::vector<int64_t> tile = region_shape(unit_part(u.primary_region, u.split, n));
+  t.tile = tile;
+  DsaTaskDemand d = tiled_demand(g, t, spec, u);
+  auto edp = [](const DsaTaskDemand& x) { return x.nest_cycles * x.nest_energy_pj; };
+  double current = edp(d);
+  for (;;) {
+    std::vector<int64_t> best_tile;
+    double best = 0;
+    int64_t best_ws = 0;
+    for (size_t a = 0; a < tile.size(); ++a) {
+      if (tile[a] <= 1) continue;
+      std::vector<int64_t> cand = tile;
+      cand[a] = (cand[a] + 1) / 2;
+      t.tile = cand;
+      const DsaTaskDemand c = tiled_demand(g, t, spec, u);
+      if (best_tile.empty() || edp(c) < best || (edp(c) == best && c.working_set_bytes < best_ws)) {
+        best_tile = cand;
+        best = edp(c);
+        best_ws = c.working_set_bytes;
+      }
+    }
+    const bool over = d.working_set_bytes > budget;
+    if (best_tile.empty() || (!over && best >= current)) break;
+    tile = best_tile;
+    current = best;
+    d.working_set_bytes = best_ws;
+  }
+  return tile;
 }
 
 }  // namespace dgs

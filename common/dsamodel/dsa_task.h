@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/dsamodel/unit_cost.h"
@@ -20,17 +21,39 @@ struct DsaTaskDemand {
   std::vector<int> inputs;       // tensors read from memory (produced outside the task)
   std::vector<int> written;      // task_written_tensors
   std::vector<int> kept;         // intermediates (produced and consumed inside)
-  int64_t tiles = 1;             // tiles per unit (1 without a `tile`)
-  // Activation bytes loaded over all tiles / activation bytes needed (tiles re-read halos);
-  // weights and constants are loaded once per task and stay while its tiles run.
-  double refetch = 1;
-  double matrix_cycles = 0;       // per unit
-  double vector_cycles = 0;       // per unit
-  double move_cycles = 0;         // per unit
-  double macs = 0;                // all units together
-  double operand_bytes = 0;       // local-buffer traffic of the ops' operands, all units
-  int64_t working_set_bytes = 0;  // per unit (double-buffered tile pairs when tiled)
+  // Per input (aligned with `inputs`): bytes the task loads / bytes it needs (>= 1; the buffer
+  // level of its loop nest, buffer_nest.h: halos and what its loop order loads again), and
+  // whether it is loaded once and stays for the whole task.
+  std::vector<double> reload;
+  std::vector<bool> stays;
+  int64_t tiles = 1;         // tiles per unit (output tiles x reduction chunks)
+  double matrix_cycles = 0;  // per unit: the array's steps, fill and drain (array_nest.h)
+  double fill_cycles = 0;    // per unit: the fill and drain part of matrix_cycles
+  double vector_cycles = 0;  // per unit
+  double move_cycles = 0;    // per unit
+  double macs = 0;           // all units together
+  // Bytes the ops' operands move through the local buffer's port (the array's operand delivery
+  // and results, the vector unit's operands), all units; the task's loads and stores come on top.
+  double operand_bytes = 0;
+  double register_bits = 0;       // register-file reads and writes, all units
+  int64_t working_set_bytes = 0;  // per unit (buffer_nest.h)
+  // Per unit: what the buffer holds while the last tile runs (the working set without the
+  // second buffers of what streams; the whole working set untiled).
+  int64_t last_tile_bytes = 0;
+  std::string loop_order;  // the buffer level's loops, inner to outer ("" untiled)
+  // The loop nest's own estimate of the task's cycles on one unit alone, with its equal share of
+  // DRAM (buffer_nest.h; untiled: loads, then the array and port, then the store).
+  double nest_cycles = 0;
+  double nest_energy_pj = 0;  // and of its energy (MACs, registers, port, DRAM; buffer_nest.h)
   double compute_cycles() const { return matrix_cycles + vector_cycles + move_cycles; }
+};
+
+// The position-independent parts of task demands (everything but units and regions), reused
+// for tasks of the same shape: the same ops, placement count and binding, tile, reduction slice,
+// and the same shape and edges of every region they need. One cache per graph and config (an
+// evaluation's); not shared between threads.
+struct DsaDemandCache {
+  std::unordered_map<std::string, DsaTaskDemand> entries;
 };
 
 // A one-line label of a task for messages: "task s2.t0 (op conv1)".
@@ -45,6 +68,14 @@ std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec);
 // (a matrix op without a matrix unit, a vector op without vector lanes; dgs::Error saying what,
 // the caller puts the task's label in front).
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
-                              const std::vector<int>& units);
+                              const std::vector<int>& units, DsaDemandCache* cache = nullptr);
+
+// The tile for task `t` on `units` (its `tile` is ignored) with the least loop-nest energy x
+// cycles (nest_energy_pj x nest_cycles, the mappers' objective) among those whose working set
+// fits `budget`: from the whole of one unit's part, halving one axis at a time, the halving with
+// the least (ties: the smaller working set), while that is less or the working set is over the
+// budget. Tasks with several written tensors are not tiled (empty).
+std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
+                                      const std::vector<int>& units, int64_t budget);
 
 }  // namespace dgs

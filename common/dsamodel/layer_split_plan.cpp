@@ -30,7 +30,7 @@ Placement dsa_unit_placement(const DsaSpec& spec, int u) {
 
 Plan layer_split_test_plan(const Graph& g, const DsaSpec& spec, int64_t parts_per_op) {
   Plan plan;
-  plan.scheduler = "layer-split test plan (" + std::to_string(parts_per_op) + " parts per op)";
+  plan.scheduler = "layer-split plan (" + std::to_string(parts_per_op) + " parts per op)";
   plan.graph = g.name;
   for (int op : g.topo_order()) {
     const Op& o = g.op(op);
@@ -62,16 +62,10 @@ Plan layer_split_test_plan(const Graph& g, const DsaSpec& spec, int64_t parts_pe
         t.placement = dsa_unit_placement(spec, u);
         u = (u + 1) % spec.units();
         if (tile.empty()) {
-          // The largest tile (halving its longest axis) whose working set fits.
-          tile = region_shape(r);
-          for (;;) {
-            t.tile = tile;
-            const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
-            if (d.working_set_bytes <= spec.local_bytes) break;
-            const auto longest = std::max_element(tile.begin(), tile.end());
-            if (*longest <= 1) break;
-            *longest = (*longest + 1) / 2;
-          }
+          // The model's tile for the task on one unit (dsa_fitting_tile: the least energy x
+          // cycles of its loop nest among the halvings that fit the local buffer).
+          tile = dsa_fitting_tile(g, t, spec, {0}, spec.local_bytes);
+          if (tile.empty()) tile = region_shape(r);
         }
         t.tile = tile;
         stage.tasks.push_back(std::move(t));

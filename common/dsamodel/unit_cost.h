@@ -2,18 +2,12 @@
 // The cycles one core or engine of a DSA spends on one operator of a task, from the fit of the
 // region it computes to its compute units (DsaSpec, common/hw/dsa_spec.h):
 //
-// Matrix unit (Conv, ConvTranspose, Gemm, MatMul), an R x C array (matrix_tile_rows x
-// matrix_tile_columns) doing s = matrix_macs_per_cycle / (R x C) MACs per PE per cycle. Per output
-// element the op reduces K = Kc x Kk values (Kc input channels of a group or a GEMM's k, Kk kernel
-// taps; a reduction split narrows them). With P = output pixels (GEMM rows) and N = output
-// channels (GEMM columns) of the region, g groups touched:
-//   kc (weight stationary): folds = g x ceil(Kc / R) x ceil(N_g / C) x Kk, each streaming
-//       ceil(P / s) rows plus fill and drain (R + C - 2) plus fold_overhead cycles;
-//   yx (output stationary):  folds = g x ceil(P_h / R) x ceil(P_w / C) (the region's last two
-//       pixel axes; a GEMM: rows x columns), each taking ceil(Kc x Kk x N_g / s) cycles plus
-//       fill and drain plus fold_overhead.
-// So a depthwise convolution on the kc dataflow uses one PE row and column per fold, as it does
-// on such hardware. Vector unit (everything else that computes): ceil(max(FLOPs, elements) /
+// Matrix unit (Conv, ConvTranspose, Gemm, MatMul): the array level of the op's loop nest
+// (array_nest.h): the steps of its dataflow's unrolling over the R x C array, bounded below by
+// the operands and results its port carries, plus fill and drain (once per op when the
+// stationary operand's registers hold two folds, else per fold) and fold_overhead per fold.
+// A depthwise convolution on the kc dataflow uses one PE row and column per fold, as it does on
+// such hardware. Vector unit (everything else that computes): ceil(max(FLOPs, elements) /
 // vector_lanes). Data movement (Concat, Slice, Transpose, Pad, Gather, ...): the bytes written,
 // at the local buffer's bandwidth. Layout-only ops (Reshape, Flatten, ...): no cycles.
 #include <cstdint>

@@ -50,6 +50,15 @@ struct DsaSpec {
   std::vector<DsaDataflow> dataflows;      // supported
   DsaDataflow dataflow = DsaDataflow::KC;  // the one the model uses
   double fold_overhead_cycles = 0;         // fixed cost per fold besides fill and drain
+  // Register files of the matrix unit (entries; what each dataflow keeps in them, and how the
+  // array is fed from the local buffer's port, is in common/dsamodel/array_nest.h): per PE,
+  // weights; per row (kc, broadcast along it) or per PE (yx), inputs; per column (kc, after the
+  // reduction down it) or per PE (yx), partial sums of partial_sum_bytes each.
+  int pe_weight_registers = 1;
+  int pe_input_registers = 1;
+  int pe_output_registers = 1;
+  int partial_sum_bytes = 4;
+  double register_pj_per_bit = 0;  // register-file access energy
   // Vector unit (per core/engine): elements per cycle (0: none).
   int vector_lanes = 0;
   double task_overhead_cycles = 0;  // per task on a unit (launch, synchronisation)

@@ -6,7 +6,7 @@
 // It prints the result every model reports: latency, bytes per memory level, busy time per unit,
 // energy per component where the model has it, and the model's own figures.
 //
-//   plan_eval --model NAME|FILE.onnx --plan PLAN.json [--hw NAME|FILE.json] [--batch N]
+//   plan_eval --model NAME|FILE.onnx [--plan PLAN.json] [--hw NAME|FILE.json] [--batch N]
 //             [--dim NAME=N]...
 //             [--csv] [--check [--seed N]] [--write-sequential FILE.json]
 //
@@ -168,7 +168,8 @@ int run(int argc, char** argv) {
   bool csv = false, check = false;
   po::options_description desc("plan_eval options");
   desc.add_options()("help", "show this help")("model", po::value(&model), "zoo name or ONNX file")(
-      "plan", po::value(&plan_file), "plan JSON (common/plan/plan.h)")(
+      "plan", po::value(&plan_file),
+      "plan JSON (common/plan/plan.h); without it, the default plan of the hardware's kind")(
       "hw", po::value(&hw),
       "hardware config of a kind with a model: built-in name or JSON file (default v100)")(
       "batch", po::value(&batch),
@@ -197,10 +198,7 @@ int run(int argc, char** argv) {
     std::cerr << "error: --model is required (a zoo name or an ONNX file; see --help)\n";
     return 2;
   }
-  if (plan_file.empty() && write_seq.empty()) {
-    std::cerr << "error: --plan is required (or --write-sequential FILE; see --help)\n";
-    return 2;
-  }
+
   dgs::Graph g;
   dgs::HardwareSpec hardware;
   uint64_t seed = 1;
@@ -234,7 +232,15 @@ int run(int argc, char** argv) {
   dgs::Plan plan;
   const dgs::PlanTarget target = dgs::plan_target(hardware);
   try {
-    plan = dgs::plan_from_json(dgs::read_file(plan_file), g, plan_file);
+    if (plan_file.empty()) {
+      // No plan: the model's own plan for this kind of hardware (the sequential one).
+      plan = sequential_plan(g, hardware);
+      if (!csv)  // the CSV's row "default" and its scheduler column say it
+        std::cout << "no --plan: evaluating the default plan for " << hardware.name << " ("
+                  << plan.scheduler << ")\n";
+    } else {
+      plan = dgs::plan_from_json(dgs::read_file(plan_file), g, plan_file);
+    }
     plan.check(g, check ? nullptr : &target);  // --check: the hardware is checked below
   } catch (const dgs::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -268,7 +274,9 @@ int run(int argc, char** argv) {
   sequential.options = plan.options;  // the same kernel options as the plan evaluated
   const dgs::EvaluationResult ev = dgs::evaluate(g, plan, hardware, options);
   const dgs::EvaluationResult seq = dgs::evaluate(g, sequential, hardware);
-  const dgs::Table t = result_table({{"yours", &plan, &ev}, {"sequential", &sequential, &seq}});
+  const dgs::Table t =
+      plan_file.empty() ? result_table({{"default", &plan, &ev}})
+                        : result_table({{"yours", &plan, &ev}, {"sequential", &sequential, &seq}});
   if (csv) {
     std::cout << dgs::to_csv(t);
   } else {
@@ -276,7 +284,7 @@ int run(int argc, char** argv) {
     if (hardware.kind == "gpu")
       std::cout << "fused tasks: GENERIC_FUSED_KERNEL_RULE (one kernel, external traffic only; "
                    "see common/tools/plan_eval.cpp)\n";
-    print_busiest_links(std::cout, "yours", ev);
+    print_busiest_links(std::cout, plan_file.empty() ? "default" : "yours", ev);
   }
   return 0;
 }

@@ -20,8 +20,8 @@ std::vector<int64_t> sizes_of(int64_t extent, int64_t from) {
 }  // namespace
 
 double option_utilisation(const ShapeOption& o, const DsaSpec& spec) {
-  if (o.cycles <= 0 || spec.matrix_macs_per_cycle <= 0) return 0;
-  return o.macs / (o.cycles * spec.matrix_macs_per_cycle);
+  if (o.compute_cycles <= 0 || spec.matrix_macs_per_cycle <= 0) return 0;
+  return o.macs / (o.compute_cycles * spec.matrix_macs_per_cycle);
 }
 
 std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> options,
@@ -35,12 +35,16 @@ std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> optio
   return kept;
 }
 
-std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
-                                                    const std::vector<Layer>& layers,
-                                                    const DsaSpec& spec) {
+std::vector<std::vector<ShapeOption>> all_shape_options(const Graph& g,
+                                                        const std::vector<Layer>& layers,
+                                                        const DsaSpec& spec) {
   std::vector<std::vector<ShapeOption>> all;
   const int64_t pe_r = spec.matrix_tile_rows > 0 ? spec.matrix_tile_rows : 1;
   const int64_t pe_c = spec.matrix_tile_columns > 0 ? spec.matrix_tile_columns : 1;
+  // An atom on its engine alone loads its inputs and stores its output at the narrower of the
+  // local port and the engine's equal share of DRAM.
+  const double narrowest =
+      std::min(spec.local_bandwidth(), spec.dram_bytes_per_cycle() / std::max(1, spec.units()));
   for (const Layer& l : layers) {
     std::vector<ShapeOption> opts;
     std::vector<AtomShape> shapes;
@@ -64,28 +68,45 @@ std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
       o.shape = s;
       o.atoms = atoms_per_sample(l, s);
       const AtomCost cost = atom_cost(g, l, first, spec);
-      o.cycles = cost.cycles;
       o.macs = cost.macs;
       o.working_bytes = atom_working_bytes(g, l, first, spec);
+      o.compute_cycles = cost.cycles;
+      o.cycles = cost.cycles + static_cast<double>(o.working_bytes) / narrowest;
       opts.push_back(o);
     }
+    std::stable_sort(opts.begin(), opts.end(), [](const ShapeOption& a, const ShapeOption& b) {
+      return a.cycles < b.cycles;
+    });
+    all.push_back(std::move(opts));
+  }
+  return all;
+}
+
+std::vector<std::vector<ShapeOption>> admitted_shape_options(
+    const std::vector<Layer>& layers, const std::vector<std::vector<ShapeOption>>& all,
+    int64_t budget, const DsaSpec& spec) {
+  std::vector<std::vector<ShapeOption>> admitted;
+  for (size_t l = 0; l < all.size(); ++l) {
+    const std::vector<ShapeOption>& opts = all[l];
     std::vector<ShapeOption> fit;
-    for (const ShapeOption& o : opts) {
-      if (o.working_bytes * 2 > spec.local_bytes) continue;
-      fit.push_back(o);
-    }
+    for (const ShapeOption& o : opts)
+      if (o.working_bytes <= budget) fit.push_back(o);
     if (fit.empty()) {
       fit.push_back(*std::min_element(opts.begin(), opts.end(), [](const auto& a, const auto& b) {
         return a.working_bytes < b.working_bytes;
       }));
     }
-    std::stable_sort(fit.begin(), fit.end(), [](const ShapeOption& a, const ShapeOption& b) {
-      return a.cycles < b.cycles;
-    });
-    if (l.matrix) fit = half_performance_options(std::move(fit), spec);
-    all.push_back(std::move(fit));
+    if (layers[l].matrix) fit = half_performance_options(std::move(fit), spec);
+    admitted.push_back(std::move(fit));
   }
-  return all;
+  return admitted;
+}
+
+std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
+                                                    const std::vector<Layer>& layers,
+                                                    const DsaSpec& spec) {
+  return admitted_shape_options(layers, all_shape_options(g, layers, spec), spec.local_bytes / 2,
+                                spec);
 }
 
 double shape_energy(const std::vector<std::vector<ShapeOption>>& options,

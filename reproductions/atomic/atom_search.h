@@ -10,8 +10,13 @@
 //    toward ever smaller atoms that lose utilisation;
 //  - shape choices per layer: powers of two (and the whole axis) for rows, columns, output and
 //    input channels, from the PE array's size for the channel axes, keeping atoms whose working
-//    set fits half the engine buffer (double buffering), and for matrix layers with at least half
-//    the layer's best utilisation (half_performance_options: target (1)).
+//    set (as the DSA model counts an untiled task's: inputs, weights and output once) fits half
+//    the engine buffer (the budget of the atoms' tiles, atom_task.h; the other half holds kept
+//    outputs), and for matrix layers with at least half the layer's best utilisation
+//    (half_performance_options: target (1));
+//  - Cycle(Atom) (the paper's MAESTRO cycles): the modelled cycles of the atom on its engine
+//    alone (ShapeOption::cycles: its loads, the array with its port, its store), not the compute
+//    cycles alone, so that a shape that loads more per MAC ranks as the slower one it is.
 #include <cstdint>
 #include <vector>
 
@@ -23,31 +28,44 @@ namespace dgs::atomic {
 
 struct ShapeOption {
   AtomShape shape;
-  double cycles = 0;  // of the layer's first (full-size) atom
-  double macs = 0;    // of that atom
-  int64_t atoms = 1;  // per sample
-  int64_t working_bytes = 0;
+  // The modelled cycles of the layer's first (full-size) atom on one engine alone: its loads,
+  // its compute (compute_cycles) and its store, the data at the narrower of the local port and
+  // the engine's equal share of DRAM. The shapes are ranked and chosen by these.
+  double cycles = 0;
+  double compute_cycles = 0;  // the array (with its port, array_nest.h) or the vector unit
+  double macs = 0;            // of that atom
+  int64_t atoms = 1;          // per sample
+  int64_t working_bytes = 0;  // its inputs, weights and output (the model's untiled working set)
 };
 
-// The fraction of the PE array's peak that an option's atom uses: MACs / (cycles x peak MACs per
-// cycle); 0 without a matrix unit.
+// The fraction of the PE array's peak that an option's atom uses: MACs / (compute cycles x peak
+// MACs per cycle); 0 without a matrix unit.
 double option_utilisation(const ShapeOption& o, const DsaSpec& spec);
 
 // Target (1) of Sec. IV-A, high PE utilisation of every atom: keeps the options whose utilisation
 // is at least half the best of the layer's options (never empty). The paper takes target (1) to
 // follow from making the spatially unrolled dimensions multiples of the PE array; in the shared
-// unit cost each fold also pays the array's fill and drain, so atoms with few pixels per fold
-// (KC-P) or few reduction steps per fold (YX-P) spend most cycles filling the array, and
-// divisibility alone does not keep it busy. The half is not tuned: it is the half-performance
-// point (Hockney's n_1/2), where an atom computes for as many cycles as it fills and drains, the
-// standard boundary between startup-bound and throughput-bound work on a pipeline. Without it the
-// SA (energy: spread of cycles over all atoms) chose 3x3-convolution atoms of a few pixels per
-// fold on ResNet-50 (matrix-cycle utilisation 25%, the even split's 62%).
+// unit cost an atom also pays the array's fill and drain and waits on the 64-bit port for
+// operands its registers cannot keep, so atoms with few pixels (KC-P) or few reduction steps
+// (YX-P) spend most cycles filling the array or feeding it, and divisibility alone does not keep
+// it busy. The half is not tuned: it is the half-performance point (Hockney's n_1/2), where an
+// atom computes for as many cycles as it spends on that overhead, the standard boundary between
+// startup-bound and throughput-bound work on a pipeline. Without it the SA (energy: spread of
+// cycles over all atoms) chose 3x3-convolution atoms of a few pixels per fold on ResNet-50
+// (matrix-cycle utilisation 25%, the even split's 62%, with the old per-fold fill and drain).
 std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> options,
                                                   const DsaSpec& spec);
 
-// Every layer's shape options, sorted by cycles (at least one each); for matrix layers only those
-// of half_performance_options.
+// Every layer's shapes, each priced, sorted by cycles, none left out.
+std::vector<std::vector<ShapeOption>> all_shape_options(const Graph& g,
+                                                        const std::vector<Layer>& layers,
+                                                        const DsaSpec& spec);
+// Of those, per layer, the ones whose working set fits `budget` (at least one: the smallest) and,
+// for matrix layers, those of half_performance_options.
+std::vector<std::vector<ShapeOption>> admitted_shape_options(
+    const std::vector<Layer>& layers, const std::vector<std::vector<ShapeOption>>& all,
+    int64_t budget, const DsaSpec& spec);
+// The shape options of every layer under the default budget, half the engine buffer.
 std::vector<std::vector<ShapeOption>> shape_options(const Graph& g,
                                                     const std::vector<Layer>& layers,
                                                     const DsaSpec& spec);

@@ -1,6 +1,9 @@
 // Atom tasks and their tilings (see atom_task.h).
 #include "reproductions/atomic/atom_task.h"
 
+#include <string>
+#include <unordered_map>
+
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 
@@ -12,10 +15,9 @@ namespace {
 std::pair<int64_t, double> demand_of(const Graph& g, const Task& t, const DsaSpec& spec) {
   const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
   double loaded = 0;
-  for (int x : d.inputs) {
-    const double b = static_cast<double>(region_numel(d.needed.at(x))) * spec.element_bytes;
-    loaded += g.tensor(x).is_param() ? b : b * d.refetch;
-  }
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    loaded += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) * spec.element_bytes *
+              d.reload[i];
   return {d.working_set_bytes, loaded};
 }
 
@@ -45,44 +47,42 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   for (size_t ax = 0; ax < a.region.size(); ++ax)
     shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
                               (a.region[ax].hi == l.shape[ax] ? 2 : 0));
-  const auto key = std::make_tuple(a.layer, shape_and_edges, a.c_in.hi - a.c_in.lo);
-  const auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  // The graph (its name, size and input shapes: the batch) and the config numbers the tiling
+  // depends on, the layer, and the atom's shape, edges and reduction slice.
+  std::string key;
+  auto add = [&](const std::string& x) {
+    key.append(x);
+    key.push_back('|');
+  };
+  add(g.name);
+  add(std::to_string(g.num_ops()));
+  add(std::to_string(g.num_tensors()));
+  for (int x : g.input_tensors())
+    for (int64_t e : g.tensor(x).shape) add(std::to_string(e));
+  add(spec.name);
+  add(std::to_string(spec.local_bytes));
+  add(std::to_string(spec.dram_bandwidth_gbs));
+  add(std::to_string(spec.local_bytes_per_cycle));
+  add(std::to_string(static_cast<int>(spec.dataflow)));
+  add(std::to_string(l.op));
+  for (int64_t x : shape_and_edges) add(std::to_string(x));
+  add(std::to_string(a.c_in.hi - a.c_in.lo));
+  thread_local std::unordered_map<std::string, AtomTiling> cache;
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() > (1u << 16)) cache.clear();
   Task t = atom_base_task(dag, atom, spec, 0);
   AtomTiling r;
-  std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
-  if (l.splittable && r.working_bytes > spec.local_bytes / 2) {
-    const std::vector<int64_t> whole = region_shape(a.region);
-    std::vector<int64_t> tile = whole;
-    t.kind = TaskKind::Fused;
-    for (;;) {
-      // Halve the axis whose halving loads the fewest bytes (ties: the smaller working set).
-      bool found = false;
-      std::vector<int64_t> best_tile;
-      int64_t best_ws = 0;
-      double best_loaded = 0;
-      for (size_t ax = 0; ax < tile.size(); ++ax) {
-        if (tile[ax] <= 1) continue;
-        std::vector<int64_t> cand = tile;
-        cand[ax] = (cand[ax] + 1) / 2;
-        t.tile = cand;
-        const auto [ws, loaded] = demand_of(g, t, spec);
-        if (!found || loaded < best_loaded || (loaded == best_loaded && ws < best_ws)) {
-          found = true;
-          best_tile = cand;
-          best_ws = ws;
-          best_loaded = loaded;
-        }
-      }
-      if (!found) break;
-      tile = best_tile;
+  if (l.splittable) {
+    const std::vector<int64_t> tile = dsa_fitting_tile(g, t, spec, {0}, spec.local_bytes / 2);
+    if (!tile.empty()) {  // one whole tile may still run its reduction in chunks
+      t.kind = TaskKind::Fused;
+      t.tile = tile;
       r.tile = tile;
-      r.working_bytes = best_ws;
-      r.loaded_bytes = best_loaded;
-      if (best_ws <= spec.local_bytes / 2) break;
     }
   }
-  return cache_.emplace(key, std::move(r)).first->second;
+  std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
+  return cache.emplace(key, std::move(r)).first->second;
 }
 
 }  // namespace dgs::atomic

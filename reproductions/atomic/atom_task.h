@@ -5,11 +5,11 @@
 // buffering keeps `resident + working set <= buffer` on every engine in every Round is one the
 // model accepts.
 //
-// Tiling: an atom whose working set exceeds half its engine's buffer (the other half holds kept
-// outputs) runs tile by tile, double-buffered. The tile halves one axis at a time, each step the
-// axis whose halving loads the fewest bytes (weights once, activations once per tile: halving a
-// spatial axis re-reads only halos, halving the output channels re-reads the whole input), until
-// the working set fits or every axis is 1.
+// Tiling: an atom runs tile by tile (double-buffered, in the loop order the DSA model's loop
+// nest chooses, common/dsamodel/buffer_nest.h) with the tile dsa_fitting_tile gives for half its
+// engine's buffer (the other half holds kept outputs): the least energy x cycles of its loop
+// nest among the halvings of its region whose working set fits (a whole region as its one
+// tile may still run its reduction in chunks).
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -34,12 +34,12 @@ struct AtomTiling {
 
 // Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
 // size): atoms that agree on these need inputs of the same size.
+// The cache is shared by every AtomTilings of a thread (the search's candidates, the buffering
+// and the plan of one DAG ask for the same shapes), keyed also by the layer's op and shape and
+// the numbers of the config the tiling depends on.
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
-
- private:
-  std::map<std::tuple<int, std::vector<int64_t>, int64_t>, AtomTiling> cache_;
 };
 
 }  // namespace dgs::atomic

@@ -1,74 +1,132 @@
 // The iterative search of Fig. 4(b) over Algorithm 1's atom sets (see iterative_search.h).
 #include "reproductions/atomic/iterative_search.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <string>
 
 #include "common/dsamodel/dsa_model.h"
+#include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "reproductions/atomic/atom_search.h"
 
 namespace dgs::atomic {
 
-IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed) {
-  const auto options = shape_options(g, graph_layers(g), spec);
-  const AnnealResult sa = anneal_atom_shapes(options, {}, seed);
-  std::vector<int> largest(options.size());
-  for (size_t l = 0; l < options.size(); ++l) largest[l] = static_cast<int>(options[l].size()) - 1;
-  // The candidates (cheap: shape choices only), in target order.
-  std::vector<std::vector<int>> choices;
-  std::vector<double> targets;
-  double target = sa.target_cycles;
-  for (int k = 0; k <= kTargetDoublings; ++k, target *= 2) {
-    std::vector<int> choice = k == 0 ? sa.choice : shapes_at_target(options, target);
-    if (k > 0 && choice == choices.back()) continue;
-    const bool last = choice == largest;
-    choices.push_back(std::move(choice));
-    targets.push_back(target);
-    if (last) break;
-  }
-  // Each candidate is built, scheduled, mapped, buffered and priced on its own (the expensive
-  // part), on as many CPUs as the process has. The kept plan is the minimum of (latency, index),
-  // whatever order the candidates finish in, so the result does not depend on the thread count.
-  IterativeSearch best;
-  best.candidates.resize(choices.size());
-  best.best = -1;
+namespace {
+
+struct Candidate {
+  std::vector<AtomShape> shapes;
+  double target = 0;
+  int64_t budget = 0;
+};
+
+// Builds, schedules, maps, buffers and prices each candidate on its own (the expensive part), on
+// as many CPUs as the process has, appending them to `s.candidates` and keeping the fastest (the
+// minimum of (latency, index), whatever order they finish in, so the result does not depend on
+// the thread count).
+void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Candidate>& cs,
+                      IterativeSearch& s) {
+  const size_t first = s.candidates.size();
+  s.candidates.resize(first + cs.size());
   std::mutex keep;
-  parallel_for(static_cast<int64_t>(choices.size()), available_cpus(), [&](int64_t i) {
-    const auto c = static_cast<size_t>(i);
-    AtomicDag dag = build_atomic_dag(g, chosen_shapes(options, choices[c]), spec);
-    AtomSchedule schedule = schedule_atoms(g, dag, spec, {});
-    EvaluationResult result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
+  std::string error;  // the first candidate's refusal, thrown once every worker has finished
+  parallel_for(static_cast<int64_t>(cs.size()), available_cpus(), [&](int64_t i) {
+    const Candidate& c = cs[static_cast<size_t>(i)];
+    AtomicDag dag;
+    AtomSchedule schedule;
+    EvaluationResult result;
+    try {
+      dag = build_atomic_dag(g, c.shapes, spec);
+      schedule = schedule_atoms(g, dag, spec, {});
+      result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
+    } catch (const Error& e) {
+      const std::lock_guard<std::mutex> lock(keep);
+      if (error.empty()) error = e.what();
+      return;
+    }
     const std::lock_guard<std::mutex> lock(keep);
-    best.candidates[c] = {.target_cycles = targets[c],
-                          .atoms = static_cast<int64_t>(dag.atoms.size()),
-                          .rounds = static_cast<int64_t>(schedule.rounds.size()),
-                          .latency_us = result.latency_us};
-    const bool faster =
-        best.best < 0 || result.latency_us < best.result.latency_us ||
-        (result.latency_us == best.result.latency_us && static_cast<int>(i) < best.best);
+    const size_t at = first + static_cast<size_t>(i);
+    s.candidates[at] = {.target_cycles = c.target,
+                        .budget_bytes = c.budget,
+                        .atoms = static_cast<int64_t>(dag.atoms.size()),
+                        .rounds = static_cast<int64_t>(schedule.rounds.size()),
+                        .latency_us = result.latency_us};
+    const bool faster = s.best < 0 || result.latency_us < s.result.latency_us ||
+                        (result.latency_us == s.result.latency_us && static_cast<int>(at) < s.best);
     if (faster) {
-      best.best = static_cast<int>(i);
-      best.dag = std::move(dag);
-      best.schedule = std::move(schedule);
-      best.result = std::move(result);
+      s.best = static_cast<int>(at);
+      s.dag = std::move(dag);
+      s.schedule = std::move(schedule);
+      s.result = std::move(result);
     }
   });
+  if (!error.empty()) throw Error(error);
+}
+
+}  // namespace
+
+IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+  const std::vector<Layer> layers = graph_layers(g);
+  const auto all = all_shape_options(g, layers, spec);
+  IterativeSearch best;
+  best.best = -1;
+  // 1. The SA's atoms within half the engine buffer and within each of kBudgetHalvings halvings
+  // of that.
+  std::vector<std::vector<std::vector<ShapeOption>>> options_of;
+  std::vector<AnnealResult> sa_of;
+  std::vector<Candidate> first;
+  for (int h = 0; h <= kBudgetHalvings; ++h) {
+    const int64_t budget = spec.local_bytes / (int64_t{2} << h);
+    if (h > 0 && budget < kSmallestAtomBudget) break;
+    options_of.push_back(admitted_shape_options(layers, all, budget, spec));
+    sa_of.push_back(anneal_atom_shapes(options_of.back(), {}, seed));
+    std::vector<AtomShape> shapes = chosen_shapes(options_of.back(), sa_of.back().choice);
+    bool seen = false;
+    for (const Candidate& c : first) seen = seen || c.shapes == shapes;
+    if (!seen) first.push_back({std::move(shapes), sa_of.back().target_cycles, budget});
+  }
+  price_candidates(g, spec, first, best);
+  // 2. Algorithm 1's atoms at up to kTargetDoublings doublings of the SA's target S, within the
+  // budget whose SA atoms ran fastest.
+  const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
+  int h = 0;
+  while (spec.local_bytes / (int64_t{2} << h) != budget) ++h;
+  const auto& options = options_of[static_cast<size_t>(h)];
+  const AnnealResult& sa = sa_of[static_cast<size_t>(h)];
+  std::vector<int> largest(options.size());
+  for (size_t l = 0; l < options.size(); ++l) largest[l] = static_cast<int>(options[l].size()) - 1;
+  std::vector<Candidate> ladder;
+  std::vector<int> previous = sa.choice;
+  double target = sa.target_cycles;
+  for (int k = 1; k <= kTargetDoublings && previous != largest; ++k) {
+    target *= 2;
+    std::vector<int> choice = shapes_at_target(options, target);
+    if (choice == previous) continue;
+    previous = choice;
+    ladder.push_back({chosen_shapes(options, choice), target, budget});
+  }
+  price_candidates(g, spec, ladder, best);
   return best;
 }
 
 std::string describe_search(const IterativeSearch& s) {
   std::string r = "iterative search (Fig. 4b): " + std::to_string(s.candidates.size()) +
-                  " candidate atom sets (the SA's and Algorithm 1's atoms at up to " +
+                  " candidate atom sets (the SA's atoms within half the engine buffer and " +
+                  std::to_string(kBudgetHalvings) +
+                  " halvings of that, kBudgetHalvings; then, within the budget whose SA atoms ran "
+                  "fastest, Algorithm 1's atoms at up to " +
                   std::to_string(kTargetDoublings) +
                   " doublings of its target cycle S, kTargetDoublings), kept: S = ";
-  char buf[64];
+  char buf[96];
   const SearchCandidate& b = s.candidates[static_cast<size_t>(s.best)];
-  std::snprintf(buf, sizeof buf, "%.0f", b.target_cycles);
+  std::snprintf(buf, sizeof buf, "%.0f cycles, atoms within %lld KiB", b.target_cycles,
+                static_cast<long long>(b.budget_bytes / 1024));
   r += buf;
-  r += " cycles; tried (S cycles: atoms, us):";
+  r += "; tried (KiB, S cycles: atoms, us):";
   for (const SearchCandidate& c : s.candidates) {
-    std::snprintf(buf, sizeof buf, " %.0f: %lld, %.1f;", c.target_cycles,
+    std::snprintf(buf, sizeof buf, " %lld, %.0f: %lld, %.1f;",
+                  static_cast<long long>(c.budget_bytes / 1024), c.target_cycles,
                   static_cast<long long>(c.atoms), c.latency_us);
     r += buf;
   }

@@ -7,12 +7,20 @@
 // hardware (Sec. IV-A) and iterates over the candidate SCHEDULES of its DP (Sec. IV-B), keeping
 // the one the evaluation finds fastest. Our Rounds are one greedy priority-rule fill per DAG (the
 // exact DP runs only on DAGs of at most 63 atoms, dp_schedule.h), so that loop has one candidate.
-// We iterate instead over candidate ATOM SETS, all drawn from Algorithm 1: the SA's result (its
-// final state S, seed --seed) and the atoms Algorithm 1's lines 11-14 give at the target cycles
-// S x 2^k, k = 1 .. kTargetDoublings (every layer's shape closest to that target). The SA's energy
-// (spread of atom cycles) does not rank latency on our model: larger targets give fewer, larger
-// atoms with fewer Rounds and less per-Round communication, which the energy cannot see. The even
-// split of LS is NOT a candidate: the paper's atoms come from Algorithm 1 only.
+// We iterate instead over candidate ATOM SETS, all drawn from Algorithm 1, in two rounds: first
+// the SA's result (its final state S, seed --seed) for atoms admitted within half the engine
+// buffer and within each of kBudgetHalvings halvings of that; then, for the budget whose SA
+// atoms ran fastest, the atoms Algorithm 1's lines 11-14 give at the target cycles S x 2^k,
+// k = 1 .. kTargetDoublings (every layer's shape closest to that target). The atoms a smaller
+// buffer would be given stay candidates on a larger one (they fit it), so a larger buffer does
+// not lose the atom sets that ran well on a smaller one (Fig. 13): its larger admitted atoms,
+// closer to the same targets, give fewer atoms per layer and less parallelism, and on ResNet-50
+// the fastest atoms fit 32 KiB whatever the buffer (reached by kBudgetHalvings = 3 from 64 to
+// 512 KiB; a 1 MiB buffer would not reach them).
+// The SA's energy (spread of atom cycles) does not rank latency on our model: larger targets
+// give fewer, larger atoms with fewer Rounds and less per-Round communication, which the energy
+// cannot see. The even split of LS is NOT a candidate: the paper's atoms come from Algorithm 1
+// only.
 // Deterministic: the candidates depend only on the seed; ties keep the smaller target. The
 // candidates are priced in parallel (common/util/parallel_for.h), the choice independent of order.
 #include <cstdint>
@@ -30,9 +38,16 @@ namespace dgs::atomic {
 // whose atoms equal the previous candidate's is skipped; the ladder stops once every layer takes
 // its largest shape).
 inline constexpr int kTargetDoublings = 7;
+// Admission budgets tried: half the engine buffer and this many halvings of it, none below
+// kSmallestAtomBudget (a run-time bound, not a model constant: smaller atoms make atomic DAGs of
+// tens of thousands of atoms for ResNet-50 whose pricing dominates the search; the fastest atoms
+// of Fig. 13's sweep fit 32 KiB).
+inline constexpr int kBudgetHalvings = 3;
+inline constexpr int64_t kSmallestAtomBudget = 32 * 1024;
 
 struct SearchCandidate {
   double target_cycles = 0;  // Algorithm 1's state S for this atom set
+  int64_t budget_bytes = 0;  // the atoms' admission budget (their working set)
   int64_t atoms = 0;
   int64_t rounds = 0;
   double latency_us = 0;  // the DSA model's

@@ -79,9 +79,10 @@ std::string partition_baselines_note() {
          "channels first (as LS) or rows first, whichever loads fewer bytes; an output kept on "
          "chip while its engine's kept outputs fit in half its buffer (the other half holds the "
          "working sets); the pipeline steps are the plan's stages (a barrier between steps), "
-         "priced by the shared DSA model, which keeps only the last task's weights on an "
-         "engine, so a region reloads its layer's weights for every sample (CNN-P) or block "
-         "(IL-Pipe) after the other ops it runs in between";
+         "priced by the shared DSA model, which keeps weights in an engine's buffer while the "
+         "room its kept outputs and working sets leave holds them, so a region reloads its "
+         "layer's weights for every sample (CNN-P) or block (IL-Pipe) when they and a block's "
+         "tiles do not fit together";
 }
 
 }  // namespace dgs::atomic

@@ -116,10 +116,13 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
         }
       }
     }
-    // The model's check when the atom starts: kept outputs + its working set <= the buffer.
+    // The model's check when the atom starts: kept outputs + its working set <= the buffer (a
+    // tiled atom whose output stays holds all of it by its end: counted too).
     for (int a : s.rounds[t].atoms) {
       const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
-      const int64_t ws = tilings.of(g, dag, a, spec).working_bytes;
+      const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      const int64_t ws = tiling.working_bytes +
+                         (tiling.tile.empty() ? 0 : dag.atoms[static_cast<size_t>(a)].out_bytes);
       evict_until(e, now, [&] { return used[e] + ws <= spec.local_bytes; });
     }
     for (int a : s.rounds[t].atoms) {

@@ -123,14 +123,15 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   // Greedy over halvings (§4.1's LB-fitting tile, by the model's cost): while the working set
   // is over budget, halve the axis whose result has the lowest estimated time (compute cycles
   // plus activation re-reads and weights at a quarter of the DRAM bandwidth, one cluster's
-  // share) among the halvings that shrink the working set.
+  // share) among the halvings (the DSA model's working set need not shrink with one: an input
+  // that stays for the whole task is held once, one the tiles reload twice, common/dsamodel/
+  // buffer_nest.h), until it fits or every axis is 1.
   const double bytes_per_cycle = spec.dram_bytes_per_cycle() / spec.clusters;
   auto cost = [&](const DsaTaskDemand& d) {
-    double act = 0, w = 0;
-    for (int x : d.inputs)
-      (g.tensor(x).is_param() ? w : act) += double(region_numel(d.needed.at(x)));
-    return d.compute_cycles() +
-           (act * d.refetch + w) * double(spec.element_bytes) / bytes_per_cycle;
+    double loaded = 0;
+    for (size_t i = 0; i < d.inputs.size(); ++i)
+      loaded += double(region_numel(d.needed.at(d.inputs[i]))) * d.reload[i];
+    return d.compute_cycles() + loaded * double(spec.element_bytes) / bytes_per_cycle;
   };
   t.tile = tile;
   int64_t ws = dsa_task_demand(g, t, spec, units).working_set_bytes;
@@ -144,7 +145,6 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
       trial[d] = (trial[d] + 1) / 2;
       t.tile = trial;
       const DsaTaskDemand dem = dsa_task_demand(g, t, spec, units);
-      if (dem.working_set_bytes >= ws) continue;
       const double c = cost(dem);
       if (best_axis == tile.size() || c < best_cost) {
         best_axis = d;

@@ -1,6 +1,7 @@
 // The iterative search of Fig. 4(b) (iterative_search.h) on ResNet-50 at batch 1: its first
-// candidate is the SA's atom set priced as the SA-only pipeline prices it, the targets double,
-// the kept plan is the fastest candidate, and the same seed gives the same search.
+// candidate is the SA's atom set priced as the SA-only pipeline prices it, then the SA's atoms
+// for halving admission budgets, then the targets double within one budget; the kept plan is
+// the fastest candidate, and the same seed gives the same search.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,17 +22,37 @@ TEST(IterativeSearch, KeepsTheFastestOfAlgorithm1sAtomSetsDeterministically) {
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   const IterativeSearch s = iterative_atomic_search(g, spec, 1);
   ASSERT_GE(s.candidates.size(), 2u);
-  ASSERT_LE(s.candidates.size(), static_cast<size_t>(kTargetDoublings) + 1);
-  // Candidate 0: the SA's atoms through the same Rounds, mapping, buffering and model.
+  ASSERT_LE(s.candidates.size(),
+            static_cast<size_t>(kBudgetHalvings) + 1 + static_cast<size_t>(kTargetDoublings));
+  // Candidate 0: the SA's atoms (within half the buffer) through the same Rounds, mapping,
+  // buffering and model.
   const AtomicDag sa = sa_atomic_dag(g, spec, 1);
   const double sa_us =
       evaluate_dsa_plan(g, atom_plan(g, sa, schedule_atoms(g, sa, spec, {}), spec, "AD"), spec)
           .latency_us;
   EXPECT_DOUBLE_EQ(s.candidates[0].latency_us, sa_us);
   EXPECT_EQ(s.candidates[0].atoms, static_cast<int64_t>(sa.atoms.size()));
-  // Each later target is a power-of-two multiple of the previous one.
-  for (size_t i = 1; i < s.candidates.size(); ++i) {
-    const double ratio = s.candidates[i].target_cycles / s.candidates[i - 1].target_cycles;
+  EXPECT_EQ(s.candidates[0].budget_bytes, spec.local_bytes / 2);
+  // The first round: the SA's atoms within halving budgets (none below kSmallestAtomBudget);
+  // the second: within one of them, targets that double the previous one's.
+  size_t i = 1;
+  for (; i < s.candidates.size() && s.candidates[i].budget_bytes < s.candidates[i - 1].budget_bytes;
+       ++i) {
+    EXPECT_EQ(s.candidates[i].budget_bytes * 2, s.candidates[i - 1].budget_bytes) << i;
+    EXPECT_GE(s.candidates[i].budget_bytes, kSmallestAtomBudget) << i;
+  }
+  const size_t ladder = i;
+  for (; i < s.candidates.size(); ++i) {
+    EXPECT_EQ(s.candidates[i].budget_bytes, s.candidates[ladder].budget_bytes) << i;
+    double previous = 0;  // the SA's target for this budget, or the previous rung's
+    if (i > ladder) {
+      previous = s.candidates[i - 1].target_cycles;
+    } else {
+      for (size_t j = 0; j < ladder; ++j)
+        if (s.candidates[j].budget_bytes == s.candidates[i].budget_bytes)
+          previous = s.candidates[j].target_cycles;
+    }
+    const double ratio = s.candidates[i].target_cycles / previous;
     EXPECT_DOUBLE_EQ(ratio, std::exp2(std::round(std::log2(ratio)))) << i;
     EXPECT_GE(ratio, 2) << i;
   }
@@ -48,6 +69,7 @@ TEST(IterativeSearch, KeepsTheFastestOfAlgorithm1sAtomSetsDeterministically) {
   ASSERT_EQ(again.candidates.size(), s.candidates.size());
   for (size_t i = 0; i < s.candidates.size(); ++i) {
     EXPECT_EQ(again.candidates[i].target_cycles, s.candidates[i].target_cycles);
+    EXPECT_EQ(again.candidates[i].budget_bytes, s.candidates[i].budget_bytes);
     EXPECT_EQ(again.candidates[i].latency_us, s.candidates[i].latency_us);
   }
   EXPECT_EQ(describe_search(again), describe_search(s));

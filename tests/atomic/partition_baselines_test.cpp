@@ -195,14 +195,17 @@ TEST(PartitionBaselines, SameNetworkSamePlans) {
 }
 
 // At batch 20 the model accepts both plans (every kept output fits beside the working sets), and
-// IL-Pipe, which forwards feature maps on chip, moves fewer DRAM bytes than CNN-P.
+// IL-Pipe, which forwards feature maps on chip, moves more of them over the mesh than CNN-P
+// (whose layers read and write DRAM). Its DRAM bytes are not lower: a region reloads its layer's
+// weights for every row block (4 per sample) where the weights and a block's tiles do not fit
+// its engines' buffers together, which outweighs the feature maps it keeps on chip.
 TEST(PartitionBaselines, TheModelAcceptsBothAtBatch20) {
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   const PartitionRuns& r = partition_runs("resnet50", 20, spec);
   EXPECT_GT(r.cnnp.result.latency_us, 0);
   EXPECT_GT(r.ilpipe.result.latency_us, 0);
-  EXPECT_LT(value_of(r.ilpipe.result.bytes_by_level, "hbm"),
-            value_of(r.cnnp.result.bytes_by_level, "hbm"));
+  EXPECT_GT(value_of(r.ilpipe.result.details, "noc_byte_hops"),
+            value_of(r.cnnp.result.details, "noc_byte_hops"));
 }
 
 }  // namespace

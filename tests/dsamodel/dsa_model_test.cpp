@@ -7,6 +7,7 @@
 
 #include "tests/error_of.h"
 
+#include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/mesh_noc.h"
@@ -64,22 +65,35 @@ const DsaSpec& mesh() {
 TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   const Graph g = gemm_graph();
   const Region all = full_region({64, 48});
-  // 16 x 16 PEs, kc: ceil(32/16) x ceil(48/16) = 6 folds of 64 streamed rows + 30 fill/drain.
+  // 16 x 16 PEs, kc: ceil(32/16) x ceil(48/16) = 6 folds of 64 streamed rows (384 steps). The
+  // PEs keep all 6 folds' weights (224 registers), so the 64-bit port carries each operand once:
+  // B 1536 + A 2048 + y 3072 = 6656 bytes = 832 cycles, more than the 384 steps; plus one fill
+  // and drain (16 + 16 - 2 = 30: the next fold's weights are preloaded, so folds overlap).
   const OpCycles kc = op_cycles(g, 0, all, mesh());
   EXPECT_EQ(kc.unit, ComputeUnit::Matrix);
   EXPECT_EQ(kc.folds, 6);
-  EXPECT_EQ(kc.cycles, 6 * (64 + 30));
+  EXPECT_EQ(kc.cycles, 832 + 30);
   EXPECT_EQ(kc.macs, 64 * 48 * 32);
-  // yx: ceil(64/16) x ceil(48/16) = 12 output tiles, each 32 reduction steps + 30.
+  const ArrayNest nest = array_nest(matrix_shape(g, 0, all, mesh()), mesh());
+  EXPECT_EQ(nest.steps, 384);
+  EXPECT_EQ(nest.port_bytes(), 1536 + 2048 + 3072);
+  // yx (YX-Partition as the paper defines it: a GEMM's rows down the array, one column): 4 folds
+  // of 16 PEs, 48 x 32 steps each (6144). The order 16 output columns, 32 channels, 3 x 16
+  // columns, 4 folds keeps 16 partial sums per PE (of 24) through the whole reduction and each
+  // input through 16 columns: inputs 3 x 2048, weights (16 x 14 of the 16 x 32 stay in the 224
+  // broadcast registers) 4 x 1536, y 3072 = 15360 bytes = 1920 port cycles: the 6144 steps set
+  // the time; + 30.
   const OpCycles yx = op_cycles(g, 0, all, dsa_with_dataflow(mesh(), DsaDataflow::YX));
-  EXPECT_EQ(yx.folds, 12);
-  EXPECT_EQ(yx.cycles, 12 * (32 + 30));
-  // STCP920's 32 x 64 MME: one fold, 64 rows + 94 fill/drain.
+  EXPECT_EQ(yx.folds, 4);
+  EXPECT_EQ(yx.cycles, 6144 + 30);
+  // STCP920's 32 x 64 MME (fp16, 256 B/cycle): one fold of 64 rows; the port carries
+  // (2048 + 1536 + 3072) x 2 bytes = 52 cycles, below them; + 94 fill and drain.
   const OpCycles stcp = op_cycles(g, 0, all, load_dsa_spec("stcp920"));
   EXPECT_EQ(stcp.folds, 1);
   EXPECT_EQ(stcp.cycles, 64 + 94);
-  // Half the reduction (a partial sum over k): one fold of rows fewer.
-  EXPECT_EQ(op_cycles(g, 0, all, mesh(), "k", 0.5).cycles, 3 * (64 + 30));
+  // Half the reduction (a partial sum over k): A and B halved, y whole: 4864 bytes = 608 port
+  // cycles; + 30.
+  EXPECT_EQ(op_cycles(g, 0, all, mesh(), "k", 0.5).cycles, 608 + 30);
 }
 
 TEST(DsaModel, OneGemmOnOneEngine) {
@@ -87,22 +101,22 @@ TEST(DsaModel, OneGemmOnOneEngine) {
   const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
   const EvaluationResult r = evaluate(g, p, load_hardware("atomic_mesh"));
   // Engine [0,0] sits on the west edge: HBM -> SRAM through its 8 B/cycle port, 50 cycles
-  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 564
-  // array cycles, but the operands (2048 + 1536 + 3072 B) need 832 port cycles: [498, 1330).
-  // y (3072 B) back to HBM: [1330, 1714) + 50 = 1764 cycles at 500 MHz.
-  EXPECT_DOUBLE_EQ(r.latency_us, 1764.0 / 500);
+  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 414
+  // array cycles (384 steps + 30), but the operands (2048 + 1536 + 3072 B) need 832 port cycles,
+  // + 30: [498, 1360). y (3072 B) back to HBM: [1360, 1744) + 50 = 1794 cycles at 500 MHz.
+  EXPECT_DOUBLE_EQ(r.latency_us, 1794.0 / 500);
   EXPECT_EQ(r.evaluator, "DSA model");
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 2048 + 1536 + 3072);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "sram"), 2 * (2048 + 1536 + 3072));
-  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 564.0 / 500);
-  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine"), 832.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 414.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine"), 862.0 / 500);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "mac"), 98304 * 0.3);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "hbm"), 6656 * 8 * 7.0);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "sram"), 13312 * 8 * 0.3417);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "noc"), 0);
-  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "static"), 3.84 * 64 * (1764.0 / 500) * 1e3);
+  EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "static"), 3.84 * 64 * (1794.0 / 500) * 1e3);
   EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 2048 + 1536 + 3072);
-  EXPECT_DOUBLE_EQ(value_of(r.details, "mac_utilisation"), 98304.0 / (256.0 * 64 * 1764));
+  EXPECT_DOUBLE_EQ(value_of(r.details, "mac_utilisation"), 98304.0 / (256.0 * 64 * 1794));
 }
 
 // weights_stay: the second half of the GEMM's rows on the same engine reads B (1536 B) in place;
@@ -303,12 +317,13 @@ TEST(DsaModel, DoubleBufferedTilesOverlapTransfersWithCompute) {
   // Whole: load x [0, 8192) + 50; compute 32768 port cycles (each relu reads and writes 65536
   // bytes at 8 B/cycle; its 4096 vector cycles hide under them); store y [41010, 49202) + 50.
   const EvaluationResult w = evaluate_dsa_plan(g, plan_of({{whole}}), big);
-  // Tiled: compute starts after the first quarter of the loads (8242 / 4 = 2060.5) and ends at
-  // 34828.5; stores start after the first tile, and the last tile's quarter of them (2060.5)
-  // ends the task.
+  // Tiled: the port carries, while the tiles run, the loads and stores as well (x in and y out,
+  // 2 x 65536 bytes): 49152 cycles. Compute starts after the first quarter of the loads
+  // (8242 / 4 = 2060.5) and ends at 51212.5; stores start after the first tile, and the last
+  // tile's quarter of them (2060.5) ends the task.
   const EvaluationResult t = evaluate_dsa_plan(g, plan_of({{tiled}}), big);
   EXPECT_DOUBLE_EQ(w.latency_us * 500, 8242 + 32768 + 50 + 8192);
-  EXPECT_DOUBLE_EQ(t.latency_us * 500, 2060.5 + 32768 + 2060.5);
+  EXPECT_DOUBLE_EQ(t.latency_us * 500, 2060.5 + 49152 + 2060.5);
   // Two tiles of x, a and y (16384 bytes each) at a time.
   EXPECT_DOUBLE_EQ(value_of(t.details, "peak_sram_bytes"), 2 * 3 * 16384);
 }

@@ -114,6 +114,18 @@ TEST_F(PlanEvalTool, DsaConfigsEvaluatePlansWithTheDsaModel) {
       EXPECT_GE(column(r.out, name), 0) << name << "\n" << r.out;
     fs::remove(plan);
   }
+  // Without --plan: the default plan of the hardware's kind (on a DSA, every op over every core
+  // or engine, tiled by the model's mapper), which fits every buffer.
+  for (const char* hw : {"stcp920", "atomic_mesh"}) {
+    const ToolRun d = run_plan_eval("--model resnet18 --hw " + std::string(hw) + " --csv");
+    ASSERT_EQ(d.exit_code, 0) << d.out;
+    const auto row = csv_row(d.out, "default");
+    EXPECT_GT(std::stod(field(d.out, row, "latency_ms")), 0) << d.out;
+    const ToolRun table = run_plan_eval("--model resnet18 --hw " + std::string(hw));
+    ASSERT_EQ(table.exit_code, 0) << table.out;
+    EXPECT_NE(table.out.find("no --plan: evaluating the default plan for"), std::string::npos)
+        << table.out;
+  }
   // The levels and units are the config's: an "sm" placement is refused on the mesh.
   const std::string plan = temp_path("sm.json");
   write_file_atomic(plan, R"({"version": 2, "scheduler": "x", "graph": "g", "stages": [

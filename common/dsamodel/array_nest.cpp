@@ -1,0 +1,313 @@
+// The array level of a matrix op's loop nest (see array_nest.h).
+#include "common/dsamodel/array_nest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+#include "common/graph/op_cost.h"
+
+namespace dgs {
+
+namespace {
+
+double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
+
+enum Dim : uint8_t { kP = 0, kK = 1, kC = 2, kT = 3 };
+constexpr char kDimName[4] = {'P', 'K', 'C', 'T'};
+
+struct Operand {
+  uint8_t relevant = 0;  // bit d: dimension d selects which data it holds
+  double capacity = 1;   // combinations of its relevant dimensions its registers hold
+};
+
+// One loop of the nest: a dimension and its trips (a dimension may appear twice, split).
+struct Loop {
+  uint8_t dim = 0;
+  double trips = 1;
+};
+using Nest = std::array<Loop, 6>;  // inner to outer
+
+// How often an operand's register contents change over the whole nest, and how many distinct
+// contents there are.
+struct Fetches {
+  double fetches = 0;
+  double distinct = 0;
+  double stay = 1;  // trips of the innermost loops irrelevant to it (consecutive uses of one datum)
+};
+
+Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 4>& n) {
+  Fetches f;
+  f.distinct = 1;
+  for (int d = 0; d < 4; ++d)
+    if (x.relevant & (1u << d)) f.distinct *= n[static_cast<size_t>(d)];
+  for (const Loop& l : nest) {
+    if (x.relevant & (1u << l.dim)) break;
+    f.stay *= l.trips;
+  }
+  // The registers keep the innermost loops whose relevant combinations fit; the first relevant
+  // loop that does not fit is split (its inner part inside).
+  double held = 1;
+  size_t i = 0;
+  double outer_of_split = 0;  // trips of the split loop left above the cut (0: none)
+  for (; i < nest.size(); ++i) {
+    const Loop& l = nest[i];
+    if (!(x.relevant & (1u << l.dim))) continue;
+    if (held * l.trips <= x.capacity) {
+      held *= l.trips;
+      continue;
+    }
+    const double inside = std::max(1.0, std::floor(x.capacity / held));
+    outer_of_split = ceil_div(l.trips, inside);
+    ++i;
+    break;
+  }
+  // Above the cut: read again once per iteration of an irrelevant loop that encloses a relevant
+  // one.
+  bool relevant_above = outer_of_split > 1;
+  double again = 1;
+  for (; i < nest.size(); ++i) {
+    const Loop& l = nest[i];
+    if (x.relevant & (1u << l.dim)) {
+      relevant_above = relevant_above || l.trips > 1;
+      continue;
+    }
+    if (relevant_above) again *= l.trips;
+  }
+  f.fetches = f.distinct * again;
+  return f;
+}
+
+}  // namespace
+
+ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaSpec& spec,
+                        const std::string& axis, double fraction) {
+  const Op& o = g.op(op);
+  const Tensor& out = g.tensor(o.outputs.at(0));
+  const OpCost c = op_cost(g, op);
+  const double out_numel = static_cast<double>(out.numel());
+  // Reduction per output element, split into channels and kernel taps.
+  const double k_total = out_numel > 0 ? static_cast<double>(c.macs) / out_numel : 0;
+  ArrayShape s;
+  double n_per_group = 0, n_region = 0;
+  const Shape rs = region_shape(region);
+  if (is_conv_like(o.kind)) {
+    const Shape& w = g.tensor(o.inputs.at(1)).shape;
+    for (size_t d = 2; d < w.size(); ++d) s.taps *= static_cast<double>(w[d]);
+    const double groups = static_cast<double>(o.attrs.get_int("group", 1));
+    n_per_group = static_cast<double>(out.shape.at(1)) / groups;
+    n_region = static_cast<double>(rs.at(1));
+    s.pixels = static_cast<double>(rs.at(0));
+    for (size_t d = 2; d < rs.size(); ++d) s.pixels *= static_cast<double>(rs[d]);
+    s.pixel_rows = rs.size() >= 4 ? static_cast<double>(rs[rs.size() - 2]) : 1;
+    s.pixel_columns = rs.size() >= 3 ? static_cast<double>(rs.back()) : 1;
+    s.pixel_rows *= static_cast<double>(rs.at(0));  // images stacked along the grid's rows
+  } else {                                          // Gemm, MatMul: [..., M, N]
+    n_per_group = static_cast<double>(out.shape.back());
+    n_region = static_cast<double>(rs.back());
+    s.pixels = 1;
+    for (size_t d = 0; d + 1 < rs.size(); ++d) s.pixels *= static_cast<double>(rs[d]);
+    s.pixel_rows = s.pixels;
+    s.pixel_columns = 1;
+  }
+  s.c = k_total / s.taps;
+  if (axis == "c_in" || axis == "k" || axis.empty())
+    s.c *= fraction;
+  else
+    s.taps *= fraction;
+  s.groups = std::max(1.0, ceil_div(n_region, n_per_group));
+  s.k = std::min(n_region, n_per_group);
+  // yx: the input window one fold (one image, array rows x columns of output pixels) reads per
+  // channel over all its taps (the shared iteration spaces give the region).
+  if (spec.dataflow == DsaDataflow::YX && is_conv_like(o.kind) && o.kind == OpKind::Conv &&
+      rs.size() == 4 && !region_empty(region)) {
+    Region fold = region;
+    fold[0].hi = fold[0].lo + 1;
+    fold[1].hi = fold[1].lo + 1;
+    fold[2].hi = std::min(fold[2].hi, fold[2].lo + spec.matrix_tile_rows);
+    fold[3].hi = std::min(fold[3].hi, fold[3].lo + spec.matrix_tile_columns);
+    const Region in = input_regions(g, op, fold).at(0);
+    // The bounding box of a strided window holds inputs no PE reads: at most one per PE per tap.
+    if (in.size() == 4 && in[1].size() > 0)
+      s.input_window =
+          std::min(static_cast<double>(region_numel(in)) / static_cast<double>(in[1].size()),
+                   static_cast<double>(region_numel(fold)) * s.taps);
+  }
+  if (s.pixels <= 0 || s.k <= 0 || s.c <= 0) s.pixels = 0;
+  return s;
+}
+
+double ArrayNest::cycles(double port_bandwidth, double other_port_bytes) const {
+  const double port = port_bandwidth > 0 ? (port_bytes() + other_port_bytes) / port_bandwidth : 0;
+  return std::max(steps, std::ceil(port)) + fill_cycles;
+}
+
+namespace {
+
+// array_nest without the memo.
+ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec);
+
+// The numbers array_nest depends on: the shape's and the spec's.
+using NestKey = std::array<double, 23>;
+
+struct NestKeyHash {
+  size_t operator()(const NestKey& k) const {
+    size_t h = 0;
+    for (double x : k) h = h * 1000003u ^ std::hash<double>()(x);
+    return h;
+  }
+};
+
+}  // namespace
+
+ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
+  // Memoised per thread: atom searches price the same shapes again and again.
+  const NestKey key = {s.groups,
+                       s.pixels,
+                       s.pixel_rows,
+                       s.pixel_columns,
+                       s.k,
+                       s.c,
+                       s.taps,
+                       s.input_window,
+                       s.port_sharing_bytes,
+                       static_cast<double>(spec.dataflow),
+                       static_cast<double>(spec.matrix_tile_rows),
+                       static_cast<double>(spec.matrix_tile_columns),
+                       spec.matrix_macs_per_cycle,
+                       static_cast<double>(spec.pe_weight_registers),
+                       static_cast<double>(spec.pe_input_registers),
+                       static_cast<double>(spec.pe_output_registers),
+                       static_cast<double>(spec.element_bytes),
+                       static_cast<double>(spec.partial_sum_bytes),
+                       spec.local_bandwidth(),
+                       spec.fold_overhead_cycles,
+                       spec.mac_pj,
+                       spec.local_pj_per_bit,
+                       spec.register_pj_per_bit};
+  thread_local std::unordered_map<NestKey, ArrayNest, NestKeyHash> memo;
+  const auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  if (memo.size() > (1u << 16)) memo.clear();
+  return memo.emplace(key, search_array_nest(s, spec)).first->second;
+}
+
+namespace {
+
+ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
+  ArrayNest r;
+  r.macs = s.macs();
+  if (r.macs <= 0 || spec.matrix_macs_per_cycle <= 0) return r;
+  const double rows = spec.matrix_tile_rows, cols = spec.matrix_tile_columns;
+  const double per_pe = spec.matrix_macs_per_cycle / (rows * cols);
+  const double eb = spec.element_bytes, pb = spec.partial_sum_bytes;
+  std::array<double, 4> n{};
+  // Elements a step moves per operand (weights into PEs, inputs into rows or PEs, partial sums
+  // out of columns or PEs), and the combinations each operand's registers hold.
+  double vec_w = 0, vec_i = 0, vec_o = 0, reads_i_per_step = 0;
+  Operand w{(1u << kK) | (1u << kC) | (1u << kT), 1}, in{(1u << kP) | (1u << kC) | (1u << kT), 1},
+      out{(1u << kP) | (1u << kK), 1};
+  const Operand in_reads = in;  // what each register read selects (yx: before any sharing)
+  const bool kc = spec.dataflow == DsaDataflow::KC;
+  if (kc) {
+    n = {ceil_div(s.pixels, per_pe), ceil_div(s.k, cols), ceil_div(s.c, rows), s.taps};
+    const double rows_used = std::min(s.c, rows), cols_used = std::min(s.k, cols);
+    const double pixels_per_step = s.pixels / n[kP];
+    vec_w = rows_used * cols_used;
+    vec_i = rows_used * pixels_per_step;
+    reads_i_per_step = vec_i;
+    vec_o = cols_used * pixels_per_step;
+    w.capacity = spec.pe_weight_registers;
+    in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / pixels_per_step));
+    out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
+    r.folds = s.groups * n[kK] * n[kC] * n[kT];
+  } else {
+    const double folds = ceil_div(s.pixel_rows, rows) * ceil_div(s.pixel_columns, cols);
+    n = {folds, s.k, ceil_div(s.c, per_pe), s.taps};
+    const double channels_per_step = s.c / n[kC];
+    const double pixels_per_fold = s.pixels / folds;
+    vec_w = channels_per_step;
+    vec_i = pixels_per_fold * channels_per_step;
+    reads_i_per_step = vec_i;
+    vec_o = pixels_per_fold;
+    w.capacity = std::max(1.0, std::floor(spec.pe_weight_registers / channels_per_step));
+    in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / channels_per_step));
+    out.capacity = spec.pe_output_registers;
+    // Inputs passed between neighbours: a fold's window per channel, held across the taps.
+    const double window = s.input_window * channels_per_step;
+    const double array_registers = rows * cols * spec.pe_input_registers;
+    if (s.input_window > 0 && window <= array_registers) {
+      in.relevant = (1u << kP) | (1u << kC);
+      vec_i = window;
+      in.capacity = std::max(1.0, std::floor(array_registers / window));
+    }
+    r.folds = s.groups * folds;
+  }
+  r.steps = s.groups * n[0] * n[1] * n[2] * n[3];
+  const double fill = rows + cols - 2;
+  const bool overlapped = kc ? spec.pe_weight_registers >= 2 : spec.pe_output_registers >= 2;
+  r.fill_cycles = (overlapped ? fill : r.folds * fill) + r.folds * spec.fold_overhead_cycles;
+
+  // The pixels (output folds) split into an inner part, innermost, of 1, 2, 4, ... up to the
+  // larger of the input and partial-sum registers, and an outer part; every order of the outer
+  // part and the other three loops: the least energy x cycles (ties: fewer cycles).
+  const double bw = spec.local_bandwidth();
+  const double mac_pj = r.macs * spec.mac_pj;
+  const double port_pj = 8 * spec.local_pj_per_bit, register_pj = spec.register_pj_per_bit;
+  // The largest combination any operand's registers hold bounds the inner parts worth trying.
+  const double most_inner = std::max({w.capacity, in.capacity, out.capacity});
+  double best_edp = -1, best_cycles = 0;
+  for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
+    for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
+      const std::array<Loop, 4> outer = {Loop{kP, ceil_div(n[kP], p_in)},
+                                         Loop{kK, ceil_div(n[kK], k_in)}, Loop{kC, n[kC]},
+                                         Loop{kT, n[kT]}};
+      std::array<int, 4> perm{0, 1, 2, 3};
+      do {
+        const Nest nest = {Loop{kP, p_in},
+                           Loop{kK, k_in},
+                           outer[static_cast<size_t>(perm[0])],
+                           outer[static_cast<size_t>(perm[1])],
+                           outer[static_cast<size_t>(perm[2])],
+                           outer[static_cast<size_t>(perm[3])]};
+        const Fetches fw = fetches_of(w, nest, n), fi = fetches_of(in, nest, n),
+                      fo = fetches_of(out, nest, n);
+        const double wb = s.groups * fw.fetches * vec_w * eb;
+        const double ib = s.groups * fi.fetches * vec_i * eb;
+        const double partial = fo.fetches - fo.distinct;  // partial sums written and read back
+        const double ob = s.groups * vec_o * (fo.distinct * eb + 2 * partial * pb);
+        const double cycles =
+            std::max(r.steps, bw > 0 ? std::ceil((wb + ib + ob + s.port_sharing_bytes) / bw) : 0);
+        // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
+        // inputs read once per datum while it stays; every partial sum read and written per
+        // step; every operand written once per fetch from the buffer.
+        const double reads = r.steps / fw.stay * vec_w +
+                             r.steps / fetches_of(in_reads, nest, n).stay * reads_i_per_step;
+        const double bits = 8 * (eb * reads + pb * 2 * r.steps * vec_o) + 8 * (wb + ib + ob);
+        const double energy = mac_pj + bits * register_pj + (wb + ib + ob) * port_pj;
+        const double edp = energy * cycles;
+        if (best_edp < 0 || edp < best_edp || (edp == best_edp && cycles < best_cycles)) {
+          best_edp = edp;
+          best_cycles = cycles;
+          r.weight_bytes = wb;
+          r.input_bytes = ib;
+          r.output_bytes = ob;
+          r.register_bits = bits;
+          r.energy_pj = energy;
+          r.pixels_inner = p_in;
+          r.channels_inner = k_in;
+          for (size_t i = 0; i < 4; ++i)
+            r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+}  // namespace dgs

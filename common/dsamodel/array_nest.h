@@ -1,0 +1,103 @@
+#pragma once
+// The array level of a matrix op's loop nest on one core or engine: how the PE array is fed from
+// the local buffer's port, and what its register files keep (the public loop-nest cost models,
+// Timeloop and ZigZag, count the same way; tools/validate_dsa holds ours against ZigZag).
+//
+// The problem: a region of a convolution or matrix product, as g groups, P output pixels (GEMM
+// rows), K output channels (GEMM columns) and C reduction channels per group, and T kernel taps.
+// The dataflow unrolls two of its loops over the R x C array (matrix_tile_rows x
+// matrix_tile_columns), s = matrix_macs_per_cycle / (R x C) MACs per PE per cycle, and runs the
+// rest in time, one step per cycle:
+//   kc (weight stationary, NVDLA-like; MAESTRO's KC-Partition, as the atom-based schedulers of
+//     reproductions/ use it): the
+//     reduction channels over the rows, the output channels over the columns; steps over
+//     P / s pixels, K / C output-channel folds, C / R reduction folds and T taps. A step takes
+//     one input per row (broadcast along it), uses the weights in the PEs, and gives one partial
+//     sum per column (added down it).
+//   yx (output stationary, ShiDianNao-like, MAESTRO's YX-Partition): the output pixel grid's
+//     rows and columns over the array (a GEMM: its rows down the array and one column, H = rows,
+//     W = 1 as for FC layers); steps over the pixel folds, K output
+//     channels, C / s reduction channels and T taps. A step broadcasts one weight, takes one
+//     input per PE and adds into one partial sum per PE.
+// Register files (DsaSpec): under kc a PE keeps pe_weight_registers weights (of as many folds),
+// a row pe_input_registers inputs and a column pe_output_registers partial sums; under yx the
+// array keeps pe_weight_registers broadcast weights and each PE pe_input_registers inputs and
+// pe_output_registers partial sums, and the PEs pass inputs to their neighbours as the fold
+// moves over the taps (ShiDianNao), so a fold reads its input window once per channel when the
+// array's input registers hold it (else one input per PE per step).
+// The loops: the pixels and the output channels each split into an inner part (1, 2, 4, ...
+// trips, the pixels' innermost, together no more than the largest register file holds) and an
+// outer part; the outer parts, C and T in any of their 24 orders above them. Each operand keeps in
+// its registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
+// C, T; inputs: P, C, T; partial sums: P, K), splitting the first loop that does not fit, and is
+// read from the local buffer again each time a loop above that cut changes what it holds, except
+// loops irrelevant to it that lie inside every relevant loop above the cut (it stays). Partial
+// sums whose reduction loops lie above their cut go to the buffer and come back
+// (partial_sum_bytes each); finished outputs are written once. A register is read once per step
+// and PE (kc weights, yx inputs) or row (kc inputs), except while consecutive steps use the same
+// datum; a partial sum is read and written every step. The mapping with the least energy x
+// cycles (the MACs', registers' and port's energy; ties: fewer cycles; the port's cycles count
+// the task's loads and stores that share it) is the one used: the objective of every mapper of
+// the model (and of ZigZag's search in tools/validate_dsa).
+//
+// Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
+// the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
+// overlap across folds when the stationary operand's registers hold two folds (kc: 2 weights
+// per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
+// drains while the next starts): once per task; otherwise once per fold.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "common/graph/graph.h"
+#include "common/graph/iteration_space.h"
+#include "common/hw/dsa_spec.h"
+
+namespace dgs {
+
+struct ArrayShape {
+  double groups = 1;      // groups the region touches
+  double pixels = 0;      // output pixels (GEMM rows), all images of the region
+  double pixel_rows = 1;  // the pixel grid (images stacked along rows); a GEMM: its rows
+  double pixel_columns = 1;
+  double k = 0;     // output channels (GEMM columns) per group
+  double c = 0;     // reduction channels per group
+  double taps = 1;  // kernel taps per output element
+  // yx: input elements (per channel) that one fold of the pixel grid reads over all its taps,
+  // which its PEs share by passing them to their neighbours (ShiDianNao's FIFOs); 0: none.
+  double input_window = 0;
+  // Bytes the task's loads and stores move through the same port while the array computes (a
+  // tiled task's): they compete with the operands for it.
+  double port_sharing_bytes = 0;
+  double macs() const { return groups * pixels * k * c * taps; }
+};
+
+// The shape of op `op` (Conv, ConvTranspose, Gemm, MatMul) computing `region` of its output 0 on
+// `spec`'s array, with the fraction `fraction` of its reduction axis `axis` ("c_in", "k" or a
+// kernel axis; "" = the whole reduction).
+ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaSpec& spec,
+                        const std::string& axis = "", double fraction = 1.0);
+
+struct ArrayNest {
+  double macs = 0;
+  double folds = 0;
+  double steps = 0;           // cycles the array computes (all folds)
+  double fill_cycles = 0;     // fill and drain (and fold_overhead)
+  double weight_bytes = 0;    // read from the local buffer into the registers
+  double input_bytes = 0;     // read from the local buffer into the registers
+  double output_bytes = 0;    // outputs written, partial sums written and read back
+  double register_bits = 0;   // register-file reads and writes
+  double energy_pj = 0;       // MACs, registers and port traffic
+  double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
+  double channels_inner = 1;  // the next: this many of the output-channel loop's trips
+  std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer
+  double port_bytes() const { return weight_bytes + input_bytes + output_bytes; }
+  double array_cycles() const { return steps + fill_cycles; }
+  // The cycles on the array with `other_port_bytes` more through the same port (DMA fills and
+  // stores of the task): the port and the array overlap, the longer one counts.
+  double cycles(double port_bandwidth, double other_port_bytes = 0) const;
+};
+
+ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec);
+
+}  // namespace dgs

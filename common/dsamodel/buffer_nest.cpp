@@ -1,0 +1,133 @@
+// The buffer level of a tiled task's loop nest (see buffer_nest.h).
+#include "common/dsamodel/buffer_nest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace dgs {
+
+namespace {
+
+// Reduction chunk counts worth trying: 1, 2, 4, ... while a chunk keeps at least the array's
+// rows of channels (at most 64 chunks).
+std::vector<double> chunk_counts(double reduction, const DsaSpec& spec) {
+  std::vector<double> r = {1};
+  const double quantum = std::max(1, spec.matrix_tile_rows);
+  for (double n = 2; n <= 64 && reduction / n >= quantum; n *= 2) r.push_back(n);
+  return r;
+}
+
+}  // namespace
+
+NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity) {
+  const size_t loops = p.trips.size();
+  const double eb = spec.element_bytes, pb = spec.partial_sum_bytes;
+  const double bw = spec.local_bandwidth();
+  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
+  // Energy of a byte through the port, and of a byte loaded or stored (DRAM and the port).
+  const double port_pj = 8 * spec.local_pj_per_bit;
+  const double moved_pj = 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  double out_tiles = 1;
+  for (double t : p.trips) out_tiles *= t;
+  std::vector<int> order(loops);
+  std::iota(order.begin(), order.end(), 0);
+  const std::vector<double> chunks =
+      p.reduction > 0 ? chunk_counts(p.reduction, spec) : std::vector<double>{1};
+
+  NestMapping best;
+  bool have = false, best_fits = false;
+  double best_moved = 0;
+  NestMapping m;
+  m.loaded.resize(p.inputs.size());
+  m.once.resize(p.inputs.size());
+  do {
+    for (double ch : chunks) {
+      const bool split = ch > 1;
+      double ws = 0, moved = p.out_bytes, second = 0;
+      for (size_t i = 0; i < p.inputs.size(); ++i) {
+        const NestInput& x = p.inputs[i];
+        const bool by_reduction = split && x.reduced;
+        double selecting = 1;  // tiles of the loops that select it
+        for (size_t l = 0; l < loops; ++l)
+          if (x.relevant & (1u << l)) selecting *= p.trips[l];
+        // The loops outside its innermost selecting loop that do not select it load it again.
+        double again = 1;
+        bool inside = by_reduction;  // the reduction loop is innermost
+        for (int l : order) {
+          if (x.relevant & (1u << l)) {
+            inside = true;
+            continue;
+          }
+          if (inside) again *= p.trips[static_cast<size_t>(l)];
+        }
+        const double sweep = std::max(x.needed, x.tile * selecting);
+        m.loaded[i] = sweep * again;
+        m.once[i] = selecting <= 1 && !by_reduction;
+        const double tile = by_reduction ? x.tile / ch : x.tile;
+        ws += tile * (m.once[i] ? 1 : 2);
+        second += m.once[i] ? 0 : tile;
+        moved += m.loaded[i];
+      }
+      if (split)
+        ws += p.out_tile * pb / eb + (out_tiles > 1 ? p.out_tile : 0);
+      else
+        ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
+      second += out_tiles > 1 ? p.out_tile : 0;
+      const double kept = p.kept_tile + p.kept_reduced_tile / ch;
+      ws += kept * (out_tiles * ch > 1 ? 2 : 1);
+      second += out_tiles * ch > 1 ? kept : 0;
+      const double port =
+          bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
+      const double dram = share > 0 ? moved / share : 0;
+      // The first tile's loads come before any compute and the last tile's store after it.
+      double edges = p.out_tile;
+      for (size_t i = 0; i < p.inputs.size(); ++i)
+        edges += split && p.inputs[i].reduced ? p.inputs[i].tile / ch : p.inputs[i].tile;
+      const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
+      const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
+                            p.array.fill_cycles + (narrowest > 0 ? edges / narrowest : 0);
+      const double energy = p.array.energy_pj + p.other_port_bytes * port_pj + moved * moved_pj;
+      const bool fits = ws <= capacity;
+      bool better = !have;
+      if (have) {
+        const double edp = cycles * energy, best_edp = best.cycles * best.energy_pj;
+        if (fits != best_fits)
+          better = fits;
+        else if (!fits)
+          better = ws < best.working_set;
+        else
+          better = edp < best_edp ||
+                   (edp == best_edp &&
+                    (ws < best.working_set || (ws == best.working_set && moved < best_moved)));
+      }
+      if (!better) continue;
+      have = true;
+      best_fits = fits;
+      best_moved = moved;
+      best.order.clear();
+      if (split) best.order.push_back(static_cast<int>(loops));
+      best.order.insert(best.order.end(), order.begin(), order.end());
+      best.reduction_chunks = ch;
+      best.loaded = m.loaded;
+      best.once = m.once;
+      best.working_set = ws;
+      best.second_buffers = second;
+      best.cycles = cycles;
+      best.energy_pj = energy;
+      best.tiles = out_tiles * ch;
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names) {
+  std::string s;
+  for (int l : m.order) {
+    if (!s.empty()) s += ">";
+    s += static_cast<size_t>(l) < names.size() ? names[static_cast<size_t>(l)] : "R";
+  }
+  return s;
+}
+
+}  // namespace dgs

@@ -1,0 +1,74 @@
+#pragma once
+// The buffer level of a tiled task's loop nest on one core or engine: in which order its tiles
+// run, whether the reduction of its matrix op is tiled too, and so what the local buffer keeps
+// and what it loads again (the counting of the public loop-nest cost models, Timeloop and ZigZag,
+// at one buffer level; the array level below it is array_nest.h).
+//
+// The loops: the task's output tiles along groups of output axes (the plan's `tile`; axes whose
+// tiles select the same data of every input form one loop, e.g. a convolution's batch, rows and
+// columns against its output channels), and, when the task's one matrix op can split its
+// reduction, the reduction in 1, 2, 4, ... chunks (of at least the array's rows). An input
+// whose tile a loop does not select stays in the buffer while that loop runs if the loop lies
+// inside every loop that selects it; otherwise it is loaded again each time. A tiled reduction
+// runs innermost, so the partial sums stay in the buffer (at partial_sum_bytes) until the last
+// chunk; the output is written once. Every loop order is tried.
+//
+// Working set: per input its tile, twice (double-buffered) when the task loads it more than
+// once, once when it stays for the whole task; the output tile twice when there are several
+// (the store of one overlaps the next), plus the partial-sum tile when the reduction is tiled;
+// intermediates kept inside the task, twice when tiled.
+//
+// The mapping: of those whose working set fits `capacity`, the one with the least energy x
+// cycles (the objective of array_nest.h). Cycles: the longest of the array, its port with the
+// loads and stores added, and the unit's equal share of the DRAM bandwidth for every byte loaded
+// or stored; plus fill and drain, the first tile's loads and the last tile's store at the
+// narrower of the port and that share. Energy: the array's, the port's for the other ops, and
+// the port's and DRAM's for every byte loaded or stored. Ties: the smaller working set, then
+// the fewer bytes. When none fits, the smallest working set (the caller refuses it).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/dsamodel/array_nest.h"
+#include "common/hw/dsa_spec.h"
+
+namespace dgs {
+
+struct NestInput {
+  double needed = 0;      // bytes the unit's part needs
+  double tile = 0;        // bytes one tile needs (whole reduction)
+  uint32_t relevant = 0;  // bit l: loop l selects its tile
+  bool reduced = false;   // an operand of the matrix op: its tile shrinks with the reduction
+};
+
+struct NestProblem {
+  std::vector<double> trips;  // per output loop (> 1 each)
+  std::vector<NestInput> inputs;
+  double out_tile = 0;           // bytes of one output tile (all written tensors)
+  double out_bytes = 0;          // bytes the unit's part writes
+  double kept_tile = 0;          // intermediates of one tile (whole reduction)
+  double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
+  double reduction = 0;     // channels of the matrix op's reduction that may be tiled (0: none)
+  ArrayNest array;          // the unit's matrix work (empty without a matrix op)
+  double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
+  double other_port_bytes = 0;
+};
+
+struct NestMapping {
+  std::vector<int> order;  // loops, inner to outer (index trips.size() = the reduction)
+  double reduction_chunks = 1;
+  std::vector<double> loaded;  // per input: bytes loaded over the task (>= its needed bytes)
+  std::vector<bool> once;      // per input: loaded once and kept for the whole task
+  double working_set = 0;
+  double second_buffers = 0;  // of the working set, the second buffers of what is double-buffered
+  double cycles = 0;
+  double energy_pj = 0;  // the array's, the other ops' port traffic, every byte loaded or stored
+  double tiles = 1;      // output tiles x reduction chunks
+};
+
+NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity);
+
+// "K>P>C" style: the loops inner to outer, with `names` per output loop and 'R' the reduction.
+std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names);
+
+}  // namespace dgs

@@ -1,0 +1,143 @@
+// A ladder of simple cases of the DSA model with hand-computed answers, each a GEMM A [M, C] x
+// B [C, N] -> y on one engine of atomic_mesh (16 x 16 int8 PEs, 224 weight, 12 input and 24
+// partial-sum registers, 128 KiB SRAM behind a 64-bit port, 500 MHz) with its 4 B/cycle share of
+// the HBM (50 cycles latency): one that fits the buffer, one that must tile, one bound by the
+// port, one bound by DRAM. Transfers stream at the narrowest bandwidth of their path (here the
+// DRAM share); an untiled task loads, computes, then stores.
+#include <gtest/gtest.h>
+
+#include "common/dsamodel/dsa_model.h"
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/layer_split_plan.h"
+
+namespace dgs {
+namespace {
+
+// One engine of the mesh with `bytes_per_cycle` of DRAM (its share: 128 GB/s / 64 = 4 B/cycle).
+DsaSpec engine(double bytes_per_cycle = 4) {
+  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
+  DsaSpec e = dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  e.dram_bandwidth_gbs = bytes_per_cycle * e.clock_mhz / 1e3;
+  return e;
+}
+
+Graph gemm(int64_t m, int64_t c, int64_t n) {
+  Graph g;
+  g.name = "gemm";
+  const int a = g.add_input("A", {m, c});
+  const int b = g.add_weight("B", {c, n});
+  const int op = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
+  g.mark_output(g.op(op).outputs[0]);
+  return g;
+}
+
+Task on_engine(std::vector<int64_t> tile = {}) {
+  Task t;
+  t.kind = TaskKind::Fused;
+  t.ops = {0};
+  t.placement.unit = UnitKind::Engine;
+  t.placement.index = {0, 0};
+  t.tile = std::move(tile);
+  return t;
+}
+
+EvaluationResult run(const Graph& g, const Task& t, const DsaSpec& spec) {
+  Plan p;
+  p.scheduler = "ladder";
+  p.stages.push_back(Stage{{t}});
+  return evaluate_dsa_plan(g, p, spec);
+}
+
+double cycles(const EvaluationResult& r, const DsaSpec& spec) {
+  return r.latency_us * spec.clock_mhz;
+}
+
+// 256 x 256 x 128: A 64 KiB, B 32 KiB, y 32 KiB fill the 128 KiB buffer exactly, untiled.
+// The array: 256 rows x 8 output-column folds x 16 reduction folds = 32768 steps, + 30 fill and
+// drain. Its port carries each operand at least once (131072 bytes) and, in the order 2 rows, 8
+// column folds, 16 reduction folds, rows (2 x 8 partial sums of 24 stay through the reduction,
+// the 128 folds' weights in the 224 registers, an input through the 8 column folds) no more:
+// 16384 cycles, under the steps, so the mapper's choice (energy x cycles) is compute-bound too.
+// Load A and B (98304 bytes at 4 B/cycle, + 50): 24626; compute 32798; store y (32768 bytes,
+// + 50): 8242. Total 65666.
+TEST(DsaLadder, AGemmThatFits) {
+  const DsaSpec spec = engine();
+  const Graph g = gemm(256, 256, 128);
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine(), spec, {0});
+  EXPECT_EQ(d.working_set_bytes, 131072);
+  EXPECT_EQ(d.matrix_cycles, 32768 + 30);
+  EXPECT_GE(d.operand_bytes, 65536 + 32768 + 32768);
+  EXPECT_LE(d.operand_bytes, 32768 * 8);
+  const EvaluationResult r = run(g, on_engine(), spec);
+  EXPECT_DOUBLE_EQ(cycles(r, spec), 24626 + 32798 + 8242);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 32798);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 65536 + 32768 + 32768);
+  // One byte less of buffer and the task is refused.
+  EXPECT_THROW(run(g, on_engine(), dsa_with_local_bytes(spec, 131071)), Error);
+}
+
+// 1024 x 256 x 128 (A 256 KiB) in tiles of 128 rows: one loop, over the rows, that selects A's
+// and y's tiles, not B's: B (32 KiB) stays for the whole task in one buffer, A's tiles (32 KiB)
+// and y's (16 KiB) are double-buffered: 32768 + 2 x 32768 + 2 x 16384 = 131072 bytes. Every
+// operand is loaded once (DRAM: 262144 + 32768 in, 131072 out). The array: 1024 x 8 x 16 =
+// 131072 steps, + 30. The port carries the operands (the mapper's operand_bytes) and, while the
+// 8 tiles run, the loads and stores (425984): compute = the longer of the steps and that, + 30.
+// Loads: 294912 bytes at 4 B/cycle + 50 = 73778; compute starts after the first tile's (73778 /
+// 8 = 9222.25); y (131072 bytes, 32818 cycles with the latency) streams out from the first tile
+// on, and its last tile's eighth (4102.25) ends the task.
+TEST(DsaLadder, AGemmThatMustTile) {
+  const DsaSpec spec = engine();
+  const Graph g = gemm(1024, 256, 128);
+  EXPECT_THROW(run(g, on_engine(), spec), Error);  // untiled: 425984 bytes
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine({128, 128}), spec, {0});
+  EXPECT_EQ(d.tiles, 8);
+  EXPECT_EQ(d.working_set_bytes, 131072);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));  // A and B loaded once
+  EXPECT_EQ(d.stays, (std::vector<bool>{false, true}));
+  EXPECT_GE(d.operand_bytes, 262144 + 32768 + 131072);  // each operand at least once
+  const double compute = std::max(131072.0, (d.operand_bytes + 425984) / 8) + 30;
+  const EvaluationResult r = run(g, on_engine({128, 128}), spec);
+  EXPECT_DOUBLE_EQ(cycles(r, spec), 9222.25 + compute + 4102.25);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 262144 + 32768 + 131072);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 131072);
+  // The model's own tile search (dsa_fitting_tile) finds a tile that fits.
+  const std::vector<int64_t> fit = dsa_fitting_tile(g, on_engine(), spec, {0}, spec.local_bytes);
+  EXPECT_LE(dsa_task_demand(g, on_engine(fit), spec, {0}).working_set_bytes, spec.local_bytes);
+}
+
+// 1024 x 16 x 16: one fold of 1024 rows (1024 steps + 30), but every row brings 16 input bytes
+// and takes 16 output bytes through the 8 B/cycle port: A 16384 + B 256 + y 16384 = 33024
+// bytes = 4128 cycles, + 30: the port, not the array, sets the compute (4158). Load 16640 bytes
+// (4160 + 50), compute 4158, store 16384 (4096 + 50): 12514.
+TEST(DsaLadder, AGemmBoundByThePort) {
+  const DsaSpec spec = engine();
+  const Graph g = gemm(1024, 16, 16);
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine(), spec, {0});
+  EXPECT_EQ(d.matrix_cycles, 1024 + 30);
+  EXPECT_EQ(d.operand_bytes, 33024);
+  const EvaluationResult r = run(g, on_engine(), spec);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix") * spec.clock_mhz, 1054);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 4158);
+  EXPECT_DOUBLE_EQ(cycles(r, spec), 4210 + 4158 + 4146);
+}
+
+// 64 x 512 x 256 in tiles of 32 output columns on an engine with 1 B/cycle of DRAM: the loop
+// over the column tiles does not select A (32 KiB), which stays; B's tiles (16 KiB) and y's (2
+// KiB) are double-buffered (69632 bytes). Every operand crosses DRAM once: 32768 + 131072 in,
+// 16384 out = 180224 bytes = 180224 cycles at 1 B/cycle, far above the compute (the port's
+// 106526 cycles). Loads end at 163840 + 50; y waits for the DRAM channel until the loads have
+// passed (163840) and ends at 163840 + 50 + 16384 = 180274, which ends the task.
+TEST(DsaLadder, AGemmBoundByDram) {
+  const DsaSpec spec = engine(1);
+  const Graph g = gemm(64, 512, 256);
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine({64, 32}), spec, {0});
+  EXPECT_EQ(d.working_set_bytes, 32768 + 2 * 16384 + 2 * 2048);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  const EvaluationResult r = run(g, on_engine({64, 32}), spec);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 180224);
+  EXPECT_DOUBLE_EQ(cycles(r, spec), 180274);
+  EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
+}
+
+}  // namespace
+}  // namespace dgs

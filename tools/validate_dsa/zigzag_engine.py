@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Prices every distinct conv/FC layer of ResNet-50 and VGG-19 on one engine of atomic_mesh with
+ZigZag (a public loop-nest cost model, PyPI package zigzag-dse), under both unrollings (kc, yx),
+and writes the results to data/validation/zigzag_atomic_engine.csv with the settings that made
+them (data/validation/zigzag_atomic_engine.settings.txt). A developer's tool: the suite neither
+depends on it nor runs it (its test, tests/dsamodel/validation_test.cpp, reads the CSV).
+
+    python3 tools/validate_dsa/zigzag_engine.py [--venv DIR] [--layers N] [--jobs N]
+
+It creates a virtual environment (default build/validate_dsa_venv), installs the pinned ZigZag
+into it and runs itself there. The engine is read from hw_configs/atomic_mesh.json and the
+layers from the committed models/onnx/{resnet50,vgg19}.onnx (the suite's own graphs); see
+tools/validate_dsa/README.md for how each part of the engine is set up in ZigZag.
+"""
+import argparse
+import collections
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ZIGZAG = "zigzag-dse==3.9.1"
+EXTRA = ["six==1.17.0"]  # zigzag-dse 3.9.1 imports six without declaring it
+NETWORKS = ["resnet50", "vgg19"]
+DATAFLOWS = ["kc", "yx"]
+# ZigZag's search keeps the mapping with the least energy x latency, the suite's mappers' objective
+# too (common/dsamodel/buffer_nest.h).
+OPT = "EDP"
+OUT_CSV = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.csv")
+OUT_SETTINGS = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.settings.txt")
+
+
+def in_venv(venv):
+    return os.path.realpath(sys.prefix) == os.path.realpath(venv)
+
+
+def ensure_venv(venv):
+    py = os.path.join(venv, "bin", "python")
+    if not os.path.exists(py):
+        subprocess.check_call([sys.executable, "-m", "venv", venv])
+    subprocess.check_call([py, "-m", "pip", "install", "-q", ZIGZAG] + EXTRA)
+    return py
+
+
+# --- the engine ---------------------------------------------------------------------------------
+
+def field(cfg, name):
+    return cfg["fields"][name]["value"]
+
+
+def engine_of(cfg):
+    """The numbers of one atomic_mesh engine, in the units ZigZag takes (bits, pJ per access)."""
+    assert field(cfg, "datatype") == "int8"
+    engines = field(cfg, "mesh_columns") * field(cfg, "mesh_rows")
+    clock_mhz = field(cfg, "clock")
+    dram_bytes_per_cycle = field(cfg, "dram_bandwidth") * 1e3 / clock_mhz / engines
+    assert dram_bytes_per_cycle == int(dram_bytes_per_cycle)
+    assert cfg["fields"]["local_buffer_size"]["unit"] == "KiB"
+    return {
+        "rows": field(cfg, "matrix_tile_rows"),
+        "columns": field(cfg, "matrix_tile_columns"),
+        "bits": 8,
+        "psum_bits": 8 * field(cfg, "partial_sum_bytes"),
+        "weight_registers": field(cfg, "pe_weight_registers"),
+        "input_registers": field(cfg, "pe_input_registers"),
+        "output_registers": field(cfg, "pe_output_registers"),
+        "register_pj_per_bit": field(cfg, "register_energy"),
+        "sram_bits": field(cfg, "local_buffer_size") * 1024 * 8,
+        "sram_port_bits": int(8 * field(cfg, "local_buffer_bandwidth") * field(cfg, "local_buffer_ports")),
+        "sram_pj_per_bit": field(cfg, "local_buffer_energy"),
+        "dram_port_bits": int(8 * dram_bytes_per_cycle),
+        "dram_pj_per_bit": field(cfg, "dram_energy"),
+        "mac_pj": field(cfg, "mac_energy"),
+    }
+
+
+def memory(size_bits, word_bits, pj_per_bit, operands, served, allocations, rw_port=False,
+           words_per_cycle=1):
+    """A memory whose port moves `words_per_cycle` words of `word_bits` a cycle and whose
+    access costs `pj_per_bit` x word_bits."""
+    bw = word_bits * words_per_cycle
+    if rw_port:
+        ports = [{"name": "rw_port_1", "type": "read_write", "bandwidth_min": word_bits,
+                  "bandwidth_max": word_bits, "allocation": allocations}]
+    else:
+        reads = [a for a in allocations if a.endswith(("tl", "th"))]
+        writes = [a for a in allocations if a.endswith(("fh", "fl"))]
+        ports = [{"name": "r_port_1", "type": "read", "bandwidth_min": word_bits,
+                  "bandwidth_max": bw, "allocation": reads},
+                 {"name": "w_port_1", "type": "write", "bandwidth_min": word_bits,
+                  "bandwidth_max": bw, "allocation": writes}]
+    return {"size": int(size_bits), "r_cost": pj_per_bit * word_bits, "w_cost": pj_per_bit * word_bits,
+            "area": 0, "latency": 1, "operands": operands, "ports": ports,
+            "served_dimensions": served}
+
+
+def hardware(e, dataflow):
+    """ZigZag's description of one engine. D1 = the array's columns, D2 = its rows.
+    kc: weights per PE; inputs per row (broadcast along the row, served over D1); partial sums
+    per column (added down the column, served over D2). yx: weights broadcast to every PE
+    (served over D1 and D2); partial sums per PE; the PEs' input registers as one file served
+    over D1 and D2 (the PEs pass inputs to their neighbours, ShiDianNao's FIFOs, so a fold's
+    input window is read once)."""
+    b, pb, rf = e["bits"], e["psum_bits"], e["register_pj_per_bit"]
+    every = ["I1, fh", "I1, tl", "I2, fh", "I2, tl", "O, fh", "O, tl", "O, fl", "O, th"]
+    inputs, per_cycle = e["input_registers"], 1
+    if dataflow == "kc":
+        w_served, i_served, o_served = [], ["D1"], ["D2"]
+    else:
+        w_served, i_served, o_served = ["D1", "D2"], ["D1", "D2"], []
+        inputs *= e["rows"] * e["columns"]
+        per_cycle = e["rows"] * e["columns"]  # an input to every PE each cycle
+    mems = {
+        "weight_registers": memory(e["weight_registers"] * b, b, rf, ["I2"], w_served,
+                                   ["I2, fh", "I2, tl"]),
+        "input_registers": memory(inputs * b, b, rf, ["I1"], i_served,
+                                  ["I1, fh", "I1, tl"], words_per_cycle=per_cycle),
+        "output_registers": memory(e["output_registers"] * pb, pb, rf, ["O"], o_served,
+                                   ["O, fh", "O, tl", "O, fl", "O, th"]),
+        "sram": memory(e["sram_bits"], e["sram_port_bits"], e["sram_pj_per_bit"], ["I1", "I2", "O"],
+                       ["D1", "D2"], every, rw_port=True),
+        "dram": memory(1 << 35, e["dram_port_bits"], e["dram_pj_per_bit"], ["I1", "I2", "O"],
+                       ["D1", "D2"], every, rw_port=True),
+    }
+    return {"name": "atomic_mesh_engine_" + dataflow, "memories": mems,
+            "operational_array": {"unit_energy": e["mac_pj"], "unit_area": 1,
+                                  "dimensions": ["D1", "D2"],
+                                  "sizes": [e["columns"], e["rows"]]}}
+
+
+def mapping(e, dataflow):
+    """KC-Partition: output channels over the columns (D1), input channels over the rows (D2).
+    YX-Partition: output columns (OX) over D1, output rows (OY) over D2 (an FC layer has
+    OX = OY = 1, as the Atomic Dataflow paper's footnote sets)."""
+    if dataflow == "kc":
+        sm = {"D1": ["K, %d" % e["columns"]], "D2": ["C, %d" % e["rows"]]}
+    else:
+        sm = {"D1": ["OX, %d" % e["columns"]], "D2": ["OY, %d" % e["rows"]]}
+    return [{"name": "default", "spatial_mapping": sm,
+             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}]
+
+
+# --- the layers ---------------------------------------------------------------------------------
+
+def layers_of(network):
+    """Distinct Conv and Gemm layers of models/onnx/<network>.onnx: (key, first name, count)."""
+    import onnx
+    model = onnx.shape_inference.infer_shapes(onnx.load(os.path.join(ROOT, "models", "onnx",
+                                                                     network + ".onnx")))
+    shapes = {}
+    for v in list(model.graph.input) + list(model.graph.value_info) + list(model.graph.output):
+        shapes[v.name] = [d.dim_value for d in v.type.tensor_type.shape.dim]
+    found = collections.OrderedDict()
+    for node in model.graph.node:
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        if node.op_type == "Conv":
+            n, c, ih, iw = shapes[node.input[0]]
+            k, cg, fy, fx = shapes[node.input[1]]
+            _, _, oy, ox = shapes[node.output[0]]
+            s = attrs.get("strides", [1, 1])
+            p = attrs.get("pads", [0, 0, 0, 0])
+            assert attrs.get("group", 1) == 1 and s[0] == s[1] and n == 1
+            key = ("conv", k, c, oy, ox, fy, fx, s[0], p[0], p[1], p[2], p[3], ih, iw)
+        elif node.op_type == "Gemm":
+            m, c = shapes[node.input[0]]
+            k = shapes[node.output[0]][1]
+            assert m == 1 and attrs.get("transA", 0) == 0
+            key = ("fc", k, c, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1)
+        else:
+            continue
+        if key in found:
+            found[key][1] += 1
+        else:
+            found[key] = [node.name, 1]
+    return [(k, v[0], v[1]) for k, v in found.items()]
+
+
+def zigzag_layer(key):
+    kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw = key
+    return {"id": 0, "name": "layer", "operator_type": "Conv",
+            "equation": "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]",
+            "dimension_relations": ["ix=%d*ox+1*fx" % s, "iy=%d*oy+1*fy" % s],
+            "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"],
+            "loop_sizes": [1, k, c, oy, ox, fy, fx],
+            "operand_precision": {"W": 8, "I": 8, "O": 32, "O_final": 8},
+            "operand_source": {"I": 0},
+            "pr_loop_dims": ["IX", "IY"], "pr_loop_sizes": [iw, ih],
+            "padding": [[pl, pr], [pt, pb]]}
+
+
+# --- running ZigZag -----------------------------------------------------------------------------
+
+def run_one(args):
+    key, dataflow, opt, e = args
+    import logging
+    logging.disable(logging.CRITICAL)
+    import yaml
+    from zigzag.api import get_hardware_performance_zigzag
+    with tempfile.TemporaryDirectory() as tmp:
+        hw_file, map_file = os.path.join(tmp, "hw.yaml"), os.path.join(tmp, "map.yaml")
+        with open(hw_file, "w") as f:
+            yaml.safe_dump(hardware(e, dataflow), f, sort_keys=False)
+        with open(map_file, "w") as f:
+            yaml.safe_dump(mapping(e, dataflow), f, sort_keys=False)
+        energy, latency, cmes = get_hardware_performance_zigzag(
+            [zigzag_layer(key)], hw_file, map_file, opt=opt, dump_folder=os.path.join(tmp, "out"),
+            loma_show_progress_bar=False)
+    cme = cmes[0][1][0][0]
+    # Per level (0 registers, 1 SRAM, 2 DRAM): energy and bits moved, summed over the operands.
+    level_pj = [0.0, 0.0, 0.0]
+    level_bits = [0.0, 0.0, 0.0]
+    words = {0: 0, 1: e["sram_port_bits"], 2: e["dram_port_bits"]}
+    for op, per_level in cme.mem_energy_breakdown.items():
+        for lv, pj in enumerate(per_level):
+            level_pj[lv] += pj
+    for op, accesses in cme.memory_word_access.items():
+        for lv, a in enumerate(accesses):
+            if lv == 0:
+                continue
+            total = sum(a.get(d) for d in a.data)
+            level_bits[lv] += total * words[lv]
+    return {
+        "latency_cycles": latency,
+        "ideal_cycles": cme.ideal_cycle,
+        "array_cycles": cme.ideal_temporal_cycle,
+        "stall_cycles": cme.stall_slack_comb,
+        "onload_cycles": cme.data_onloading_cycle,
+        "offload_cycles": cme.data_offloading_cycle,
+        "utilisation": cme.mac_utilization2,
+        "mac_pj": cme.mac_energy,
+        "register_pj": level_pj[0],
+        "sram_pj": level_pj[1],
+        "dram_pj": level_pj[2],
+        "energy_pj": energy,
+        "sram_bytes": level_bits[1] / 8,
+        "dram_bytes": level_bits[2] / 8,
+        "temporal_mapping": str(cme.temporal_mapping).replace("\n", " "),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--venv", default=os.path.join(ROOT, "build", "validate_dsa_venv"))
+    ap.add_argument("--layers", type=int, default=0, help="at most this many layers per network")
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    if not in_venv(a.venv):
+        py = ensure_venv(a.venv)
+        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+
+    import importlib.metadata as md
+    with open(os.path.join(ROOT, "hw_configs", "atomic_mesh.json")) as f:
+        cfg = json.load(f)
+    e = engine_of(cfg)
+    jobs, rows = [], []
+    for net in NETWORKS:
+        layers = layers_of(net)
+        if a.layers:
+            layers = layers[:a.layers]
+        for key, name, count in layers:
+            for dataflow in DATAFLOWS:
+                jobs.append((key, dataflow, OPT, e))
+                rows.append((net, name, count, key, dataflow, OPT))
+    if a.jobs > 1:
+        import multiprocessing
+        with multiprocessing.Pool(a.jobs) as pool:
+            results = pool.map(run_one, jobs)
+    else:
+        results = []
+        for i, j in enumerate(jobs):
+            print("%d/%d %s %s %s" % (i + 1, len(jobs), rows[i][1], j[1], j[2]), file=sys.stderr)
+            results.append(run_one(j))
+
+    version = md.version("zigzag-dse")
+    source = "ZigZag %s (zigzag-dse on PyPI), tools/validate_dsa/zigzag_engine.py" % version
+    columns = ["network", "layer", "count", "kind", "k", "c", "oy", "ox", "fy", "fx", "stride",
+               "pad_top", "pad_left", "pad_bottom", "pad_right", "ih", "iw", "dataflow", "opt"]
+    metrics = ["latency_cycles", "ideal_cycles", "array_cycles", "stall_cycles", "onload_cycles",
+               "offload_cycles", "utilisation", "mac_pj", "register_pj", "sram_pj", "dram_pj",
+               "energy_pj", "sram_bytes", "dram_bytes", "temporal_mapping"]
+    os.makedirs(os.path.dirname(OUT_CSV), exist_ok=True)
+    tmp = OUT_CSV + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns + metrics + ["source"])
+        for (net, name, count, key, dataflow, opt), r in zip(rows, results):
+            kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw = key
+            w.writerow([net, name, count, kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw,
+                        dataflow, opt] +
+                       [("%.6g" % r[m]) if isinstance(r[m], float) else r[m] for m in metrics] +
+                       [source])
+    os.replace(tmp, OUT_CSV)
+    with open(OUT_SETTINGS, "w") as f:
+        f.write("# Written by tools/validate_dsa/zigzag_engine.py; do not edit.\n")
+        f.write("command: python3 tools/validate_dsa/zigzag_engine.py %s\n" % " ".join(sys.argv[1:]))
+        f.write("python: %s\n" % sys.version.split()[0])
+        for p in ["zigzag-dse", "six", "onnx", "numpy"]:
+            f.write("%s: %s\n" % (p, md.version(p)))
+        f.write("engine (from hw_configs/atomic_mesh.json): %s\n" % json.dumps(e, sort_keys=True))
+        f.write("ZigZag search: LOMA temporal mappings (default lpf_limit 6), the given spatial "
+                "mapping; opt %s (the least energy x latency)\n" % OPT)
+        import yaml
+        for dataflow in DATAFLOWS:
+            f.write("\n--- hardware (%s) ---\n" % dataflow)
+            f.write(yaml.safe_dump(hardware(e, dataflow), sort_keys=False))
+            f.write("--- mapping (%s) ---\n" % dataflow)
+            f.write(yaml.safe_dump(mapping(e, dataflow), sort_keys=False))
+    print("wrote %s (%d rows) and %s" % (OUT_CSV, len(rows), OUT_SETTINGS))
+
+
+if __name__ == "__main__":
+    main()
