@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "common/cuda/runtime.h"
 #include "common/hw/config_reads.h"
 #include "common/util/build_info.h"
+#include "common/util/resources.h"
 
 namespace dgs {
 
@@ -89,6 +92,28 @@ std::string configs_since(size_t first, const std::string& machine) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : "; ") + n;
   return out;
+}
+
+void write_run_summary(const std::string& paper, const std::string& out_dir,
+                       const std::vector<ItemSummary>& items,
+                       const std::vector<ItemRecord>& records, const Table& run_info,
+                       std::ostream& out) {
+  const Table t = summary_table(items);
+  ClaimTally total;
+  for (const ItemSummary& s : items) total += s.claims;
+  out << "\n";
+  print_table(out, "Summary: claims and paper-vs-ours cells per item (" + paper + ")", t);
+  out << "claims: " << total.line() << "\n";
+  out << "tolerance rules (one per kind of quantity):";
+  for (const std::string& r : claim_rule_lines()) out << "\n  " << r;
+  out << "\n";
+  const std::filesystem::path dir = std::filesystem::path(out_dir) / paper;
+  write_file_atomic((dir / "summary.csv").string(), to_csv(t));
+  out << "wrote " << (dir / "summary.csv").string() << "\n";
+  write_file_atomic((dir / "items.csv").string(), to_csv(items_table(records)));
+  write_file_atomic((dir / "run_info.csv").string(), to_csv(run_info));
+  out << "wrote " << (dir / "items.csv").string() << " and " << (dir / "run_info.csv").string()
+      << " (" << build_line() << ")\n";
 }
 
 std::string utc_now() {
