@@ -390,8 +390,12 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
                          "--quiet; the run's options are in the shards' records)");
       }
     }
-    for (const std::string& d : p.merge)
+    for (const std::string& d : p.merge) {
       if (d.empty()) throw UsageError("--merge: empty folder name");
+      if (d[0] == '-') {
+        throw UsageError("--merge: expected the shards' --out folders, got the option '" + d + "'");
+      }
+    }
   }
   return p;
 }

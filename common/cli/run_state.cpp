@@ -237,8 +237,14 @@ std::vector<ShardRecord> read_shard_records(const std::string& state_dir) {
 std::vector<ShardRecord> collect_shards(const std::vector<std::string>& dirs,
                                         const std::string& scope, const std::string& flag) {
   std::vector<ShardRecord> all;
-  for (const std::string& dir : dirs) {
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    const std::string& dir = dirs[d];
     if (!fs::is_directory(dir)) throw UsageError(flag + ": no folder " + dir);
+    for (size_t e = 0; e < d; ++e) {
+      std::error_code ec;
+      if (fs::equivalent(dirs[e], dir, ec))
+        throw UsageError(flag + ": the folder " + dir + " is given twice (as " + dirs[e] + ")");
+    }
     const std::string state = run_state_dir(dir, scope);
     std::vector<ShardRecord> found;
     try {
@@ -263,7 +269,7 @@ std::vector<ShardRecord> collect_shards(const std::vector<std::string>& dirs,
       what = "is one of " + std::to_string(r.shard.count) + " shards, " + first.path + " one of " +
              std::to_string(first.shard.count);
     } else if (const std::string f = run_key_differing_field(first.run, r.run); !f.empty()) {
-      what = "has " + f + " " + run_key_value(r.run, f) + ", " + first.path + " has " +
+      what = "has " + f + " " + run_key_value(r.run, f) + ", " + first.path + " has " + f + " " +
              run_key_value(first.run, f);
     } else if (r.work != first.work) {
       what = "has another work list than " + first.path;
