@@ -13,8 +13,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/cli/experiment_sweep.h"
 #include "common/cli/run_info.h"
-#include "common/cli/sweep.h"
+#include "common/cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/hw/config_reads.h"
 #include "common/hw/hardware.h"
@@ -471,6 +472,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   int ok = 0;
   std::vector<ItemSummary> items;
   bool every_item_here = !sweep.sharded();
+  std::map<std::string, std::string> status;  // of this shard's items
   for (size_t k = 0; k < selected.size(); ++k) {
     const int i = selected[k];
     const Experiment& e = experiments[i];
@@ -479,11 +481,24 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       continue;
     }
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
-    ItemSummary done;
     std::string why;
-    if (sweep.completed(e.id(), &records[static_cast<size_t>(i)], &done, &why)) {
+    std::optional<nlohmann::json> data = sweep.completed(e.id(), &why);
+    ItemRecord recorded = records[static_cast<size_t>(i)];
+    ItemSummary done;
+    if (data) {
+      try {
+        read_experiment_item_data(*data, e.id(), &recorded, &done);
+      } catch (const Error& ex) {
+        why = ex.what();
+        data.reset();
+      }
+    }
+    if (data) {
       out << "skipped " << e.id() << ": complete in " << opts.out_dir << " (--skip-existing)\n";
+      done.item = e.id();
       items.push_back(std::move(done));
+      records[static_cast<size_t>(i)] = recorded;
+      status[e.id()] = recorded.status;
       ++ok;
       every_item_here = false;
       continue;
@@ -507,7 +522,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       record.status = "ran";
       record.wall_s = std::chrono::duration<double>(Clock::now() - item_start).count();
       record.hardware = configs_since(configs_before, ctx.hardware_name());
-      sweep.item_done(record, items.back(), written);
+      sweep.item_done(e.id(), experiment_item_data(record, items.back()), written);
     } catch (const UsageError& ex) {
       code = kExitUsage;
       message = ex.what();
@@ -520,6 +535,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     }
     record.wall_s = std::chrono::duration<double>(Clock::now() - item_start).count();
     record.hardware = configs_since(configs_before, ctx.hardware_name());
+    status[e.id()] = code == kExitOk ? record.status : "failed: " + message;
     if (code != kExitOk) {
       out.flush();
       err << "error: " << e.id() << ": " << message << std::endl;
@@ -529,9 +545,12 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   out << "\n" << ok << " of " << sweep.share_size() << " experiments completed\n";
   const double wall_s = std::chrono::duration<double>(Clock::now() - run_start).count();
   if (sweep.sharded()) {
-    sweep.finish_shard(
-        records, run_info_table(paper, opts, opts.mode == RunMode::Measured, started_utc, wall_s),
-        out);
+    const std::string path = sweep.finish_shard(
+        status, experiment_shard_data(all, records,
+                                      run_info_table(paper, opts, opts.mode == RunMode::Measured,
+                                                     started_utc, wall_s)));
+    out << "wrote " << path << "\nwhen every shard has ended, merge them: " << program_name(paper)
+        << " --merge <the shards' --out folders> --out <folder>\n";
   } else if (all) {
     print_run_summary(paper, items, records, opts, started_utc, wall_s, every_item_here, out);
   }
@@ -606,7 +625,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
   try {
     if (!p.merge.empty()) {
       check_out_dir(p.opts.out_dir, paper.key);
-      merge_sweep(paper, p.merge, p.opts.out_dir, out);
+      merge_experiment_shards(paper, p.merge, p.opts.out_dir, out);
       return kExitOk;
     }
     if (!p.all && p.figs.empty() && p.tables.empty()) {
@@ -698,7 +717,10 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
 
     std::vector<std::string> work;
     for (int i : selected) work.push_back(experiments[i].id());
-    const SweepRun sweep(paper, p.opts, p.sweep, std::move(work), p.all);
+    const SweepRun sweep(
+        paper.key, p.opts.out_dir,
+        SweepRun::keeps_state(p.sweep) ? experiment_run_key(paper.key, p.opts) : RunKey{}, p.sweep,
+        std::move(work));
     check_out_dir(p.opts.out_dir, paper.key);
     out << paper.title << "\n"
         << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")

@@ -185,7 +185,7 @@ std::string shard_record_path(const std::string& state_dir, const ShardSpec& sha
 void write_shard_record(const std::string& state_dir, const ShardRecord& r) {
   const json j = {{"format", kShardFormat}, {"shard", r.shard.index}, {"shards", r.shard.count},
                   {"run", key_json(r.run)}, {"work", r.work},         {"assignment", r.assignment},
-                  {"data", r.data}};
+                  {"status", r.status},     {"data", r.data}};
   write_file_atomic(shard_record_path(state_dir, r.shard), j.dump(1) + "\n");
 }
 
@@ -211,6 +211,7 @@ std::vector<ShardRecord> read_shard_records(const std::string& state_dir) {
       r.run = key_from(j.at("run"));
       r.work = j.at("work").get<std::vector<std::string>>();
       r.assignment = j.at("assignment").get<std::vector<int>>();
+      r.status = j.at("status").get<std::map<std::string, std::string>>();
       r.data = j.at("data");
     } catch (const json::exception& e) {
       throw Error(path + ": not a shard record: " + e.what());

@@ -14,6 +14,7 @@
 // record exists, belongs to the same run, and every file it lists is present with that size and
 // hash (completed_item); a run killed at any point leaves the item incomplete, and it runs again.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -70,15 +71,17 @@ std::optional<ItemMarker> completed_item(const std::string& state_dir, const std
                                          std::string* why = nullptr);
 
 // A shard's record: the sweep it belongs to (the run, the whole work list and its assignment,
-// the same in every shard) and what it did (data: its items' statuses, its environment).
+// the same in every shard) and what it did (the status of each item of its share, and data).
 struct ShardRecord {
   ShardSpec shard;
   RunKey run;
   std::vector<std::string> work;  // every work item of the sweep, in list order
   std::vector<int> assignment;    // the shard of each (assign_shards)
-  nlohmann::json data;
-  std::string path;    // the file it was read from (read_shard_records)
-  std::string folder;  // the output folder (<out>) it was found in (collect_shards)
+  // What the shard did with each item of its share ("ran", "failed: <why>", ...).
+  std::map<std::string, std::string> status;
+  nlohmann::json data;  // anything else the caller's merge needs
+  std::string path;     // the file it was read from (read_shard_records)
+  std::string folder;   // the output folder (<out>) it was found in (collect_shards)
   // The items of this shard, in list order.
   std::vector<std::string> share() const;
 };

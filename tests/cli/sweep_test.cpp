@@ -14,6 +14,7 @@
 #include "common/cli/cli.h"
 #include "common/cli/run_state.h"
 #include "common/cli/shard.h"
+#include "common/cli/sweep_run.h"
 #include "common/report/report_compare.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
@@ -118,6 +119,56 @@ TEST(AssignShardsTest, CostsFromAnItemsCsvByColumnName) {
                                          "e.g. an items.csv)");
   }
   fs::remove(f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any work list (as a comparison over (model, hardware, scheduler, seed) would use it)
+// ---------------------------------------------------------------------------------------------
+
+TEST(SweepRunTest, AnyWorkListShardsResumesAndComesBackInListOrder) {
+  const fs::path out = fs::temp_directory_path() / ("dgs_sweep_run_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::vector<std::string> work = {"resnet50|a100|ios|1", "bert/base|a100|welder|1",
+                                         "resnet50|stcp920|graphturbo|1", "..", "x y|z"};
+  const RunKey key = {{"models", "resnet50 bert/base"}, {"seed", "1"}};
+  for (int i = 0; i < 2; ++i) {
+    const SweepRun run("compare", out.string(), key, {.shard = ShardSpec{i, 2}}, work);
+    std::map<std::string, std::string> status;
+    for (size_t k = 0; k < work.size(); ++k) {
+      if (!run.runs(k)) continue;
+      // The item's own output file, then its record with the data a merge needs.
+      const std::string file =
+          (fs::path(run.folder()) / ("row" + std::to_string(k) + ".csv")).string();
+      write_file_atomic(file, "row " + std::to_string(k) + "\n");
+      run.item_done(work[k], {{"latency_ms", 0.1 * static_cast<double>(k + 1)}}, {file});
+      status[work[k]] = "ran";
+    }
+    EXPECT_EQ(
+        run.finish_shard(status, {}),
+        (out / ".run_state" / "compare" / ("shard-" + std::to_string(i) + "-of-2.json")).string());
+  }
+  // A key is any text: the record's file name escapes what a file name cannot hold.
+  EXPECT_TRUE(fs::exists(out / ".run_state/compare/bert%2Fbase%7Ca100%7Cwelder%7C1.done.json"));
+  EXPECT_TRUE(fs::exists(out / ".run_state/compare/%2E..done.json"));
+  const std::vector<ShardRecord> shards = collect_shards({out.string()}, "compare");
+  const std::vector<SweepItem> items = sweep_items(shards, "compare");
+  ASSERT_EQ(items.size(), work.size());
+  for (size_t k = 0; k < work.size(); ++k) {
+    EXPECT_EQ(items[k].marker.item, work[k]);
+    EXPECT_EQ(items[k].shard->shard.index, static_cast<int>(k % 2));
+    EXPECT_EQ(items[k].marker.data.at("latency_ms").get<double>(),
+              0.1 * static_cast<double>(k + 1));
+  }
+  // Resuming: every item is complete for the same key, none for another.
+  SweepOptions resume{.skip_existing = true};
+  const SweepRun same("compare", out.string(), key, resume, work);
+  const SweepRun other("compare", out.string(), {{"models", "resnet50"}, {"seed", "1"}}, resume,
+                       work);
+  std::string why;
+  EXPECT_TRUE(same.completed(work[2], &why).has_value()) << why;
+  EXPECT_FALSE(other.completed(work[2], &why).has_value());
+  EXPECT_EQ(why, "recorded by another run: models 'resnet50 bert/base' (here 'resnet50')");
+  fs::remove_all(out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,7 +468,8 @@ TEST_F(SweepTest, AShardResumesWithSkipExistingAndThenMerges) {
   EXPECT_EQ(early.err, "error: --merge: fig4 (shard 0/2, " + path("a") + ") is not complete: no " +
                            path("a") +
                            "/.run_state/fakepaper/fig4.done.json (its shard's status: " +
-                           "failed); rerun shard 0/2 with --skip-existing (it runs only what is " +
+                           "failed: fig4 interrupted (test)); rerun shard 0/2 with --skip-existing "
+                           "(it runs only what is " +
                            "not complete)\n");
   EXPECT_FALSE(fs::exists(dir_ / "m"));
   fail_fig4_ = false;

@@ -1,5 +1,5 @@
-// A paper's run as one share of a sweep, resumable, and the merge of the shares (sweep.h).
-#include "common/cli/sweep.h"
+// A paper's experiments as a sweep, and the merge of its shards (experiment_sweep.h).
+#include "common/cli/experiment_sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/cli/sweep_run.h"
 #include "common/util/build_info.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
@@ -29,7 +30,9 @@ std::string input_identity(const std::string& value) {
   return value + "#" + digest_file(p.parent_path().string(), p.filename().string()).fnv1a;
 }
 
-json item_data(const ItemRecord& r, const ItemSummary& s) {
+}  // namespace
+
+json experiment_item_data(const ItemRecord& r, const ItemSummary& s) {
   const ClaimTally& c = s.claims;
   return {{"status", r.status},
           {"hardware", r.hardware},
@@ -46,8 +49,8 @@ json item_data(const ItemRecord& r, const ItemSummary& s) {
           {"cell_errors", s.cell_errors}};
 }
 
-// Fills the recorded status, hardware and wall time of `r`, and `s`, from item_data's JSON.
-void read_item_data(const json& d, const std::string& origin, ItemRecord* r, ItemSummary* s) {
+void read_experiment_item_data(const json& d, const std::string& origin, ItemRecord* r,
+                               ItemSummary* s) {
   try {
     r->status = d.at("status").get<std::string>();
     r->hardware = d.at("hardware").get<std::string>();
@@ -64,6 +67,8 @@ void read_item_data(const json& d, const std::string& origin, ItemRecord* r, Ite
     throw Error(origin + ": not an experiment's completion data: " + e.what());
   }
 }
+
+namespace {
 
 json records_json(const std::vector<ItemRecord>& records) {
   json a = json::array();
@@ -128,94 +133,10 @@ RunKey experiment_run_key(const std::string& paper, const RunOptions& opts) {
           {"compiler", b.compiler}};
 }
 
-// ---------------------------------------------------------------------------------------------
-// SweepRun
-// ---------------------------------------------------------------------------------------------
-
-SweepRun::SweepRun(const PaperInfo& paper, const RunOptions& opts, SweepOptions sweep,
-                   std::vector<std::string> work, bool all)
-    : paper_(paper.key),
-      out_dir_(opts.out_dir),
-      key_(experiment_run_key(paper.key, opts)),
-      sweep_(std::move(sweep)),
-      work_(std::move(work)),
-      assignment_(work_.size(), 0),
-      all_(all) {
-  if (!sweep_.shard) return;
-  const std::vector<double> costs = sweep_.shard_costs.empty()
-                                        ? std::vector<double>(work_.size(), std::nan(""))
-                                        : shard_costs_from_csv(sweep_.shard_costs, work_);
-  assignment_ = assign_shards(costs, sweep_.shard->count);
-}
-
-bool SweepRun::runs(size_t k) const {
-  return !sweep_.shard || assignment_[k] == sweep_.shard->index;
-}
-
-size_t SweepRun::share_size() const {
-  size_t n = 0;
-  for (size_t k = 0; k < work_.size(); ++k) n += runs(k) ? 1 : 0;
-  return n;
-}
-
-std::string SweepRun::header_line() const {
-  if (!sweep_.shard) return "";
-  std::vector<std::string> mine;
-  for (size_t k = 0; k < work_.size(); ++k)
-    if (runs(k)) mine.push_back(work_[k]);
-  return "shard " + sweep_.shard->str() + ": " + (mine.empty() ? "no item" : joined(mine, ", ")) +
-         " (" + std::to_string(mine.size()) + " of " + std::to_string(work_.size()) +
-         " work items; " +
-         (sweep_.shard_costs.empty() ? std::string("round-robin over the list")
-                                     : "balanced by the costs in " + sweep_.shard_costs) +
-         ")";
-}
-
-bool SweepRun::completed(const std::string& item, ItemRecord* record, ItemSummary* summary,
-                         std::string* why) const {
-  why->clear();
-  if (!sweep_.skip_existing) return false;
-  const std::string state = run_state_dir(out_dir_, paper_);
-  const std::optional<ItemMarker> m =
-      completed_item(state, item, key_, (fs::path(out_dir_) / paper_).string(), why);
-  if (!m) return false;
-  try {
-    read_item_data(m->data, item_marker_path(state, item), record, summary);
-  } catch (const Error& e) {
-    *why = e.what();
-    return false;
-  }
-  summary->item = item;
-  return true;
-}
-
-void SweepRun::item_done(const ItemRecord& record, const ItemSummary& summary,
-                         const std::vector<std::string>& written) const {
-  if (!keeps_state()) return;
-  const fs::path folder = fs::path(out_dir_) / paper_;
-  ItemMarker m{record.item, key_, {}, item_data(record, summary)};
-  for (const std::string& path : written) {
-    const std::string rel = fs::path(path).lexically_relative(folder).generic_string();
-    m.files.push_back(digest_file(folder.string(), rel));
-  }
-  write_item_marker(run_state_dir(out_dir_, paper_), m);
-}
-
-void SweepRun::finish_shard(const std::vector<ItemRecord>& records, const Table& run_info,
-                            std::ostream& out) const {
-  if (!sweep_.shard) return;
-  ShardRecord r;
-  r.shard = *sweep_.shard;
-  r.run = key_;
-  r.work = work_;
-  r.assignment = assignment_;
-  r.data = {
-      {"all", all_}, {"records", records_json(records)}, {"run_info", table_rows_json(run_info)}};
-  const std::string state = run_state_dir(out_dir_, paper_);
-  write_shard_record(state, r);
-  out << "shard " + r.shard.str() + ": wrote " << shard_record_path(state, r.shard)
-      << "\nwhen every shard has ended, merge them: repro_" << paper_
-      << " --merge <the shards' --out folders> --out <folder>\n";
+json experiment_shard_data(bool all, const std::vector<ItemRecord>& records,
+                           const Table& run_info) {
+  return {
+      {"all", all}, {"records", records_json(records)}, {"run_info", table_rows_json(run_info)}};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,11 +191,10 @@ Table merged_run_info(const std::vector<Table>& shard_run_infos) {
   return out;
 }
 
-void merge_sweep(const PaperInfo& paper, const std::vector<std::string>& dirs,
-                 const std::string& out_dir, std::ostream& out) {
+void merge_experiment_shards(const PaperInfo& paper, const std::vector<std::string>& dirs,
+                             const std::string& out_dir, std::ostream& out) {
   const std::vector<ShardRecord> shards = collect_shards(dirs, paper.key);
   const ShardRecord& first = shards.front();
-  const std::string n = std::to_string(first.shard.count);
   std::vector<ItemRecord> records;
   bool all = false;
   std::vector<Table> run_infos;
@@ -299,35 +219,9 @@ void merge_sweep(const PaperInfo& paper, const std::vector<std::string>& dirs,
   std::vector<Copy> copies;
   std::vector<ItemSummary> items;
   const fs::path target = fs::path(out_dir) / paper.key;
-  for (size_t k = 0; k < first.work.size(); ++k) {
-    const std::string& item = first.work[k];
-    const ShardRecord& owner = shards[static_cast<size_t>(first.assignment[k])];
-    const std::string where = item + " (shard " + owner.shard.str() + ", " + owner.folder + ")";
-    const std::string rerun = "; rerun shard " + owner.shard.str() +
-                              " with --skip-existing (it runs only what is not complete)";
-    const std::string state = run_state_dir(owner.folder, paper.key);
-    std::optional<ItemMarker> m;
-    try {
-      m = read_item_marker(state, item);
-    } catch (const Error& e) {
-      throw UsageError("--merge: " + where + ": " + e.what() + rerun);
-    }
-    if (!m) {
-      std::string status = "not recorded";
-      for (const json& r : owner.data.at("records"))
-        if (r.value("item", "") == item) status = r.value("status", status);
-      throw UsageError("--merge: " + where + " is not complete: no " +
-                       item_marker_path(state, item) + " (its shard's status: " + status + ")" +
-                       rerun);
-    }
-    if (const std::string f = run_key_differing_field(owner.run, m->run); !f.empty()) {
-      throw UsageError("--merge: " + item_marker_path(state, item) + " is of another run: " + f +
-                       " " + run_key_value(m->run, f) + ", its shard's " +
-                       run_key_value(owner.run, f) + rerun);
-    }
-    const fs::path folder = fs::path(owner.folder) / paper.key;
-    if (const std::string missing = missing_files(*m, folder.string()); !missing.empty())
-      throw UsageError("--merge: " + where + ": " + missing + rerun);
+  for (const SweepItem& w : sweep_items(shards, paper.key)) {
+    const std::string& item = w.marker.item;
+    const std::string origin = item_marker_path(run_state_dir(w.shard->folder, paper.key), item);
     ItemRecord* record = nullptr;
     for (ItemRecord& r : records)
       if (r.item == item) record = &r;
@@ -337,17 +231,18 @@ void merge_sweep(const PaperInfo& paper, const std::vector<std::string>& dirs,
     }
     ItemSummary s;
     try {
-      read_item_data(m->data, item_marker_path(state, item), record, &s);
+      read_experiment_item_data(w.marker.data, origin, record, &s);
     } catch (const Error& e) {
-      throw UsageError(std::string("--merge: ") + e.what() + rerun);
+      throw UsageError(std::string("--merge: ") + e.what());
     }
     s.item = item;
     items.push_back(std::move(s));
-    for (const FileDigest& f : m->files) {
-      Copy c{folder / f.name, target / f.name, read_file((folder / f.name).string())};
+    for (const FileDigest& f : w.marker.files) {
+      const fs::path from = fs::path(w.folder) / f.name;
+      Copy c{from, target / f.name, read_file(from.string())};
       const FileDigest now = digest_content(f.name, c.content);
       if (now.bytes != f.bytes || now.fnv1a != f.fnv1a)
-        throw UsageError("--merge: " + where + ": " + c.from.string() + " changed while merging");
+        throw UsageError("--merge: " + from.string() + " changed while merging");
       copies.push_back(std::move(c));
     }
   }
