@@ -2,7 +2,8 @@
 // The command-line front end shared by every repro_* executable (Boost.Program_options):
 //   --list  --fig N  --table N  --all  --hw FILE|NAME  --model NAME|FILE.onnx
 //   --mode model|measured  --out DIR  --seed N  --help
-//   --shard I/N [--shard-costs FILE]  --skip-existing  --merge DIR...   (sweeps: experiment_sweep.h)
+//   --shard I/N [--shard-costs FILE]  --skip-existing  --merge DIR...   (sweeps:
+//   experiment_sweep.h)
 // and the experiment scaffolding every paper uses: a paper lists its figures and tables as
 // `Experiment`s (named fields, designated initializers) in
 // reproductions/<paper>/experiment_list.cpp, and its main.cpp passes that list to run_cli(). Each

@@ -1,13 +1,9 @@
 // A paper's experiments as a sweep, and the merge of its shards (experiment_sweep.h).
 #include "common/cli/experiment_sweep.h"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <ostream>
-#include <set>
-#include <sstream>
 
 #include "common/cli/sweep_run.h"
 #include "common/util/build_info.h"
@@ -28,6 +24,38 @@ std::string input_identity(const std::string& value) {
   if (value.empty() || !fs::is_regular_file(value, ec)) return value;
   const fs::path p(value);
   return value + "#" + digest_file(p.parent_path().string(), p.filename().string()).fnv1a;
+}
+
+json records_json(const std::vector<ItemRecord>& records) {
+  json a = json::array();
+  for (const ItemRecord& r : records) {
+    a.push_back({{"item", r.item},
+                 {"caption", r.caption},
+                 {"status", r.status},
+                 {"hardware", r.hardware},
+                 {"wall_s", std::isnan(r.wall_s) ? json(nullptr) : json(r.wall_s)}});
+  }
+  return a;
+}
+
+std::vector<ItemRecord> records_from(const json& a) {
+  std::vector<ItemRecord> out;
+  for (const json& r : a) {
+    out.push_back({r.at("item").get<std::string>(), r.at("caption").get<std::string>(),
+                   r.at("status").get<std::string>(), r.at("hardware").get<std::string>(),
+                   r.at("wall_s").is_null() ? std::nan("") : r.at("wall_s").get<double>()});
+  }
+  return out;
+}
+
+json table_rows_json(const Table& t) {
+  json a = json::array();
+  for (const auto& row : t.rows()) {
+    json r = json::array();
+    for (const Cell& c : row) r.push_back(format_cell(c, 17));
+    a.push_back(r);
+  }
+  return a;
 }
 
 }  // namespace
@@ -68,55 +96,6 @@ void read_experiment_item_data(const json& d, const std::string& origin, ItemRec
   }
 }
 
-namespace {
-
-json records_json(const std::vector<ItemRecord>& records) {
-  json a = json::array();
-  for (const ItemRecord& r : records) {
-    a.push_back({{"item", r.item},
-                 {"caption", r.caption},
-                 {"status", r.status},
-                 {"hardware", r.hardware},
-                 {"wall_s", std::isnan(r.wall_s) ? json(nullptr) : json(r.wall_s)}});
-  }
-  return a;
-}
-
-std::vector<ItemRecord> records_from(const json& a) {
-  std::vector<ItemRecord> out;
-  for (const json& r : a) {
-    out.push_back({r.at("item").get<std::string>(), r.at("caption").get<std::string>(),
-                   r.at("status").get<std::string>(), r.at("hardware").get<std::string>(),
-                   r.at("wall_s").is_null() ? std::nan("") : r.at("wall_s").get<double>()});
-  }
-  return out;
-}
-
-json table_rows_json(const Table& t) {
-  json a = json::array();
-  for (const auto& row : t.rows()) {
-    json r = json::array();
-    for (const Cell& c : row) r.push_back(format_cell(c, 17));
-    a.push_back(r);
-  }
-  return a;
-}
-
-std::string number(double v, int digits) {
-  std::ostringstream os;
-  os.precision(digits);
-  os << std::fixed << v;
-  return os.str();
-}
-
-std::string joined(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
-}  // namespace
-
 RunKey experiment_run_key(const std::string& paper, const RunOptions& opts) {
   std::string dims;
   for (const auto& [name, value] : opts.dims)
@@ -142,54 +121,6 @@ json experiment_shard_data(bool all, const std::vector<ItemRecord>& records,
 // ---------------------------------------------------------------------------------------------
 // Merge
 // ---------------------------------------------------------------------------------------------
-
-Table merged_run_info(const std::vector<Table>& shard_run_infos) {
-  std::vector<std::string> fields;
-  std::map<std::string, std::vector<std::string>> values;  // field -> value per shard
-  for (const Table& t : shard_run_infos) {
-    for (const auto& row : t.rows()) {
-      const std::string f = format_cell(row.at(0), 17), v = format_cell(row.at(1), 17);
-      if (!values.count(f)) fields.push_back(f);
-      values[f].push_back(v);
-    }
-  }
-  Table out({"field", "value"});
-  double longest = 0;
-  for (const std::string& f : fields) {
-    std::vector<std::string> distinct;
-    for (const std::string& v : values[f])
-      if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
-    std::string value = distinct.size() == 1 ? distinct[0] : "";
-    if (f == "started_utc") {
-      value = *std::min_element(values[f].begin(), values[f].end());
-    } else if (f == "wall_s") {
-      double sum = 0;
-      for (const std::string& v : values[f]) {
-        const double w = std::strtod(v.c_str(), nullptr);
-        sum += w;
-        longest = std::max(longest, w);
-      }
-      value = number(sum, 2);
-    } else if (f == "hardware_configs" && distinct.size() > 1) {
-      std::set<std::string> parts;
-      for (const std::string& v : distinct) {
-        std::istringstream is(v);
-        std::string part;
-        while (std::getline(is, part, ';')) {
-          part.erase(0, part.find_first_not_of(' '));
-          if (!part.empty()) parts.insert(part);
-        }
-      }
-      value = joined({parts.begin(), parts.end()}, "; ");
-    } else if (distinct.size() > 1) {
-      value = joined(distinct, "; ");
-    }
-    out.add_row({f, value});
-  }
-  out.add_row({std::string("shards"), static_cast<int64_t>(shard_run_infos.size())});
-  out.add_row({std::string("longest_shard_wall_s"), number(longest, 2)});
-  return out;
-}
 
 void merge_experiment_shards(const PaperInfo& paper, const std::vector<std::string>& dirs,
                              const std::string& out_dir, std::ostream& out) {

@@ -39,12 +39,6 @@ void read_experiment_item_data(const nlohmann::json& data, const std::string& or
 nlohmann::json experiment_shard_data(bool all, const std::vector<ItemRecord>& records,
                                      const Table& run_info);
 
-// The run_info table of a merged sweep from its shards' tables: each field once, in the first
-// shard's order; a value that differs between shards is started_utc's earliest, wall_s's sum,
-// hardware_configs' union, or the distinct values joined by "; "; then "shards" (N) and
-// "longest_shard_wall_s".
-Table merged_run_info(const std::vector<Table>& shard_run_infos);
-
 // --merge DIR...: joins the shards of one sweep of `paper` found in `dirs` into
 // <out_dir>/<paper>/. Everything is checked before anything is written; bad input throws
 // UsageError in one line naming what and where (collect_shards, sweep_items). Prints the summary

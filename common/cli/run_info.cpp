@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -73,6 +74,13 @@ std::string number(double v, int digits) {
   return os.str();
 }
 
+// The values joined by "; ".
+std::string joined(const std::vector<std::string>& values) {
+  std::string s;
+  for (const std::string& v : values) s += (s.empty() ? "" : "; ") + v;
+  return s;
+}
+
 }  // namespace
 
 Table items_table(const std::vector<ItemRecord>& items) {
@@ -91,6 +99,54 @@ std::string configs_since(size_t first, const std::string& machine) {
   for (size_t i = first; i < reads.size(); ++i) names.insert(reads[i].origin);
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+Table merged_run_info(const std::vector<Table>& shard_run_infos) {
+  std::vector<std::string> fields;
+  std::map<std::string, std::vector<std::string>> values;  // field -> value per shard
+  for (const Table& t : shard_run_infos) {
+    for (const auto& row : t.rows()) {
+      const std::string f = format_cell(row.at(0), 17), v = format_cell(row.at(1), 17);
+      if (!values.count(f)) fields.push_back(f);
+      values[f].push_back(v);
+    }
+  }
+  Table out({"field", "value"});
+  double longest = 0;
+  for (const std::string& f : fields) {
+    std::vector<std::string> distinct;
+    for (const std::string& v : values[f])
+      if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+    std::string value = distinct.size() == 1 ? distinct[0] : "";
+    if (f == "started_utc") {
+      value = *std::min_element(values[f].begin(), values[f].end());
+    } else if (f == "wall_s") {
+      double sum = 0;
+      for (const std::string& v : values[f]) {
+        const double w = std::strtod(v.c_str(), nullptr);
+        sum += w;
+        longest = std::max(longest, w);
+      }
+      value = number(sum, 2);
+    } else if (f == "hardware_configs" && distinct.size() > 1) {
+      std::set<std::string> parts;
+      for (const std::string& v : distinct) {
+        std::istringstream is(v);
+        std::string part;
+        while (std::getline(is, part, ';')) {
+          part.erase(0, part.find_first_not_of(' '));
+          if (!part.empty()) parts.insert(part);
+        }
+      }
+      value = joined({parts.begin(), parts.end()});
+    } else if (distinct.size() > 1) {
+      value = joined(distinct);
+    }
+    out.add_row({f, value});
+  }
+  out.add_row({std::string("shards"), static_cast<int64_t>(shard_run_infos.size())});
+  out.add_row({std::string("longest_shard_wall_s"), number(longest, 2)});
   return out;
 }
 

@@ -42,6 +42,12 @@ std::string configs_since(size_t first, const std::string& machine);
 Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
                      const std::string& started_utc, double wall_s);
 
+// The run_info table of a merged sweep from its shards' tables: each field once, in the first
+// shard's order; a value that differs between shards is started_utc's earliest, wall_s's sum,
+// hardware_configs' union, or the distinct values joined by "; "; then "shards" (N) and
+// "longest_shard_wall_s".
+Table merged_run_info(const std::vector<Table>& shard_run_infos);
+
 // The end of a --all run (or of the merge of its shards, sweep.h): prints the summary table of
 // `items` (summary_table), the claims line and the tolerance rules, and writes summary.csv,
 // items.csv (items_table(records)) and run_info.csv (`run_info`), each atomically, to

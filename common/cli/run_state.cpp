@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "common/util/resources.h"
 
 namespace dgs {
@@ -18,14 +19,6 @@ using nlohmann::json;
 
 constexpr const char* kItemFormat = "dgs item completion record 1";
 constexpr const char* kShardFormat = "dgs shard record 1";
-
-std::string fnv1a_hex(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 // A work item's key as a file name: [A-Za-z0-9._-] kept, any other byte as %XX.
 std::string file_safe(const std::string& key) {
