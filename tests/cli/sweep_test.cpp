@@ -587,7 +587,11 @@ TEST_F(SweepTest, MergeRefusesAMissingShardOrMixedRunsAndWritesNothing) {
 // A real paper: BrickDL's --all (a few seconds), sharded in 2 and 3, merged
 // ---------------------------------------------------------------------------------------------
 
-TEST_F(SweepTest, BrickdlAllShardedInTwoAndThreeMergesToTheSingleRunsFiles) {
+// Named as a PaperReports run: the sanitizer stage of ./build.sh test skips the --all runs
+// (SANITIZE_EXCLUDE); the fake paper's tests above run the same code under the sanitizers.
+class SweepPaperReports : public SweepTest {};
+
+TEST_F(SweepPaperReports, BrickdlAllShardedInTwoAndThreeMergesToTheSingleRunsFiles) {
   const PaperInfo info = brickdl::paper_info();
   const std::vector<Experiment> list = brickdl::experiments();
   auto cli = [&](std::vector<std::string> args) {
