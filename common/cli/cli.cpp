@@ -482,23 +482,11 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     }
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
     std::string why;
-    std::optional<nlohmann::json> data = sweep.completed(e.id(), &why);
-    ItemRecord recorded = records[static_cast<size_t>(i)];
     ItemSummary done;
-    if (data) {
-      try {
-        read_experiment_item_data(*data, e.id(), &recorded, &done);
-      } catch (const Error& ex) {
-        why = ex.what();
-        data.reset();
-      }
-    }
-    if (data) {
+    if (completed_experiment(sweep, e.id(), &records[static_cast<size_t>(i)], &done, &why)) {
       out << "skipped " << e.id() << ": complete in " << opts.out_dir << " (--skip-existing)\n";
-      done.item = e.id();
       items.push_back(std::move(done));
-      records[static_cast<size_t>(i)] = recorded;
-      status[e.id()] = recorded.status;
+      status[e.id()] = records[static_cast<size_t>(i)].status;
       ++ok;
       every_item_here = false;
       continue;

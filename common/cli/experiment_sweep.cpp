@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <ostream>
 
-#include "common/cli/sweep_run.h"
 #include "common/util/build_info.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
@@ -94,6 +93,24 @@ void read_experiment_item_data(const json& d, const std::string& origin, ItemRec
   } catch (const json::exception& e) {
     throw Error(origin + ": not an experiment's completion data: " + e.what());
   }
+}
+
+bool completed_experiment(const SweepRun& sweep, const std::string& id, ItemRecord* record,
+                          ItemSummary* summary, std::string* why) {
+  const std::optional<json> data = sweep.completed(id, why);
+  if (!data) return false;
+  ItemRecord r = *record;
+  ItemSummary s;
+  try {
+    read_experiment_item_data(*data, id, &r, &s);
+  } catch (const Error& e) {
+    *why = e.what();
+    return false;
+  }
+  s.item = id;
+  *record = std::move(r);
+  *summary = std::move(s);
+  return true;
 }
 
 RunKey experiment_run_key(const std::string& paper, const RunOptions& opts) {

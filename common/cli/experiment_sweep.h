@@ -18,6 +18,7 @@
 #include "common/cli/cli.h"
 #include "common/cli/run_info.h"
 #include "common/cli/run_state.h"
+#include "common/cli/sweep_run.h"
 
 namespace dgs {
 
@@ -33,6 +34,12 @@ nlohmann::json experiment_item_data(const ItemRecord& record, const ItemSummary&
 // throws dgs::Error naming `origin` when it is malformed.
 void read_experiment_item_data(const nlohmann::json& data, const std::string& origin,
                                ItemRecord* record, ItemSummary* summary);
+
+// With --skip-existing: whether experiment `id` is complete in the sweep's folder for its run
+// (SweepRun::completed); then `record`'s status, hardware and wall time and `summary` are the
+// recorded ones. `why`: why an experiment with a record is not complete ("" if none).
+bool completed_experiment(const SweepRun& sweep, const std::string& id, ItemRecord* record,
+                          ItemSummary* summary, std::string* why);
 
 // A shard's own data: whether it ran --all, every experiment's record (items.csv's rows), and
 // its run_info_table.
