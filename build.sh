@@ -11,6 +11,9 @@
 #                          the libFuzzer targets in build-asan/; run each fuzz target for
 #                          FUZZ_SECONDS (default 60), then the whole test suite without the tests
 #                          matching SANITIZE_EXCLUDE (the --all runs: minutes each under ASan)
+#   ./build.sh slurm-check  build repro_brickdl and repro_report, then tools/slurm/test_local_slurm.sh:
+#                          a sweep on a private single-node Slurm (installs slurm-wlm and munge;
+#                          root; a manual check, not part of `test`)
 # Both are idempotent: the second run installs nothing and rebuilds only what changed.
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores), CI=true adds -Werror.
 set -euo pipefail
@@ -105,8 +108,14 @@ case "${1:-}" in
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports}"
     ;;
+  slurm-check)
+    install_missing
+    configure
+    build repro_brickdl repro_report
+    "$ROOT/tools/slurm/test_local_slurm.sh" "$BUILD_DIR" brickdl 3
+    ;;
   *)
-    echo "usage: ./build.sh reproduce|test|reliability" >&2
+    echo "usage: ./build.sh reproduce|test|reliability|slurm-check" >&2
     exit 2
     ;;
 esac

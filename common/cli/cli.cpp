@@ -14,7 +14,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/cli/experiment_sweep.h"
 #include "common/cli/run_info.h"
+#include "common/cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/hw/config_reads.h"
 #include "common/hw/hardware.h"
@@ -337,6 +339,8 @@ struct Parsed {
   bool help = false, list = false, all = false;
   std::vector<std::string> figs, tables;
   RunOptions opts;
+  SweepOptions sweep;              // --shard, --shard-costs, --skip-existing
+  std::vector<std::string> merge;  // --merge DIR...
 };
 
 Parsed parse_args(int argc, const char* const* argv, po::options_description& desc) {
@@ -400,6 +404,31 @@ Parsed parse_args(int argc, const char* const* argv, po::options_description& de
   p.opts.seed = parse_seed(vm["seed"].as<std::string>());
   if (vm.count("hw") && p.opts.hw.empty()) throw UsageError("--hw: empty name");
   if (vm.count("model") && p.opts.model.empty()) throw UsageError("--model: empty name");
+  if (vm.count("shard")) p.sweep.shard = parse_shard_spec(vm["shard"].as<std::string>());
+  if (vm.count("shard-costs")) {
+    p.sweep.shard_costs = vm["shard-costs"].as<std::string>();
+    if (p.sweep.shard_costs.empty()) throw UsageError("--shard-costs: empty file name");
+    if (!p.sweep.shard) throw UsageError("--shard-costs: applies only with --shard I/N");
+  }
+  p.sweep.skip_existing = vm.count("skip-existing") > 0;
+  if (vm.count("merge")) {
+    p.merge = vm["merge"].as<std::vector<std::string>>();
+    // A merge takes the run's options from the shards' records.
+    for (const char* flag : {"list", "all", "fig", "table", "hw", "model", "dim", "mode", "seed",
+                             "shard", "shard-costs", "skip-existing"}) {
+      if (vm.count(flag) && !vm[flag].defaulted()) {
+        throw UsageError(std::string("--merge: --") + flag +
+                         " does not apply (a merge takes the shards' --out folders, --out and "
+                         "--quiet; the run's options are in the shards' records)");
+      }
+    }
+    for (const std::string& d : p.merge) {
+      if (d.empty()) throw UsageError("--merge: empty folder name");
+      if (d[0] == '-') {
+        throw UsageError("--merge: expected the shards' --out folders, got the option '" + d + "'");
+      }
+    }
+  }
   return p;
 }
 
@@ -437,34 +466,19 @@ void validate_inputs(RunOptions& o) {
 }
 
 // The end of --all: the summary table (printed and written to <out>/<paper>/summary.csv), the
-// run's record (items.csv, run_info.csv: run_info.h) and the paper values no item read.
+// run's record (items.csv, run_info.csv: run_info.h) and the paper values no item read (when every
+// item ran in this process: not for a shard or items skipped as complete).
 void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& items,
                        const std::vector<ItemRecord>& records, const RunOptions& opts,
-                       const std::string& started_utc, double wall_s, std::ostream& out) {
-  const Table t = summary_table(items);
-  ClaimTally total;
-  for (const ItemSummary& s : items) total += s.claims;
-  out << "\n";
-  print_table(out, "Summary: claims and paper-vs-ours cells per item (" + paper.key + ")", t);
-  out << "claims: " << total.line() << "\n";
-  out << "tolerance rules (one per kind of quantity):";
-  for (const std::string& r : claim_rule_lines()) out << "\n  " << r;
-  out << "\n";
-  const std::string path =
-      (std::filesystem::path(opts.out_dir) / paper.key / "summary.csv").string();
+                       const std::string& started_utc, double wall_s, bool every_item_here,
+                       std::ostream& out) {
   {
-    const SignalsHeld held;
-    write_file_atomic(path, to_csv(t));
+    const SignalsHeld held;  // the run's three summary files are written together or not at all
+    write_run_summary(
+        paper.key, opts.out_dir, items, records,
+        run_info_table(paper, opts, opts.mode == RunMode::Measured, started_utc, wall_s), out);
   }
-  out << "wrote " << path << "\n";
-  const std::filesystem::path dir = std::filesystem::path(opts.out_dir) / paper.key;
-  write_file_atomic((dir / "items.csv").string(), to_csv(items_table(records)));
-  write_file_atomic(
-      (dir / "run_info.csv").string(),
-      to_csv(run_info_table(paper, opts, opts.mode == RunMode::Measured, started_utc, wall_s)));
-  out << "wrote " << (dir / "items.csv").string() << " and " << (dir / "run_info.csv").string()
-      << " (" << build_line() << ")\n";
-  if (opts.mode != RunMode::Model || !opts.model.empty()) {
+  if (!every_item_here || opts.mode != RunMode::Model || !opts.model.empty()) {
     out << "(the check that every value of data/" << paper.key
         << "/ is read runs with a plain --all, where every item runs)\n";
     return;
@@ -480,18 +494,38 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
 
 // `records`: one per experiment of the list (item, caption, and the status of those that do not
 // run); the selected ones get their status, machine and wall time here.
+// `sweep`: the run's share of the selected experiments (--shard) and its state (--skip-existing).
 int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experiments,
                  const std::vector<int>& selected, const RunOptions& opts, bool all,
-                 std::vector<ItemRecord> records, std::ostream& out, std::ostream& err) {
+                 const SweepRun& sweep, std::vector<ItemRecord> records, std::ostream& out,
+                 std::ostream& err) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point run_start = Clock::now();
   const std::string started_utc = utc_now();
   int rc = kExitOk;
   int ok = 0;
   std::vector<ItemSummary> items;
-  for (int i : selected) {
+  bool every_item_here = !sweep.sharded();
+  std::map<std::string, std::string> status;  // of this shard's items
+  for (size_t k = 0; k < selected.size(); ++k) {
+    const int i = selected[k];
     const Experiment& e = experiments[i];
+    if (!sweep.runs(k)) {
+      records[static_cast<size_t>(i)].status = "not run: another shard's";
+      continue;
+    }
     out << "\n== " << e.id() << ": " << e.caption << " ==\n";
+    std::string why;
+    ItemSummary done;
+    if (completed_experiment(sweep, e.id(), &records[static_cast<size_t>(i)], &done, &why)) {
+      out << "skipped " << e.id() << ": complete in " << opts.out_dir << " (--skip-existing)\n";
+      items.push_back(std::move(done));
+      status[e.id()] = records[static_cast<size_t>(i)].status;
+      ++ok;
+      every_item_here = false;
+      continue;
+    }
+    if (!why.empty()) out << "running " << e.id() << " again: " << why << "\n";
     ExperimentContext ctx(paper.key, e.id(), opts, out, e.default_hardware);
     if (!opts.quiet) ctx.set_progress_stream(&err);
     int code = kExitOk;
@@ -508,6 +542,9 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       items.push_back(ctx.summary());
       items.back().item = e.id();
       record.status = "ran";
+      record.wall_s = std::chrono::duration<double>(Clock::now() - item_start).count();
+      record.hardware = configs_since(configs_before, ctx.hardware_name());
+      sweep.item_done(e.id(), experiment_item_data(record, items.back()), written);
     } catch (const UsageError& ex) {
       code = kExitUsage;
       message = ex.what();
@@ -520,16 +557,24 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     }
     record.wall_s = std::chrono::duration<double>(Clock::now() - item_start).count();
     record.hardware = configs_since(configs_before, ctx.hardware_name());
+    status[e.id()] = code == kExitOk ? record.status : "failed: " + message;
     if (code != kExitOk) {
       out.flush();
       err << "error: " << e.id() << ": " << message << std::endl;
       if (rc == kExitOk) rc = code;
     }
   }
-  out << "\n" << ok << " of " << selected.size() << " experiments completed\n";
-  if (all) {
-    const double wall_s = std::chrono::duration<double>(Clock::now() - run_start).count();
-    print_run_summary(paper, items, records, opts, started_utc, wall_s, out);
+  out << "\n" << ok << " of " << sweep.share_size() << " experiments completed\n";
+  const double wall_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+  if (sweep.sharded()) {
+    const std::string path = sweep.finish_shard(
+        status, experiment_shard_data(all, records,
+                                      run_info_table(paper, opts, opts.mode == RunMode::Measured,
+                                                     started_utc, wall_s)));
+    out << "wrote " << path << "\nwhen every shard has ended, merge them: " << program_name(paper)
+        << " --merge <the shards' --out folders> --out <folder>\n";
+  } else if (all) {
+    print_run_summary(paper, items, records, opts, started_utc, wall_s, every_item_here, out);
   }
   return rc;
 }
@@ -563,7 +608,19 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       ("out", po::value<std::string>()->default_value("reports")->value_name("DIR"),
        "write files to DIR/<paper>/")  //
       ("seed", po::value<std::string>()->default_value("1")->value_name("N"),
-       "seed of randomised searches");
+       "seed of randomised searches")  //
+      ("shard", po::value<std::string>()->value_name("I/N"),
+       "run shard I of N (0 <= I < N): a deterministic share of the selected experiments, "
+       "round-robin over the list (or --shard-costs); join the shards with --merge")  //
+      ("shard-costs", po::value<std::string>()->value_name("FILE"),
+       "with --shard: balance the shares by the experiments' costs in FILE (columns item and "
+       "wall_s, e.g. an earlier run's items.csv), longest first")  //
+      ("skip-existing",
+       "skip an experiment already complete in --out for the same run (resumes an interrupted "
+       "run; such a run records each experiment's completion)")  //
+      ("merge", po::value<std::vector<std::string>>()->multitoken()->value_name("DIR..."),
+       "join the shards written to the folders DIR... (their --out) into --out, as one run "
+       "writes it");
 
   Parsed p;
   try {
@@ -578,6 +635,8 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
         << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
            "NAME|FILE.onnx]\n"
         << "       [--mode model|measured] [--full-protocol] [--out DIR] [--seed N] [--quiet]\n"
+        << "       [--shard I/N [--shard-costs FILE]] [--skip-existing]\n"
+        << "   or: " << program_name(paper) << " --merge DIR... [--out DIR]\n"
         << paper.title << "\n\n"
         << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
         << "yet, 4 measured mode without a GPU\n";
@@ -589,6 +648,11 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
   }
 
   try {
+    if (!p.merge.empty()) {
+      check_out_dir(p.opts.out_dir, paper.key);
+      merge_experiment_shards(paper, p.merge, p.opts.out_dir, out);
+      return kExitOk;
+    }
     if (!p.all && p.figs.empty() && p.tables.empty()) {
       throw UsageError("nothing to run: give --fig N, --table N, --all or --list (see --help)");
     }
@@ -683,6 +747,12 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       selected = runnable;
     }
 
+    std::vector<std::string> work;
+    for (int i : selected) work.push_back(experiments[i].id());
+    const SweepRun sweep(
+        paper.key, p.opts.out_dir,
+        SweepRun::keeps_state(p.sweep) ? experiment_run_key(paper.key, p.opts) : RunKey{}, p.sweep,
+        std::move(work));
     check_out_dir(p.opts.out_dir, paper.key);
     out << paper.title << "\n"
         << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")
@@ -697,6 +767,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       out << "\n";
     }
     out << build_line() << "\n";
+    if (sweep.sharded()) out << sweep.header_line() << "\n";
     std::vector<ItemRecord> records;
     for (const Experiment& e : experiments) records.push_back({e.id(), e.caption, "not run", ""});
     for (int i : not_implemented) {
@@ -712,7 +783,8 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
       records[static_cast<size_t>(i)].status = "skipped: runs the paper's own graphs (no --model)";
     }
-    return run_selected(paper, experiments, selected, p.opts, p.all, std::move(records), out, err);
+    return run_selected(paper, experiments, selected, p.opts, p.all, sweep, std::move(records), out,
+                        err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << std::endl;
     return kExitUsage;

@@ -2,6 +2,8 @@
 // The command-line front end shared by every repro_* executable (Boost.Program_options):
 //   --list  --fig N  --table N  --all  --hw FILE|NAME  --model NAME|FILE.onnx
 //   --mode model|measured  --out DIR  --seed N  --help
+//   --shard I/N [--shard-costs FILE]  --skip-existing  --merge DIR...   (sweeps:
+//   experiment_sweep.h)
 // and the experiment scaffolding every paper uses: a paper lists its figures and tables as
 // `Experiment`s (named fields, designated initializers) in
 // reproductions/<paper>/experiment_list.cpp, and its main.cpp passes that list to run_cli(). Each
@@ -178,6 +180,11 @@ struct PaperInfo {
 // must be a zoo name or a loadable .onnx file. With --all, a failing experiment does not stop the
 // others (exit 1 at the end); with --all --mode measured, only experiments with a measured version
 // run. Errors go to stderr as one line each; results and the header go to stdout.
+//
+// Sweeps (experiment_sweep.h): --shard I/N runs shard I's share of the selected experiments and
+// writes its shard record instead of the --all summary; --skip-existing skips an experiment
+// complete in --out for the same run; --merge DIR... joins the shards found in the folders into
+// --out (bad shards: exit 2, nothing written).
 int run_cli(int argc, char** argv, const PaperInfo& paper,
             const std::vector<Experiment>& experiments);
 

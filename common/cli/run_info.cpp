@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -14,6 +17,7 @@
 #include "common/cuda/runtime.h"
 #include "common/hw/config_reads.h"
 #include "common/util/build_info.h"
+#include "common/util/resources.h"
 
 namespace dgs {
 
@@ -70,6 +74,13 @@ std::string number(double v, int digits) {
   return os.str();
 }
 
+// The values joined by "; ".
+std::string joined(const std::vector<std::string>& values) {
+  std::string s;
+  for (const std::string& v : values) s += (s.empty() ? "" : "; ") + v;
+  return s;
+}
+
 }  // namespace
 
 Table items_table(const std::vector<ItemRecord>& items) {
@@ -89,6 +100,76 @@ std::string configs_since(size_t first, const std::string& machine) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : "; ") + n;
   return out;
+}
+
+Table merged_run_info(const std::vector<Table>& shard_run_infos) {
+  std::vector<std::string> fields;
+  std::map<std::string, std::vector<std::string>> values;  // field -> value per shard
+  for (const Table& t : shard_run_infos) {
+    for (const auto& row : t.rows()) {
+      const std::string f = format_cell(row.at(0), 17), v = format_cell(row.at(1), 17);
+      if (!values.count(f)) fields.push_back(f);
+      values[f].push_back(v);
+    }
+  }
+  Table out({"field", "value"});
+  double longest = 0;
+  for (const std::string& f : fields) {
+    std::vector<std::string> distinct;
+    for (const std::string& v : values[f])
+      if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+    std::string value = distinct.size() == 1 ? distinct[0] : "";
+    if (f == "started_utc") {
+      value = *std::min_element(values[f].begin(), values[f].end());
+    } else if (f == "wall_s") {
+      double sum = 0;
+      for (const std::string& v : values[f]) {
+        const double w = std::strtod(v.c_str(), nullptr);
+        sum += w;
+        longest = std::max(longest, w);
+      }
+      value = number(sum, 2);
+    } else if (f == "hardware_configs" && distinct.size() > 1) {
+      std::set<std::string> parts;
+      for (const std::string& v : distinct) {
+        std::istringstream is(v);
+        std::string part;
+        while (std::getline(is, part, ';')) {
+          part.erase(0, part.find_first_not_of(' '));
+          if (!part.empty()) parts.insert(part);
+        }
+      }
+      value = joined({parts.begin(), parts.end()});
+    } else if (distinct.size() > 1) {
+      value = joined(distinct);
+    }
+    out.add_row({f, value});
+  }
+  out.add_row({std::string("shards"), static_cast<int64_t>(shard_run_infos.size())});
+  out.add_row({std::string("longest_shard_wall_s"), number(longest, 2)});
+  return out;
+}
+
+void write_run_summary(const std::string& paper, const std::string& out_dir,
+                       const std::vector<ItemSummary>& items,
+                       const std::vector<ItemRecord>& records, const Table& run_info,
+                       std::ostream& out) {
+  const Table t = summary_table(items);
+  ClaimTally total;
+  for (const ItemSummary& s : items) total += s.claims;
+  out << "\n";
+  print_table(out, "Summary: claims and paper-vs-ours cells per item (" + paper + ")", t);
+  out << "claims: " << total.line() << "\n";
+  out << "tolerance rules (one per kind of quantity):";
+  for (const std::string& r : claim_rule_lines()) out << "\n  " << r;
+  out << "\n";
+  const std::filesystem::path dir = std::filesystem::path(out_dir) / paper;
+  write_file_atomic((dir / "summary.csv").string(), to_csv(t));
+  out << "wrote " << (dir / "summary.csv").string() << "\n";
+  write_file_atomic((dir / "items.csv").string(), to_csv(items_table(records)));
+  write_file_atomic((dir / "run_info.csv").string(), to_csv(run_info));
+  out << "wrote " << (dir / "items.csv").string() << " and " << (dir / "run_info.csv").string()
+      << " (" << build_line() << ")\n";
 }
 
 std::string utc_now() {

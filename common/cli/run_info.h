@@ -11,6 +11,7 @@
 //                               time of the whole run
 // Everything that differs between machines or runs of the same code is in run_info.csv or in a
 // column named in kRunVaryingValues (common/report/report_compare.h).
+#include <iosfwd>
 #include <limits>
 #include <string>
 #include <vector>
@@ -40,6 +41,21 @@ std::string configs_since(size_t first, const std::string& machine);
 // used the GPU (measured mode), so its name, driver, clock and memory are added.
 Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
                      const std::string& started_utc, double wall_s);
+
+// The run_info table of a merged sweep from its shards' tables: each field once, in the first
+// shard's order; a value that differs between shards is started_utc's earliest, wall_s's sum,
+// hardware_configs' union, or the distinct values joined by "; "; then "shards" (N) and
+// "longest_shard_wall_s".
+Table merged_run_info(const std::vector<Table>& shard_run_infos);
+
+// The end of a --all run (or of the merge of its shards, sweep.h): prints the summary table of
+// `items` (summary_table), the claims line and the tolerance rules, and writes summary.csv,
+// items.csv (items_table(records)) and run_info.csv (`run_info`), each atomically, to
+// <out_dir>/<paper>/.
+void write_run_summary(const std::string& paper, const std::string& out_dir,
+                       const std::vector<ItemSummary>& items,
+                       const std::vector<ItemRecord>& records, const Table& run_info,
+                       std::ostream& out);
 
 // "build <commit> (<build type>, <compiler>, CUDA <v>, cuDNN <v>)": the run header's line.
 std::string build_line();

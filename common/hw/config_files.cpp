@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "common/util/resources.h"
 
 namespace dgs {
@@ -59,14 +60,6 @@ json parse_config_json(const std::string& text, const std::string& origin) {
 namespace {
 std::mutex g_reads_mutex;
 std::vector<HardwareConfigRead> g_reads;  // every config returned, in order
-
-std::string fnv1a_hex(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 HardwareConfigText recorded(HardwareConfigText c) {
   const std::lock_guard<std::mutex> lock(g_reads_mutex);

@@ -275,7 +275,8 @@ TEST_F(BadInput, Flags) {
 
 // The command-line cases for each of the five repro_* executables (they share common/cli, and
 // each must keep refusing in the same words): an unknown flag, figure, table, model and hardware
-// config, a --seed that is not a non-negative integer, an --out that is a file.
+// config, a --seed that is not a non-negative integer, an --out that is a file, a bad --shard, a
+// --merge without shards.
 TEST_F(BadInput, FlagsOfEveryReproExecutable) {
   const std::string file = write("not_a_folder", "x");
   for (const char* paper : {"ios", "welder", "brickdl", "graphturbo", "atomic"}) {
@@ -301,6 +302,15 @@ TEST_F(BadInput, FlagsOfEveryReproExecutable) {
     }
     expect_refusal(run_program(program, "--all --out " + file), 2,
                    {"--out: '" + file + "' is a file, not a folder"});
+    // Sweeps: a shard spec out of range or malformed; a merge of a folder that is not there or
+    // holds no shard.
+    expect_refusal(run("--all --shard 3/2"), 2,
+                   {"--shard 3/2: shard index 3 is out of range (0 <= I < 2)"});
+    expect_refusal(run("--all --shard x"), 2, {"--shard 'x': expected I/N"});
+    expect_refusal(run("--merge " + (dir_.path() / "no_such_shards").string()), 2,
+                   {"--merge: no folder " + (dir_.path() / "no_such_shards").string()});
+    expect_refusal(run("--merge " + dir_.path().string()), 2,
+                   {"--merge: " + dir_.path().string() + " holds no shard record of " + paper});
   }
   EXPECT_EQ(read_file(file), "x");  // the file given as --out is left as it was
 }
