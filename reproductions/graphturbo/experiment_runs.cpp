@@ -35,7 +35,7 @@ const std::vector<ModelRow>& model_rows() {
 }
 
 const DsaSpec& stcp920() {
-  static const DsaSpec spec = load_dsa_spec("stcp920");
+  static const DsaSpec spec = load_dsa_spec(kStcp920Config);
   return spec;
 }
 

@@ -27,6 +27,10 @@ struct RowRuns {
 // The three approaches on `m` (a zoo model), computed on first use.
 const RowRuns& runs_of(const ModelRow& m);
 
+// The built-in config of the STCP920 DSA model: what stcp920() loads, and the default machine
+// (Experiment::default_hardware) of every experiment that runs on it, so that each such item
+// names it in items.csv whichever item of the process loaded it first.
+inline constexpr const char* kStcp920Config = "stcp920";
 const DsaSpec& stcp920();
 // The same machine storing and computing in INT8 (the config's datatype switched, its INT8 MME
 // rate used): the quantized ResNet-50 of Fig. 16.
