@@ -2,21 +2,27 @@
 // The busy intervals of one shared resource (a DRAM channel, a DMA engine, a bus, a buffer port, a
 // mesh link) over the timeline, so that a transfer issued later in plan order can use a gap left
 // earlier (a load of the next stage between the stores of this one).
-#include <map>
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace dgs {
 
+// Disjoint intervals kept sorted in a vector (most transfers land at the end of the timeline,
+// so an insertion moves few entries); the ones forgotten are skipped by an offset and dropped in
+// bulk.
 class BusyIntervals {
  public:
   // The earliest time >= t at which [time, time + duration) overlaps no busy interval.
   double earliest_free(double t, double duration) const {
-    if (duration <= 0 || busy_.empty()) return t;
-    auto it = busy_.upper_bound(t);
-    if (it != busy_.begin()) {
+    if (duration <= 0 || head_ == busy_.size()) return t;
+    auto it = after(t);
+    if (it != first()) {
       auto prev = std::prev(it);
       if (prev->second > t) t = prev->second;
     }
-    for (it = busy_.upper_bound(t); it != busy_.end() && it->first < t + duration; ++it)
+    for (it = after(t); it != busy_.end() && it->first < t + duration; ++it)
       t = std::max(t, it->second);
     return t;
   }
@@ -25,30 +31,55 @@ class BusyIntervals {
     if (duration <= 0) return;
     total_ += duration;
     double end = start + duration;
-    // Merge with a neighbour that touches it, to keep the map small.
-    auto next = busy_.find(end);
-    if (next != busy_.end()) {
+    // Merge with a neighbour that touches it, to keep the list short.
+    auto next = at_or_after(end);
+    if (next != busy_.end() && next->first == end) {
       end = next->second;
       busy_.erase(next);
     }
-    auto it = busy_.lower_bound(start);
-    if (it != busy_.begin()) {
+    auto it = at_or_after(start);
+    if (it != first()) {
       auto prev = std::prev(it);
       if (prev->second == start) {
         prev->second = end;
         return;
       }
     }
-    busy_[start] = end;
+    if (it != busy_.end() && it->first == start) {
+      it->second = end;
+      return;
+    }
+    busy_.insert(it, {start, end});
   }
   // Forgets the intervals that end at or before t (no transfer starts before t any more).
   void forget_before(double t) {
-    while (!busy_.empty() && busy_.begin()->second <= t) busy_.erase(busy_.begin());
+    while (head_ < busy_.size() && busy_[head_].second <= t) ++head_;
+    if (head_ > 64 && head_ * 2 > busy_.size()) {
+      busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
   }
   double total() const { return total_; }  // busy time in all
 
  private:
-  std::map<double, double> busy_;  // start -> end, disjoint
+  using Entry = std::pair<double, double>;  // start, end
+  using Iter = std::vector<Entry>::iterator;
+  using ConstIter = std::vector<Entry>::const_iterator;
+  ConstIter first() const { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  Iter first() { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  // The first interval starting after t.
+  ConstIter after(double t) const {
+    return std::upper_bound(first(), busy_.end(), t,
+                            [](double v, const Entry& e) { return v < e.first; });
+  }
+  // The first interval starting at or after t.
+  Iter at_or_after(double t) {
+    return std::lower_bound(first(), busy_.end(), t,
+                            [](const Entry& e, double v) { return e.first < v; });
+  }
+
+  std::vector<Entry> busy_;  // from head_ on: sorted by start, disjoint
+  size_t head_ = 0;          // the entries before it are forgotten
   double total_ = 0;
 };
 

@@ -56,6 +56,18 @@ int64_t overlap_numel(const Region& a, const Region& b) {
   return n;
 }
 
+// Whether region_intersect(held, need) == need, without allocating: `held` holds every element
+// of `need` (an empty `need` only where its empty intervals sit inside `held`'s).
+bool region_contains_exactly(const Region& held, const Region& need) {
+  if (held.size() != need.size()) return false;
+  for (size_t d = 0; d < need.size(); ++d) {
+    const int64_t lo = std::max(held[d].lo, need[d].lo);
+    const int64_t hi = std::max(lo, std::min(held[d].hi, need[d].hi));
+    if (lo != need[d].lo || hi != need[d].hi) return false;
+  }
+  return true;
+}
+
 class Simulator {
  public:
   Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
@@ -233,7 +245,7 @@ class Simulator {
     for (int u : units) {
       std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
       const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
-        return h.tensor == x && region_intersect(h.region, need) == need;
+        return h.tensor == x && region_contains_exactly(h.region, need);
       });
       if (it == held.end()) return false;
       std::rotate(it, it + 1, held.end());  // used now: the most recent
@@ -573,10 +585,13 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
     size_t region_release = 0;
     bool region_read = false;
-    for (const auto& [stage, read] : reads_[x]) {
-      if (stage <= si || region_empty(region_intersect(read, region))) continue;
+    // reads_[x] is in stage order: the last read overlapping the region after this stage.
+    const std::vector<std::pair<size_t, Region>>& reads = reads_[x];
+    for (auto r = reads.rbegin(); r != reads.rend() && r->first > si; ++r) {
+      if (overlap_numel(r->second, region) == 0) continue;
       region_read = true;
-      region_release = std::max(region_release, stage);
+      region_release = r->first;
+      break;
     }
     if (region_read) release = region_release;
     if (level == Level::Local) {

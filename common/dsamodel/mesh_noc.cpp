@@ -32,11 +32,17 @@ MeshNoc::MeshNoc(int columns, int rows, double link_bytes_per_cycle, double hop_
 }
 
 std::vector<int> MeshNoc::route(MeshPoint a, MeshPoint b) const {
+  std::vector<int> links;
+  route_into(a, b, links);
+  return links;
+}
+
+void MeshNoc::route_into(MeshPoint a, MeshPoint b, std::vector<int>& links) const {
   if (a.x < 0 || a.y < 0 || b.x < 0 || b.y < 0 || a.x >= columns_ || b.x >= columns_ ||
       a.y >= rows_ || b.y >= rows_)
     throw Error("mesh network: route outside the " + std::to_string(columns_) + "x" +
                 std::to_string(rows_) + " mesh");
-  std::vector<int> links;
+  links.clear();
   MeshPoint p = a;
   while (p.x != b.x) {
     const int dir = b.x > p.x ? 0 : 1;
@@ -48,11 +54,11 @@ std::vector<int> MeshNoc::route(MeshPoint a, MeshPoint b) const {
     links.push_back(link_id(p, dir));
     p.y += dir == 2 ? 1 : -1;
   }
-  return links;
 }
 
 MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double ready) {
-  const std::vector<int> links = route(a, b);
+  std::vector<int>& links = route_scratch_;  // reused: send runs for every transfer of a plan
+  route_into(a, b, links);
   Transfer t;
   t.hops = static_cast<int>(links.size());
   t.start = ready;

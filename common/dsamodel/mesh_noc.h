@@ -34,6 +34,8 @@ class MeshNoc {
   int rows() const { return rows_; }
   // The directed links of the XY route from `a` to `b`, in order (ids: see link_id).
   std::vector<int> route(MeshPoint a, MeshPoint b) const;
+  // The same into `links` (cleared first), without allocating once it has grown.
+  void route_into(MeshPoint a, MeshPoint b, std::vector<int>& links) const;
   // The id of the link leaving `p` in direction d (0 east, 1 west, 2 south (+y), 3 north (-y)).
   int link_id(MeshPoint p, int direction) const { return (p.y * columns_ + p.x) * 4 + direction; }
   int num_links() const { return columns_ * rows_ * 4; }
@@ -64,6 +66,7 @@ class MeshNoc {
   std::vector<BusyIntervals> link_busy_;
   std::vector<double> link_bytes_;
   double byte_hops_ = 0;
+  std::vector<int> route_scratch_;  // send's route
 };
 
 }  // namespace dgs

@@ -54,16 +54,23 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
     key.append(x);
     key.push_back('|');
   };
-  add(g.name);
-  add(std::to_string(g.num_ops()));
-  add(std::to_string(g.num_tensors()));
-  for (int x : g.input_tensors())
-    for (int64_t e : g.tensor(x).shape) add(std::to_string(e));
-  add(spec.name);
-  add(std::to_string(spec.local_bytes));
-  add(std::to_string(spec.dram_bandwidth_gbs));
-  add(std::to_string(spec.local_bytes_per_cycle));
-  add(std::to_string(static_cast<int>(spec.dataflow)));
+  if (graph_ != &g || spec_ != &spec) {
+    add(g.name);
+    add(std::to_string(g.num_ops()));
+    add(std::to_string(g.num_tensors()));
+    for (int x : g.input_tensors())
+      for (int64_t e : g.tensor(x).shape) add(std::to_string(e));
+    add(spec.name);
+    add(std::to_string(spec.local_bytes));
+    add(std::to_string(spec.dram_bandwidth_gbs));
+    add(std::to_string(spec.local_bytes_per_cycle));
+    add(std::to_string(static_cast<int>(spec.dataflow)));
+    graph_ = &g;
+    spec_ = &spec;
+    prefix_ = key;
+  } else {
+    key = prefix_;
+  }
   add(std::to_string(l.op));
   for (int64_t x : shape_and_edges) add(std::to_string(x));
   add(std::to_string(a.c_in.hi - a.c_in.lo));

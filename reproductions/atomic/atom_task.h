@@ -12,6 +12,7 @@
 // tile may still run its reduction in chunks).
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct AtomTiling {
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
+
+ private:
+  // The graph's and config's part of the cache key, for the graph and config last asked about
+  // (both outlive this object: it lives for one schedule or plan).
+  const Graph* graph_ = nullptr;
+  const DsaSpec* spec_ = nullptr;
+  std::string prefix_;
 };
 
 }  // namespace dgs::atomic

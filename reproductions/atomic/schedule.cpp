@@ -217,9 +217,14 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
       return std::make_tuple(level, at.sample, l.depth, at.layer, a);
     };
     if (o.priority_rules) {
+      // Keys computed once per Round (each atom's is unique: it ends with the atom's index).
       const size_t take = std::min(ready.size(), static_cast<size_t>(engines));
-      std::partial_sort(ready.begin(), ready.begin() + static_cast<long>(take), ready.end(),
-                        [&](int a, int b) { return key(a) < key(b); });
+      std::vector<std::pair<decltype(key(0)), int>> keyed;
+      keyed.reserve(ready.size());
+      for (int a : ready) keyed.emplace_back(key(a), a);
+      std::nth_element(keyed.begin(), keyed.begin() + static_cast<long>(take) - 1, keyed.end());
+      std::sort(keyed.begin(), keyed.begin() + static_cast<long>(take));
+      for (size_t i = 0; i < ready.size(); ++i) ready[i] = keyed[i].second;
     } else {
       std::sort(ready.begin(), ready.end());
     }
