@@ -10,7 +10,8 @@
 #                          and UndefinedBehaviorSanitizer (-fno-sanitize-recover, no CUDA) and
 #                          the libFuzzer targets in build-asan/; run each fuzz target for
 #                          FUZZ_SECONDS (default 60), then the whole test suite without the tests
-#                          matching SANITIZE_EXCLUDE (the --all runs: minutes each under ASan)
+#                          matching SANITIZE_EXCLUDE (the --all runs and the GraphTurbo and Atomic
+#                          determinism runs: minutes each under ASan; the Release stage runs them)
 #   ./build.sh slurm-check  build repro_brickdl and repro_report, then tools/slurm/test_local_slurm.sh:
 #                          a sweep on a private single-node Slurm (installs slurm-wlm and munge;
 #                          root; a manual check, not part of `test`)
@@ -96,17 +97,21 @@ case "${1:-}" in
   reliability)
     install_missing clang libclang-rt-14-dev chromium
     # One clang build with ASan + UBSan (-fno-sanitize-recover) for both the fuzz targets and the
-    # whole test suite (no CUDA: nvcc's host code is not instrumented).
+    # whole test suite (no CUDA: nvcc's host code is not instrumented). Debug info: line tables
+    # only (what a sanitizer's stack trace prints), which compiles faster than full -g; the test
+    # code at -O0 (CMakeLists.txt's DGS_TEST_OPTIMIZATION).
     ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}
     gen=()
     [ -f "$ASAN_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
     CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ASAN_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+      -DDGS_TEST_OPTIMIZATION=-O0 -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
     cmake --build "$ASAN_DIR" -j "$JOBS"
     FUZZ_BUILD_DIR="$ASAN_DIR" JOBS=$JOBS "$ROOT/fuzz/run_fuzzers.sh" "${FUZZ_SECONDS:-60}"
     cd "$ASAN_DIR"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports}"
+      ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports|Determinism.*/(graphturbo|atomic)}"
     ;;
   slurm-check)
     install_missing
