@@ -39,6 +39,7 @@ void run_fig5(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   std::vector<std::string> panels;
   for (const std::string& net : kFig5Networks) {
+    ctx.progress(net);
     const Graph g = build_zoo_model(net, {.batch = 1});
     const std::vector<Layer> layers = graph_layers(g);
     const auto options = shape_options(g, layers, spec);

@@ -109,6 +109,7 @@ void run_search_time(ExperimentContext& ctx) {
   chart.log_y = true;
   Series ps{"paper", {}};
   for (const PrototypeNetwork& w : kSearchNetworks) {
+    ctx.progress(w.zoo);
     const Graph g = build_zoo_model(w.zoo, {.batch = 1});
     const AdSearch s = search_ad(g, spec, ctx.options().seed);
     const std::vector<std::pair<std::string, std::string>> key = {{"dnn", w.paper_name}};

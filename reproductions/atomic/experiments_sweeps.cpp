@@ -77,6 +77,7 @@ void run_fig12(ExperimentContext& ctx) {
   Table minima({"dnn", "batch", "paper_best_engines_per_side", "ours_best_engines_per_side"});
   std::vector<int> best_of_batch;  // per network row: engines per side at the minimum
   for (const SweepNetwork& w : fig12_networks(ctx)) {
+    ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
     std::vector<double> ad;
     std::vector<AdRun> runs;
@@ -187,6 +188,7 @@ void run_fig13(ExperimentContext& ctx) {
   const std::vector<std::pair<std::string, std::string>> key = {{"quantity", "knee_kib"}};
   const double knee = paper.value(key, "value").value_or(NAN);
   for (const SweepNetwork& w : fig13_networks(ctx)) {
+    ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
     std::vector<double> ad;
     for (int64_t kib : kSramKib) {

@@ -53,6 +53,7 @@ void run_fig15(ExperimentContext& ctx) {
   std::vector<double> v1s, v2s, v3v2, v4v3;
   for (const ModelRow& m : model_rows()) {
     if (m.zoo.empty()) continue;
+    ctx.progress(m.label + " (" + m.name + ")");
     const RowRuns& r = runs_of(m);
     // The variants at GraphTurbo's batches per cluster (its autotuned choice).
     const int64_t b = r.gt.batches_per_cluster;

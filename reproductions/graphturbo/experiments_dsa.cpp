@@ -227,6 +227,7 @@ void run_table2(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   for (const ModelRow& m : model_rows()) {
     const std::vector<std::pair<std::string, std::string>> key = {{"label", m.label}};
+    ctx.progress(m.label + " (" + m.name + ")");
     const Cell ptvm = pd.cell(key, "tvm_batches_per_cluster");
     const Cell pgt = pd.cell(key, "graphturbo_batches_per_cluster");
     const Cell pthr = pd.cell(key, "tvm_throughput");

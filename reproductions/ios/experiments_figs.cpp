@@ -55,6 +55,7 @@ void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string
   std::vector<double> speedups, paper_speedups;
   std::vector<std::string> speedup_models;
   for (const std::string& m : evaluation_models(ctx)) {
+    ctx.progress(m);
     chart.categories.push_back(m);
     std::vector<double> lat;
     std::vector<double> search;

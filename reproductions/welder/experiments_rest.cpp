@@ -106,6 +106,7 @@ std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, con
   const WelderArch arch = arch_from_gpu(gpu, st.tc);
   std::map<std::string, double> out;
   for (const auto& [m, zo] : e2e_cases(ctx, st)) {
+    ctx.progress(gpu.name + " " + st.label() + " " + m->label);
     const auto s =
         run_variants(model_tile_graph(m->zoo, zo), arch, {Variant::AnsorLike, Variant::Welder});
     out[m->label] = s[0].metrics.latency_ms / s[1].metrics.latency_ms;
@@ -218,6 +219,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
     cs.label = st.label();
     for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
       const Table2Model& m = *mp;
+      ctx.progress(st.label() + " " + m.label);
       const TileGraph tg = model_tile_graph(m.zoo, zo);
       const auto s = run_variants(tg, a, kAllVariants);
       const double speed = s[0].metrics.latency_ms / s[3].metrics.latency_ms;
