@@ -22,8 +22,10 @@ class BusyIntervals {
       auto prev = std::prev(it);
       if (prev->second > t) t = prev->second;
     }
-    for (it = after(t); it != busy_.end() && it->first < t + duration; ++it)
-      t = std::max(t, it->second);
+    // The intervals starting after the new t: t only moved to prev's end, which is at or before
+    // the start of `it` (disjoint, sorted), so they begin at `it` (skipping one that starts at t).
+    while (it != busy_.end() && it->first <= t) ++it;
+    for (; it != busy_.end() && it->first < t + duration; ++it) t = std::max(t, it->second);
     return t;
   }
   // Marks [start, start + duration) busy (the caller found it free).
