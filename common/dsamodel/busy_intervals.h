@@ -16,7 +16,7 @@ class BusyIntervals {
  public:
   // The earliest time >= t at which [time, time + duration) overlaps no busy interval.
   double earliest_free(double t, double duration) const {
-    if (duration <= 0 || head_ == busy_.size()) return t;
+    if (duration <= 0 || head_ == busy_.size() || busy_.back().second <= t) return t;
     auto it = after(t);
     if (it != first()) {
       auto prev = std::prev(it);
@@ -33,6 +33,14 @@ class BusyIntervals {
     if (duration <= 0) return;
     total_ += duration;
     double end = start + duration;
+    if (head_ < busy_.size() && busy_.back().second <= start) {  // at the end: the usual case
+      if (busy_.back().second == start) {
+        busy_.back().second = end;
+      } else {
+        busy_.push_back({start, end});
+      }
+      return;
+    }
     // Merge with a neighbour that touches it, to keep the list short.
     auto next = at_or_after(end);
     if (next != busy_.end() && next->first == end) {

@@ -391,6 +391,9 @@ class Simulator {
   // Tensor -> (stage, region) of every read, for region-level release.
   std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
   std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
+  std::vector<Piece> pieces_;                            // scratch of run_task
+  std::vector<double> needs_;                            // scratch of run_task
+  std::vector<int64_t> written_elems_;                   // scratch of run_task
   std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
@@ -420,7 +423,15 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
 
   // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
   // one transfer (one DMA descriptor list), ready when its last piece is.
-  std::vector<Piece> pieces;
+  // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
+  written_elems_.clear();
+  for (int x : d.written) written_elems_.push_back(region_numel(task_written_region(g_, t, x)));
+  auto written_elems = [&](int x) {
+    const auto w = std::find(d.written.begin(), d.written.end(), x);
+    return written_elems_[static_cast<size_t>(w - d.written.begin())];
+  };
+  std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
+  pieces.clear();
   Piece from_dram{0, Level::Dram, nullptr, 0};
   double dram_once = 0;  // of from_dram, each region once (no re-reads)
   for (size_t i = 0; i < d.inputs.size(); ++i) {
@@ -492,10 +503,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     for (int x : d.written) {
       const auto sc = t.scope.find(x);
       if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
-        kept_out +=
-            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+        kept_out += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
     }
-  std::vector<double> needs;
+  std::vector<double>& needs = needs_;
+  needs.clear();
   for (int u : d.units) {
     double in_place = 0;
     if (!tiled)
@@ -580,8 +591,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const auto sc = t.scope.find(x);
       const bool stays = sc != t.scope.end() && level_of(sc->second) == Level::Local;
       if (!stays || partial_follower)
-        moved +=
-            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+        moved += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
     }
     const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
     const double compute =
@@ -602,8 +612,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     for (int x : d.written) {
       const auto sc = t.scope.find(x);
       const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
-      const double b =
-          static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+      const double b = static_cast<double>(written_elems(x)) * s_.element_bytes / n;
       if (partial_follower && home->level == Level::Local) {
         // Sent to the home, whose vector unit adds it on arrival.
         const double share = b / static_cast<double>(home->units.size());
