@@ -16,14 +16,16 @@ class BusyIntervals {
  public:
   // The earliest time >= t at which [time, time + duration) overlaps no busy interval.
   double earliest_free(double t, double duration) const {
-    if (duration <= 0 || head_ == busy_.size()) return t;
+    if (duration <= 0 || head_ == busy_.size() || busy_.back().second <= t) return t;
     auto it = after(t);
     if (it != first()) {
       auto prev = std::prev(it);
       if (prev->second > t) t = prev->second;
     }
-    for (it = after(t); it != busy_.end() && it->first < t + duration; ++it)
-      t = std::max(t, it->second);
+    // The intervals starting after the new t: t only moved to prev's end, which is at or before
+    // the start of `it` (disjoint, sorted), so they begin at `it` (skipping one that starts at t).
+    while (it != busy_.end() && it->first <= t) ++it;
+    for (; it != busy_.end() && it->first < t + duration; ++it) t = std::max(t, it->second);
     return t;
   }
   // Marks [start, start + duration) busy (the caller found it free).
@@ -31,6 +33,14 @@ class BusyIntervals {
     if (duration <= 0) return;
     total_ += duration;
     double end = start + duration;
+    if (head_ < busy_.size() && busy_.back().second <= start) {  // at the end: the usual case
+      if (busy_.back().second == start) {
+        busy_.back().second = end;
+      } else {
+        busy_.push_back({start, end});
+      }
+      return;
+    }
     // Merge with a neighbour that touches it, to keep the list short.
     auto next = at_or_after(end);
     if (next != busy_.end() && next->first == end) {

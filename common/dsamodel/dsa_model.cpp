@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "common/dsamodel/busy_intervals.h"
 #include "common/dsamodel/dsa_task.h"
@@ -42,6 +44,79 @@ struct Piece {
   Level level = Level::Dram;
   const std::vector<int>* units = nullptr;
   double available = 0;
+};
+
+// Which of a tensor's regions (numbered in the order added) may overlap a query region, so that
+// a task's reads are not each tested against every write of the tensor (and its writes against
+// every read): atom plans have thousands of each per tensor. Regions are bucketed by their start
+// on one axis (the one the first region splits finest); the candidates are a superset of the
+// overlapping ones, and the caller tests each exactly as before and restores the list order.
+class RegionIndex {
+ public:
+  explicit RegionIndex(const Shape& shape) : shape_(shape) {}
+
+  void add(const Region& r) {
+    const uint32_t i = count_++;
+    if (axis_ < 0 && !linear_) choose_axis(r);
+    if (linear_) return;
+    const size_t a = static_cast<size_t>(axis_);
+    if (r.size() != shape_.size() || r[a].lo < 0 || r[a].lo >= shape_[a]) {
+      always_.push_back(i);  // outside the buckets: a candidate of every query
+      return;
+    }
+    max_len_ = std::max(max_len_, r[a].hi - r[a].lo);
+    buckets_[static_cast<size_t>(r[a].lo / width_)].push_back(i);
+  }
+
+  // Calls f(number) for every region that may overlap `q` (in no particular order).
+  template <typename F>
+  void for_each_candidate(const Region& q, F&& f) const {
+    if (linear_ || axis_ < 0 || q.size() != shape_.size()) {
+      for (uint32_t i = 0; i < count_; ++i) f(i);
+      return;
+    }
+    for (const uint32_t i : always_) f(i);
+    const size_t a = static_cast<size_t>(axis_);
+    // A region overlaps q on the axis only if it starts in (q.lo - max_len, q.hi).
+    const int64_t from = std::max<int64_t>(0, q[a].lo - max_len_ + 1);
+    const int64_t to = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
+    if (from <= to)
+      for (int64_t b = from / width_; b <= to / width_; ++b)
+        for (const uint32_t i : buckets_[static_cast<size_t>(b)]) f(i);
+  }
+
+ private:
+  void choose_axis(const Region& r) {
+    if (shape_.empty() || r.size() != shape_.size()) {
+      linear_ = true;
+      return;
+    }
+    double finest = 2;
+    for (size_t d = 0; d < shape_.size(); ++d) {
+      if (shape_[d] <= 1) continue;
+      const double part = static_cast<double>(r[d].size()) / static_cast<double>(shape_[d]);
+      if (part < finest) {
+        finest = part;
+        axis_ = static_cast<int>(d);
+      }
+    }
+    if (axis_ < 0) {
+      linear_ = true;
+      return;
+    }
+    const int64_t extent = shape_[static_cast<size_t>(axis_)];
+    width_ = std::max<int64_t>({1, r[static_cast<size_t>(axis_)].size(), (extent + 65535) / 65536});
+    buckets_.resize(static_cast<size_t>((extent + width_ - 1) / width_));
+  }
+
+  Shape shape_;
+  int axis_ = -1;
+  bool linear_ = false;  // no useful axis: every region is a candidate
+  int64_t width_ = 1;    // of a bucket, on the axis
+  int64_t max_len_ = 0;  // the longest bucketed region on the axis
+  uint32_t count_ = 0;
+  std::vector<std::vector<uint32_t>> buckets_;  // by start on the axis / width_
+  std::vector<uint32_t> always_;
 };
 
 // The number of elements two boxes of the same tensor have in common (no allocation: this runs
@@ -315,6 +390,11 @@ class Simulator {
   std::map<int, size_t> last_read_stage_;
   // Tensor -> (stage, region) of every read, for region-level release.
   std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
+  std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
+  std::vector<Piece> pieces_;                            // scratch of run_task
+  std::vector<double> needs_;                            // scratch of run_task
+  std::vector<int64_t> written_elems_;                   // scratch of run_task
+  std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
   double end_ = 0;
@@ -343,7 +423,15 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
 
   // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
   // one transfer (one DMA descriptor list), ready when its last piece is.
-  std::vector<Piece> pieces;
+  // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
+  written_elems_.clear();
+  for (int x : d.written) written_elems_.push_back(region_numel(task_written_region(g_, t, x)));
+  auto written_elems = [&](int x) {
+    const auto w = std::find(d.written.begin(), d.written.end(), x);
+    return written_elems_[static_cast<size_t>(w - d.written.begin())];
+  };
+  std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
+  pieces.clear();
   Piece from_dram{0, Level::Dram, nullptr, 0};
   double dram_once = 0;  // of from_dram, each region once (no re-reads)
   for (size_t i = 0; i < d.inputs.size(); ++i) {
@@ -362,9 +450,17 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
       continue;
     }
-    for (const WriteRecord& w : it->second) {
-      const int64_t common = overlap_numel(w.region, need);
-      if (common == 0) continue;
+    // The writes overlapping the region, in the order they were made.
+    overlaps_.clear();
+    const auto wx = write_index_.find(x);
+    if (wx != write_index_.end())
+      wx->second.for_each_candidate(need, [&](uint32_t wi) {
+        const int64_t common = overlap_numel(it->second[wi].region, need);
+        if (common != 0) overlaps_.push_back({wi, common});
+      });
+    std::sort(overlaps_.begin(), overlaps_.end());
+    for (const auto& [wi, common] : overlaps_) {
+      const WriteRecord& w = it->second[wi];
       const double bytes = static_cast<double>(common) * s_.element_bytes * refetch;
       if (w.level == Level::Dram) {
         from_dram.bytes += bytes;
@@ -407,10 +503,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     for (int x : d.written) {
       const auto sc = t.scope.find(x);
       if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
-        kept_out +=
-            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+        kept_out += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
     }
-  std::vector<double> needs;
+  std::vector<double>& needs = needs_;
+  needs.clear();
   for (int u : d.units) {
     double in_place = 0;
     if (!tiled)
@@ -495,8 +591,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const auto sc = t.scope.find(x);
       const bool stays = sc != t.scope.end() && level_of(sc->second) == Level::Local;
       if (!stays || partial_follower)
-        moved +=
-            static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+        moved += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
     }
     const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
     const double compute =
@@ -517,8 +612,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     for (int x : d.written) {
       const auto sc = t.scope.find(x);
       const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
-      const double b =
-          static_cast<double>(region_numel(task_written_region(g_, t, x))) * s_.element_bytes / n;
+      const double b = static_cast<double>(written_elems(x)) * s_.element_bytes / n;
       if (partial_follower && home->level == Level::Local) {
         // Sent to the home, whose vector unit adds it on arrival.
         const double share = b / static_cast<double>(home->units.size());
@@ -575,6 +669,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     }
     std::vector<WriteRecord>& ws = writes_[x];
     ws.push_back({region, level, d.units, task_end});
+    write_index_.try_emplace(x, g_.tensor(x).shape).first->second.add(region);
     last = std::max(last, task_end);
     if (level != Level::Dram) on_chip_.insert(x);
     if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
@@ -587,11 +682,18 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     bool region_read = false;
     // reads_[x] is in stage order: the last read overlapping the region after this stage.
     const std::vector<std::pair<size_t, Region>>& reads = reads_[x];
-    for (auto r = reads.rbegin(); r != reads.rend() && r->first > si; ++r) {
-      if (overlap_numel(r->second, region) == 0) continue;
+    // (the read with the largest number among those after stage si that overlap it)
+    int64_t last_read = -1;
+    const auto ri = read_index_.find(x);
+    if (ri != read_index_.end())
+      ri->second.for_each_candidate(region, [&](uint32_t i) {
+        if (static_cast<int64_t>(i) > last_read && reads[i].first > si &&
+            overlap_numel(reads[i].second, region) != 0)
+          last_read = i;
+      });
+    if (last_read >= 0) {
       region_read = true;
-      region_release = r->first;
-      break;
+      region_release = reads[static_cast<size_t>(last_read)].first;
     }
     if (region_read) release = region_release;
     if (level == Level::Local) {
@@ -645,7 +747,10 @@ EvaluationResult Simulator::run() {
         const auto nr = demand[si].back().needed.find(x);
         if (nr != demand[si].back().needed.end() && region_empty(nr->second)) continue;
         last_read_stage_[x] = si;
-        if (nr != demand[si].back().needed.end()) reads_[x].push_back({si, nr->second});
+        if (nr != demand[si].back().needed.end()) {
+          reads_[x].push_back({si, nr->second});
+          read_index_.try_emplace(x, g_.tensor(x).shape).first->second.add(nr->second);
+        }
       }
     }
   }

@@ -2,6 +2,7 @@
 #include "common/graph/reduction_slice.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace dgs {
 
@@ -61,8 +62,13 @@ std::string reduction_slice_error(const Graph& g, int op, const ReductionRange& 
 
 std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region& tile,
                                             const ReductionRange& r) {
-  const std::string err = reduction_slice_error(g, op, r);
-  if (!err.empty()) throw Error(err);
+  // The checks of reduction_slice_error without building its message (this runs for every
+  // atom and partial-sum task); the message only when one fails.
+  const Op& o = g.op(op);
+  const std::string_view axis = splittable_axis(o.kind);
+  if (axis.empty() || r.axis != axis || r.range.lo < 0 || r.range.hi > splittable_extent(g, o) ||
+      r.range.lo >= r.range.hi)
+    throw Error(reduction_slice_error(g, op, r));
   // The op's iteration space with the axis narrowed to the range: r' in [0, hi - lo) stands for
   // r = lo + r', so every term coef * r gains coef * lo in its coordinate's offset.
   IterationSpace s = iteration_space(g, op);

@@ -1,6 +1,8 @@
 // Atom tasks and their tilings (see atom_task.h).
 #include "reproductions/atomic/atom_task.h"
 
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
@@ -74,6 +76,18 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   add(std::to_string(l.op));
   for (int64_t x : shape_and_edges) add(std::to_string(x));
   add(std::to_string(a.c_in.hi - a.c_in.lo));
+  // One cache for the whole process, shared by the threads that price candidates (a tiling
+  // depends on its key only; parallel_for's workers live for one call, so a per-thread cache
+  // was lost after each). Entries are never erased, so the references handed out stay valid;
+  // past its size limit, new tilings go to a per-thread cache that is cleared when full.
+  static std::shared_mutex shared_lock;
+  static std::unordered_map<std::string, AtomTiling> shared;
+  constexpr size_t kSharedLimit = size_t{1} << 20;
+  {
+    const std::shared_lock<std::shared_mutex> read(shared_lock);
+    const auto it = shared.find(key);
+    if (it != shared.end()) return it->second;
+  }
   thread_local std::unordered_map<std::string, AtomTiling> cache;
   const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -89,6 +103,10 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
     }
   }
   std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
+  {
+    const std::unique_lock<std::shared_mutex> write(shared_lock);
+    if (shared.size() < kSharedLimit) return shared.emplace(key, std::move(r)).first->second;
+  }
   return cache.emplace(key, std::move(r)).first->second;
 }
 
