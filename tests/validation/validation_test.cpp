@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -250,17 +251,22 @@ TEST(ValidationReplay, TheH200CalibrationIsReproducible) {
 
 // tools/gpu_check.sh on a machine without a GPU: one line, exit 4, nothing run; without a
 // built suite: one line, exit 2.
-int run_script(const std::string& args, std::string* err) {
-  const std::string file = std::string(DGS_BINARY_DIR) + "/gpu_check_test_err.txt";
-  const std::string cmd =
-      std::string(DGS_SOURCE_DIR) + "/tools/gpu_check.sh " + args + " > /dev/null 2> " + file;
-  const int status = std::system(cmd.c_str());
+// Runs `command` with stdout discarded; its stderr into *err (through a file named after this
+// process: ctest -j runs these tests at once). Returns the exit code.
+int run_capturing_stderr(const std::string& command, std::string* err) {
+  const std::string file = std::string(DGS_BINARY_DIR) + "/validation_test_err_" +
+                           std::to_string(static_cast<long>(getpid())) + ".txt";
+  const int status = std::system((command + " > /dev/null 2> " + file).c_str());
   std::ifstream in(file);
   std::stringstream ss;
   ss << in.rdbuf();
   *err = ss.str();
   std::remove(file.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int run_script(const std::string& args, std::string* err) {
+  return run_capturing_stderr(std::string(DGS_SOURCE_DIR) + "/tools/gpu_check.sh " + args, err);
 }
 
 TEST(GpuCheckScript, WithoutAGpuItSaysSoInOneLine) {
@@ -275,16 +281,7 @@ TEST(GpuCheckScript, WithoutAGpuItSaysSoInOneLine) {
 }
 
 int run_validate(const std::string& args, std::string* err) {
-  const std::string file = std::string(DGS_BINARY_DIR) + "/gpu_validate_test_err.txt";
-  const std::string cmd =
-      std::string(DGS_BINARY_DIR) + "/gpu_validate " + args + " > /dev/null 2> " + file;
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *err = ss.str();
-  std::remove(file.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run_capturing_stderr(std::string(DGS_BINARY_DIR) + "/gpu_validate " + args, err);
 }
 
 TEST(GpuValidate, WithoutAGpuOneLineExitFour) {
