@@ -98,15 +98,14 @@ case "${1:-}" in
     install_missing clang libclang-rt-14-dev chromium
     # One clang build with ASan + UBSan (-fno-sanitize-recover) for both the fuzz targets and the
     # whole test suite (no CUDA: nvcc's host code is not instrumented). Debug info: line tables
-    # only (what a sanitizer's stack trace prints), which compiles faster than full -g; the test
-    # code at -O0 (CMakeLists.txt's DGS_TEST_OPTIMIZATION).
+    # only (what a sanitizer's stack trace prints), which compiles faster than full -g.
     ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}
     gen=()
     [ -f "$ASAN_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
     CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ASAN_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-      -DDGS_TEST_OPTIMIZATION=-O0 -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
+      -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
     cmake --build "$ASAN_DIR" -j "$JOBS"
     FUZZ_BUILD_DIR="$ASAN_DIR" JOBS=$JOBS "$ROOT/fuzz/run_fuzzers.sh" "${FUZZ_SECONDS:-60}"
     cd "$ASAN_DIR"
