@@ -18,7 +18,8 @@
 // any plan, including those the hardware model cannot price (regions, partial sums on a GPU).
 //
 // On a GPU config, Sequential and Merged tasks use the GPU model's per-operator kernel rules
-// (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE below: the
+// (common/gpumodel). A Fused task runs as one kernel under GENERIC_FUSED_KERNEL_RULE
+// (common/evaluate/generic_fused_kernel.h): the
 // paper reproductions model their own fused kernels (e.g. from their tile traffic); a plan from
 // outside gets this stated, scheduler-independent rule. `--write-sequential` writes the
 // one-op-per-stage plan of the model, a starting point for writing plans by hand (on a DSA: every
@@ -29,67 +30,21 @@
 #include <sstream>
 
 #include "common/cli/cli.h"
-#include "common/dsamodel/layer_split_plan.h"
 #include "common/evaluate/evaluate.h"
+#include "common/evaluate/generic_fused_kernel.h"
 #include "common/evaluate/plan_target.h"
 #include "common/exec/plan_exec.h"
 #include "common/gpumodel/gpu_model.h"
-#include "common/graph/op_cost.h"
 #include "common/hw/hardware_spec.h"
 #include "common/plan/plan.h"
 #include "common/report/report.h"
+#include "common/scheduler/scheduler.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
 
 namespace po = boost::program_options;
 
 namespace {
-
-// GENERIC_FUSED_KERNEL_RULE: a fused task is one kernel with the launch shape (grid, threads,
-// registers, shared memory, math unit, class) of its most expensive op's kernel, the FLOPs of all
-// its ops, and DRAM traffic equal to the group's external traffic (dgs::group_cost: tensors read
-// from or written to outside the group once each; intermediates stay on chip). It ignores tile
-// re-reads and on-chip capacity: an optimistic bound for any fusion.
-std::vector<dgs::KernelLaunch> generic_fused_kernel(const dgs::Graph& g, const dgs::Task& task,
-                                                    const dgs::GpuSpec& spec) {
-  dgs::KernelLaunch best;
-  double best_flops = -1;
-  double flops = 0;
-  for (int op : task.ops) {
-    for (const dgs::KernelLaunch& k : dgs::kernels_for_op(g, op, spec)) {
-      flops += k.flops;
-      if (k.flops > best_flops) {
-        best_flops = k.flops;
-        best = k;
-      }
-    }
-  }
-  if (best_flops < 0) return {};  // only layout ops: no kernel
-  const dgs::OpCost c = dgs::group_cost(g, task.ops);
-  best.name = "fused(" + std::to_string(task.ops.size()) + " ops)";
-  best.flops = flops;
-  best.dram_bytes = static_cast<double>(c.bytes_read + c.bytes_written);
-  best.l2_bytes = best.dram_bytes;
-  best.ops = task.ops;
-  return {best};
-}
-
-// One op per stage: on a GPU, each op whole on stream 0; on a DSA, each op split over every core
-// or engine, tiled to fit the local buffer (dgs::layer_split_test_plan).
-dgs::Plan sequential_plan(const dgs::Graph& g, const dgs::HardwareSpec& hardware) {
-  if (hardware.dsa) return dgs::layer_split_test_plan(g, *hardware.dsa, hardware.dsa->units());
-  dgs::Plan p;
-  p.scheduler = "Sequential (one op per stage)";
-  p.graph = g.name;
-  for (int op : g.topo_order()) {
-    dgs::Task t;
-    t.kind = dgs::TaskKind::Sequential;
-    t.ops = {op};
-    t.placement = dgs::stream_placement(0);
-    p.stages.push_back(dgs::Stage{{t}});
-  }
-  return p;
-}
 
 struct EvaluatedPlan {
   std::string label;  // "yours", "sequential"
@@ -225,7 +180,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (!write_seq.empty()) {
-    dgs::write_file_atomic(write_seq, dgs::plan_to_json(sequential_plan(g, hardware), g));
+    dgs::write_file_atomic(write_seq, dgs::plan_to_json(dgs::sequential_plan(g, hardware), g));
     std::cout << "wrote " << write_seq << "\n";
     return 0;
   }
@@ -234,7 +189,7 @@ int run(int argc, char** argv) {
   try {
     if (plan_file.empty()) {
       // No plan: the model's own plan for this kind of hardware (the sequential one).
-      plan = sequential_plan(g, hardware);
+      plan = dgs::sequential_plan(g, hardware);
       if (!csv)  // the CSV's row "default" and its scheduler column say it
         std::cout << "no --plan: evaluating the default plan for " << hardware.name << " ("
                   << plan.scheduler << ")\n";
@@ -269,8 +224,8 @@ int run(int argc, char** argv) {
     }
   }
   dgs::EvaluationOptions options;
-  options.gpu_fused_kernels = generic_fused_kernel;
-  dgs::Plan sequential = sequential_plan(g, hardware);
+  options.gpu_fused_kernels = dgs::generic_fused_kernel;
+  dgs::Plan sequential = dgs::sequential_plan(g, hardware);
   sequential.options = plan.options;  // the same kernel options as the plan evaluated
   const dgs::EvaluationResult ev = dgs::evaluate(g, plan, hardware, options);
   const dgs::EvaluationResult seq = dgs::evaluate(g, sequential, hardware);
@@ -283,7 +238,7 @@ int run(int argc, char** argv) {
     dgs::print_table(std::cout, g.name + " on " + hardware.name + " (" + ev.evaluator + ")", t);
     if (hardware.kind == "gpu")
       std::cout << "fused tasks: GENERIC_FUSED_KERNEL_RULE (one kernel, external traffic only; "
-                   "see common/tools/plan_eval.cpp)\n";
+                   "see common/evaluate/generic_fused_kernel.h)\n";
     print_busiest_links(std::cout, plan_file.empty() ? "default" : "yours", ev);
   }
   return 0;

@@ -32,13 +32,14 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"dsamodel", {"util", "graph", "hw", "plan"}},
       {"cuda", {"util", "graph", "hw", "plan", "exec", "tileprog", "brick"}},
       {"evaluate", {"util", "graph", "hw", "plan", "gpumodel", "dsamodel"}},
+      {"scheduler", {"util", "graph", "hw", "plan", "gpumodel", "dsamodel", "evaluate"}},
       {"onnxcheck", {"util", "graph", "onnx", "exec"}},
       {"cli",
        {"util", "graph", "onnx", "hw", "plan", "report", "exec", "gpumodel", "dsamodel", "cuda",
         "evaluate", "models"}},
       {"tools",
        {"util", "graph", "onnx", "hw", "plan", "report", "exec", "tileprog", "gpumodel", "dsamodel",
-        "cuda", "evaluate", "onnxcheck", "cli", "models"}},
+        "cuda", "evaluate", "scheduler", "onnxcheck", "cli", "models"}},
   };
   return a;
 }
