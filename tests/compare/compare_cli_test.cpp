@@ -1,0 +1,206 @@
+// repro_compare (compare/compare_cli.h): the table across schedulers, your own scheduler as a
+// program (examples/wavefront_scheduler.cpp) and its failures, bad input, and a sharded run merged
+// into the same files as one run.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/report/report.h"
+#include "common/report/report_compare.h"
+#include "common/util/resources.h"
+#include "compare/compare_cli.h"
+
+namespace dgs {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result compare(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"repro_compare"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Result r;
+  r.code = run_compare(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+int lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+const std::string kWavefront = std::string(DGS_BINARY_DIR) + "/wavefront_scheduler";
+
+class CompareCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dgs_compare_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& rel) const { return (dir_ / rel).string(); }
+  // A shell script in the scratch folder, executable.
+  std::string script(const std::string& name, const std::string& body) const {
+    const std::string p = path(name);
+    std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+    fs::permissions(p, fs::perms::owner_all);
+    return p;
+  }
+  std::vector<std::vector<std::string>> csv(const std::string& rel) const {
+    return parse_csv(read_file(path(rel)), rel);
+  }
+  fs::path dir_;
+};
+
+// The column `name` of row `r` (row 0 is the header).
+std::string cell(const std::vector<std::vector<std::string>>& t, size_t r, const std::string& n) {
+  const auto& h = t.at(0);
+  const size_t c = static_cast<size_t>(std::find(h.begin(), h.end(), n) - h.begin());
+  return t.at(r).at(c);
+}
+
+TEST_F(CompareCli, YourProgramRunsBesideTheBaselineOnEveryMachine) {
+  const Result r = compare({"--model", "test_diamond", "--hw", "a100", "--hw", "stcp920",
+                            "--scheduler", "cmd:" + kWavefront, "--scheduler-arg=--streams",
+                            "--scheduler-arg=2", "--out", path("out"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto t = csv("out/compare/compare.csv");
+  ASSERT_EQ(t.size(), 5u);  // header + 2 machines x (sequential, wavefront)
+  EXPECT_EQ(cell(t, 1, "scheduler"), "sequential");
+  EXPECT_EQ(cell(t, 1, "speedup_vs_sequential"), "1");
+  EXPECT_EQ(cell(t, 2, "scheduler"), "cmd:wavefront_scheduler");
+  EXPECT_EQ(cell(t, 2, "status"), "ok");
+  EXPECT_EQ(cell(t, 2, "plan_check"), "ok");
+  // test_diamond is under the 1 GFLOP limit: the plan ran on the CPU reference.
+  EXPECT_EQ(cell(t, 2, "run_plan").rfind("passed (", 0), 0u) << cell(t, 2, "run_plan");
+  EXPECT_EQ(cell(t, 2, "note"), "fused tasks: GENERIC_FUSED_KERNEL_RULE");
+  // At most two streams per stage: more stages than the graph's depth would need with more.
+  EXPECT_GT(std::stoi(cell(t, 2, "stages")), 1);
+  EXPECT_TRUE(fs::exists(path("out/compare/plans/test_diamond@a100@cmd_wavefront_scheduler.json")));
+  // The program declines the DSA with exit status 3: not applicable, with its reason.
+  EXPECT_EQ(cell(t, 4, "status"),
+            "not applicable: cmd:wavefront_scheduler: wavefront_scheduler schedules GPUs only, "
+            "not hardware of kind 'dsa'");
+  EXPECT_EQ(cell(t, 4, "latency_ms"), "");
+  EXPECT_TRUE(fs::exists(path("out/compare/compare_a100.svg")));
+  EXPECT_TRUE(fs::exists(path("out/compare/compare_stcp920.svg")));
+  const std::string summary = read_file(path("out/compare/compare_summary.txt"));
+  EXPECT_NE(summary.find("cmd:wavefront_scheduler: "), std::string::npos) << summary;
+}
+
+// Every way a program can fail is one line naming it, and the rest of the table comes out.
+TEST_F(CompareCli, FailingProgramsAreOneLineAndTheTableStillComesOut) {
+  const std::string out_flag = "--out=" + path("out");
+  struct Case {
+    std::string body, expected;
+  };
+  const std::vector<Case> cases = {
+      {"echo 'bad input: no way'; exit 1", "exited with status 1: bad input: no way"},
+      {"exit 0", "exited 0 but wrote no plan"},
+      {"sleep 5", "timed out after 0 s"},
+      {"while [ \"$1\" != --out ]; do shift; done; echo '{\"version\": 2, \"stages\": []}' > $2",
+       "invalid plan"}};
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string prog = script("prog" + std::to_string(k), cases[k].body);
+    const Result r = compare({"--model", "test_diamond", "--hw", "a100", "--scheduler",
+                              "cmd:" + prog, "--scheduler-timeout", "0.3", out_flag, "--quiet"});
+    EXPECT_EQ(r.code, 1) << k << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("cmd:prog" + std::to_string(k) + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(cases[k].expected), std::string::npos) << r.err;
+    const auto t = csv("out/compare/compare.csv");
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_EQ(cell(t, 1, "status"), "ok");  // the baseline's row is there
+    EXPECT_EQ(cell(t, 2, "status").rfind("failed: ", 0), 0u);
+  }
+}
+
+TEST_F(CompareCli, BadInputIsOneLineAndWritesNothing) {
+  const std::string out = "--out=" + path("out");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--scheduler", "no_such"}, "error: --scheduler 'no_such': unknown scheduler (registered: "},
+      {{"--scheduler", "cmd:" + path("missing")}, "not an executable file"},
+      {{"--shard", "3/2"}, "error: --shard 3/2: shard index 3 is out of range"},
+      {{"--hw", "nope"}, "error: --hw nope: "},
+      {{"--model", "nope.onnx"}, "error: --model nope.onnx: "},
+      {{"--plan", "x"}, "error: --plan 'x': expected NAME=FILE"},
+      {{"--scheduler-option", "sequential.k=1"}, "sequential: unknown option 'k'"},
+      {{"--scheduler-arg", "1"}, "--scheduler-arg is for --scheduler cmd:PATH"},
+      {{"--merge", path("nowhere")}, "error: --merge"}};
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> a = args;
+    a.push_back(out);
+    const Result r = compare(a);
+    EXPECT_EQ(r.code, 2) << args[0] << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out/compare"))) << args[0];
+  }
+}
+
+// Three shards merged give the files of one run (run-varying columns excepted: search_s), and a
+// missing shard is refused in one line.
+TEST_F(CompareCli, ShardsMergedEqualOneRun) {
+  const std::vector<std::string> base = {"--model", "test_diamond", "--hw",
+                                         "a100",    "--hw",         "stcp920",
+                                         "--quiet", "--scheduler",  "cmd:" + kWavefront};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(compare(with({"--out", path("one")})).code, 0);
+  for (int i = 0; i < 3; ++i) {
+    const Result r = compare(
+        with({"--shard", std::to_string(i) + "/3", "--out", path("s" + std::to_string(i))}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(path("s" + std::to_string(i) + "/compare/compare.csv")));
+  }
+  const Result missing = compare({"--merge", path("s0"), path("s1"), "--out", path("m")});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("shard 2/3 is missing"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(path("m/compare")));
+  const Result merged =
+      compare({"--merge", path("s0"), path("s1"), path("s2"), "--out", path("m")});
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(compare_report_folders(path("one/compare"), path("m/compare"), 5, "compare/"),
+            std::vector<std::string>{});
+  // Resuming: every row is complete, nothing runs again, same files.
+  const Result again = compare(with({"--shard", "1/3", "--skip-existing", "--out", path("s1")}));
+  ASSERT_EQ(again.code, 0) << again.err;
+}
+
+TEST_F(CompareCli, MeasuredModeWithoutAGpuSaysSoInOneLine) {
+  const Result r = compare(
+      {"--mode", "measured", "--model", "test_diamond", "--hw", "a100", "--out", path("out")});
+#if !defined(DGS_HAVE_CUDA)
+  EXPECT_EQ(r.code, 4);
+  EXPECT_EQ(r.err.rfind("error: measured mode needs an NVIDIA GPU: ", 0), 0u) << r.err;
+#else
+  EXPECT_TRUE(r.code == 4 || r.code == 3) << r.err;
+#endif
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(path("out/compare")));
+}
+
+TEST_F(CompareCli, ListNamesEveryRegisteredScheduler) {
+  const Result r = compare({"--list"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("  sequential (baseline; gpu,dsa): "), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dgs
