@@ -57,7 +57,8 @@ bool is_source(const fs::path& p) {
 }
 
 TEST(Layering, CommonPartsIncludeOnlyThePartsBelowThem) {
-  const std::regex inc(R"re(#include\s+"(common/([a-z_]+)|(models|reproductions|compare|examples|validation))/)re");
+  const std::regex inc(
+      R"re(#include\s+"(common/([a-z_]+)|(models|reproductions|compare|examples|validation))/)re");
   int files = 0;
   for (const auto& e : fs::recursive_directory_iterator(kRoot / "common")) {
     if (!e.is_regular_file() || !is_source(e.path())) continue;
