@@ -2,11 +2,11 @@
 // padded/memoized choices, cuDNN for what bricks cannot run, brick conversions included) against
 // the cuDNN layer-by-layer baseline. TorchScript and TF-XLA are not reproduced.
 #include <cmath>
-#include <set>
 
 #include "models/zoo.h"
 #include "reproductions/brickdl/breakdown_report.h"
 #include "reproductions/brickdl/experiments.h"
+#include "reproductions/brickdl/network_model.h"
 #include "reproductions/brickdl/static_model.h"
 #include "reproductions/brickdl/workloads.h"
 
@@ -21,48 +21,14 @@ struct ModelResult {
 };
 
 ModelResult price_model(const std::string& name, const Graph& g, const GpuSpec& spec) {
-  ModelResult r;
-  r.model = name;
-  r.cudnn = price_cudnn(g, g.topo_order(), spec);
-  const std::vector<Subgraph> parts =
-      partition_graph(g, static_cast<double>(spec.l2_bytes), spec.sm_count);
-  std::vector<int> part_of(static_cast<size_t>(g.num_ops()), -1);
-  for (size_t p = 0; p < parts.size(); ++p)
-    for (int op : parts[p].ops) part_of[static_cast<size_t>(op)] = static_cast<int>(p);
-  for (const Subgraph& s : parts) {
-    if (!s.merged) {
-      r.brickdl += price_cudnn(g, s.ops, spec);
-      r.cudnn_subgraphs += 1;
-      continue;
-    }
-    const SubgraphAnalysis a = analyze_subgraph(g, s.ops, s.brick.edge);
-    r.brickdl += price_merged(g, a, a.choice, spec);
-    r.merged_subgraphs += 1;
-    r.padded += a.choice == MergeVariant::Padded;
-  }
-  // Layout conversions: every activation that crosses between a merged subgraph and a cuDNN one
-  // (or enters a merged subgraph from the network's input) is converted once.
-  std::set<int> converted;
-  for (int op = 0; op < g.num_ops(); ++op) {
-    const bool merged_here = parts[static_cast<size_t>(part_of[static_cast<size_t>(op)])].merged;
-    for (int t : g.op(op).inputs) {
-      if (t < 0 || g.tensor(t).is_param()) continue;
-      const int prod = g.tensor(t).producer;
-      const bool merged_there =
-          prod >= 0 && parts[static_cast<size_t>(part_of[static_cast<size_t>(prod)])].merged;
-      if (merged_here != merged_there && (merged_here || prod >= 0)) converted.insert(t);
-    }
-  }
-  for (int t : g.output_tensors()) {  // merged results back to the framework's layout
-    const int prod = g.tensor(t).producer;
-    if (prod >= 0 && parts[static_cast<size_t>(part_of[static_cast<size_t>(prod)])].merged)
-      converted.insert(t);
-  }
-  for (int t : converted) r.brickdl += price_brick_conversion(g, t, spec);
-  r.conversions = static_cast<int>(converted.size());
-  r.cudnn.finish(spec);
-  r.brickdl.finish(spec);
-  return r;
+  const NetworkPricing p = price_network(g, schedule_network(g, spec), spec);
+  return {.model = name,
+          .cudnn = p.cudnn,
+          .brickdl = p.brickdl,
+          .merged_subgraphs = p.merged_subgraphs,
+          .cudnn_subgraphs = p.cudnn_subgraphs,
+          .padded = p.padded,
+          .conversions = p.conversions};
 }
 
 }  // namespace

@@ -73,25 +73,29 @@ void TimeBreakdown::finish(const GpuSpec&) {
   other_us = std::max(0.0, total_us - compute_us - atomic_compulsory_us - atomic_conflict_us);
 }
 
+std::vector<KernelLaunch> cudnn_unit_kernels(const Graph& g, const BrickUnit& u,
+                                             const GpuSpec& spec) {
+  const int anchor = u.ops.front();
+  std::vector<KernelLaunch> ks = kernels_for_op(g, anchor, spec);
+  if (ks.empty()) return ks;  // layout-only
+  // Epilogue operands: the other input of a residual add in the unit.
+  for (size_t i = 1; i < u.ops.size(); ++i) {
+    const Op& op = g.op(u.ops[i]);
+    if (op.kind != OpKind::Add && op.kind != OpKind::Mul) continue;
+    for (int t : op.inputs) {
+      if (t < 0 || g.tensor(t).is_param()) continue;
+      if (g.tensor(t).producer == u.ops[i - 1]) continue;  // the chain's own value
+      ks.back().dram_bytes += tensor_bytes(g, t);
+      ks.back().l2_bytes += tensor_bytes(g, t);
+    }
+  }
+  return ks;
+}
+
 TimeBreakdown price_cudnn(const Graph& g, const std::vector<int>& ops, const GpuSpec& spec) {
   TimeBreakdown sum;
-  for (const BrickUnit& u : brick_units(g, ops)) {
-    const int anchor = u.ops.front();
-    std::vector<KernelLaunch> ks = kernels_for_op(g, anchor, spec);
-    if (ks.empty()) continue;  // layout-only
-    // Epilogue operands: the other input of a residual add in the unit.
-    for (size_t i = 1; i < u.ops.size(); ++i) {
-      const Op& op = g.op(u.ops[i]);
-      if (op.kind != OpKind::Add && op.kind != OpKind::Mul) continue;
-      for (int t : op.inputs) {
-        if (t < 0 || g.tensor(t).is_param()) continue;
-        if (g.tensor(t).producer == u.ops[i - 1]) continue;  // the chain's own value
-        ks.back().dram_bytes += tensor_bytes(g, t);
-        ks.back().l2_bytes += tensor_bytes(g, t);
-      }
-    }
-    for (const KernelLaunch& k : ks) sum += price_kernel(spec, k);
-  }
+  for (const BrickUnit& u : brick_units(g, ops))
+    for (const KernelLaunch& k : cudnn_unit_kernels(g, u, spec)) sum += price_kernel(spec, k);
   sum.finish(spec);
   return sum;
 }
@@ -121,7 +125,7 @@ std::string atomic_cost_note(const GpuSpec& spec) {
          "mechanism";
 }
 
-TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
+KernelLaunch merged_kernel(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
                            const GpuSpec& spec) {
   const bool padded = v == MergeVariant::Padded;
   const std::set<int> in_group(a.ops.begin(), a.ops.end());
@@ -184,13 +188,28 @@ TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVaria
     }
   }
   k.l2_bytes = std::max(l1, k.dram_bytes);
+  return k;
+}
 
-  TimeBreakdown t = price_kernel(spec, k);
-  t.bricks = bricks;
+BrickAtomics merged_atomics(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
+                            const GpuSpec& spec) {
+  BrickAtomics r;
+  if (v == MergeVariant::Padded) return r;
+  const ConflictEstimate sim = simulate_memoized(g, a, brick_kernel_resident_blocks(spec));
+  r.compulsory = 2 * a.memo_bricks;
+  r.conflicting = sim.conflicting;
+  return r;
+}
+
+TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
+                           const GpuSpec& spec) {
+  const bool padded = v == MergeVariant::Padded;
+  TimeBreakdown t = price_kernel(spec, merged_kernel(g, a, v, spec));
+  t.bricks = padded ? a.root_bricks : a.memo_bricks;
   if (!padded) {
-    const ConflictEstimate sim = simulate_memoized(g, a, brick_kernel_resident_blocks(spec));
-    t.atomics_compulsory = 2 * bricks;
-    t.atomics_conflict = sim.conflicting;
+    const BrickAtomics atomics = merged_atomics(g, a, v, spec);
+    t.atomics_compulsory = atomics.compulsory;
+    t.atomics_conflict = atomics.conflicting;
     t.atomic_compulsory_us = static_cast<double>(t.atomics_compulsory) * atomic_ns(spec) * 1e-3;
     t.atomic_conflict_us = static_cast<double>(t.atomics_conflict) * atomic_ns(spec) * 1e-3;
     t.total_us += t.atomic_compulsory_us + t.atomic_conflict_us;
@@ -199,7 +218,7 @@ TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVaria
   return t;
 }
 
-TimeBreakdown price_brick_conversion(const Graph& g, int tensor, const GpuSpec& spec) {
+KernelLaunch brick_conversion_kernel(const Graph& g, int tensor) {
   KernelLaunch k;
   k.name = "to_bricks";
   const int64_t n = g.tensor(tensor).numel();
@@ -209,7 +228,11 @@ TimeBreakdown price_brick_conversion(const Graph& g, int tensor, const GpuSpec& 
   k.klass = KernelClass::Memory;
   k.dram_bytes = 2 * tensor_bytes(g, tensor);
   k.l2_bytes = k.dram_bytes;
-  TimeBreakdown t = price_kernel(spec, k);
+  return k;
+}
+
+TimeBreakdown price_brick_conversion(const Graph& g, int tensor, const GpuSpec& spec) {
+  TimeBreakdown t = price_kernel(spec, brick_conversion_kernel(g, tensor));
   t.finish(spec);
   return t;
 }

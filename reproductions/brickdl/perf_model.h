@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gpumodel/kernel.h"
 #include "common/graph/graph.h"
 #include "common/hw/hardware.h"
 #include "reproductions/brickdl/static_model.h"
@@ -57,16 +58,36 @@ struct TimeBreakdown {
   void finish(const GpuSpec& spec);  // fills idle and other from the rest
 };
 
-// The cuDNN layer-by-layer baseline of `ops`.
+// The library kernel(s) of one brick unit in the cuDNN baseline: the anchor's kernels_for_op,
+// the last one carrying the unit's residual operand reads (empty for a layout-only anchor).
+std::vector<KernelLaunch> cudnn_unit_kernels(const Graph& g, const BrickUnit& u,
+                                             const GpuSpec& spec);
+// The cuDNN layer-by-layer baseline of `ops`: cudnn_unit_kernels of each of their brick units,
+// each priced alone (estimate_kernel, launch included) and summed.
 TimeBreakdown price_cudnn(const Graph& g, const std::vector<int>& ops, const GpuSpec& spec);
-// Merged execution of the analysed subgraph with variant `v`. Memoized: the conflicting atomics
+
+// The persistent brick kernel of the analysed subgraph with variant `v` (grid, FLOPs, traffic as
+// stated above; its atomics are not in it).
+KernelLaunch merged_kernel(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
+                           const GpuSpec& spec);
+// The atomics of merged execution with variant `v` (none for padded bricks).
+struct BrickAtomics {
+  int64_t compulsory = 0, conflicting = 0;
+  int64_t total() const { return compulsory + conflicting; }
+};
+BrickAtomics merged_atomics(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
+                            const GpuSpec& spec);
+// Merged execution of the analysed subgraph with variant `v`: merged_kernel priced alone, plus,
+// memoized, merged_atomics x T_atomic serialised after it. Memoized: the conflicting atomics
 // come from the deterministic simulation of the protocol (conflict_sim.h) with one worker per
 // resident block of the brick kernel.
 TimeBreakdown price_merged(const Graph& g, const SubgraphAnalysis& a, MergeVariant v,
                            const GpuSpec& spec);
 // Resident thread blocks of the brick kernel on `spec` (occupancy x SMs).
 int brick_kernel_resident_blocks(const GpuSpec& spec);
-// Converting a tensor to or from bricks: one read and one write of it through DRAM.
+// Converting a tensor to or from bricks: one read and one write of it through DRAM (a memory
+// kernel of one thread per element).
+KernelLaunch brick_conversion_kernel(const Graph& g, int tensor);
 TimeBreakdown price_brick_conversion(const Graph& g, int tensor, const GpuSpec& spec);
 
 }  // namespace dgs::brickdl
