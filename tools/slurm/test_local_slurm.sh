@@ -3,6 +3,8 @@
 # slurmd on localhost, authenticated by a private munged) that lives in a temporary folder and is
 # stopped when the test ends, whatever happens.
 #   tools/slurm/test_local_slurm.sh [BUILD_DIR] [PAPER] [N]      (default: build brickdl 3)
+# PAPER "compare" tests repro_compare instead (a comparison over COMPARE_ARGS, default two small
+# models on a100 and stcp920 with every registered scheduler), the same way.
 # It installs what is missing (Debian 12: slurmctld slurmd slurm-client munge), needs root
 # (munged and slurmd), and the executables repro_PAPER and repro_report built in BUILD_DIR. Then:
 #   1. writes a minimal slurm.conf (its own ports 26817/26818, state and logs in the temporary
@@ -26,6 +28,10 @@ shards=${3:-3}
 timeout_s=${TIMEOUT_S:-1200}
 repro=$build/repro_$paper
 report=$build/repro_report
+run_args=(--all)
+if [ "$paper" = compare ]; then
+  read -r -a run_args <<<"${COMPARE_ARGS:---model test_diamond --model squeezenet --hw a100 --hw stcp920}"
+fi
 
 fail() {
   echo "FAIL: $*" >&2
@@ -111,14 +117,14 @@ done
 [ "$state" = "idle" ] || { tail -n 20 "$work"/slurm*.log "$work"/*.out >&2 || true; fail "the node did not come up (state '$state')"; }
 sinfo
 
-echo "== reference: repro_$paper --all (unsharded)"
+echo "== reference: repro_$paper ${run_args[*]} (unsharded)"
 start=$(date +%s)
-"$repro" --all --quiet --out "$work/single" >"$work/single.log"
+"$repro" "${run_args[@]}" --quiet --out "$work/single" >"$work/single.log"
 echo "   $(($(date +%s) - start)) s"
 
 echo "== sweep: $shards shards and the merge, submitted with tools/slurm/submit_sweep.sh"
 start=$(date +%s)
-ids=$("$root/tools/slurm/submit_sweep.sh" "$repro" "$shards" "$work/sweep" "$work/merged" --all)
+ids=$("$root/tools/slurm/submit_sweep.sh" "$repro" "$shards" "$work/sweep" "$work/merged" "${run_args[@]}")
 read -r array merge <<<"$ids"
 echo "   array job $array, merge job $merge (afterok:$array)"
 squeue
@@ -144,7 +150,7 @@ grep -E '^merged|^claims' "$work"/sweep/logs/dgs-merge-*.out
 echo "== merged vs reference: $work/merged/$paper vs $work/single/$paper"
 differ=0
 for f in $(cd "$work/single/$paper" && ls) ; do
-  case "$f" in run_info.csv | items.csv) continue ;; esac
+  case "$f" in run_info.csv | items.csv | compare.csv | plans) continue ;; esac
   if ! cmp -s "$work/single/$paper/$f" "$work/merged/$paper/$f"; then
     echo "   $f differs" >&2
     differ=1
@@ -155,4 +161,4 @@ extra=$(diff <(cd "$work/single/$paper" && ls) <(cd "$work/merged/$paper" && ls)
 "$report" --compare "$work/single/$paper" "$work/merged/$paper" || differ=1
 [ $differ -eq 0 ] || fail "the merged reports differ from the unsharded run's"
 n_files=$(find "$work/merged/$paper" -type f | wc -l)
-echo "PASS: $shards Slurm array tasks of repro_$paper --all, merged by the dependent job, equal the unsharded run ($n_files files: byte for byte but run_info.csv; items.csv but its wall_s)"
+echo "PASS: $shards Slurm array tasks of repro_$paper ${run_args[*]}, merged by the dependent job, equal the unsharded run ($n_files files: byte for byte but run_info.csv; items.csv and compare.csv but their wall_s and search_s)"
