@@ -1,5 +1,6 @@
 #include "compare/scheduler_registry.h"
 
+#include "reproductions/welder/schedulers.h"
 #include "reproductions/brickdl/schedulers.h"
 
 namespace dgs {
@@ -16,6 +17,7 @@ SchedulerList all_schedulers() {
   SchedulerList list;
   list.push_back(make_sequential_scheduler());
   // One line per paper (reproductions/<paper>/schedulers.h), in the paper list's order.
+  append(&list, welder_schedulers());
   append(&list, brickdl_schedulers());
   return list;
 }

@@ -1,6 +1,7 @@
 #include "reproductions/welder/cost_model.h"
 
 #include "common/gpumodel/gpu_model.h"
+#include "common/util/error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -504,8 +505,8 @@ constexpr int64_t kOutputsPerThread = 4;
 // Registers per thread beyond the tile's own values (addresses, loop counters): assumption.
 constexpr int kRegisterOverhead = 24;
 
-double profile_latency(const Prepared& p, const WelderArch& arch, const TileConfig& cfg) {
-  if (!arch.gpu) return cfg.latency_us;
+// The kernel the GPU model profiles for configuration `cfg` of the prepared group (arch.gpu set).
+KernelLaunch profiled_kernel(const Prepared& p, const WelderArch& arch, const TileConfig& cfg) {
   const TileGraph& g = *p.g;
   KernelLaunch k;
   k.name = "welder_group:" + g.ops[p.ops[p.root]].name;
@@ -537,7 +538,12 @@ double profile_latency(const Prepared& p, const WelderArch& arch, const TileConf
   if (cfg.gemm_rows > 0 && cfg.gemm_cols > 0)
     k.tile = GemmTile{cfg.gemm_rows, cfg.gemm_cols,
                       static_cast<int>(g.tensors[g.ops[p.ops[p.root]].output].elem_bytes)};
-  return estimate_kernel(*arch.gpu, k).latency_us;
+  return k;
+}
+
+double profile_latency(const Prepared& p, const WelderArch& arch, const TileConfig& cfg) {
+  if (!arch.gpu) return cfg.latency_us;
+  return estimate_kernel(*arch.gpu, profiled_kernel(p, arch, cfg)).latency_us;
 }
 
 std::vector<int64_t> steps_for(int64_t extent) {
@@ -564,6 +570,19 @@ TileConfig profile_tile(const TileGraph& g, const KernelGroup& grp, const Welder
   TileConfig c = evaluate(p, arch, tile);
   if (c.valid) c.latency_us = profile_latency(p, arch, c);
   return c;
+}
+
+KernelLaunch group_kernel(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
+                          const TileConfig& cfg) {
+  if (!arch.gpu)
+    throw Error("welder: group_kernel needs an arch with a GPU config (" + arch.name +
+                " has none)");
+  KernelLaunch k = profiled_kernel(prepare(g, grp, arch), arch, cfg);
+  for (int op : grp.ops)
+    if (g.ops[op].graph_op >= 0 &&
+        std::find(k.ops.begin(), k.ops.end(), g.ops[op].graph_op) == k.ops.end())
+      k.ops.push_back(g.ops[op].graph_op);
+  return k;
 }
 
 namespace {

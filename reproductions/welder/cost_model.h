@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gpumodel/kernel.h"
 #include "common/hw/hardware.h"
 #include "reproductions/welder/tile_graph.h"
 
@@ -105,6 +106,12 @@ TileConfig evaluate_tile(const TileGraph& g, const KernelGroup& grp, const Welde
 // carries a GPU config).
 TileConfig profile_tile(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                         const std::vector<int64_t>& tile);
+// The kernel launch (grid, threads, registers, shared memory, FLOPs, DRAM and L2 bytes, math
+// unit, class, GEMM tile) that profile_tile and the search hand to the suite's GPU model
+// (estimate_kernel) for configuration `cfg` of `grp`, with KernelLaunch::ops = the graph ops of
+// the group's tile ops. Throws dgs::Error when the arch carries no GPU config.
+KernelLaunch group_kernel(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
+                          const TileConfig& cfg);
 // SubGraphTiling for one kernel at the shared-memory level: enumerate, filter, top-k, profile.
 GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
                            const SearchLimits& lim);

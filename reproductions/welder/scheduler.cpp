@@ -370,17 +370,32 @@ Schedule schedule_graph(const TileGraph& g, const WelderArch& arch, const Schedu
 }
 
 Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name) {
+  return to_plan(s, tg, graph_name, nullptr);
+}
+
+Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name,
+             std::vector<int>* group_stage) {
   Plan plan;
   plan.scheduler = variant_name(s.variant);
   plan.graph = graph_name;
-  std::set<int> placed;
+  std::map<int, int> placed;  // graph op -> stage
+  if (group_stage) group_stage->clear();
   for (const auto& sg : s.groups) {
     Task t;
     t.kind = TaskKind::Fused;
+    int first_stage = -1;  // the stage of the group's first graph op placed earlier
     for (int op : sg.group.ops) {
       const int go = tg.ops[op].graph_op;
-      if (go >= 0 && placed.insert(go).second) t.ops.push_back(go);
+      if (go < 0) continue;
+      const auto [it, added] = placed.emplace(go, static_cast<int>(plan.stages.size()));
+      if (added) {
+        t.ops.push_back(go);
+      } else if (first_stage < 0) {
+        first_stage = it->second;
+      }
     }
+    if (group_stage)
+      group_stage->push_back(t.ops.empty() ? first_stage : static_cast<int>(plan.stages.size()));
     for (const auto& [e, lvl] : sg.group.edges) {
       const int gt = tg.tensors[tg.ops[e.first].output].graph_tensor;
       if (gt < 0) continue;

@@ -72,5 +72,11 @@ bool register_eligible(const TileGraph& g, int producer, int consumer);
 // (a layout-only group is a Fused task of Reshape-like ops, which launches no kernel). `graph` must
 // be the graph the tile-graph was built from (tensor and op indices refer to it).
 Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name);
+// The same, and for each group of `s` the index of the plan's stage that computes it
+// (`group_stage`, one entry per group): a group whose graph ops all sit in an earlier stage's
+// task (another output of a multi-output operator) maps to the stage that holds its first op;
+// -1 for a group without graph ops (hand-built tile-graphs).
+Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_name,
+             std::vector<int>* group_stage);
 
 }  // namespace dgs::welder
