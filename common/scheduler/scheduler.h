@@ -71,9 +71,10 @@ struct ScheduleResult {
   // named in `search.note` when set).
   EvaluationOptions evaluation;
   // The graph the plan schedules when the scheduler added operators to the input graph (e.g.
-  // GraphTurbo's data-movement Concat ops, §3.5): the input's tensors and ops keep their indices
-  // and names, the added ops compute copies of values, the outputs are the same. Empty: the input
-  // graph. The plan is checked, priced and run against scheduled_graph(result, input).
+  // data-movement Concat ops that gather pieces written by several tasks): the input's tensors
+  // and ops keep their indices and names, the added ops compute copies of values, the outputs
+  // are the same. Empty: the input graph. The plan is checked, priced and run against
+  // scheduled_graph(result, input).
   std::optional<Graph> graph;
 };
 
