@@ -151,10 +151,12 @@ ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t 
     return r;
   }
   r.search = sr.search;
-  if (plan_json != nullptr) *plan_json = plan_to_json(sr.plan, g);
+  // The graph the plan schedules: the input, or the scheduler's rewrite of it (added ops).
+  const Graph& sg = scheduled_graph(sr, g);
+  if (plan_json != nullptr) *plan_json = plan_to_json(sr.plan, sg);
   try {
     const auto start = std::chrono::steady_clock::now();
-    const EvaluationResult ev = evaluate(g, sr.plan, hw, sr.evaluation);
+    const EvaluationResult ev = evaluate(sg, sr.plan, hw, sr.evaluation);
     r.evaluate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     fill_from_evaluation(ev, hw, &r);
   } catch (const std::exception& e) {
@@ -163,13 +165,13 @@ ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t 
     return r;
   }
   r.status = "ok";
-  const double flops = static_cast<double>(graph_cost(g).total.flops);
+  const double flops = static_cast<double>(graph_cost(sg).total.flops);
   if (flops > settings.reference_limit_gflop * 1e9) {
     r.run_plan = "not run: " + gflop_text(flops) + " GFLOP > limit " +
                  gflop_text(settings.reference_limit_gflop * 1e9) + " GFLOP";
   } else {
     try {
-      const PlanComparison c = compare_plan_with_reference(g, sr.plan, settings.seed);
+      const PlanComparison c = compare_plan_with_reference(sg, sr.plan, settings.seed);
       r.run_plan = c.passed ? "passed (" + std::to_string(c.outputs) + " outputs equal)"
                             : "FAILED: " + c.failures.front();
       if (!c.passed) r.status = "failed: run_plan differs from the reference";

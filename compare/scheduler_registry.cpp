@@ -1,5 +1,6 @@
 #include "compare/scheduler_registry.h"
 
+#include "reproductions/graphturbo/schedulers.h"
 #include "reproductions/welder/schedulers.h"
 #include "reproductions/brickdl/schedulers.h"
 
@@ -17,6 +18,7 @@ SchedulerList all_schedulers() {
   SchedulerList list;
   list.push_back(make_sequential_scheduler());
   // One line per paper (reproductions/<paper>/schedulers.h), in the paper list's order.
+  append(&list, graphturbo_schedulers());
   append(&list, welder_schedulers());
   append(&list, brickdl_schedulers());
   return list;

@@ -132,6 +132,10 @@ std::optional<std::string> Scheduler::cannot_target(const HardwareSpec& hw) cons
   return "targets hardware of kind " + list + ", not " + hw.kind;
 }
 
+const Graph& scheduled_graph(const ScheduleResult& r, const Graph& input) {
+  return r.graph ? *r.graph : input;
+}
+
 ScheduleResult run_scheduler(const Scheduler& s, const Graph& g, const HardwareSpec& hw,
                              const std::map<std::string, std::string>& options) {
   const SchedulerOptionValues values(s.name(), s.options(), options);
@@ -145,7 +149,7 @@ ScheduleResult run_scheduler(const Scheduler& s, const Graph& g, const HardwareS
   r.plan.graph = g.name;
   const PlanTarget target = plan_target(hw);
   try {
-    r.plan.check(g, &target);
+    r.plan.check(scheduled_graph(r, g), &target);
   } catch (const Error& e) {
     throw Error(s.name() + ": invalid plan: " + e.what());
   }

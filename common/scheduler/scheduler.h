@@ -70,7 +70,16 @@ struct ScheduleResult {
   // What evaluate() needs besides the plan (e.g. the scheduler's own model of its fused kernels,
   // named in `search.note` when set).
   EvaluationOptions evaluation;
+  // The graph the plan schedules when the scheduler added operators to the input graph (e.g.
+  // data-movement Concat ops that gather pieces written by several tasks): the input's tensors
+  // and ops keep their indices and names, the added ops compute copies of values, the outputs
+  // are the same. Empty: the input graph. The plan is checked, priced and run against
+  // scheduled_graph(result, input).
+  std::optional<Graph> graph;
 };
+
+// The graph `r.plan` schedules: r.graph when the scheduler rewrote `input`, else `input`.
+const Graph& scheduled_graph(const ScheduleResult& r, const Graph& input);
 
 // Thrown by schedule() when the scheduler cannot schedule this graph on this machine (an operator
 // it does not handle, a machine shape it does not target): one line giving the reason. The
@@ -105,8 +114,8 @@ using SchedulerList = std::vector<std::unique_ptr<Scheduler>>;
 
 // Runs `s` on (g, hw) with `options` (name -> text), times it (SearchReport::seconds), names the
 // plan (Plan::scheduler = s.name() when the scheduler left it empty, Plan::graph = g.name) and
-// checks it against hw (Plan::check with plan_target(hw)). Throws what schedule() throws, or
-// dgs::Error "<scheduler>: invalid plan: <why>".
+// checks it against hw (Plan::check of scheduled_graph(result, g) with plan_target(hw)). Throws
+// what schedule() throws, or dgs::Error "<scheduler>: invalid plan: <why>".
 ScheduleResult run_scheduler(const Scheduler& s, const Graph& g, const HardwareSpec& hw,
                              const std::map<std::string, std::string>& options = {});
 

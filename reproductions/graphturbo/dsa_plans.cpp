@@ -426,17 +426,22 @@ int64_t tvm_batches_per_cluster(const Graph& g, const DsaSpec& spec) {
   return best;
 }
 
+std::vector<bool> tensors_reached_from(const Graph& g, const std::vector<int>& seeds) {
+  std::vector<bool> out(static_cast<size_t>(g.num_tensors()), false);
+  for (int x : seeds) out[size_t(x)] = true;
+  for (int op : g.topo_order()) {
+    bool any = false;
+    for (int x : g.op(op).inputs) any = any || (x >= 0 && out[size_t(x)]);
+    for (int x : g.op(op).outputs) out[size_t(x)] = out[size_t(x)] || any;
+  }
+  return out;
+}
+
 DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
                  DsaRun* counts, const GtParams* params) {
   // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
   // position-embedding lookup from constant ids is not: it runs whole, once).
-  std::vector<bool> batchy(static_cast<size_t>(g.num_tensors()), false);
-  for (int x : g.input_tensors()) batchy[size_t(x)] = true;
-  for (int op : g.topo_order()) {
-    bool any = false;
-    for (int x : g.op(op).inputs) any = any || (x >= 0 && batchy[size_t(x)]);
-    for (int x : g.op(op).outputs) batchy[size_t(x)] = any;
-  }
+  std::vector<bool> batchy = tensors_reached_from(g, g.input_tensors());
   std::vector<Step> steps;
   int64_t kernels = 0;
   const bool instances = a == Approach::GraphTurbo || a == Approach::V3Instances;

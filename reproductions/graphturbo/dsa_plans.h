@@ -108,6 +108,11 @@ struct DsaRun {
 DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const DsaSpec& spec,
                   int64_t batches_per_cluster = 0, int64_t seq_len = 0);
 
+// `seeds` and every tensor written by an op that reads one of them, transitively (a flag per
+// tensor of `g`). From the graph inputs: the batch-major tensors, which the plans split over the
+// clusters along axis 0 (the others run whole, once).
+std::vector<bool> tensors_reached_from(const Graph& g, const std::vector<int>& seeds);
+
 // The plan of approach `a` for `g` (batch = clusters x per-cluster batch) and its scope counts;
 // GraphTurbo and V3 schedule `per_cluster` (the same model at the per-cluster batch) with
 // `params` (default: stcp920_gt_params(spec)), and their plans carry §3.5's operators: `graph`
