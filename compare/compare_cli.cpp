@@ -306,14 +306,18 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
     settings.seed = seed;
     settings.reference_limit_gflop = a.reference_limit_gflop;
     if (const auto o = options.find(it.s->name()); o != options.end()) settings.options = o->second;
-    std::string plan_json;
+    ComparisonFiles files;
     ComparisonRow r = compare_one(*it.s, a.models[it.model], a.batch, graphs[it.model],
-                                  a.hws[it.hw], machines[it.hw], settings, &plan_json);
+                                  a.hws[it.hw], machines[it.hw], settings, &files);
     std::vector<std::string> written;
-    if (!plan_json.empty()) {
+    if (!files.plan_json.empty()) {
       r.plan_file = "plans/" + file_stem(work[k]) + ".json";
       written.push_back((fs::path(folder) / r.plan_file).string());
-      write_file_atomic(written.back(), plan_json);
+      write_file_atomic(written.back(), files.plan_json);
+    }
+    if (!files.graph_onnx.empty()) {  // the plan schedules the scheduler's rewrite of the graph
+      written.push_back((fs::path(folder) / "plans" / (file_stem(work[k]) + ".onnx")).string());
+      write_file_atomic(written.back(), files.graph_onnx);
     }
     if (!a.quiet) {
       const double t =

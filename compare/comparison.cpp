@@ -10,6 +10,7 @@
 #include "common/evaluate/evaluate.h"
 #include "common/exec/plan_exec.h"
 #include "common/graph/op_cost.h"
+#include "common/onnx/onnx_io.h"
 
 namespace dgs {
 
@@ -130,7 +131,7 @@ ComparisonRow row_from_json(const json& j, const std::string& origin) {
 
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,
                           const Graph& g, const std::string& hw_arg, const HardwareSpec& hw,
-                          const ComparisonSettings& settings, std::string* plan_json) {
+                          const ComparisonSettings& settings, ComparisonFiles* files) {
   ComparisonRow r;
   r.model = model;
   r.batch = batch;
@@ -153,7 +154,10 @@ ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t 
   r.search = sr.search;
   // The graph the plan schedules: the input, or the scheduler's rewrite of it (added ops).
   const Graph& sg = scheduled_graph(sr, g);
-  if (plan_json != nullptr) *plan_json = plan_to_json(sr.plan, sg);
+  if (files != nullptr) {
+    files->plan_json = plan_to_json(sr.plan, sg);
+    if (sr.graph) files->graph_onnx = graph_to_onnx_bytes(sg);
+  }
   try {
     const auto start = std::chrono::steady_clock::now();
     const EvaluationResult ev = evaluate(sg, sr.plan, hw, sr.evaluation);

@@ -59,13 +59,20 @@ struct ComparisonSettings {
   uint64_t seed = 1;  // the reference check's random inputs
 };
 
+// The files of one row: its plan (JSON), and the graph it schedules (ONNX bytes) when the
+// scheduler rewrote the input graph (added ops; ScheduleResult::graph); empty when none.
+struct ComparisonFiles {
+  std::string plan_json;
+  std::string graph_onnx;
+};
+
 // Runs `s` on (g, hw) through run_scheduler, prices the plan with evaluate(), checks it on the CPU
 // reference when small enough, and returns the row (never throws for the scheduler's or the
-// model's errors: they become the row's status). `plan_json` receives the plan (JSON) when one
-// was produced.
+// model's errors: they become the row's status). `files` receives the plan and, for a rewritten
+// graph, that graph.
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,
                           const Graph& g, const std::string& hw_arg, const HardwareSpec& hw,
-                          const ComparisonSettings& settings, std::string* plan_json);
+                          const ComparisonSettings& settings, ComparisonFiles* files);
 
 // The table of all rows, in the order given: the raw values plus the speedup over the baseline
 // (kComparisonBaseline) of the same model and machine, and the rank by latency among that pair's

@@ -1,8 +1,8 @@
 #include "compare/scheduler_registry.h"
 
+#include "reproductions/brickdl/schedulers.h"
 #include "reproductions/graphturbo/schedulers.h"
 #include "reproductions/welder/schedulers.h"
-#include "reproductions/brickdl/schedulers.h"
 
 namespace dgs {
 
