@@ -74,8 +74,8 @@ TEST(IosSchedulers, EvaluateGivesTheReproductionsOwnLatency) {
 TEST(IosSchedulers, IosSequentialDiffersFromTheSuitesBaselineByItsKernelOptions) {
   const Graph g = build_zoo_model("squeezenet");
   const HardwareSpec hw = load_hardware("a100");
-  const ScheduleResult ios_seq =
-      run_scheduler(*find_scheduler(ios_schedulers(), "ios.sequential"), g, hw);
+  const SchedulerList list = ios_schedulers();
+  const ScheduleResult ios_seq = run_scheduler(*find_scheduler(list, "ios.sequential"), g, hw);
   const ScheduleResult suite_seq = run_scheduler(*make_sequential_scheduler(), g, hw);
   EXPECT_TRUE(ios_seq.plan.options.fold_activation);
   EXPECT_FALSE(suite_seq.plan.options.fold_activation);
@@ -125,9 +125,33 @@ TEST(IosSchedulers, IosPlansRunOnTheReferenceEqualToTheNetwork) {
   EXPECT_GT(concurrent, 0);
 }
 
+// A network with a part whose DP needs more transitions than max_transitions is not applicable,
+// counted before the search: the thesis' four-convolution graph (Fig. 1.2) is one part of 5 units
+// whose IOS-Both DP (r = 3, s = 8) enumerates 76 transitions. (A part over the DP's state budget,
+// kIosMaxSearchStates, is refused the same way; reaching 400,000 states takes seconds.)
+TEST(IosSchedulers, APartOverTheTransitionBudgetIsNotApplicable) {
+  const Graph g = build_zoo_model("ios_fig1_2");
+  const Network net = make_network(g, default_part_rule("ios_fig1_2"));
+  ASSERT_EQ(net.parts.size(), 1u);
+  EXPECT_EQ(count_part(part_dag(net, net.parts[0]), StrategySet::Both, Pruning{}).transitions, 76u);
+  const SchedulerList list = ios_schedulers();
+  const Scheduler& ios = *find_scheduler(list, "ios");
+  const HardwareSpec hw = load_hardware("v100");
+  EXPECT_NO_THROW(run_scheduler(ios, g, hw, {{"max_transitions", "76"}}));
+  try {
+    run_scheduler(ios, g, hw, {{"max_transitions", "75"}});
+    ADD_FAILURE() << "no SchedulerNotApplicable";
+  } catch (const SchedulerNotApplicable& e) {
+    EXPECT_EQ(std::string(e.what()), "ios: block '" + net.parts[0].block +
+                                         "' (part 0, 5 units, width 3) needs more than 75 DP "
+                                         "transitions (option max_transitions); a smaller "
+                                         "max_part_size splits it, smaller r and s prune its "
+                                         "transitions");
+  }
+}
+
 // Refusals: an accelerator is not a target (SchedulerNotApplicable with the reason); bad option
-// values are one line each. (A part over the DP's state budget, kIosMaxSearchStates, is also
-// SchedulerNotApplicable; reaching 400,000 states takes seconds, too long for this test.)
+// values are one line each.
 TEST(IosSchedulers, RefusalsAreOneLine) {
   const SchedulerList list = ios_schedulers();
   const Scheduler& ios = *find_scheduler(list, "ios");
