@@ -2,6 +2,7 @@
 
 #include "reproductions/brickdl/schedulers.h"
 #include "reproductions/graphturbo/schedulers.h"
+#include "reproductions/ios/schedulers.h"
 #include "reproductions/welder/schedulers.h"
 
 namespace dgs {
@@ -19,6 +20,7 @@ SchedulerList all_schedulers() {
   list.push_back(make_sequential_scheduler());
   // One line per paper (reproductions/<paper>/schedulers.h), in the paper list's order.
   append(&list, graphturbo_schedulers());
+  append(&list, ios_schedulers());
   append(&list, welder_schedulers());
   append(&list, brickdl_schedulers());
   return list;

@@ -150,8 +150,10 @@ struct Candidate {
 class Solver {
  public:
   Solver(const PartDag& dag, StrategySet strategies, const Pruning& prune, const StageCostFn& cost,
-         const StageCostFn& lower_bound, const StageCostFn& tight_bound, uint64_t max_states)
+         const StageCostFn& lower_bound, const StageCostFn& tight_bound, uint64_t max_states,
+         uint64_t max_transitions = 0)
       : max_states_(max_states),
+        max_transitions_(max_transitions),
         dag_(dag),
         strategies_(strategies),
         prune_(prune),
@@ -304,6 +306,8 @@ class Solver {
   }
 
   void consider(Mask s, Mask units, Mask heads, bool merge, Entry& best) {
+    if (max_transitions_ > 0 && stats_.transitions >= max_transitions_)
+      throw TransitionBudgetExceeded(max_transitions_);
     ++stats_.transitions;
     const Entry& sub = solve(s & ~units);
     best.schedules += sub.schedules;
@@ -445,7 +449,8 @@ class Solver {
     }
   }
 
-  uint64_t max_states_;  // 0: unbounded
+  uint64_t max_states_;       // 0: unbounded
+  uint64_t max_transitions_;  // 0: unbounded
   const PartDag& dag_;
   StrategySet strategies_;
   Pruning prune_;
@@ -484,9 +489,14 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
 }
 
 DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
-                   uint64_t max_states) {
-  return solve_part(dag, strategies, prune, StageCostFn{}, StageCostFn{}, StageCostFn{}, max_states)
-      .stats;
+                   uint64_t max_states, uint64_t max_transitions) {
+  if (dag.n > 64) throw Error("IOS part has " + std::to_string(dag.n) + " units; at most 64");
+  Solver solver(dag, strategies, prune, StageCostFn{}, StageCostFn{}, StageCostFn{}, max_states,
+                max_transitions);
+  const Count128 schedules = solver.solve(dag.all()).schedules;
+  DpStats stats = solver.stats();
+  stats.schedules = schedules;
+  return stats;
 }
 
 int dag_width(const PartDag& dag) {

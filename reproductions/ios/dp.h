@@ -96,6 +96,14 @@ class StateBudgetExceeded : public Error {
   uint64_t budget;
 };
 
+// Thrown by count_part when a part needs more transitions than the budget given.
+class TransitionBudgetExceeded : public Error {
+ public:
+  explicit TransitionBudgetExceeded(uint64_t budget)
+      : Error("IOS DP: more than " + std::to_string(budget) + " transitions"), budget(budget) {}
+  uint64_t budget;
+};
+
 // Runs the DP on `dag`. With `cost` empty, only counts (every stage costs 0).
 DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                     const StageCostFn& cost);
@@ -115,9 +123,11 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
                     const StageCostFn& cost, const StageCostFn& lower_bound,
                     const StageCostFn& tight_bound = {}, uint64_t max_states = 0);
 
-// Counting only (no cost): states, transitions and schedules.
+// Counting only (no cost): states, transitions and schedules. `max_transitions` > 0 bounds the
+// transitions enumerated: one more throws TransitionBudgetExceeded (a wide part's endings can
+// number millions per state long before the states reach a budget).
 DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
-                   uint64_t max_states = 0);
+                   uint64_t max_states = 0, uint64_t max_transitions = 0);
 
 // Largest antichain of the DAG (Definition 3), via Dilworth / bipartite
 // matching on the transitive closure: width = n - maximum matching.

@@ -423,10 +423,11 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
               : solve_part(d, strategies, prune, fn, StageCostFn{}, StageCostFn{},
                            kIosMaxSearchStates);
     } catch (const StateBudgetExceeded& e) {
-      throw Error("IOS search: block '" + p.block + "' (part " + std::to_string(p.index_in_block) +
-                  ", " + std::to_string(d.n) + " units, width " + std::to_string(dag_width(d)) +
-                  ") needs more than " + std::to_string(e.budget) +
-                  " DP states (kIosMaxSearchStates); prune it with smaller r and s");
+      throw SearchBudgetExceeded("IOS search: block '" + p.block + "' (part " +
+                                 std::to_string(p.index_in_block) + ", " + std::to_string(d.n) +
+                                 " units, width " + std::to_string(dag_width(d)) +
+                                 ") needs more than " + std::to_string(e.budget) +
+                                 " DP states (kIosMaxSearchStates); prune it with smaller r and s");
     }
     for (const StageChoice& c : r.stages) s.stages.push_back(to_ios_stage(p, c));
     total.states += r.stats.states;

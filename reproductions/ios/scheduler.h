@@ -13,6 +13,7 @@
 #include "common/gpumodel/gpu_model.h"
 #include "common/hw/hardware.h"
 #include "common/plan/plan.h"
+#include "common/util/error.h"
 #include "reproductions/ios/dp.h"
 #include "reproductions/ios/network.h"
 
@@ -186,8 +187,14 @@ struct SearchStats {
 // (RandWire, counting mode), and a few hundred thousand costed states take seconds.
 inline constexpr uint64_t kIosMaxSearchStates = 400000;
 
+// What ios_schedule throws when a part exceeds kIosMaxSearchStates (one line naming the block).
+class SearchBudgetExceeded : public Error {
+ public:
+  using Error::Error;
+};
+
 // The DP over every part; stages costed through `cost` (memoised inside the DP
-// per part). Throws dgs::Error naming the block when a part exceeds kIosMaxSearchStates.
+// per part). Throws SearchBudgetExceeded naming the block when a part exceeds kIosMaxSearchStates.
 IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruning& prune,
                          StageCostModel& cost, SearchStats* stats = nullptr);
 
