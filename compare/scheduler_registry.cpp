@@ -1,5 +1,7 @@
 #include "compare/scheduler_registry.h"
 
+#include "reproductions/atomic/schedulers.h"
+
 namespace dgs {
 
 namespace {
@@ -14,7 +16,7 @@ SchedulerList all_schedulers() {
   SchedulerList list;
   list.push_back(make_sequential_scheduler());
   // One line per paper (reproductions/<paper>/schedulers.h), in the paper list's order.
-  (void)append;
+  append(&list, atomic_schedulers());
   return list;
 }
 
