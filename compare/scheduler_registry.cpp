@@ -1,5 +1,6 @@
 #include "compare/scheduler_registry.h"
 
+#include "reproductions/atomic/schedulers.h"
 #include "reproductions/brickdl/schedulers.h"
 #include "reproductions/graphturbo/schedulers.h"
 #include "reproductions/ios/schedulers.h"
@@ -22,6 +23,7 @@ SchedulerList all_schedulers() {
   append(&list, graphturbo_schedulers());
   append(&list, ios_schedulers());
   append(&list, welder_schedulers());
+  append(&list, atomic_schedulers());
   append(&list, brickdl_schedulers());
   return list;
 }

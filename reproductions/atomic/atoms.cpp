@@ -10,13 +10,13 @@
 
 namespace dgs::atomic {
 
-namespace {
-
 int64_t graph_batch(const Graph& g) {
   const std::vector<int> in = g.input_tensors();
   if (in.empty() || g.tensor(in[0]).shape.empty()) return 1;
   return g.tensor(in[0]).shape[0];
 }
+
+namespace {
 
 // [0, extent) cut into pieces of `size` (0 or >= extent: one piece).
 std::vector<Interval> cuts_of(int64_t extent, int64_t size) {

@@ -62,6 +62,9 @@ struct AtomicDag {
   double total_macs() const;
 };
 
+// The batch of `g` (built with the batch on axis 0): its first input's axis 0 (1 without one).
+int64_t graph_batch(const Graph& g);
+
 // The layers of `g` (topological order, with depths and per-sample MACs).
 std::vector<Layer> graph_layers(const Graph& g);
 

@@ -66,21 +66,28 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
 
 }  // namespace
 
-IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed,
+                                        const IterativeSearchOptions& o) {
+  if (o.budget_halvings < 0 || o.target_doublings < 0 || o.anneal.iterations < 1)
+    throw Error("iterative search: budget halvings " + std::to_string(o.budget_halvings) +
+                ", target doublings " + std::to_string(o.target_doublings) + ", SA iterations " +
+                std::to_string(o.anneal.iterations) + " (expected >= 0, >= 0, >= 1)");
   const std::vector<Layer> layers = graph_layers(g);
   const auto all = all_shape_options(g, layers, spec);
   IterativeSearch best;
   best.best = -1;
+  best.options = o;
   // 1. The SA's atoms within half the engine buffer and within each of kBudgetHalvings halvings
   // of that.
   std::vector<std::vector<std::vector<ShapeOption>>> options_of;
   std::vector<AnnealResult> sa_of;
   std::vector<Candidate> first;
-  for (int h = 0; h <= kBudgetHalvings; ++h) {
+  for (int h = 0; h <= o.budget_halvings; ++h) {
     const int64_t budget = spec.local_bytes / (int64_t{2} << h);
     if (h > 0 && budget < kSmallestAtomBudget) break;
     options_of.push_back(admitted_shape_options(layers, all, budget, spec));
-    sa_of.push_back(anneal_atom_shapes(options_of.back(), {}, seed));
+    sa_of.push_back(anneal_atom_shapes(options_of.back(), o.anneal, seed));
+    best.sa_evaluations += sa_of.back().evaluations;
     std::vector<AtomShape> shapes = chosen_shapes(options_of.back(), sa_of.back().choice);
     bool seen = false;
     for (const Candidate& c : first) seen = seen || c.shapes == shapes;
@@ -99,7 +106,7 @@ IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uin
   std::vector<Candidate> ladder;
   std::vector<int> previous = sa.choice;
   double target = sa.target_cycles;
-  for (int k = 1; k <= kTargetDoublings && previous != largest; ++k) {
+  for (int k = 1; k <= o.target_doublings && previous != largest; ++k) {
     target *= 2;
     std::vector<int> choice = shapes_at_target(options, target);
     if (choice == previous) continue;
@@ -113,10 +120,10 @@ IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uin
 std::string describe_search(const IterativeSearch& s) {
   std::string r = "iterative search (Fig. 4b): " + std::to_string(s.candidates.size()) +
                   " candidate atom sets (the SA's atoms within half the engine buffer and " +
-                  std::to_string(kBudgetHalvings) +
+                  std::to_string(s.options.budget_halvings) +
                   " halvings of that, kBudgetHalvings; then, within the budget whose SA atoms ran "
                   "fastest, Algorithm 1's atoms at up to " +
-                  std::to_string(kTargetDoublings) +
+                  std::to_string(s.options.target_doublings) +
                   " doublings of its target cycle S, kTargetDoublings), kept: S = ";
   char buf[96];
   const SearchCandidate& b = s.candidates[static_cast<size_t>(s.best)];

@@ -29,6 +29,7 @@
 #include "common/graph/graph.h"
 #include "common/hw/dsa_spec.h"
 #include "common/hw/evaluation_result.h"
+#include "reproductions/atomic/atom_search.h"
 #include "reproductions/atomic/atoms.h"
 #include "reproductions/atomic/schedule.h"
 
@@ -53,15 +54,27 @@ struct SearchCandidate {
   double latency_us = 0;  // the DSA model's
 };
 
+// The search's extent; the defaults are what every item runs (the Scheduler "atomic" exposes
+// them as options).
+struct IterativeSearchOptions {
+  int budget_halvings = kBudgetHalvings;    // >= 0
+  int target_doublings = kTargetDoublings;  // >= 0
+  AnnealConstants anneal;                   // Algorithm 1's SA for each budget
+};
+
 struct IterativeSearch {
   AtomicDag dag;  // the fastest candidate's
   AtomSchedule schedule;
   EvaluationResult result;
   std::vector<SearchCandidate> candidates;  // in target order
   int best = 0;                             // index into candidates
+  IterativeSearchOptions options;           // what ran
+  int64_t sa_evaluations = 0;               // energy evaluations of the SA runs, all budgets
 };
 
-IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed);
+// Throws dgs::Error for options out of range (negative halvings or doublings, SA iterations < 1).
+IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uint64_t seed,
+                                        const IterativeSearchOptions& options = {});
 
 // One line for the notes: the candidate budget and the targets tried with their latencies.
 std::string describe_search(const IterativeSearch& s);
