@@ -3,11 +3,14 @@
 
 #include <mutex>
 #include <shared_mutex>
+#include <sstream>
 #include <string>
 #include <unordered_map>
+#include <variant>
 
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
+#include "common/util/hash.h"
 
 namespace dgs::atomic {
 
@@ -21,6 +24,64 @@ std::pair<int64_t, double> demand_of(const Graph& g, const Task& t, const DsaSpe
     loaded += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) * spec.element_bytes *
               d.reload[i];
   return {d.working_set_bytes, loaded};
+}
+
+// The contents a tiling depends on, as a cache-key prefix: a hash of everything in the graph
+// (ops with their attributes, tensors with their shapes, types, roles and constant values) and
+// every number of the config (not its name: two configs with equal numbers tile alike).
+std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec) {
+  std::ostringstream s;
+  s.precision(17);
+  for (int i = 0; i < g.num_ops(); ++i) {
+    const Op& op = g.op(i);
+    s << static_cast<int>(op.kind) << '(';
+    for (int t : op.inputs) s << t << ',';
+    s << ';';
+    for (int t : op.outputs) s << t << ',';
+    for (const auto& [name, value] : op.attrs.all()) {
+      s << name << '=';
+      std::visit(
+          [&](const auto& v) {
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, std::vector<int64_t>> ||
+                          std::is_same_v<V, std::vector<double>>) {
+              for (const auto& x : v) s << x << ',';
+            } else {
+              s << v;
+            }
+          },
+          value);
+      s << ';';
+    }
+    s << ')';
+  }
+  for (int i = 0; i < g.num_tensors(); ++i) {
+    const Tensor& t = g.tensor(i);
+    s << '[' << static_cast<int>(t.dtype) << static_cast<int>(t.role);
+    for (int64_t e : t.shape) s << ',' << e;
+    for (int64_t v : t.int_data) s << ';' << v;
+    for (float v : t.float_data) s << ';' << v;
+    s << ']';
+  }
+  std::ostringstream c;
+  c.precision(17);
+  c << static_cast<int>(spec.topology) << ',' << spec.clusters << ',' << spec.cores_per_cluster
+    << ',' << spec.mesh_columns << ',' << spec.mesh_rows << ',' << spec.clock_mhz << ','
+    << spec.datatype << ',' << spec.element_bytes << ',' << spec.matrix_tile_rows << ','
+    << spec.matrix_tile_columns << ',' << spec.matrix_macs_per_cycle << ','
+    << static_cast<int>(spec.dataflow) << ',' << spec.fold_overhead_cycles << ','
+    << spec.pe_weight_registers << ',' << spec.pe_input_registers << ',' << spec.pe_output_registers
+    << ',' << spec.partial_sum_bytes << ',' << spec.register_pj_per_bit << ',' << spec.vector_lanes
+    << ',' << spec.task_overhead_cycles << ',' << spec.weights_stay << ','
+    << spec.loads_wait_for_releases << ',' << spec.local_level << ',' << spec.local_bytes << ','
+    << spec.local_ports << ',' << spec.local_bytes_per_cycle << ',' << spec.local_pj_per_bit << ','
+    << spec.global_level << ',' << spec.global_bytes << ',' << spec.global_bytes_per_cycle << ','
+    << spec.global_pj_per_bit << ',' << spec.dma_engines << ',' << spec.dma_bytes_per_cycle << ','
+    << spec.dram_level << ',' << spec.dram_bytes << ',' << spec.dram_bandwidth_gbs << ','
+    << spec.dram_efficiency << ',' << spec.dram_latency_cycles << ',' << spec.dram_pj_per_bit << ','
+    << spec.noc_link_bytes_per_cycle << ',' << spec.noc_hop_cycles << ',' << spec.noc_pj_per_bit_hop
+    << ',' << spec.mac_pj << ',' << spec.static_mw_per_unit;
+  return fnv1a_hex(s.str()) + "|" + c.str() + "|";
 }
 
 }  // namespace
@@ -49,30 +110,19 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   for (size_t ax = 0; ax < a.region.size(); ++ax)
     shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
                               (a.region[ax].hi == l.shape[ax] ? 2 : 0));
-  // The graph (its name, size and input shapes: the batch) and the config numbers the tiling
-  // depends on, the layer, and the atom's shape, edges and reduction slice.
+  // The graph's and the config's contents (graph_and_spec_key: two graphs or configs that differ
+  // in anything never share an entry), the layer, and the atom's shape, edges and reduction slice.
   std::string key;
   auto add = [&](const std::string& x) {
     key.append(x);
     key.push_back('|');
   };
   if (graph_ != &g || spec_ != &spec) {
-    add(g.name);
-    add(std::to_string(g.num_ops()));
-    add(std::to_string(g.num_tensors()));
-    for (int x : g.input_tensors())
-      for (int64_t e : g.tensor(x).shape) add(std::to_string(e));
-    add(spec.name);
-    add(std::to_string(spec.local_bytes));
-    add(std::to_string(spec.dram_bandwidth_gbs));
-    add(std::to_string(spec.local_bytes_per_cycle));
-    add(std::to_string(static_cast<int>(spec.dataflow)));
+    prefix_ = graph_and_spec_key(g, spec);
     graph_ = &g;
     spec_ = &spec;
-    prefix_ = key;
-  } else {
-    key = prefix_;
   }
+  key = prefix_;
   add(std::to_string(l.op));
   for (int64_t x : shape_and_edges) add(std::to_string(x));
   add(std::to_string(a.c_in.hi - a.c_in.lo));

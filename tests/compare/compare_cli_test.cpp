@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/report/report.h"
@@ -181,6 +182,28 @@ TEST_F(CompareCli, ShardsMergedEqualOneRun) {
   // Resuming: every row is complete, nothing runs again, same files.
   const Result again = compare(with({"--shard", "1/3", "--skip-existing", "--out", path("s1")}));
   ASSERT_EQ(again.code, 0) << again.err;
+}
+
+// Every registered scheduler on a small model and one machine of each shape: none fails, every
+// paper has a priced row, and every priced plan ran on the CPU reference to the graph's outputs.
+TEST_F(CompareCli, EveryRegisteredSchedulerOnEveryKindOfMachine) {
+  const Result r = compare({"--model", "test_diamond", "--hw", "a100", "--hw", "stcp920", "--hw",
+                            "atomic_mesh", "--out", path("out"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = csv("out/compare/compare.csv");
+  std::set<std::string> papers_priced;
+  for (size_t i = 1; i < t.size(); ++i) {
+    const std::string status = cell(t, i, "status");
+    EXPECT_TRUE(status == "ok" || status.rfind("not applicable: ", 0) == 0)
+        << cell(t, i, "scheduler") << " on " << cell(t, i, "hw") << ": " << status;
+    if (status != "ok") continue;
+    papers_priced.insert(cell(t, i, "paper"));
+    EXPECT_EQ(cell(t, i, "run_plan").rfind("passed (", 0), 0u)
+        << cell(t, i, "scheduler") << " on " << cell(t, i, "hw") << ": " << cell(t, i, "run_plan");
+    EXPECT_FALSE(cell(t, i, "speedup_vs_sequential").empty()) << cell(t, i, "scheduler");
+  }
+  EXPECT_EQ(papers_priced, (std::set<std::string>{"baseline", "graphturbo", "ios", "welder",
+                                                  "atomic", "brickdl"}));
 }
 
 TEST_F(CompareCli, MeasuredModeWithoutAGpuSaysSoInOneLine) {
