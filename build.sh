@@ -10,7 +10,7 @@
 #                          and UndefinedBehaviorSanitizer (-fno-sanitize-recover, no CUDA) and
 #                          the libFuzzer targets in build-asan/; run each fuzz target for
 #                          FUZZ_SECONDS (default 60), then the whole test suite without the tests
-#                          matching SANITIZE_EXCLUDE (the --all runs and the GraphTurbo and Atomic
+#                          matching SANITIZE_EXCLUDE (the --all runs, the default comparison, the GraphTurbo and Atomic
 #                          determinism runs: minutes each under ASan; the Release stage runs them)
 #   ./build.sh slurm-check  build repro_brickdl and repro_report, then tools/slurm/test_local_slurm.sh:
 #                          a sweep on a private single-node Slurm (installs slurm-wlm and munge;
@@ -72,7 +72,7 @@ case "${1:-}" in
     # Only what reproducing needs: the papers' executables and the page (no tests, no
     # benchmarks). The papers are CMakeLists.txt's DGS_PAPERS, written by CMake to papers.txt.
     mapfile -t papers < "$BUILD_DIR/papers.txt"
-    build repro_report "${papers[@]/#/repro_}"
+    build repro_report repro_compare "${papers[@]/#/repro_}"
     while read -r -u 3 p; do
       echo "== repro_$p --all"
       rc=0
@@ -80,6 +80,9 @@ case "${1:-}" in
       # exit code 3: nothing of this paper is implemented yet (it says so); anything else fails.
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then exit $rc; fi
     done 3< "$BUILD_DIR/papers.txt"
+    # The schedulers of every paper side by side (README, "Comparing schedulers").
+    echo "== repro_compare (resnet50 and bert_base on a100, stcp920, atomic_mesh)"
+    "$BUILD_DIR/repro_compare" --quiet --out "$ROOT/reports"
     echo "== reports written to $ROOT/reports/"
     # One page over every paper's reports (and REPORT.md, the same summary in Markdown).
     "$BUILD_DIR/repro_report" "$ROOT/reports"
@@ -110,7 +113,7 @@ case "${1:-}" in
     FUZZ_BUILD_DIR="$ASAN_DIR" JOBS=$JOBS "$ROOT/fuzz/run_fuzzers.sh" "${FUZZ_SECONDS:-60}"
     cd "$ASAN_DIR"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports|Determinism.*/(graphturbo|atomic)}"
+      ctest --output-on-failure -j "$JOBS" -E "${SANITIZE_EXCLUDE:-PaperReports|CommittedComparison|Determinism.*/(graphturbo|atomic)}"
     ;;
   slurm-check)
     install_missing

@@ -36,7 +36,7 @@ struct CompareArgs {
   double timeout_s = 60;
   double reference_limit_gflop = 1.0;
   std::string seed_text = "1", out_dir = "reports", mode = "model", shard, shard_costs;
-  bool skip_existing = false, quiet = false, list = false;
+  bool skip_existing = false, quiet = false, list = false, write_plans = false;
 };
 
 // A work item's key: "<model>@<hw>@<scheduler>" (the model as given: a zoo name or a path).
@@ -116,7 +116,7 @@ void write_outputs(const std::vector<ComparisonRow>& rows, const std::string& fo
   print_table(out, "Schedulers side by side (every column: " + folder + "/compare.csv)",
               terminal_table(t));
   out << summary;
-  out << "wrote " << folder << "/compare.csv, compare_<hw>.svg, compare_summary.txt, plans/\n";
+  out << "wrote " << folder << "/compare.csv, compare_<hw>.svg, compare_summary.txt\n";
 }
 
 int merge(const CompareArgs& a, std::ostream& out) {
@@ -279,6 +279,7 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
            {"options", std::to_string(a.scheduler_options.size())},
            {"seed", std::to_string(seed)},
            {"reference_limit_gflop", std::to_string(a.reference_limit_gflop)},
+           {"write_plans", a.write_plans ? "yes" : "no"},
            {"commit", b.commit},
            {"build_type", b.build_type},
            {"compiler", b.compiler}};
@@ -307,8 +308,9 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
     settings.reference_limit_gflop = a.reference_limit_gflop;
     if (const auto o = options.find(it.s->name()); o != options.end()) settings.options = o->second;
     ComparisonFiles files;
-    ComparisonRow r = compare_one(*it.s, a.models[it.model], a.batch, graphs[it.model],
-                                  a.hws[it.hw], machines[it.hw], settings, &files);
+    ComparisonRow r =
+        compare_one(*it.s, a.models[it.model], a.batch, graphs[it.model], a.hws[it.hw],
+                    machines[it.hw], settings, a.write_plans ? &files : nullptr);
     std::vector<std::string> written;
     if (!files.plan_json.empty()) {
       r.plan_file = "plans/" + file_stem(work[k]) + ".json";
@@ -371,6 +373,8 @@ int run_compare(int argc, const char* const* argv, std::ostream& out, std::ostre
       "out", po::value(&a.out_dir), "output folder (default reports; files go to <out>/compare/)")(
       "mode", po::value(&a.mode), "model (default) or measured")("quiet", po::bool_switch(&a.quiet),
                                                                  "no progress lines")(
+      "write-plans", po::bool_switch(&a.write_plans),
+      "write every plan to <out>/compare/plans/ (resnet50 and bert_base: about 60 MB)")(
       "shard", po::value(&a.shard), "I/N: run shard I of N of the work items")(
       "shard-costs", po::value(&a.shard_costs), "CSV of item costs to balance the shards")(
       "skip-existing", po::bool_switch(&a.skip_existing),

@@ -75,7 +75,7 @@ std::string cell(const std::vector<std::vector<std::string>>& t, size_t r, const
 TEST_F(CompareCli, YourProgramRunsBesideTheBaselineOnEveryMachine) {
   const Result r = compare({"--model", "test_diamond", "--hw", "a100", "--hw", "stcp920",
                             "--scheduler", "cmd:" + kWavefront, "--scheduler-arg=--streams",
-                            "--scheduler-arg=2", "--out", path("out"), "--quiet"});
+                            "--scheduler-arg=2", "--write-plans", "--out", path("out"), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto t = csv("out/compare/compare.csv");
@@ -155,9 +155,9 @@ TEST_F(CompareCli, BadInputIsOneLineAndWritesNothing) {
 // Three shards merged give the files of one run (run-varying columns excepted: search_s), and a
 // missing shard is refused in one line.
 TEST_F(CompareCli, ShardsMergedEqualOneRun) {
-  const std::vector<std::string> base = {"--model", "test_diamond", "--hw",
-                                         "a100",    "--hw",         "stcp920",
-                                         "--quiet", "--scheduler",  "cmd:" + kWavefront};
+  const std::vector<std::string> base = {
+      "--model",     "test_diamond",      "--hw",         "a100", "--hw", "stcp920", "--quiet",
+      "--scheduler", "cmd:" + kWavefront, "--write-plans"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
