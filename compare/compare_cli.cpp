@@ -44,17 +44,6 @@ std::string item_key(const std::string& model, const std::string& hw, const std:
   return model + "@" + hw + "@" + s;
 }
 
-// A key as a file name (plans/<key>.json): characters outside [A-Za-z0-9._@-] become '_'.
-std::string file_stem(const std::string& key) {
-  std::string out;
-  for (const char c : key)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-            c == '@')
-               ? c
-               : '_';
-  return out;
-}
-
 // "NAME.KEY=VALUE" -> options[NAME][KEY] = VALUE.
 std::map<std::string, std::map<std::string, std::string>> parse_scheduler_options(
     const std::vector<std::string>& specs) {
@@ -110,7 +99,7 @@ void write_outputs(const std::vector<ComparisonRow>& rows, const std::string& fo
   const Table t = comparison_table(rows);
   write_csv((fs::path(folder) / "compare.csv").string(), t);
   for (const auto& [hw, svg] : comparison_figures(rows))
-    write_svg((fs::path(folder) / ("compare_" + file_stem(hw) + ".svg")).string(), svg);
+    write_svg((fs::path(folder) / ("compare_" + safe_file_stem(hw) + ".svg")).string(), svg);
   const std::string summary = comparison_summary(rows);
   write_file_atomic((fs::path(folder) / "compare_summary.txt").string(), summary);
   print_table(out, "Schedulers side by side (every column: " + folder + "/compare.csv)",
@@ -313,12 +302,13 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
                     machines[it.hw], settings, a.write_plans ? &files : nullptr);
     std::vector<std::string> written;
     if (!files.plan_json.empty()) {
-      r.plan_file = "plans/" + file_stem(work[k]) + ".json";
+      r.plan_file = "plans/" + safe_file_stem(work[k]) + ".json";
       written.push_back((fs::path(folder) / r.plan_file).string());
       write_file_atomic(written.back(), files.plan_json);
     }
     if (!files.graph_onnx.empty()) {  // the plan schedules the scheduler's rewrite of the graph
-      written.push_back((fs::path(folder) / "plans" / (file_stem(work[k]) + ".onnx")).string());
+      written.push_back(
+          (fs::path(folder) / "plans" / (safe_file_stem(work[k]) + ".onnx")).string());
       write_file_atomic(written.back(), files.graph_onnx);
     }
     if (!a.quiet) {

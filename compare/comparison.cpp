@@ -1,6 +1,7 @@
 #include "compare/comparison.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -127,6 +128,16 @@ ComparisonRow row_from_json(const json& j, const std::string& origin) {
     throw Error(origin + ": not a comparison row: " + e.what());
   }
   return r;
+}
+
+std::string safe_file_stem(const std::string& text) {
+  std::string out;
+  for (const char c : text)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+            c == '@')
+               ? c
+               : '_';
+  return out;
 }
 
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,

@@ -50,6 +50,10 @@ nlohmann::json row_to_json(const ComparisonRow& r);
 // Throws dgs::Error naming `origin` when `j` is not a row.
 ComparisonRow row_from_json(const nlohmann::json& j, const std::string& origin);
 
+// `text` as a file or folder name (a work item's key, for plans/<key>.json and work folders):
+// characters outside [A-Za-z0-9._@-] become '_'.
+std::string safe_file_stem(const std::string& text);
+
 // What one item needs besides its triple.
 struct ComparisonSettings {
   std::map<std::string, std::string> options;  // this scheduler's options (name -> text)

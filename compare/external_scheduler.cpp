@@ -15,6 +15,7 @@
 #include "common/hw/config_files.h"
 #include "common/onnx/onnx_io.h"
 #include "common/util/resources.h"
+#include "compare/comparison.h"
 
 extern char** environ;
 
@@ -24,15 +25,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A work-folder name from any text: characters outside [A-Za-z0-9._@-] become '_'.
-std::string folder_name(const std::string& s) {
-  std::string out;
-  for (const char c : s)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-            c == '@')
-               ? c
-               : '_';
-  return out;
+// The plan in `file`, for `g`, priced on a GPU under GENERIC_FUSED_KERNEL_RULE (named in the
+// note) where it has fused tasks.
+ScheduleResult plan_file_result(const Graph& g, const HardwareSpec& hw, const std::string& file) {
+  ScheduleResult r;
+  r.plan = plan_from_json(read_file(file), g, file);
+  r.evaluation.gpu_fused_kernels = generic_fused_kernel;
+  if (hw.kind == "gpu") r.search.note = std::string("fused tasks: ") + kGenericFusedKernelRuleName;
+  return r;
 }
 
 // The last non-empty line of a file ("" if none or unreadable).
@@ -122,7 +122,7 @@ class ExternalScheduler final : public Scheduler {
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues&) const override {
     const fs::path work =
-        fs::absolute(fs::path(work_root_) / folder_name(g.name + "@" + hw.name + "@" + name()));
+        fs::absolute(fs::path(work_root_) / safe_file_stem(g.name + "@" + hw.name + "@" + name()));
     fs::create_directories(work);
     const std::string graph_file = (work / "graph.onnx").string();
     const std::string hw_file = (work / "hw.json").string();
@@ -155,12 +155,7 @@ class ExternalScheduler final : public Scheduler {
                   " (log " + log + ")");
     if (!fs::is_regular_file(plan_file))
       throw Error(who + "exited 0 but wrote no plan (" + plan_file + ")");
-    ScheduleResult r;
-    r.plan = plan_from_json(read_file(plan_file), g, plan_file);
-    r.evaluation.gpu_fused_kernels = generic_fused_kernel;
-    if (hw.kind == "gpu")
-      r.search.note = std::string("fused tasks: ") + kGenericFusedKernelRuleName;
-    return r;
+    return plan_file_result(g, hw, plan_file);
   }
 
  private:
@@ -180,12 +175,7 @@ class PlanFileScheduler final : public Scheduler {
   std::vector<std::string> hardware_kinds() const override { return {"gpu", "dsa"}; }
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues&) const override {
-    ScheduleResult r;
-    r.plan = plan_from_json(read_file(file_), g, file_);
-    r.evaluation.gpu_fused_kernels = generic_fused_kernel;
-    if (hw.kind == "gpu")
-      r.search.note = std::string("fused tasks: ") + kGenericFusedKernelRuleName;
-    return r;
+    return plan_file_result(g, hw, file_);
   }
 
  private:
