@@ -11,6 +11,7 @@
 #include "common/cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/evaluate/evaluate.h"
+#include "common/graph/op_cost.h"
 #include "common/util/build_info.h"
 #include "common/util/resources.h"
 #include "compare/comparison.h"
@@ -35,6 +36,7 @@ struct CompareArgs {
   int64_t batch = 1;
   double timeout_s = 60;
   double reference_limit_gflop = 1.0;
+  double subset_gflop = 0.2;
   std::string seed_text = "1", out_dir = "reports", mode = "model", shard, shard_costs;
   bool skip_existing = false, quiet = false, list = false, write_plans = false;
 };
@@ -148,6 +150,7 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   if (a.batch < 1) throw UsageError("--batch " + std::to_string(a.batch) + ": must be >= 1");
   if (!(a.timeout_s > 0)) throw UsageError("--scheduler-timeout: must be > 0 seconds");
   if (!(a.reference_limit_gflop >= 0)) throw UsageError("--reference-limit-gflop: must be >= 0");
+  if (!(a.subset_gflop >= 0)) throw UsageError("--reference-subset-gflop: must be >= 0");
   SweepOptions sweep;
   if (!a.shard.empty()) sweep.shard = parse_shard_spec(a.shard);
   sweep.shard_costs = a.shard_costs;
@@ -223,6 +226,12 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
       throw UsageError("--model " + m + ": " + e.what());
     }
   }
+  // The stated subset each model over --reference-limit-gflop is checked on (zoo models only).
+  std::vector<std::optional<Graph>> subsets(graphs.size());
+  std::vector<std::string> subset_labels(graphs.size());
+  for (size_t m = 0; m < graphs.size(); ++m)
+    if (static_cast<double>(graph_cost(graphs[m]).total.flops) > a.reference_limit_gflop * 1e9)
+      subsets[m] = reduced_reference_model(a.models[m], a.subset_gflop, &subset_labels[m]);
   std::vector<HardwareSpec> machines;
   for (const std::string& h : a.hws) {
     try {
@@ -268,6 +277,7 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
            {"options", std::to_string(a.scheduler_options.size())},
            {"seed", std::to_string(seed)},
            {"reference_limit_gflop", std::to_string(a.reference_limit_gflop)},
+           {"reference_subset_gflop", std::to_string(a.subset_gflop)},
            {"write_plans", a.write_plans ? "yes" : "no"},
            {"commit", b.commit},
            {"build_type", b.build_type},
@@ -293,6 +303,10 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
       continue;
     }
     ComparisonSettings settings;
+    if (subsets[it.model]) {
+      settings.subset = &*subsets[it.model];
+      settings.subset_label = subset_labels[it.model];
+    }
     settings.seed = seed;
     settings.reference_limit_gflop = a.reference_limit_gflop;
     if (const auto o = options.find(it.s->name()); o != options.end()) settings.options = o->second;
@@ -359,7 +373,11 @@ int run_compare(int argc, const char* const* argv, std::ostream& out, std::ostre
       "NAME=FILE: a plan file compared as scheduler NAME (repeatable)")(
       "reference-limit-gflop", po::value(&a.reference_limit_gflop),
       "run each plan on the CPU reference when the model has at most this many GFLOP (default "
-      "1)")("seed", po::value(&a.seed_text), "seed of the reference check's inputs (default 1)")(
+      "1)")(
+      "reference-subset-gflop", po::value(&a.subset_gflop),
+      "a zoo model over --reference-limit-gflop is checked on itself at the largest smaller input "
+      "with at most this many GFLOP, scheduled again (default 0.2)")(
+      "seed", po::value(&a.seed_text), "seed of the reference check's inputs (default 1)")(
       "out", po::value(&a.out_dir), "output folder (default reports; files go to <out>/compare/)")(
       "mode", po::value(&a.mode), "model (default) or measured")("quiet", po::bool_switch(&a.quiet),
                                                                  "no progress lines")(

@@ -12,6 +12,7 @@
 #include "common/exec/plan_exec.h"
 #include "common/graph/op_cost.h"
 #include "common/onnx/onnx_io.h"
+#include "models/zoo.h"
 
 namespace dgs {
 
@@ -140,6 +141,52 @@ std::string safe_file_stem(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// Runs `plan` of `g` on the CPU reference and records the outcome in `r` ("passed<where> (N
+// outputs equal)", or a failure that also sets the row's status).
+void check_on_reference(const Graph& g, const Plan& plan, uint64_t seed, const std::string& where,
+                        ComparisonRow* r) {
+  try {
+    const PlanComparison c = compare_plan_with_reference(g, plan, seed);
+    r->run_plan = c.passed ? "passed" + where + " (" + std::to_string(c.outputs) + " outputs equal)"
+                           : "FAILED" + where + ": " + c.failures.front();
+    if (!c.passed) r->status = "failed: run_plan differs from the reference";
+  } catch (const std::exception& e) {
+    r->run_plan = "FAILED" + where + ": " + e.what();
+    r->status = "failed: run_plan could not run the plan";
+  }
+}
+
+}  // namespace
+
+std::optional<Graph> reduced_reference_model(const std::string& model, double limit_gflop,
+                                             std::string* label) {
+  if (!is_zoo_model(model)) return std::nullopt;
+  const std::vector<std::pair<int64_t, int64_t>> ladder = {{112, 64}, {64, 32}, {32, 16}, {16, 8}};
+  for (const auto& [image, seq] : ladder) {
+    ZooOptions o;
+    o.image_size = image;
+    o.seq_len = seq;
+    Graph g;
+    try {
+      g = build_zoo_model(model, o);
+    } catch (const Error&) {
+      continue;  // too small an input for this model
+    }
+    if (static_cast<double>(graph_cost(g).total.flops) > limit_gflop * 1e9) continue;
+    // Which of the two sizes the model took: its first input's shape says.
+    const Shape& in = g.tensor(g.input_tensors().front()).shape;
+    const bool image_model = in.size() == 4 && in[2] == image && in[3] == image;
+    *label = model +
+             (image_model ? " at " + std::to_string(image) + "x" + std::to_string(image)
+                          : " at sequence " + std::to_string(seq)) +
+             ", batch 1";
+    return g;
+  }
+  return std::nullopt;
+}
+
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,
                           const Graph& g, const std::string& hw_arg, const HardwareSpec& hw,
                           const ComparisonSettings& settings, ComparisonFiles* files) {
@@ -181,18 +228,23 @@ ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t 
   }
   r.status = "ok";
   const double flops = static_cast<double>(graph_cost(sg).total.flops);
-  if (flops > settings.reference_limit_gflop * 1e9) {
+  if (flops <= settings.reference_limit_gflop * 1e9) {
+    check_on_reference(sg, sr.plan, settings.seed, "", &r);
+  } else if (settings.subset == nullptr) {
     r.run_plan = "not run: " + gflop_text(flops) + " GFLOP > limit " +
-                 gflop_text(settings.reference_limit_gflop * 1e9) + " GFLOP";
+                 gflop_text(settings.reference_limit_gflop * 1e9) +
+                 " GFLOP, and no smaller input of the model under --reference-subset-gflop";
   } else {
+    // The stated subset: the same scheduler on the smaller model, its plan on the reference.
     try {
-      const PlanComparison c = compare_plan_with_reference(sg, sr.plan, settings.seed);
-      r.run_plan = c.passed ? "passed (" + std::to_string(c.outputs) + " outputs equal)"
-                            : "FAILED: " + c.failures.front();
-      if (!c.passed) r.status = "failed: run_plan differs from the reference";
+      const ScheduleResult small = run_scheduler(s, *settings.subset, hw, settings.options);
+      check_on_reference(scheduled_graph(small, *settings.subset), small.plan, settings.seed,
+                         " on " + settings.subset_label, &r);
+    } catch (const SchedulerNotApplicable& e) {
+      r.run_plan = "not run: not applicable to " + settings.subset_label + ": " + e.what();
     } catch (const std::exception& e) {
-      r.run_plan = std::string("FAILED: ") + e.what();
-      r.status = "failed: run_plan could not run the plan";
+      r.run_plan = "FAILED on " + settings.subset_label + ": " + e.what();
+      r.status = "failed: the reference check's schedule of " + settings.subset_label + " failed";
     }
   }
   return r;

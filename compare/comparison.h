@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,20 @@ struct ComparisonSettings {
   // 2); larger models are not run on the reference (the row says so).
   double reference_limit_gflop = 1.0;
   uint64_t seed = 1;  // the reference check's random inputs
+  // A model over the limit is checked on this stated subset instead, when given: the same model
+  // at a smaller input (reduced_reference_model), scheduled again by the same scheduler, its
+  // plan run on the reference. `subset_label` names it in the row ("resnet50 at 64x64").
+  const Graph* subset = nullptr;
+  std::string subset_label;
 };
+
+// The same zoo model at the largest input of a fixed ladder (images 112, 64, 32, 16; sequences
+// 64, 32, 16, 8; batch 1) with at most `limit_gflop` GFLOP (repro_compare's
+// --reference-subset-gflop), for the reference check of a model
+// over the limit; nullopt for an ONNX file or when no rung of the ladder builds under the limit.
+// `label` receives "<model> at <image>x<image>, batch 1" or "<model> at sequence <n>, batch 1".
+std::optional<Graph> reduced_reference_model(const std::string& model, double limit_gflop,
+                                             std::string* label);
 
 // The files of one row: its plan (JSON), and the graph it schedules (ONNX bytes) when the
 // scheduler rewrote the input graph (added ops; ScheduleResult::graph); empty when none.

@@ -13,6 +13,7 @@
 #include "common/report/report_compare.h"
 #include "common/util/resources.h"
 #include "compare/compare_cli.h"
+#include "compare/comparison.h"
 
 namespace dgs {
 namespace {
@@ -223,6 +224,41 @@ TEST_F(CompareCli, ListNamesEveryRegisteredScheduler) {
   const Result r = compare({"--list"});
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("  sequential (baseline; gpu,dsa): "), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dgs
+
+namespace dgs {
+namespace {
+
+TEST(ReducedReferenceModel, TheLargestRungUnderTheLimitOrNone) {
+  std::string label;
+  const std::optional<Graph> g = reduced_reference_model("resnet50", 0.2, &label);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(label, "resnet50 at 32x32, batch 1");
+  EXPECT_EQ(g->tensor(g->input_tensors().front()).shape, (Shape{1, 3, 32, 32}));
+  EXPECT_FALSE(reduced_reference_model("bert_base", 1.0, &label).has_value());  // 1.4 at seq 8
+  EXPECT_TRUE(reduced_reference_model("bert_base", 2.0, &label).has_value());
+  EXPECT_EQ(label, "bert_base at sequence 8, batch 1");
+  EXPECT_FALSE(reduced_reference_model("model.onnx", 1.0, &label).has_value());
+}
+
+// A model over the limit: each plan of the scheduler is checked on the stated smaller input.
+TEST(ReducedReferenceModel, RowsOfAModelOverTheLimitArePassedOnTheSubset) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("dgs_compare_subset_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Result r = compare({"--model", "squeezenet", "--hw", "a100", "--scheduler", "ios",
+                            "--reference-limit-gflop", "0.5", "--reference-subset-gflop", "0.05",
+                            "--out", dir.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = parse_csv(read_file((dir / "compare/compare.csv").string()), "compare.csv");
+  ASSERT_EQ(t.size(), 3u);
+  for (size_t i = 1; i < t.size(); ++i)
+    EXPECT_EQ(cell(t, i, "run_plan").rfind("passed on squeezenet at ", 0), 0u)
+        << cell(t, i, "run_plan");
+  fs::remove_all(dir);
 }
 
 }  // namespace
