@@ -16,6 +16,7 @@
 #include "common/util/resources.h"
 #include "compare/comparison.h"
 #include "compare/external_scheduler.h"
+#include "compare/measured_rows.h"
 #include "compare/scheduler_registry.h"
 #include "models/zoo.h"
 
@@ -241,15 +242,15 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
       throw UsageError("--hw " + h + ": " + e.what());
     }
   }
+  std::unique_ptr<MeasuredRows> measured;  // --mode measured: the live GPU runs the GPU plans
   if (a.mode == "measured") {
     std::string why;
-    if (!cuda_gpu_available(&why)) {
+    LiveGpuProperties device;
+    if (!cuda_gpu_available(&why) || !cuda_device_properties(&device, &why)) {
       err << "error: measured mode needs an NVIDIA GPU: " << why << "\n";
       return 4;
     }
-    err << "error: repro_compare --mode measured: running every scheduler's plan on the GPU is "
-           "not implemented yet (model mode prices them with the GPU model)\n";
-    return 3;
+    measured = std::make_unique<MeasuredRows>(device.name);
   }
 
   // The work list and this run's share.
@@ -279,6 +280,7 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
            {"reference_limit_gflop", std::to_string(a.reference_limit_gflop)},
            {"reference_subset_gflop", std::to_string(a.subset_gflop)},
            {"write_plans", a.write_plans ? "yes" : "no"},
+           {"mode", a.mode},
            {"commit", b.commit},
            {"build_type", b.build_type},
            {"compiler", b.compiler}};
@@ -311,9 +313,13 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
     settings.reference_limit_gflop = a.reference_limit_gflop;
     if (const auto o = options.find(it.s->name()); o != options.end()) settings.options = o->second;
     ComparisonFiles files;
-    ComparisonRow r =
-        compare_one(*it.s, a.models[it.model], a.batch, graphs[it.model], a.hws[it.hw],
-                    machines[it.hw], settings, a.write_plans ? &files : nullptr);
+    ComparisonRow r = compare_one(
+        *it.s, a.models[it.model], a.batch, graphs[it.model], a.hws[it.hw], machines[it.hw],
+        settings, a.write_plans ? &files : nullptr,
+        measured ? AfterPricing([&](const Graph& sg, const ScheduleResult& sr, ComparisonRow* row) {
+          measured->measure(sg, machines[it.hw], sr, row);
+        })
+                 : AfterPricing());
     std::vector<std::string> written;
     if (!files.plan_json.empty()) {
       r.plan_file = "plans/" + safe_file_stem(work[k]) + ".json";

@@ -71,6 +71,7 @@ void clear_results(ComparisonRow* r) {
   r->latency_us = r->energy_pj = r->main_memory_bytes = r->on_chip_bytes = r->peak_buffer_bytes =
       kNaN;
   r->evaluate_s = kNaN;
+  r->measured_ms = kNaN;
 }
 
 }  // namespace
@@ -97,6 +98,8 @@ json row_to_json(const ComparisonRow& r) {
           {"note", r.search.note},
           {"evaluate_s", number(r.evaluate_s)},
           {"run_plan", r.run_plan},
+          {"measured_ms", number(r.measured_ms)},
+          {"measured", r.measured},
           {"plan_file", r.plan_file}};
 }
 
@@ -124,6 +127,8 @@ ComparisonRow row_from_json(const json& j, const std::string& origin) {
     r.search.note = j.at("note").get<std::string>();
     r.evaluate_s = number_from(j.at("evaluate_s"));
     r.run_plan = j.at("run_plan").get<std::string>();
+    r.measured_ms = number_from(j.at("measured_ms"));
+    r.measured = j.at("measured").get<std::string>();
     r.plan_file = j.at("plan_file").get<std::string>();
   } catch (const json::exception& e) {
     throw Error(origin + ": not a comparison row: " + e.what());
@@ -189,7 +194,8 @@ std::optional<Graph> reduced_reference_model(const std::string& model, double li
 
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,
                           const Graph& g, const std::string& hw_arg, const HardwareSpec& hw,
-                          const ComparisonSettings& settings, ComparisonFiles* files) {
+                          const ComparisonSettings& settings, ComparisonFiles* files,
+                          const AfterPricing& after_pricing) {
   ComparisonRow r;
   r.model = model;
   r.batch = batch;
@@ -227,6 +233,7 @@ ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t 
     return r;
   }
   r.status = "ok";
+  if (after_pricing) after_pricing(sg, sr, &r);
   const double flops = static_cast<double>(graph_cost(sg).total.flops);
   if (flops <= settings.reference_limit_gflop * 1e9) {
     check_on_reference(sg, sr.plan, settings.seed, "", &r);
@@ -302,61 +309,75 @@ std::vector<const ComparisonRow*> pairs_of(const std::vector<ComparisonRow>& row
 }  // namespace
 
 Table comparison_table(const std::vector<ComparisonRow>& rows) {
-  Table t({"model",
-           "batch",
-           "hw",
-           "hw_kind",
-           "scheduler",
-           "paper",
-           "status",
-           "latency_ms",
-           "throughput_per_s",
-           "energy_uj",
-           "main_memory_mib",
-           "on_chip_mib",
-           "peak_buffer_kib",
-           "stages",
-           "tasks",
-           "kernels",
-           "search_s",
-           "search_states",
-           "search_candidates",
-           "plan_check",
-           "run_plan",
-           "speedup_vs_sequential",
-           "rank",
-           "plan_file",
-           "note"});
+  std::vector<std::string> columns({"model",
+                                    "batch",
+                                    "hw",
+                                    "hw_kind",
+                                    "scheduler",
+                                    "paper",
+                                    "status",
+                                    "latency_ms",
+                                    "throughput_per_s",
+                                    "energy_uj",
+                                    "main_memory_mib",
+                                    "on_chip_mib",
+                                    "peak_buffer_kib",
+                                    "stages",
+                                    "tasks",
+                                    "kernels",
+                                    "search_s",
+                                    "search_states",
+                                    "search_candidates",
+                                    "plan_check",
+                                    "run_plan",
+                                    "speedup_vs_sequential",
+                                    "rank",
+                                    "plan_file",
+                                    "note"});
+  // Measured mode: the live GPU's time beside the model's, and the model's relative error.
+  bool measured = false;
+  for (const ComparisonRow& r : rows) measured = measured || !r.measured.empty();
+  if (measured) {
+    for (const char* c : {"measured_ms", "measured", "model_error"}) columns.push_back(c);
+  }
+  Table t(columns);
   constexpr double kMiB = 1024.0 * 1024.0;
   for (const ComparisonRow& r : rows) {
     const bool ok = priced(r);
     const bool planned = r.status == "ok" || r.status.rfind("failed: not priced", 0) == 0 ||
                          r.status.rfind("failed: run_plan", 0) == 0;
-    t.add_row({r.model,
-               r.batch,
-               r.hw,
-               r.hw_kind,
-               r.scheduler,
-               r.paper,
-               r.status,
-               cell(r.latency_us / 1000),
-               ok ? Cell(static_cast<double>(r.batch) / (r.latency_us * 1e-6)) : Cell(Missing{}),
-               cell(r.energy_pj / 1e6),
-               cell(r.main_memory_bytes / kMiB),
-               cell(r.on_chip_bytes / kMiB),
-               cell(r.peak_buffer_bytes / 1024),
-               ok ? Cell(r.stages) : Cell(Missing{}),
-               ok ? Cell(r.tasks) : Cell(Missing{}),
-               ok ? Cell(r.kernels) : Cell(Missing{}),
-               cell(r.search.seconds),
-               count_cell(r.search.states),
-               count_cell(r.search.candidates),
-               planned ? Cell(std::string("ok")) : Cell(Missing{}),
-               r.run_plan.empty() ? Cell(Missing{}) : Cell(r.run_plan),
-               cell(speedup_of(rows, r)),
-               ok ? Cell(rank_of(rows, r)) : Cell(Missing{}),
-               r.plan_file.empty() ? Cell(Missing{}) : Cell(r.plan_file),
-               r.search.note.empty() ? Cell(Missing{}) : Cell(r.search.note)});
+    std::vector<Cell> row = {
+        r.model,
+        r.batch,
+        r.hw,
+        r.hw_kind,
+        r.scheduler,
+        r.paper,
+        r.status,
+        cell(r.latency_us / 1000),
+        ok ? Cell(static_cast<double>(r.batch) / (r.latency_us * 1e-6)) : Cell(Missing{}),
+        cell(r.energy_pj / 1e6),
+        cell(r.main_memory_bytes / kMiB),
+        cell(r.on_chip_bytes / kMiB),
+        cell(r.peak_buffer_bytes / 1024),
+        ok ? Cell(r.stages) : Cell(Missing{}),
+        ok ? Cell(r.tasks) : Cell(Missing{}),
+        ok ? Cell(r.kernels) : Cell(Missing{}),
+        cell(r.search.seconds),
+        count_cell(r.search.states),
+        count_cell(r.search.candidates),
+        planned ? Cell(std::string("ok")) : Cell(Missing{}),
+        r.run_plan.empty() ? Cell(Missing{}) : Cell(r.run_plan),
+        cell(speedup_of(rows, r)),
+        ok ? Cell(rank_of(rows, r)) : Cell(Missing{}),
+        r.plan_file.empty() ? Cell(Missing{}) : Cell(r.plan_file),
+        r.search.note.empty() ? Cell(Missing{}) : Cell(r.search.note)};
+    if (measured) {
+      row.push_back(cell(r.measured_ms));
+      row.push_back(r.measured.empty() ? Cell(Missing{}) : Cell(r.measured));
+      row.push_back(cell(r.latency_us / 1000 / r.measured_ms - 1));
+    }
+    t.add_row(std::move(row));
   }
   return t;
 }

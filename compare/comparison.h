@@ -8,6 +8,7 @@
 // baseline and ranks need the other rows of the same model and machine), by the same code in a
 // single run and in the merge of a sharded one, so both write the same files.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -44,6 +45,10 @@ struct ComparisonRow {
   SearchReport search;    // seconds (run-varying), states, candidates, note
   double evaluate_s = 0;  // wall time of evaluate() (run-varying)
   std::string run_plan;   // the CPU reference check: "passed (N outputs)", "not run: <why>", ...
+  // --mode measured: the plan's forward pass on the live GPU (median, CUDA events; NaN if not
+  // run) and what happened ("on NVIDIA H200", "not run on the GPU: <why>"); "" in model mode.
+  double measured_ms = 0;
+  std::string measured;
   std::string plan_file;  // the plan written, relative to the comparison folder ("" if none)
 };
 
@@ -84,13 +89,18 @@ struct ComparisonFiles {
   std::string graph_onnx;
 };
 
+// Called with the scheduled graph and the plan of a row that was priced (measured mode runs it on
+// the GPU and fills the row's measured fields).
+using AfterPricing = std::function<void(const Graph&, const ScheduleResult&, ComparisonRow*)>;
+
 // Runs `s` on (g, hw) through run_scheduler, prices the plan with evaluate(), checks it on the CPU
 // reference when small enough, and returns the row (never throws for the scheduler's or the
 // model's errors: they become the row's status). `files` receives the plan and, for a rewritten
 // graph, that graph.
 ComparisonRow compare_one(const Scheduler& s, const std::string& model, int64_t batch,
                           const Graph& g, const std::string& hw_arg, const HardwareSpec& hw,
-                          const ComparisonSettings& settings, ComparisonFiles* files);
+                          const ComparisonSettings& settings, ComparisonFiles* files,
+                          const AfterPricing& after_pricing = {});
 
 // The table of all rows, in the order given: the raw values plus the speedup over the baseline
 // (kComparisonBaseline) of the same model and machine, and the rank by latency among that pair's
