@@ -6,9 +6,9 @@
 #include <map>
 #include <memory>
 
-#include "common/cli/cli.h"
-#include "common/cli/run_state.h"
-#include "common/cli/sweep_run.h"
+#include "cli/cli.h"
+#include "cli/run_state.h"
+#include "cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/evaluate/evaluate.h"
 #include "common/graph/op_cost.h"

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/cuda/device_fault.h"
 #include "common/gpumodel/kernel_family.h"

@@ -1,6 +1,6 @@
 #pragma once
 // The hardware configs this process has read: what a run's environment fingerprint names as the
-// hardware configs used (common/cli/run_info.h).
+// hardware configs used (cli/run_info.h).
 #include <string>
 #include <vector>
 

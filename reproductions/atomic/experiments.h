@@ -1,6 +1,6 @@
 #pragma once
 // The implemented experiments of repro_atomic (experiments_*.cpp).
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::atomic {
 

@@ -1,6 +1,6 @@
 // repro_atomic: Atomic Dataflow, atom-level scheduling on a multi-engine accelerator. The
 // experiments are listed in experiment_list.cpp.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/atomic/experiment_list.h"
 
 int main(int argc, char** argv) {

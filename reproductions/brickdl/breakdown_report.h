@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/report/report.h"
 #include "reproductions/brickdl/perf_model.h"
 

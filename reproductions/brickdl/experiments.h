@@ -1,6 +1,6 @@
 #pragma once
 // The experiments of repro_brickdl (one function per figure, listed in experiment_list.cpp).
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::brickdl {
 

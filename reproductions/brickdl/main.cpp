@@ -1,6 +1,6 @@
 // repro_brickdl: BrickDL (ICPP'24), merged conv chains with brick layouts. The experiments are
 // listed in experiment_list.cpp.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/brickdl/experiment_list.h"
 
 int main(int argc, char** argv) {

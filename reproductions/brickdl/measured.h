@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::brickdl {
 

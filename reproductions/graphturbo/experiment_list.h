@@ -2,7 +2,7 @@
 // repro_graphturbo's paper and its experiments, in the paper's order (experiment_list.cpp).
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::graphturbo {
 

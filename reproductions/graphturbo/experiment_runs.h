@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/hw/dsa_spec.h"
 #include "reproductions/graphturbo/dsa_plans.h"
 

@@ -2,7 +2,7 @@
 // The implemented experiments of repro_graphturbo (experiments_dsa.cpp: Tables 1-4, Figs. 3 and
 // 14 on the DSA model; experiments_ablation.cpp: Figs. 15-17; experiments_orders.cpp:
 // Fig. 7; experiments_gpu.cpp: Table 5 and Fig. 18 on the GPU model).
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::graphturbo {
 

@@ -1,6 +1,6 @@
 // repro_graphturbo: GraphTurbo (OSDI'23), sub-graph scheduling on a DSA. The experiments are listed
 // in experiment_list.cpp.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/graphturbo/experiment_list.h"
 
 int main(int argc, char** argv) {

@@ -11,7 +11,7 @@
 // weights and image, rounded to FP16), every CUTLASS schedule's whole output against cuDNN's. A
 // schedule whose output differs refuses the experiment before anything is written. Calls only
 // the CUDA-free headers of common/cuda/, so it compiles in the build without CUDA.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::graphturbo {
 

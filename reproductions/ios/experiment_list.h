@@ -2,7 +2,7 @@
 // repro_ios's paper and its experiments, in the thesis' order (experiment_list.cpp).
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::ios {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The IOS thesis' tables and figures, one function each (listed in experiment_list.cpp).
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::ios {
 

@@ -1,6 +1,6 @@
 // repro_ios: the IOS thesis (Ding, U. Toronto 2022; MLSys'21), every table and figure. The
 // experiments are listed in experiment_list.cpp.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/ios/experiment_list.h"
 
 int main(int argc, char** argv) {

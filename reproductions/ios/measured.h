@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/stage_executor.h"
 #include "reproductions/ios/scheduler.h"
 

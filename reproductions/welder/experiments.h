@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "models/zoo.h"
 #include "reproductions/welder/scheduler.h"
 

@@ -1,6 +1,6 @@
 // repro_welder: Welder (OSDI'23), tile-graph scheduling. The experiments are listed in
 // experiment_list.cpp; each is a small function in experiments_*.cpp.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/welder/experiment_list.h"
 
 int main(int argc, char** argv) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/welder/cost_model.h"
 
 namespace dgs::welder {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/device_network.h"
 #include "common/cuda/runtime.h"
 #include "common/cuda/tile_program_gpu.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "reproductions/brickdl/experiment_list.h"
 #include "reproductions/brickdl/perf_model.h"
 

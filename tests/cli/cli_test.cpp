@@ -1,11 +1,11 @@
-// Tests of the shared command line (common/cli): flags, selection, exit codes, output files.
+// Tests of the shared command line (cli/): flags, selection, exit codes, output files.
 // run_cli is called in-process with a fake paper and captured streams.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <sstream>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/hw/hardware.h"
 #include "common/util/error.h"

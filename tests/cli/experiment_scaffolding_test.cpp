@@ -1,4 +1,4 @@
-// Tests of the experiment scaffolding (common/cli): an experiment's hardware (its default, or
+// Tests of the experiment scaffolding (cli/): an experiment's hardware (its default, or
 // --hw), the paper's data, and which experiments run under --all --mode measured.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/hw/hardware.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/hw/hardware.h"
 #include "reproductions/atomic/experiment_list.h"
 #include "reproductions/brickdl/experiment_list.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/report/report_compare.h"
 #include "common/util/resources.h"
 #include "reproductions/atomic/experiment_list.h"

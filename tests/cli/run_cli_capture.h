@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 namespace dgs::cli_test {
 

@@ -1,4 +1,4 @@
-// Tests of sweeps (common/cli/shard.h, run_state.h, sweep.h): the shard spec, the assignment
+// Tests of sweeps (cli/shard.h, run_state.h, sweep_run.h): the shard spec, the assignment
 // rule, sharded runs merged into the files one run writes (a fake paper in-process, and BrickDL's
 // --all), --skip-existing resuming an interrupted run, and every bad input of --shard and
 // --merge (one line, exit 2, nothing written).
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "common/cli/cli.h"
-#include "common/cli/run_state.h"
-#include "common/cli/shard.h"
-#include "common/cli/sweep_run.h"
+#include "cli/cli.h"
+#include "cli/run_state.h"
+#include "cli/shard.h"
+#include "cli/sweep_run.h"
 #include "common/report/report_compare.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"

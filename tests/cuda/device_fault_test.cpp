@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/runtime.h"
 #include "tests/cli/run_cli_capture.h"
 

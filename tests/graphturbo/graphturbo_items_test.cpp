@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
-#include "common/cli/run_state.h"
+#include "cli/cli.h"
+#include "cli/run_state.h"
 #include "reproductions/graphturbo/experiment_list.h"
 
 namespace dgs::graphturbo {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/exec/executor.h"
 #include "common/exec/plan_exec.h"
 #include "common/tileprog/network_program.h"

@@ -273,7 +273,7 @@ TEST_F(BadInput, Flags) {
                  2, {"none.json"});
 }
 
-// The command-line cases for each of the five repro_* executables (they share common/cli, and
+// The command-line cases for each of the five repro_* executables (they share cli/, and
 // each must keep refusing in the same words): an unknown flag, figure, table, model and hardware
 // config, a --seed that is not a non-negative integer, an --out that is a file, a bad --shard, a
 // --merge without shards.

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/util/error.h"
 #include "reproductions/welder/experiment_list.h"

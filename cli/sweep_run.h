@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/run_state.h"
-#include "common/cli/shard.h"
+#include "cli/run_state.h"
+#include "cli/shard.h"
 
 namespace dgs {
 

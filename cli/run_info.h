@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/report/report.h"
 
 namespace dgs {

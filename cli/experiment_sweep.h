@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "common/cli/cli.h"
-#include "common/cli/run_info.h"
-#include "common/cli/run_state.h"
-#include "common/cli/sweep_run.h"
+#include "cli/cli.h"
+#include "cli/run_info.h"
+#include "cli/run_state.h"
+#include "cli/sweep_run.h"
 
 namespace dgs {
 

@@ -1,5 +1,5 @@
 // Completion records and shard records of resumable and sharded runs (run_state.h).
-#include "common/cli/run_state.h"
+#include "cli/run_state.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // A paper's experiments as a sweep, and the merge of its shards (experiment_sweep.h).
-#include "common/cli/experiment_sweep.h"
+#include "cli/experiment_sweep.h"
 
 #include <cmath>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // The command-line front end shared by the repro_* executables.
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -14,9 +14,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "common/cli/experiment_sweep.h"
-#include "common/cli/run_info.h"
-#include "common/cli/sweep_run.h"
+#include "cli/experiment_sweep.h"
+#include "cli/run_info.h"
+#include "cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/hw/config_reads.h"
 #include "common/hw/hardware.h"

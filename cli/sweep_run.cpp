@@ -1,5 +1,5 @@
 // One run of a sweep over any work list, and the input of a merge (sweep_run.h).
-#include "common/cli/sweep_run.h"
+#include "cli/sweep_run.h"
 
 #include <cmath>
 #include <filesystem>

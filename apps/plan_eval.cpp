@@ -29,7 +29,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "common/cli/cli.h"
+#include "cli/cli.h"
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/generic_fused_kernel.h"
 #include "common/evaluate/plan_target.h"

@@ -1,5 +1,5 @@
 // The record a --all run leaves beside its summary: items.csv and run_info.csv (run_info.h).
-#include "common/cli/run_info.h"
+#include "cli/run_info.h"
 
 #include <algorithm>
 #include <cctype>

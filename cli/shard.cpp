@@ -1,5 +1,5 @@
 // Sharding a sweep's work items (shard.h).
-#include "common/cli/shard.h"
+#include "cli/shard.h"
 
 #include <algorithm>
 #include <charconv>

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/cli/shard.h"
+#include "cli/shard.h"
 
 namespace dgs {
 
