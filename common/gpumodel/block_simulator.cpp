@@ -144,8 +144,8 @@ class RateMemo {
   }
   // The signature of the current state (filled by the caller before find / insert).
   std::vector<uint64_t>& sig() { return sig_; }
-  // The stored rates of a state with the current signature, or nullptr.
-  const double* find() {
+  // The stored rates (as bits) of a state with the current signature, or nullptr.
+  const uint64_t* find() {
     uint64_t h = sig_.size();
     for (uint64_t x : sig_) h = (h ^ x) * 0x9e3779b97f4a7c15ull;
     hash_ = h ^ (h >> 29);
@@ -156,7 +156,7 @@ class RateMemo {
       // A record: the signature's length, the signature, the rates (as bits).
       const uint64_t* rec = pool_.data() + s.at;
       if (rec[0] == sig_.size() && std::equal(sig_.begin(), sig_.end(), rec + 1)) {
-        return reinterpret_cast<const double*>(rec + 1 + sig_.size());
+        return rec + 1 + sig_.size();
       }
     }
   }
@@ -498,9 +498,9 @@ class Simulator {
         sig.push_back(uint64_t{kernel_ids_[static_cast<size_t>(r.kernel)]} << 32 |
                       static_cast<uint32_t>(r.blocks));
     }
-    if (const double* rates = memo_.find()) {
+    if (const uint64_t* rates = memo_.find()) {
       for (SmGroup& g : groups_)
-        for (Resident& r : g.residents) r.rate = *rates++;
+        for (Resident& r : g.residents) r.rate = std::bit_cast<double>(*rates++);
       return;
     }
     compute_rates_of_state();
