@@ -119,9 +119,9 @@ void small_stable_sort(std::vector<T>& v, Less less) {
 // and their residents' block counts and kernels' rate terms (warps, per-block work, rates and
 // caps), in group and resident order; so a state with the same signature (those values, kernels
 // named by an id of their rate terms' bits) gets the same rates, bit for bit. A search simulates
-// many stages made of the same kernels, which meet the same states again and again (NasNet's
-// IOS search: 86% of the states met). Open addressing on a hash of the signature; everything is
-// dropped when the model changes or the memo outgrows kMaxBytes (a dropped state is computed
+// many stages made of the same kernels, which meet the same states again and again (a NasNet
+// stage search: 86% of the states met). Open addressing on a hash of the signature; everything is
+// dropped when the model changes or the memo outgrows kMaxWords (a dropped state is computed
 // again, with the same bits).
 class RateMemo {
  public:
