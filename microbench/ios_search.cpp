@@ -30,7 +30,9 @@ const Loaded& loaded(const std::string& m) {
   return *p;
 }
 
-// Full search with a fresh GPU-model cost (nothing cached between iterations).
+// Full search with a fresh GPU-model cost (no stage cached between iterations; the block
+// simulator's per-thread rate memo, block_simulation.h, stays warm after the first iteration, so
+// the single-iteration NasNet rows are the cold search).
 void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int r, int s) {
   const Loaded& l = loaded(model);
   const GpuSpec spec = load_gpu_spec("v100");

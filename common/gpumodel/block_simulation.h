@@ -43,6 +43,9 @@ struct StageResult {
 
 // Simulates one stage: streams[s] is a sequence of kernels on stream s; streams run concurrently.
 // Empty streams are allowed; an empty stage has latency 0.
+// Each thread keeps the rates of the SM states it has met (block_simulator.cpp's RateMemo, up to
+// about 4 MiB, dropped when the GPU's model terms change): a state met again, in this stage or a
+// later one, reuses them, with the same bits as recomputing.
 StageResult simulate_stage(const GpuSpec& spec,
                            const std::vector<std::vector<KernelLaunch>>& streams);
 // The same, with the kernels given by pointer (no copies; for searches that assemble stages

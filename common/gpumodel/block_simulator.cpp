@@ -1,7 +1,10 @@
 // The event-driven block simulation (the rate rule and dispatch order are stated in gpu_model.h).
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <unordered_map>
 
 #include "common/gpumodel/model_internal.h"
 
@@ -46,25 +49,44 @@ struct SmGroup {
   }
 };
 
+// std::sort's result for the short lists of the water-filling, without its call overhead: for up
+// to 16 elements libstdc++'s std::sort is exactly this insertion sort (an element less than the
+// first goes to the front, any other moves past the greater ones before it), so the order is the
+// same even for ties and for a comparison whose rounding breaks transitivity; longer lists are
+// left to std::sort.
+template <typename T, typename Less>
+void small_sort_as_std(std::vector<T>& v, Less less) {
+  if (v.size() > 16) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  for (size_t i = 1; i < v.size(); ++i) {
+    const T x = v[i];
+    if (less(x, v[0])) {
+      std::move_backward(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i),
+                         v.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      v[0] = x;
+    } else {
+      size_t j = i;
+      for (; less(x, v[j - 1]); --j) v[j] = v[j - 1];
+      v[j] = x;
+    }
+  }
+}
+
 // Water-filling: share `total` among items with weights w[i] and caps cap[i] (both summed over
-// the item's blocks). Returns the allocation per item.
+// the item's blocks), for caps that sum (in item order) to more than `total` (the caller checks:
+// when they fit, every item gets its cap). Returns the allocation per item.
 void water_fill(double total, const std::vector<double>& w, const std::vector<double>& cap,
                 std::vector<double>& alloc, std::vector<size_t>& order) {
   const size_t n = w.size();
   alloc.assign(n, 0.0);
-  double cap_sum = 0;
-  for (size_t i = 0; i < n; ++i) cap_sum += cap[i];
-  if (cap_sum <= total) {
-    alloc = cap;
-    return;
-  }
   // Items without weight or demand get nothing; the others by ascending cap per weight (a strict
   // weak order once zero weights are out).
   order.clear();
   for (size_t i = 0; i < n; ++i)
     if (w[i] > 0 && cap[i] > 0) order.push_back(i);
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return cap[a] * w[b] < cap[b] * w[a]; });
+  small_sort_as_std(order, [&](size_t a, size_t b) { return cap[a] * w[b] < cap[b] * w[a]; });
   double left = total, wsum = 0;
   for (size_t i : order) wsum += w[i];
   for (size_t i : order) {
@@ -92,6 +114,125 @@ void small_stable_sort(std::vector<T>& v, Less less) {
   }
 }
 
+// The rates of every resident for each state of the SM groups met so far on this thread, under
+// one model. The rate rule (compute_rates) reads only the model, the groups' SM counts and warps,
+// and their residents' block counts and kernels' rate terms (warps, per-block work, rates and
+// caps), in group and resident order; so a state with the same signature (those values, kernels
+// named by an id of their rate terms' bits) gets the same rates, bit for bit. A search simulates
+// many stages made of the same kernels, which meet the same states again and again (a NasNet
+// stage search: 86% of the states met). Open addressing on a hash of the signature; everything is
+// dropped when the model changes or the memo outgrows kMaxWords (a dropped state is computed
+// again, with the same bits).
+class RateMemo {
+ public:
+  static constexpr size_t kMaxWords = size_t{1} << 19;  // 4 MiB of records, then start over
+
+  // Called before each simulation: the model's rate terms; the kernels' ids (kernel_ids[i] for
+  // ks[i]).
+  void start(const Model& m, const std::vector<SimKernel>& ks, std::vector<uint32_t>& kernel_ids) {
+    const double model_terms[] = {m.dram_bw,       m.l2_bw,       m.compute_sat_warps,
+                                  m.dram_warp_cap, m.l2_warp_cap, m.block_min_us};
+    static_assert(sizeof(model_terms) == sizeof(model_));
+    if (std::memcmp(model_terms, model_, sizeof(model_)) != 0) {
+      std::memcpy(model_, model_terms, sizeof(model_));
+      kernels_.clear();
+      clear();
+    }
+    if (pool_.size() > kMaxWords) clear();
+    kernel_ids.resize(ks.size());
+    for (size_t i = 0; i < ks.size(); ++i) kernel_ids[i] = kernel_id(ks[i]);
+  }
+  // The signature of the current state (filled by the caller before find / insert).
+  std::vector<uint64_t>& sig() { return sig_; }
+  // The stored rates (as bits) of a state with the current signature, or nullptr.
+  const uint64_t* find() {
+    uint64_t h = sig_.size();
+    for (uint64_t x : sig_) h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+    hash_ = h ^ (h >> 29);
+    for (size_t i = hash_ & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.at == kEmpty) return nullptr;
+      if (s.hash != hash_) continue;
+      // A record: the signature's length, the signature, the rates (as bits).
+      const uint64_t* rec = pool_.data() + s.at;
+      if (rec[0] == sig_.size() && std::equal(sig_.begin(), sig_.end(), rec + 1)) {
+        return rec + 1 + sig_.size();
+      }
+    }
+  }
+  // Stores the rates for the current signature (after a find that returned nullptr): put(rate)
+  // is called for every resident in order.
+  template <typename ForEachRate>
+  void insert(ForEachRate&& for_each_rate) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    const size_t at = pool_.size();
+    pool_.push_back(sig_.size());
+    pool_.insert(pool_.end(), sig_.begin(), sig_.end());
+    for_each_rate([&](double r) { pool_.push_back(std::bit_cast<uint64_t>(r)); });
+    place(slots_, hash_, at);
+    ++count_;
+  }
+
+ private:
+  static constexpr size_t kEmpty = ~size_t{0};
+  struct Slot {
+    uint64_t hash = 0;
+    size_t at = kEmpty;
+  };
+  // The rate terms of a kernel (what compute_rates reads of it), as bits.
+  struct KernelTerms {
+    uint64_t v[8];
+    bool operator==(const KernelTerms& o) const { return std::memcmp(v, o.v, sizeof(v)) == 0; }
+  };
+  struct TermsHash {
+    size_t operator()(const KernelTerms& t) const {
+      uint64_t h = 0;
+      for (uint64_t x : t.v) h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+      return h ^ (h >> 29);
+    }
+  };
+  static KernelTerms terms_of(const SimKernel& k) {
+    const double d[] = {static_cast<double>(k.warps),
+                        k.flops_b,
+                        k.dram_b,
+                        k.l2_b,
+                        k.sm_rate,
+                        k.floor_us,
+                        k.dram_warp_cap,
+                        k.sat_warps};
+    KernelTerms t;
+    static_assert(sizeof(d) == sizeof(t.v));
+    std::memcpy(t.v, d, sizeof(d));
+    return t;
+  }
+  uint32_t kernel_id(const SimKernel& k) {
+    return kernels_.emplace(terms_of(k), static_cast<uint32_t>(kernels_.size())).first->second;
+  }
+  static void place(std::vector<Slot>& slots, uint64_t h, size_t at) {
+    size_t i = h & (slots.size() - 1);
+    while (slots[i].at != kEmpty) i = (i + 1) & (slots.size() - 1);
+    slots[i] = Slot{h, at};
+  }
+  void grow() {
+    std::vector<Slot> bigger(slots_.size() * 2);
+    for (const Slot& s : slots_)
+      if (s.at != kEmpty) place(bigger, s.hash, s.at);
+    slots_.swap(bigger);
+  }
+  void clear() {
+    pool_.clear();
+    count_ = 0;
+    slots_.assign(1024, Slot{});
+  }
+  double model_[6] = {};
+  std::unordered_map<KernelTerms, uint32_t, TermsHash> kernels_;
+  std::vector<uint64_t> sig_;
+  std::vector<uint64_t> pool_;
+  size_t count_ = 0;
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  uint64_t hash_ = 0;
+};
+
 // The simulator's working vectors, kept per thread between simulations so that a search that
 // simulates many stages does not reallocate them each time (contents never carry over).
 struct SimScratch {
@@ -102,6 +243,10 @@ struct SimScratch {
   std::vector<Resident*> items;
   std::vector<double> tc, td, tl, w, alloc, blocks, dram_cap, l2_cap;
   std::vector<size_t> order;
+  // Resident lists of groups merged away, reused by later splits (no allocation per split).
+  std::vector<std::vector<Resident>> spare;
+  RateMemo memo;
+  std::vector<uint32_t> kernel_ids;  // the memo's id of each kernel
 };
 
 SimScratch& thread_scratch() {
@@ -129,13 +274,18 @@ class Simulator {
         blocks_(scratch.blocks),
         dram_cap_(scratch.dram_cap),
         l2_cap_(scratch.l2_cap),
-        order_(scratch.order) {}
+        order_(scratch.order),
+        spare_(scratch.spare),
+        memo_(scratch.memo),
+        kernel_ids_(scratch.kernel_ids) {}
 
   StageResult run() {
     StageResult res;
     // One group of all SMs, empty (the first group's resident list keeps its capacity from the
     // previous simulation on this thread).
+    for (size_t gi = 1; gi < groups_.size(); ++gi) retire(groups_[gi]);
     groups_.resize(1);
+    memo_.start(m_, ks_, kernel_ids_);
     SmGroup& all = groups_[0];
     all.count = m_.sms;
     all.threads = all.warps = all.blocks = all.regs = 0;
@@ -308,7 +458,17 @@ class Simulator {
             n -= g.count;
             k.dispatched += g.count;
           } else {
-            SmGroup rest = g;  // the SMs that get no block
+            SmGroup rest;  // the SMs that get no block: g's state (its resident list reused)
+            rest.threads = g.threads;
+            rest.warps = g.warps;
+            rest.blocks = g.blocks;
+            rest.regs = g.regs;
+            rest.smem = g.smem;
+            if (!spare_.empty()) {
+              rest.residents = std::move(spare_.back());
+              spare_.pop_back();
+            }
+            rest.residents = g.residents;
             rest.count = g.count - static_cast<int>(n);
             g.count = static_cast<int>(n);
             add_block(g, k, kid, stamp);
@@ -325,17 +485,41 @@ class Simulator {
 
   // The rate rule (see the header) for every resident. Items are the residents of all groups,
   // groups in order, residents in order (the order fixes the water-filling's arithmetic).
+  // The rates of the current state: the memo's, or computed (compute_rates_of_state) and stored.
   void compute_rates() {
+    // Per group its SM count and resident count, then per resident its kernel's id and blocks
+    // (the group's warps follow from those).
+    std::vector<uint64_t>& sig = memo_.sig();
+    sig.clear();
+    for (const SmGroup& g : groups_) {
+      sig.push_back(static_cast<uint64_t>(static_cast<uint32_t>(g.count)) << 32 |
+                    static_cast<uint32_t>(g.residents.size()));
+      for (const Resident& r : g.residents)
+        sig.push_back(uint64_t{kernel_ids_[static_cast<size_t>(r.kernel)]} << 32 |
+                      static_cast<uint32_t>(r.blocks));
+    }
+    if (const uint64_t* rates = memo_.find()) {
+      for (SmGroup& g : groups_)
+        for (Resident& r : g.residents) r.rate = std::bit_cast<double>(*rates++);
+      return;
+    }
+    compute_rates_of_state();
+    memo_.insert([&](auto&& put) {
+      for (const SmGroup& g : groups_)
+        for (const Resident& r : g.residents) put(r.rate);
+    });
+  }
+
+  void compute_rates_of_state() {
     size_t n = 0;
     for (const SmGroup& g : groups_) n += g.residents.size();
     items_.resize(n);
     tc_.resize(n);
-    w_.resize(n);
     blocks_.resize(n);
     dram_cap_.resize(n);
     l2_cap_.resize(n);
-    td_.assign(n, 0.0);
-    tl_.assign(n, 0.0);
+    // The caps summed in item order (as water_fill forms the sums).
+    double dram_sum = 0, l2_sum = 0;
     size_t i = 0;
     for (SmGroup& g : groups_) {
       for (Resident& r : g.residents) {
@@ -356,21 +540,19 @@ class Simulator {
         }
         items_[i] = &r;
         tc_[i] = r.tc;
-        w_[i] = static_cast<double>(k.warps) * r.blocks * g.count;
         const double blocks = static_cast<double>(r.blocks) * g.count;
         blocks_[i] = blocks;
         // Items that move no bytes of a kind get cap 0 there (water_fill skips them).
         dram_cap_[i] = r.dram_cap_pb * blocks;
         l2_cap_[i] = r.l2_cap_pb * blocks;
+        dram_sum += dram_cap_[i];
+        l2_sum += l2_cap_[i];
         ++i;
       }
     }
-    // Neither bandwidth saturated (the sums as water_fill forms them): every item gets its caps,
-    // and an item's rate is a function of its own state only, cached in the resident. The
-    // arithmetic is water_fill's and share_bytes's for that case, so the bits are the same.
-    double dram_sum = 0, l2_sum = 0;
-    for (i = 0; i < n; ++i) dram_sum += dram_cap_[i];
-    for (i = 0; i < n; ++i) l2_sum += l2_cap_[i];
+    // Neither bandwidth saturated: every item gets its caps, and an item's rate is a function of
+    // its own state only, cached in the resident. The arithmetic is water_fill's and
+    // share_bytes's for that case, so the bits are the same.
     if (dram_sum <= m_.dram_bw && (m_.l2_bw <= 0 || l2_sum <= m_.l2_bw)) {
       i = 0;
       for (SmGroup& g : groups_) {
@@ -392,6 +574,9 @@ class Simulator {
       }
       return;
     }
+    td_.assign(n, 0.0);
+    tl_.assign(n, 0.0);
+    w_valid_ = false;
     share_bytes(m_.dram_bw, dram_cap_, dram_sum, &SimKernel::dram_b, td_);
     if (m_.l2_bw > 0) share_bytes(m_.l2_bw, l2_cap_, l2_sum, &SimKernel::l2_b, tl_);
     for (i = 0; i < n; ++i) items_[i]->rate = 1.0 / std::max({tc_[i], td_[i], tl_[i]});
@@ -411,6 +596,15 @@ class Simulator {
         t[i] = (ks_[static_cast<size_t>(items_[i]->kernel)].*bytes) / per_block;
       }
       return;
+    }
+    if (!w_valid_) {  // the weights: each item's warps
+      w_.resize(n);
+      size_t i = 0;
+      for (const SmGroup& g : groups_)
+        for (const Resident& r : g.residents)
+          w_[i++] =
+              static_cast<double>(ks_[static_cast<size_t>(r.kernel)].warps) * r.blocks * g.count;
+      w_valid_ = true;
     }
     water_fill(bw, w_, cap, alloc_, order_);
     for (size_t i = 0; i < n; ++i) {
@@ -450,12 +644,19 @@ class Simulator {
     }
   }
 
+  // Keeps a group's resident list (its capacity) for a later split.
+  void retire(SmGroup& g) {
+    g.residents.clear();
+    spare_.push_back(std::move(g.residents));
+  }
+
   void merge_groups() {
     for (size_t a = 0; a < groups_.size(); ++a)
       for (size_t b = a + 1; b < groups_.size();) {
         if (groups_[a].same_state(groups_[b])) {
           groups_[a].count += groups_[b].count;
           state_changed_ = true;
+          retire(groups_[b]);
           groups_.erase(groups_.begin() + static_cast<std::ptrdiff_t>(b));
         } else {
           ++b;
@@ -464,6 +665,7 @@ class Simulator {
   }
 
   bool state_changed_ = true;  // a group changed since the rates were last computed
+  bool w_valid_ = false;       // w_ holds the current items' weights
   bool freed_ = true;          // a block ended since the last dispatch
   const Model& m_;
   std::vector<SimKernel>& ks_;
@@ -475,6 +677,9 @@ class Simulator {
   std::vector<Resident*>& items_;
   std::vector<double>&tc_, &td_, &tl_, &w_, &alloc_, &blocks_, &dram_cap_, &l2_cap_;
   std::vector<size_t>& order_;
+  std::vector<std::vector<Resident>>& spare_;
+  RateMemo& memo_;
+  std::vector<uint32_t>& kernel_ids_;
 };
 
 }  // namespace
