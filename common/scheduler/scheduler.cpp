@@ -73,7 +73,9 @@ SchedulerOptionValues::SchedulerOptionValues(const std::string& scheduler,
                                              const std::vector<SchedulerOption>& declared,
                                              const std::map<std::string, std::string>& given) {
   for (const SchedulerOption& o : declared) values_[o.name] = o.default_value;
-  for (const auto& [name, value] : given) {
+  for (const auto& entry : given) {
+    const std::string& name = entry.first;
+    const std::string& value = entry.second;
     const auto it = std::find_if(declared.begin(), declared.end(),
                                  [&](const SchedulerOption& o) { return o.name == name; });
     if (it == declared.end()) {
