@@ -491,8 +491,9 @@ DpResult solve_part(const PartDag& dag, StrategySet strategies, const Pruning& p
 DpStats count_part(const PartDag& dag, StrategySet strategies, const Pruning& prune,
                    uint64_t max_states, uint64_t max_transitions) {
   if (dag.n > 64) throw Error("IOS part has " + std::to_string(dag.n) + " units; at most 64");
-  Solver solver(dag, strategies, prune, StageCostFn{}, StageCostFn{}, StageCostFn{}, max_states,
-                max_transitions);
+  // The Solver keeps references to its cost functions: they must outlive it (no temporaries).
+  const StageCostFn none;
+  Solver solver(dag, strategies, prune, none, none, none, max_states, max_transitions);
   const Count128 schedules = solver.solve(dag.all()).schedules;
   DpStats stats = solver.stats();
   stats.schedules = schedules;
