@@ -41,12 +41,8 @@ gpu::Timing time_within_budget(const std::function<void()>& run, const gpu::Stre
                                int max_runs, double budget_ms) {
   const gpu::TimingProtocol one{.warmup = 0, .number = 1, .repeats = 1};
   gpu::Timing t;
-  double sum = 0;
-  while (static_cast<int>(t.samples_ms.size()) < max_runs &&
-         (t.samples_ms.empty() || sum < budget_ms)) {
+  while (another_timed_run(t.samples_ms, max_runs, budget_ms))
     t.samples_ms.push_back(gpu::time_with_events(run, stream, one).samples_ms.at(0));
-    sum += t.samples_ms.back();
-  }
   t.median_ms = gpu::median_of(t.samples_ms);
   t.min_ms = *std::min_element(t.samples_ms.begin(), t.samples_ms.end());
   t.max_ms = *std::max_element(t.samples_ms.begin(), t.samples_ms.end());
@@ -66,6 +62,12 @@ gpu::DeviceBuffer filled(gpu::KernelLauncher& l, int64_t count) {
 }
 
 }  // namespace
+
+bool another_timed_run(const std::vector<double>& samples_ms, int max_runs, double budget_ms) {
+  if (samples_ms.empty()) return max_runs > 0;
+  return static_cast<int>(samples_ms.size()) < max_runs &&
+         std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) < budget_ms;
+}
 
 void run_measured_chain(ExperimentContext& ctx, const std::string& model,
                         const std::vector<MeasuredCase>& cases, int64_t short_edge) {

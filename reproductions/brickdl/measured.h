@@ -23,6 +23,10 @@ struct MeasuredCase {
   int64_t edge = 8;
 };
 
+// The brick kernels' default timing: another timed run while fewer than `max_runs` were taken
+// and they add up to less than `budget_ms`; the first run always.
+bool another_timed_run(const std::vector<double>& samples_ms, int max_runs, double budget_ms);
+
 // `short_edge` > 0: without --full-protocol the proxy runs at that spatial edge instead of its own
 // (Fig. 10's 112^3 proxy at 96^3, Fig. 11's 224^3 one at 112^3: the brick kernels take seconds
 // per run at the full sizes).
