@@ -21,9 +21,8 @@ namespace {
 
 // Values do not change the kernels' speed; constants keep the set-up on the device.
 constexpr float kFillValue = 0.01f;
-// §4.1: the mean of 20 runs (after warm-up). The default is shortened to 3 timed runs after one
-// warm-up (at the proxies' full sizes a brick kernel run takes up to seconds, so 20 runs of every
-// case take many minutes); --full-protocol restores the paper's.
+// §4.1: the mean of 20 runs (after warm-up), --full-protocol, for every kernel. By default cuDNN
+// per layer and the brick conversion take 3 timed runs after one warm-up (milliseconds each).
 const gpu::TimingProtocol kPaperProtocol{.warmup = 2, .number = 1, .repeats = 20};
 const gpu::TimingProtocol kShortProtocol{.warmup = 1, .number = 1, .repeats = 3};
 // The brick kernels by default: no warm-up run at full size (one run of each kernel on a small
