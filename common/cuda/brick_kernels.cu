@@ -2,6 +2,7 @@
 // the cuDNN per-layer baseline (brick_kernels.h).
 #include <algorithm>
 
+#include "common/cuda/brick_conv_box.h"
 #include "common/cuda/brick_kernels.h"
 #include "common/cuda/cuda_check.cuh"
 #include "common/cuda/device.h"
@@ -13,12 +14,10 @@ namespace {
 constexpr int kThreads = 256;
 enum : int { kNotStarted = 0, kInProgress = 1, kComplete = 2 };
 
-struct LayerDev {
-  int cin, cout, k, s, p, d, relu;
-  int in[3], out[3], gin[3], gout[3];
-  const float* w;
-  const float* b;
-};
+using brick::brick_offset;
+using brick::LayerDev;
+using brick::Source;
+static_assert(brick::kMaxLayers == kMaxBrickChainLayers);
 
 struct ChainDev {
   int layers;
@@ -34,15 +33,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// ---- addressing ------------------------------------------------------------------------------
-
-__device__ __forceinline__ int64_t brick_offset(int c, int z, int y, int x, const int* g, int B,
-                                                int channels) {
-  const int64_t brick = (static_cast<int64_t>(z / B) * g[1] + y / B) * g[2] + x / B;
-  const int64_t vol = static_cast<int64_t>(B) * B * B;
-  return brick * channels * vol + static_cast<int64_t>(c) * vol + ((z % B) * B + (y % B)) * B +
-         (x % B);
-}
+// ---- conversion ------------------------------------------------------------------------------
 
 __global__ void to_bricks_kernel(const float* __restrict__ src, float* __restrict__ dst, int C,
                                  int D, int H, int W, int B, int g1, int g2, int64_t total) {
@@ -70,60 +61,6 @@ __global__ void from_bricks_kernel(const float* __restrict__ src, float* __restr
               z = static_cast<int>((i / (static_cast<int64_t>(W) * H)) % D),
               c = static_cast<int>(i / (static_cast<int64_t>(W) * H * D));
     dst[i] = src[brick_offset(c, z, y, x, g, B, C)];
-  }
-}
-
-// ---- one layer over a box of its output ---------------------------------------------------------
-// Source: bricked (src_box == nullptr) or a dense box [c][z][y][x] starting at src_lo with extent
-// src_ext. Destination: bricked (dst_box == nullptr; elements outside the tensor written 0) or a
-// dense box at out_lo with extent out_ext.
-__device__ void conv_box(const LayerDev& L, int B, const float* src, const int* src_lo,
-                         const int* src_ext, bool src_bricked, float* dst, const int* out_lo,
-                         const int* out_ext, bool dst_bricked) {
-  const int64_t box = static_cast<int64_t>(out_ext[0]) * out_ext[1] * out_ext[2];
-  for (int64_t i = threadIdx.x; i < L.cout * box; i += blockDim.x) {
-    const int co = static_cast<int>(i / box);
-    const int64_t v = i % box;
-    const int oz = out_lo[0] + static_cast<int>(v / (out_ext[1] * out_ext[2]));
-    const int oy = out_lo[1] + static_cast<int>((v / out_ext[2]) % out_ext[1]);
-    const int ox = out_lo[2] + static_cast<int>(v % out_ext[2]);
-    float acc = 0.0f;
-    const bool inside = oz < L.out[0] && oy < L.out[1] && ox < L.out[2];
-    if (inside) {
-      acc = __ldg(&L.b[co]);
-      for (int ci = 0; ci < L.cin; ++ci)
-        for (int kz = 0; kz < L.k; ++kz) {
-          const int z = oz * L.s - L.p + kz * L.d;
-          if (z < 0 || z >= L.in[0]) continue;
-          for (int ky = 0; ky < L.k; ++ky) {
-            const int y = oy * L.s - L.p + ky * L.d;
-            if (y < 0 || y >= L.in[1]) continue;
-            for (int kx = 0; kx < L.k; ++kx) {
-              const int x = ox * L.s - L.p + kx * L.d;
-              if (x < 0 || x >= L.in[2]) continue;
-              const float w = __ldg(
-                  &L.w[(((static_cast<int64_t>(co) * L.cin + ci) * L.k + kz) * L.k + ky) * L.k +
-                       kx]);
-              const float a = src_bricked
-                                  ? __ldcg(&src[brick_offset(ci, z, y, x, L.gin, B, L.cin)])
-                                  : src[((static_cast<int64_t>(ci) * src_ext[0] + (z - src_lo[0])) *
-                                             src_ext[1] +
-                                         (y - src_lo[1])) *
-                                            src_ext[2] +
-                                        (x - src_lo[2])];
-              acc += a * w;
-            }
-          }
-        }
-      if (L.relu) acc = fmaxf(acc, 0.0f);
-    }
-    if (dst_bricked) {
-      // Bricks hold whole B^3 boxes: the masked part of a partial brick is written 0.
-      const int g[3] = {0, L.gout[1], L.gout[2]};
-      dst[brick_offset(co, oz, oy, ox, g, B, L.cout)] = acc;
-    } else {
-      dst[i] = acc;
-    }
   }
 }
 
@@ -168,8 +105,14 @@ __global__ void padded_chain_kernel(ChainDev c, float* scratch, int64_t scratch_
     __syncthreads();
     for (int l = 1; l <= c.layers; ++l) {
       const bool first = l == 1, final = l == c.layers;
-      conv_box(c.layer[l - 1], B, first ? c.act[0] : buf[(l - 1) % 2], lo[l - 1], ext[l - 1], first,
-               final ? c.act[l] : buf[l % 2], lo[l], ext[l], final);
+      // The chain's input is not written during the kernel: the read-only cache path.
+      float* dst = final ? c.act[l] : buf[l % 2];
+      if (first)
+        brick::conv_box<Source::BrickedReadOnly>(c.layer[0], B, c.act[0], nullptr, nullptr, dst,
+                                                 lo[1], ext[1], final, threadIdx.x, blockDim.x);
+      else
+        brick::conv_box<Source::Dense>(c.layer[l - 1], B, buf[(l - 1) % 2], lo[l - 1], ext[l - 1],
+                                       dst, lo[l], ext[l], final, threadIdx.x, blockDim.x);
       __syncthreads();
     }
   }
@@ -253,8 +196,15 @@ __global__ void memoized_chain_kernel(ChainDev c) {
         const int bc[3] = {action_brick / (L.gout[1] * L.gout[2]),
                            (action_brick / L.gout[2]) % L.gout[1], action_brick % L.gout[2]};
         const int lo[3] = {bc[0] * B, bc[1] * B, bc[2] * B}, ext[3] = {B, B, B};
-        conv_box(L, B, c.act[action_layer - 1], nullptr, nullptr, true, c.act[action_layer], lo,
-                 ext, true);
+        // Intermediates are written by other blocks during the kernel: read through L2. The
+        // chain's input is not: the read-only cache path.
+        if (action_layer == 1)
+          brick::conv_box<Source::BrickedReadOnly>(L, B, c.act[0], nullptr, nullptr, c.act[1], lo,
+                                                   ext, true, threadIdx.x, blockDim.x);
+        else
+          brick::conv_box<Source::BrickedCoherent>(L, B, c.act[action_layer - 1], nullptr, nullptr,
+                                                   c.act[action_layer], lo, ext, true, threadIdx.x,
+                                                   blockDim.x);
       }
       __threadfence();
       __syncthreads();

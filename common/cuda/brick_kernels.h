@@ -14,7 +14,9 @@
 // brick, row-major inside the brick, the identity brick map (row-major brick order), partial
 // bricks zero-masked. Batch 1 (the proxies' case). to_bricks_3d / from_bricks_3d convert.
 //
-// The cuDNN baseline for the same chain is CudnnConv3dChain (cudnn_conv3d.h).
+// The kernels' arithmetic (the layout's addressing, one layer over a box of its output) is
+// brick_conv_box.h, plain C++ that the CPU tests run too. The cuDNN baseline for the same chain is
+// CudnnConv3dChain (cudnn_conv3d.h).
 //
 // This header has no CUDA types; without CUDA every entry point throws "no CUDA support".
 #include <array>

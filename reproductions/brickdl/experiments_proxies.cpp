@@ -56,7 +56,8 @@ void run_fig10(ExperimentContext& ctx) {
   if (ctx.options().mode == RunMode::Measured) {
     run_measured_chain(
         ctx, "brickdl_proxy6",
-        {{"2+2+2", {2, 2, 2}, 8}, {"3+3", {3, 3}, 8}, {"4+2", {4, 2}, 8}, {"6", {6}, 8}});
+        {{"2+2+2", {2, 2, 2}, 8}, {"3+3", {3, 3}, 8}, {"4+2", {4, 2}, 8}, {"6", {6}, 8}},
+        /*short_edge=*/96);
     return;
   }
   const GpuSpec& spec = ctx.gpu();
