@@ -189,6 +189,10 @@ SuiteKernel pool2d_kernel(const gpu::Pool2dShape& p) {
   s.flops = static_cast<double>(outs) * p.kh * p.kw;
   s.dram_bytes = kFloat * static_cast<double>(p.n * p.c * p.h * p.w + outs);
   s.l2_bytes = kFloat * static_cast<double>(outs) * (p.kh * p.kw + 1);
+  // One output per thread; its window read one element per step (kernel_family.cpp).
+  s.steps = p.kh * p.kw;
+  s.loads_a_per_step = 1;
+  s.outputs_per_thread = 1;
   return s;
 }
 

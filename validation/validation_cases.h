@@ -5,7 +5,9 @@
 //   cudnn_conv      every distinct convolution of ResNet-50 and Inception V3 (zoo) at batch 1
 //                   and 32, one cuDNN call each through the stage executor (the algorithm cuDNN
 //                   finds fastest, FP32 on CUDA cores, Conv+bias+ReLU where the network has it);
-//                   priced by the model's library rules (kernels_for_op)
+//                   priced by the model's library rules (kernels_for_op, with the library-call
+//                   terms of model_internal.h: fixed cost per call, Winograd, the config's
+//                   gemm_fp32)
 //   suite_*         the suite's own kernels at every instantiated tile: GEMM (1024^3; Welder
 //                   Fig. 2's 98304x128x64; BERT-base attention scores at batch 64), implicit-GEMM
 //                   3x3 convolution, fused GEMM+softmax, the MLP chain (NeRF), row softmax,

@@ -27,6 +27,15 @@ constexpr SuiteDefault kSuiteDefaults[] = {
     {kMemoryLatencyUs, 0.45,
      "assumption: a loaded global-memory round trip of ~450 ns (the latency the configs' "
      "dram_saturation_warps_per_sm assumes); a config may state the value measured"},
+    {kLibraryCallUs, 0.0,
+     "assumption: a cuDNN-class convolution call costs no more than its kernel launch "
+     "(kernel_launch_us); a config may state the fixed cost measured on its GPU"},
+    {kLibraryFusedCallUs, 0.0,
+     "assumption: as library_call_us, for the fused Conv+bias+activation call"},
+    {kWinogradFlopFraction, 1.0,
+     "assumption: the library runs 3x3 stride-1 convolutions as implicit GEMM (all "
+     "multiply-adds); a config may state that its library runs Winograd F(2x2,3x3) (16/36 of "
+     "them) where the measurements show it"},
 };
 }  // namespace
 
@@ -76,6 +85,14 @@ constexpr std::string_view kChainSource =
 constexpr std::string_view kMemorySource =
     "the kernel's loop loads one 4-byte element per lane and uses it before the next load (a "
     "warp has one coalesced 128-byte line in flight)";
+
+constexpr std::string_view kPoolSource =
+    "pool2d_kernel's loop over the window (run-time extents, not unrolled: nvcc 13.0 issues "
+    "each element's ld.global after the previous element's max/sum, so every window element "
+    "waits one round trip, one step per element): per element ~16 instructions (two bounds "
+    "tests, 64-bit address, ld.global, max, the double sum, the count), loop control 3; per "
+    "output ~100 (three 64-bit divisions/remainders of the flat index, each a 32-bit fast-path "
+    "test and div/rem.u32 of ~28 in SASS, the store); a warp keeps one 128-byte line in flight";
 
 const std::vector<KernelFamily> kFamilies = {
     {.name = "suite_gemm",
@@ -128,9 +145,13 @@ const std::vector<KernelFamily> kFamilies = {
     {.name = "suite_pool2d",
      .kernel = "pool2d_kernel (common/cuda/tensor_kernels.cu): one output per thread, its window "
                "read element by element",
+     .instructions_per_load_a = 16,
+     .instructions_per_step = 3,
+     .instructions_per_output = 100,
+     .step_waits_for_memory = true,
      .bytes_in_flight_per_warp = 128,
      .klass = KernelClass::Memory,
-     .source = kMemorySource},
+     .source = kPoolSource},
     {.name = "suite_brick_direct",
      .kernel = "padded_chain_kernel, memoized_chain_kernel (common/cuda/brick_kernels.cu): direct "
                "3-D convolution, one output element per thread, operands from global memory",

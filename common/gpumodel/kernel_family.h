@@ -47,7 +47,16 @@ namespace gpu_efficiency {
 inline constexpr std::string_view kSuiteIssuePerClock = "suite_issue_per_clock";
 // A global-memory round trip under load, as a waiting loop step exposes it (microseconds).
 inline constexpr std::string_view kMemoryLatencyUs = "memory_latency_us";
-// The suite-kernel model's keys (not required in a config: each has a default, below).
+// Library-call terms of cuDNN-class convolutions (kernels_for_op, kernel_rules.h): the fixed time
+// of one convolution call beyond its GEMM kernel (us), the same for the fused
+// Conv+bias+activation call, and the fraction of a 3x3 stride-1 convolution's multiply-adds the
+// library's Winograd algorithm performs. Defaults: 0, 0, 1 (no such term; the configs whose
+// constants were calibrated without them keep their results).
+inline constexpr std::string_view kLibraryCallUs = "library_call_us";
+inline constexpr std::string_view kLibraryFusedCallUs = "library_fused_call_us";
+inline constexpr std::string_view kWinogradFlopFraction = "winograd_flop_fraction";
+// The keys of the suite-kernel model and of the library-call terms (not required in a config:
+// each has a default, below).
 std::vector<std::string_view> suite_model_keys();
 // The default of a suite-model key, and its reason.
 double suite_model_default(std::string_view key);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/gpumodel/kernel_family.h"
 #include "common/gpumodel/model_internal.h"
 #include "common/graph/op_cost.h"
 #include "common/graph/window.h"
@@ -73,6 +74,46 @@ KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int6
   return k;
 }
 
+std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, KernelLaunch k,
+                                            bool winograd_shape, bool fused_epilogue) {
+  const double fraction =
+      gpu_efficiency::suite_model_value(spec, gpu_efficiency::kWinogradFlopFraction);
+  // Winograd's transforms cost a fixed time that only a grid filling the GPU repays: the
+  // library takes it where its implicit GEMM runs the largest tile (gemm_kernel's rule).
+  if (winograd_shape && k.math == MathUnit::Fp32 && fraction > 0 && fraction < 1 &&
+      k.tile.m == kGemmTiles[0].first && k.tile.n == kGemmTiles[0].second &&
+      k.grid_blocks >= spec.sm_count) {
+    k.flops *= fraction;
+    k.name += "+winograd";
+  }
+  const double call_us = gpu_efficiency::suite_model_value(
+      spec, fused_epilogue ? gpu_efficiency::kLibraryFusedCallUs : gpu_efficiency::kLibraryCallUs);
+  std::vector<KernelLaunch> out;
+  if (call_us > 0) {
+    KernelLaunch c;
+    c.name = k.name + ":library_call";
+    c.grid_blocks = 1;
+    c.threads_per_block = spec.warp_size > 0 ? spec.warp_size : 32;
+    c.registers_per_thread = kSimpleRegisters;
+    c.math = k.math;
+    c.klass = KernelClass::Memory;
+    c.block_floor_us = call_us;
+    c.ops = k.ops;
+    out.push_back(std::move(c));
+  }
+  out.push_back(std::move(k));
+  return out;
+}
+
+// (model_internal.h) Whether the output of op `op` goes to an activation that runs in its epilogue
+// (the library's fused Conv+bias+activation call).
+bool has_folded_epilogue(const Graph& g, int op) {
+  const Op& o = g.op(op);
+  if (o.outputs.empty() || o.outputs[0] < 0) return false;
+  const Tensor& y = g.tensor(o.outputs[0]);
+  return y.consumers.size() == 1 && is_folded_activation(g, y.consumers[0]);
+}
+
 ConvDims conv_dims(const Graph& g, int op) {
   const Op& o = g.op(op);
   if (o.inputs.size() < 2 || o.outputs.empty() || o.inputs[0] < 0 || o.inputs[1] < 0)
@@ -125,6 +166,16 @@ KernelLaunch simple_kernel(const std::string& name, KernelRule rule, int64_t thr
   k.math = math;
   k.klass = klass;
   return k;
+}
+
+// A 3x3, stride-1, dilation-1, group-1 2-D convolution (the shapes Winograd F(2x2,3x3) covers).
+bool winograd_shape(const Graph& g, int op, const ConvDims& d) {
+  if (d.group != 1) return false;
+  const Window w = resolve_window(g, op);
+  if (w.kernel.size() != 2) return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (w.kernel[i] != 3 || w.strides[i] != 1 || w.dilations[i] != 1) return false;
+  return true;
 }
 
 }  // namespace
@@ -209,8 +260,14 @@ std::vector<KernelLaunch> kernels_for_op(const Graph& g, int op, const GpuSpec& 
         int64_t K = d.cin / d.group * d.kernel_area;
         if (o.kind == OpKind::ConvTranspose)
           K = std::max<int64_t>(1, cost.macs / std::max<int64_t>(1, M * d.cout));
-        out.push_back(
-            gemm_kernel(o.name, d.group, M, N, K, op_flops, bytes, dt, math, spec.sm_count));
+        const KernelLaunch k =
+            gemm_kernel(o.name, d.group, M, N, K, op_flops, bytes, dt, math, spec.sm_count);
+        if (o.kind == OpKind::ConvTranspose) {
+          out.push_back(k);
+          return out;
+        }
+        return library_conv_call(spec, k, winograd_shape(g, op, d),
+                                 opts.fold_activation && has_folded_epilogue(g, op));
       } else {  // Gemm, MatMul
         const Shape& a = g.tensor(o.inputs[0]).shape;
         const Shape& y = g.tensor(o.outputs[0]).shape;

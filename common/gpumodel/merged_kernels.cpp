@@ -66,8 +66,14 @@ std::vector<KernelLaunch> kernels_for_merged_conv(const Graph& g, const std::vec
   std::string name = "merged";
   for (int op : ops) name += "+" + g.op(op).name;
   // The split back into the original outputs is a channel-range view (no kernel).
-  return {gemm_kernel(name, 1, M, cout_total, K, flops, bytes, dt, math_for(dt, spec, opts, true),
-                      spec.sm_count)};
+  // One library call (no Winograd: the merged kernel is zero-padded to the largest kernel),
+  // the fused Conv+bias+activation one when every merged conv's activation is folded.
+  bool fused = opts.fold_activation;
+  for (int op : ops) fused = fused && has_folded_epilogue(g, op);
+  return library_conv_call(spec,
+                           gemm_kernel(name, 1, M, cout_total, K, flops, bytes, dt,
+                                       math_for(dt, spec, opts, true), spec.sm_count),
+                           false, fused);
 }
 
 std::vector<KernelLaunch> kernels_for_merged_task(const Graph& g, const std::vector<int>& ops,

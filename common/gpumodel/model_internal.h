@@ -203,6 +203,19 @@ MathUnit math_for(DType dt, const GpuSpec& spec, const KernelOptions& opts, bool
 KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t K,
                          double flops, double dram_bytes, DType dt, MathUnit math, int sm_count);
 
+// THE LIBRARY-CALL TERMS of one cuDNN-class convolution call whose GEMM kernel is `k` (stated
+// at kernels_for_op, kernel_rules.h): `k`'s FLOPs times winograd_flop_fraction when
+// `winograd_shape` (FP32 3x3, stride 1, dilation 1, group 1) and its grid fills the GPU at the
+// largest tile; then, when the call's fixed cost (library_call_us, or library_fused_call_us for
+// `fused_epilogue`) is > 0, a one-block set-up kernel of no work that lasts that long, launched
+// before `k` on its stream. Returns the call's kernels.
+std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, KernelLaunch k,
+                                            bool winograd_shape, bool fused_epilogue);
+
+// Whether op `op`'s output goes only to an activation that its epilogue runs
+// (is_folded_activation): the library's fused Conv+bias+activation call.
+bool has_folded_epilogue(const Graph& g, int op);
+
 struct ConvDims {
   int64_t n = 0, cin = 0, cout = 0, group = 1;
   int64_t kernel_area = 1;  // product of the kernel's spatial dims

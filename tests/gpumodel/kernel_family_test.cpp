@@ -98,6 +98,28 @@ TEST(SuiteKernelModel, AMemoryBoundWarpMovesItsBytesInFlightPerRoundTrip) {
   EXPECT_NEAR(estimate_kernel(toy(), suite_kernel_launch(toy(), k)).latency_us, 1e6 / 2048, 1e-9);
 }
 
+TEST(SuiteKernelModel, APoolWaitsOneRoundTripPerWindowElement) {
+  // A 3x3 max pool: one output per thread, its 9 window elements read one per step.
+  SuiteKernel k;
+  k.family = "suite_pool2d";
+  k.name = "toy pool";
+  k.grid_blocks = 1;
+  k.threads = 256;
+  k.steps = 9;
+  k.loads_a_per_step = 1;
+  k.outputs_per_thread = 1;
+  k.flops = 9.0 * 256;
+  k.dram_bytes = 4.0 * 256 * 5;  // a few bytes: the waits bind
+  const SuiteKernelRates r = suite_kernel_rates(toy(), k);
+  // per element 16 + loop control 3, 9 elements; 100 per output: 271 instructions
+  EXPECT_DOUBLE_EQ(r.instructions_per_thread, 9 * (16 + 3) + 100);
+  // 9 round trips of 0.5 us + 271 x 8 warps at 2 per clock at 1000 MHz
+  EXPECT_DOUBLE_EQ(r.block_floor_us, 9 * 0.5 + 271.0 * 8 / 2000);
+  EXPECT_EQ(r.issue_efficiency, 0);  // no multiply-adds: the class efficiency stays
+  EXPECT_NEAR(estimate_kernel(toy(), suite_kernel_launch(toy(), k)).latency_us,
+              9 * 0.5 + 271.0 * 8 / 2000, 1e-9);
+}
+
 TEST(SuiteKernelModel, ConstantsDefaultWhereAConfigHasNone) {
   GpuSpec g = toy();
   g.efficiency.clear();

@@ -91,6 +91,56 @@ TEST(GpuKernelRules, LargeConvsKeep128x64TilesAndTheThesisConvGets48Blocks) {
   EXPECT_EQ(kernels_for_op(g, c2, v)[0].grid_blocks, 96);
 }
 
+TEST(GpuKernelRules, ALibraryCallCostIsASetUpKernelBeforeTheConv) {
+  SmallNet n;
+  GpuSpec v = hand_v100();
+  // No cost stated: the conv is one kernel, as calibrated.
+  ASSERT_EQ(kernels_for_op(n.g, n.conv3, v).size(), 1u);
+  v.efficiency["library_call_us"] = 10;
+  v.efficiency["library_fused_call_us"] = 20;
+  const auto ks = kernels_for_op(n.g, n.conv3, v);
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].name, "conv3:implicit_gemm_64x64:library_call");
+  EXPECT_EQ(ks[0].grid_blocks, 1);
+  EXPECT_EQ(ks[0].flops, 0);
+  EXPECT_EQ(ks[0].dram_bytes, 0);
+  EXPECT_DOUBLE_EQ(ks[0].block_floor_us, 10);
+  EXPECT_EQ(ks[1].name, "conv3:implicit_gemm_64x64");
+  // On one stream: the set-up kernel is issued after one launch (5 us), lasts 10 us, and the
+  // conv starts one launch after it ends: 10 + 5 us more than the conv alone.
+  const double alone = estimate_kernel(v, ks[1]).latency_us;
+  EXPECT_NEAR(simulate_stage(v, {ks}).latency_us, alone + 10 + 5, 1e-9);
+  // Its ReLU in the epilogue: the fused call's cost.
+  KernelOptions fold;
+  fold.fold_activation = true;
+  EXPECT_DOUBLE_EQ(kernels_for_op(n.g, n.conv3, v, fold)[0].block_floor_us, 20);
+  // A merged conv is one call.
+  EXPECT_EQ(kernels_for_merged_conv(n.g, {n.conv13, n.conv31}, v).size(), 2u);
+}
+
+TEST(GpuKernelRules, WinogradTakesItsFractionOfThreeByThreeStrideOneFlops) {
+  GpuSpec v = hand_v100();
+  Graph g;
+  g.name = "winograd";
+  const int x = g.add_input("x", {8, 64, 56, 56});
+  const int w = g.add_weight("w", {128, 64, 3, 3});
+  const int c = g.add_op(OpKind::Conv, "c", {x, w}, conv_attrs(1, 1));
+  Attributes s2 = conv_attrs(1, 1);
+  s2.set("strides", std::vector<int64_t>{2, 2});
+  const int c2 = g.add_op(OpKind::Conv, "c2", {x, w}, s2);
+  const double flops = 2.0 * 8 * 3136 * 128 * 576;
+  EXPECT_DOUBLE_EQ(kernels_for_op(g, c, v)[0].flops, flops);  // default: implicit GEMM
+  v.efficiency["winograd_flop_fraction"] = 16.0 / 36;
+  // 392 blocks of 128 x 64 fill the 80 SMs: Winograd F(2x2,3x3), 16 of 36 multiplies.
+  const KernelLaunch k = kernels_for_op(g, c, v)[0];
+  EXPECT_DOUBLE_EQ(k.flops, flops * 16 / 36);
+  EXPECT_EQ(k.name, "c:implicit_gemm_128x64+winograd");
+  // Stride 2: implicit GEMM. Batch 1 (SmallNet: 98 blocks of 64 x 64): implicit GEMM.
+  EXPECT_DOUBLE_EQ(kernels_for_op(g, c2, v)[0].flops, 2.0 * 8 * 784 * 128 * 576);
+  SmallNet n;
+  EXPECT_EQ(kernels_for_op(n.g, n.conv3, v)[0].name, "conv3:implicit_gemm_64x64");
+}
+
 TEST(GpuKernelRules, DepthwiseIsDirectAndElementwiseIsMemoryBound) {
   SmallNet n;
   const GpuSpec v = hand_v100();
