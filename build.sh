@@ -70,7 +70,8 @@ case "${1:-}" in
     install_missing $(have_nvcc && echo python3-pip)
     configure
     # Only what reproducing needs: the papers' executables and the page (no tests, no
-    # benchmarks). The papers are CMakeLists.txt's DGS_PAPERS, written by CMake to papers.txt.
+    # benchmarks). The papers are reproductions/papers.inc's (CMake's DGS_PAPERS), written by
+    # CMake to papers.txt.
     mapfile -t papers < "$BUILD_DIR/papers.txt"
     build repro_report repro_compare "${papers[@]/#/repro_}"
     while read -r -u 3 p; do

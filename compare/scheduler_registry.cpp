@@ -1,10 +1,6 @@
 #include "compare/scheduler_registry.h"
 
-#include "reproductions/atomic/schedulers.h"
-#include "reproductions/brickdl/schedulers.h"
-#include "reproductions/graphturbo/schedulers.h"
-#include "reproductions/ios/schedulers.h"
-#include "reproductions/welder/schedulers.h"
+#include "reproductions/papers.h"
 
 namespace dgs {
 
@@ -19,12 +15,8 @@ void append(SchedulerList* to, SchedulerList from) {
 SchedulerList all_schedulers() {
   SchedulerList list;
   list.push_back(make_sequential_scheduler());
-  // One line per paper (reproductions/<paper>/schedulers.h), in the paper list's order.
-  append(&list, graphturbo_schedulers());
-  append(&list, ios_schedulers());
-  append(&list, welder_schedulers());
-  append(&list, atomic_schedulers());
-  append(&list, brickdl_schedulers());
+  // Each paper's (reproductions/<paper>/schedulers.h), in the order of the paper list.
+  for (const PaperEntry& paper : paper_list()) append(&list, paper.schedulers());
   return list;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The one list of schedulers the suite runs: the suite's baseline ("sequential") and every paper's
 // scheduler and baselines, each paper's from its reproductions/<paper>/schedulers.h
-// (`SchedulerList <paper>_schedulers()`). repro_compare and the tests read it; adding a paper's
-// schedulers is adding one line to scheduler_registry.cpp (README, "Adding a paper").
+// (`SchedulerList <paper>_schedulers()`) for every paper of the paper list
+// (reproductions/papers.inc). repro_compare and the tests read it; a paper's line in the paper
+// list registers its schedulers (README, "Adding a paper").
 #include <string>
 #include <vector>
 

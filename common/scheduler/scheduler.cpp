@@ -71,7 +71,8 @@ bool valid_value(SchedulerOption::Type t, const std::string& s) {
 
 SchedulerOptionValues::SchedulerOptionValues(const std::string& scheduler,
                                              const std::vector<SchedulerOption>& declared,
-                                             const std::map<std::string, std::string>& given) {
+                                             const std::map<std::string, std::string>& given)
+    : scheduler_(scheduler) {
   for (const SchedulerOption& o : declared) values_[o.name] = o.default_value;
   for (const auto& entry : given) {
     const std::string& name = entry.first;
@@ -118,6 +119,26 @@ bool SchedulerOptionValues::get_bool(const std::string& name) const {
 
 const std::string& SchedulerOptionValues::get_string(const std::string& name) const {
   return text(name);
+}
+
+int64_t SchedulerOptionValues::get_int_in(const std::string& name, int64_t lo, int64_t hi,
+                                          const std::string& expected) const {
+  const int64_t v = get_int(name);
+  if (v < lo || v > hi)
+    throw Error(scheduler_ + ": option '" + name + "' expects " +
+                (expected.empty() ? std::to_string(lo) + ".." + std::to_string(hi) : expected) +
+                ", got " + std::to_string(v));
+  return v;
+}
+
+const std::string& SchedulerOptionValues::get_choice(
+    const std::string& name, const std::vector<std::string>& choices) const {
+  const std::string& v = text(name);
+  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return v;
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  throw Error(scheduler_ + ": option '" + name + "' expects " + list + ", got '" + v + "'");
 }
 
 std::string SchedulerOptionValues::str() const {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/evaluate/evaluate.h"
@@ -47,11 +48,20 @@ class SchedulerOptionValues {
   double get_double(const std::string& name) const;
   bool get_bool(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;
+  // An int option's value in [lo, hi]. Throws dgs::Error "<scheduler>: option 'x' expects
+  // <expected>, got 7" (`expected` "" reads "<lo>..<hi>").
+  int64_t get_int_in(const std::string& name, int64_t lo, int64_t hi,
+                     const std::string& expected = "") const;
+  // A string option's value, one of `choices`. Throws dgs::Error "<scheduler>: option 'x' expects
+  // a, b or c, got 'd'".
+  const std::string& get_choice(const std::string& name,
+                                const std::vector<std::string>& choices) const;
   // "name=value" pairs in name order, for reports ("" when there are none).
   std::string str() const;
 
  private:
   const std::string& text(const std::string& name) const;
+  std::string scheduler_;  // whose options, for messages
   std::map<std::string, std::string> values_;
 };
 
@@ -108,6 +118,31 @@ class Scheduler {
   // The plan for `g` on `hw`. Throws SchedulerNotApplicable (see above) or dgs::Error.
   virtual ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                                   const SchedulerOptionValues& options) const = 0;
+};
+
+// What a scheduler says about itself, as data: what name(), paper(), description(),
+// hardware_kinds() and options() return.
+struct SchedulerInfo {
+  std::string name;
+  std::string paper;
+  std::vector<std::string> hardware_kinds;
+  std::string description;
+  std::vector<SchedulerOption> options = {};
+};
+
+// A Scheduler built from its SchedulerInfo: a subclass passes the info to the constructor and
+// writes schedule() (and cannot_target() where the hardware kind is not enough).
+class DescribedScheduler : public Scheduler {
+ public:
+  explicit DescribedScheduler(SchedulerInfo info) : info_(std::move(info)) {}
+  std::string name() const override { return info_.name; }
+  std::string paper() const override { return info_.paper; }
+  std::string description() const override { return info_.description; }
+  std::vector<std::string> hardware_kinds() const override { return info_.hardware_kinds; }
+  std::vector<SchedulerOption> options() const override { return info_.options; }
+
+ private:
+  SchedulerInfo info_;
 };
 
 using SchedulerList = std::vector<std::unique_ptr<Scheduler>>;

@@ -3,6 +3,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reproductions/atomic/atom_task.h"
@@ -23,10 +24,15 @@ using atomic::Layer;
 // Every Atomic scheduler places atoms on the engines of a 2-D mesh: AD maps each Round along the
 // mesh's snake order minimising Eq. 2's hops x bytes, CNN-P and IL-Pipe give each layer a band of
 // columns of the mesh, and LS is the paper's baseline on the same machine.
-class AtomicMeshScheduler : public Scheduler {
+class AtomicMeshScheduler : public DescribedScheduler {
  public:
-  std::string paper() const override { return "atomic"; }
-  std::vector<std::string> hardware_kinds() const override { return {"dsa"}; }
+  AtomicMeshScheduler(std::string name, std::string description,
+                      std::vector<SchedulerOption> options = {})
+      : DescribedScheduler({.name = std::move(name),
+                            .paper = "atomic",
+                            .hardware_kinds = {"dsa"},
+                            .description = std::move(description),
+                            .options = std::move(options)}) {}
   std::optional<std::string> cannot_target(const HardwareSpec& hw) const override {
     if (std::optional<std::string> why = Scheduler::cannot_target(hw)) return why;
     if (!hw.dsa) return hw.file + " carries no DSA description";
@@ -66,37 +72,40 @@ void require_whole_layers_fit(const Graph& g, const DsaSpec& spec, const std::st
   }
 }
 
+std::vector<SchedulerOption> atomic_dataflow_options() {
+  const atomic::IterativeSearchOptions d;
+  return {{"seed", SchedulerOption::Type::Int, "1",
+           "seed of Algorithm 1's simulated annealing (the reproduction's --seed default)"},
+          {"budget_halvings", SchedulerOption::Type::Int, std::to_string(d.budget_halvings),
+           "atom admission budgets tried: half the engine buffer and this many halvings of it "
+           "(kBudgetHalvings)"},
+          {"target_doublings", SchedulerOption::Type::Int, std::to_string(d.target_doublings),
+           "candidates at up to this many doublings of the SA's target cycle S "
+           "(kTargetDoublings)"},
+          {"sa_iterations", SchedulerOption::Type::Int, std::to_string(d.anneal.iterations),
+           "iterations of Algorithm 1's simulated annealing per budget (ite_max)"}};
+}
+
 class AtomicDataflowScheduler final : public AtomicMeshScheduler {
  public:
-  std::string name() const override { return "atomic"; }
-  std::string description() const override {
-    return "Atomic Dataflow (AD): the iterative search of Fig. 4b over Algorithm 1's atom sets "
-           "(simulated annealing, seed option), each candidate scheduled in Rounds by the four "
-           "priority rules (the greedy stand-in for Algorithm 2's DP), mapped along the mesh's "
-           "snake order minimising Eq. 2 and buffered by Algorithm 3, priced by the shared DSA "
-           "model, the fastest kept (reproductions/atomic/iterative_search.h, as Fig. 8 runs it)";
-  }
-  std::vector<SchedulerOption> options() const override {
-    const atomic::IterativeSearchOptions d;
-    return {{"seed", SchedulerOption::Type::Int, "1",
-             "seed of Algorithm 1's simulated annealing (the reproduction's --seed default)"},
-            {"budget_halvings", SchedulerOption::Type::Int, std::to_string(d.budget_halvings),
-             "atom admission budgets tried: half the engine buffer and this many halvings of it "
-             "(kBudgetHalvings)"},
-            {"target_doublings", SchedulerOption::Type::Int, std::to_string(d.target_doublings),
-             "candidates at up to this many doublings of the SA's target cycle S "
-             "(kTargetDoublings)"},
-            {"sa_iterations", SchedulerOption::Type::Int, std::to_string(d.anneal.iterations),
-             "iterations of Algorithm 1's simulated annealing per budget (ite_max)"}};
-  }
+  AtomicDataflowScheduler()
+      : AtomicMeshScheduler(
+            "atomic",
+            "Atomic Dataflow (AD): the iterative search of Fig. 4b over Algorithm 1's atom sets "
+            "(simulated annealing, seed option), each candidate scheduled in Rounds by the four "
+            "priority rules (the greedy stand-in for Algorithm 2's DP), mapped along the mesh's "
+            "snake order minimising Eq. 2 and buffered by Algorithm 3, priced by the shared DSA "
+            "model, the fastest kept (reproductions/atomic/iterative_search.h, as Fig. 8 runs it)",
+            atomic_dataflow_options()) {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues& o) const override {
     const DsaSpec& spec = hw.dsa.value();
-    const int64_t seed = in_range(o, "seed", 0, std::numeric_limits<int64_t>::max());
+    const int64_t seed = o.get_int_in("seed", 0, std::numeric_limits<int64_t>::max());
+    constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
     atomic::IterativeSearchOptions search;
-    search.budget_halvings = static_cast<int>(in_range(o, "budget_halvings", 0));
-    search.target_doublings = static_cast<int>(in_range(o, "target_doublings", 0));
-    search.anneal.iterations = static_cast<int>(in_range(o, "sa_iterations", 1));
+    search.budget_halvings = static_cast<int>(o.get_int_in("budget_halvings", 0, kMaxInt));
+    search.target_doublings = static_cast<int>(o.get_int_in("target_doublings", 0, kMaxInt));
+    search.anneal.iterations = static_cast<int>(o.get_int_in("sa_iterations", 1, kMaxInt));
     require_whole_layers_fit(g, spec, name());
     const atomic::IterativeSearch s =
         atomic::iterative_atomic_search(g, spec, static_cast<uint64_t>(seed), search);
@@ -107,31 +116,20 @@ class AtomicDataflowScheduler final : public AtomicMeshScheduler {
     r.search.note = atomic::describe_search(s) + "; Rounds: " + atomic::kDpStandIn;
     return r;
   }
-
- private:
-  // An int option's value, in [least, most] (one line otherwise).
-  int64_t in_range(const SchedulerOptionValues& o, const std::string& option, int64_t least,
-                   int64_t most = std::numeric_limits<int>::max()) const {
-    const int64_t v = o.get_int(option);
-    if (v < least || v > most)
-      throw Error(name() + ": option '" + option + "' must be in [" + std::to_string(least) + ", " +
-                  std::to_string(most) + "], got " + std::to_string(v));
-    return v;
-  }
 };
 
 class LayerSequentialScheduler final : public AtomicMeshScheduler {
  public:
-  std::string name() const override { return "atomic.ls"; }
-  std::string description() const override {
-    return "layer-sequential baseline LS of the Atomic Dataflow paper (Sec. II-B): one layer per "
-           "stage, each sample's output split evenly over all engines (output channels first in "
-           "multiples of the PE array's columns, then rows, then columns; the samples side by "
-           "side), round robin from engine 0, every output through DRAM, each atom tiled for "
-           "half its engine's buffer (reproductions/atomic/baselines.h). Differs from "
-           "'sequential' (layer_split_test_plan: channels then batch, tiles for the whole "
-           "buffer) in how a layer is cut and tiled";
-  }
+  LayerSequentialScheduler()
+      : AtomicMeshScheduler(
+            "atomic.ls",
+            "layer-sequential baseline LS of the Atomic Dataflow paper (Sec. II-B): one layer per "
+            "stage, each sample's output split evenly over all engines (output channels first in "
+            "multiples of the PE array's columns, then rows, then columns; the samples side by "
+            "side), round robin from engine 0, every output through DRAM, each atom tiled for "
+            "half its engine's buffer (reproductions/atomic/baselines.h). Differs from "
+            "'sequential' (layer_split_test_plan: channels then batch, tiles for the whole "
+            "buffer) in how a layer is cut and tiled") {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues&) const override {
     const DsaSpec& spec = hw.dsa.value();
@@ -150,27 +148,10 @@ class LayerSequentialScheduler final : public AtomicMeshScheduler {
 class PartitionScheduler final : public AtomicMeshScheduler {
  public:
   enum class Kind { CnnP, IlPipe };
-  explicit PartitionScheduler(Kind kind) : kind_(kind) {}
-  std::string name() const override {
-    return kind_ == Kind::CnnP ? "atomic.cnn_p" : "atomic.il_pipe";
-  }
-  std::string description() const override {
-    if (kind_ == Kind::CnnP)
-      return "CNN-Partition (Shen et al. ISCA'17), the Atomic Dataflow paper's resource-"
-             "partitioning baseline: " +
-             std::to_string(atomic::kCnnpClusters) +
-             " convolutional layer processors (column bands of the mesh sized by their layers' "
-             "MACs), the samples pipelined at layer granularity, every layer's input and output "
-             "through DRAM (reproductions/atomic/partition_baselines.h)";
-    return "inter-layer pipelining (Tangram, fine-grained), the Atomic Dataflow paper's "
-           "resource-partitioning baseline: segments of " +
-           std::to_string(atomic::kIlPipeSegmentLayers) +
-           " matrix layers, each on a column band of the mesh sized by its MACs, pipelined in "
-           "blocks of 1/" +
-           std::to_string(atomic::kIlPipeRowBlocks) +
-           " of a sample's rows, outputs read inside a segment forwarded on chip "
-           "(reproductions/atomic/partition_baselines.h)";
-  }
+  explicit PartitionScheduler(Kind kind)
+      : AtomicMeshScheduler(kind == Kind::CnnP ? "atomic.cnn_p" : "atomic.il_pipe",
+                            description_of(kind)),
+        kind_(kind) {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues&) const override {
     const DsaSpec& spec = hw.dsa.value();
@@ -193,6 +174,23 @@ class PartitionScheduler final : public AtomicMeshScheduler {
   }
 
  private:
+  static std::string description_of(Kind kind) {
+    if (kind == Kind::CnnP)
+      return "CNN-Partition (Shen et al. ISCA'17), the Atomic Dataflow paper's resource-"
+             "partitioning baseline: " +
+             std::to_string(atomic::kCnnpClusters) +
+             " convolutional layer processors (column bands of the mesh sized by their layers' "
+             "MACs), the samples pipelined at layer granularity, every layer's input and output "
+             "through DRAM (reproductions/atomic/partition_baselines.h)";
+    return "inter-layer pipelining (Tangram, fine-grained), the Atomic Dataflow paper's "
+           "resource-partitioning baseline: segments of " +
+           std::to_string(atomic::kIlPipeSegmentLayers) +
+           " matrix layers, each on a column band of the mesh sized by its MACs, pipelined in "
+           "blocks of 1/" +
+           std::to_string(atomic::kIlPipeRowBlocks) +
+           " of a sample's rows, outputs read inside a segment forwarded on chip "
+           "(reproductions/atomic/partition_baselines.h)";
+  }
   Kind kind_;
 };
 

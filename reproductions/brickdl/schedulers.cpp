@@ -35,25 +35,31 @@ bool has_stencil_layer(const Graph& g) {
   return false;
 }
 
-std::optional<MergeVariant> variant_option(const std::string& name, const std::string& v) {
-  if (v == "auto") return std::nullopt;
+// The merge variant forced by the option `variant`, or nullopt (auto: the paper's rule).
+std::optional<MergeVariant> variant_option(const SchedulerOptionValues& options) {
+  const std::string& v = options.get_choice("variant", {"auto", "padded", "memoized"});
   if (v == "padded") return MergeVariant::Padded;
   if (v == "memoized") return MergeVariant::Memoized;
-  throw Error(name + ": option 'variant' expects auto, padded or memoized, got '" + v + "'");
+  return std::nullopt;
 }
 
-class BrickdlScheduler final : public Scheduler {
+class BrickdlScheduler final : public DescribedScheduler {
  public:
-  std::string name() const override { return "brickdl"; }
-  std::string paper() const override { return "brickdl"; }
-  std::string description() const override {
-    return "BrickDL's static model (§3.3) on the whole network, as Fig. 7 runs it: reverse "
-           "partition into merged subgraphs under the L2 size (at most one change of resolution, "
-           "pooling closes a subgraph), brick size by rho <= tau, padded or memoized bricks by "
-           "the 15% data-growth rule, cuDNN per brick unit for the rest, layout conversions "
-           "between the two";
-  }
-  std::vector<std::string> hardware_kinds() const override { return {"gpu"}; }
+  BrickdlScheduler()
+      : DescribedScheduler(
+            {.name = "brickdl",
+             .paper = "brickdl",
+             .hardware_kinds = {"gpu"},
+             .description =
+                 "BrickDL's static model (§3.3) on the whole network, as Fig. 7 runs it: reverse "
+                 "partition into merged subgraphs under the L2 size (at most one change of "
+                 "resolution, pooling closes a subgraph), brick size by rho <= tau, padded or "
+                 "memoized bricks by the 15% data-growth rule, cuDNN per brick unit for the rest, "
+                 "layout conversions between the two",
+             .options = {{"variant", SchedulerOption::Type::String, "auto",
+                          "bricks of every merged subgraph: auto (the paper's delta > 15% rule "
+                          "picks memoized, else padded), padded or memoized (the variants Fig. 8 "
+                          "compares)"}}}) {}
   std::optional<std::string> cannot_target(const HardwareSpec& hw) const override {
     if (auto why = gpu_for_bricks(hw)) return why;
     if (hw.gpu->l2_bytes <= 0) return hw.name + " states no L2 size (the partition's bound)";
@@ -62,14 +68,9 @@ class BrickdlScheduler final : public Scheduler {
              std::to_string(static_cast<int>(brickdl::kAtomicRoundTripCycles)) + " SM cycles)";
     return std::nullopt;
   }
-  std::vector<SchedulerOption> options() const override {
-    return {{"variant", SchedulerOption::Type::String, "auto",
-             "bricks of every merged subgraph: auto (the paper's delta > 15% rule picks "
-             "memoized, else padded), padded or memoized (the variants Fig. 8 compares)"}};
-  }
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues& options) const override {
-    const std::optional<MergeVariant> force = variant_option(name(), options.get_string("variant"));
+    const std::optional<MergeVariant> force = variant_option(options);
     if (!has_stencil_layer(g))
       throw SchedulerNotApplicable(
           name() + ": " + g.name +
@@ -97,17 +98,18 @@ class BrickdlScheduler final : public Scheduler {
   }
 };
 
-class BrickdlCudnnScheduler final : public Scheduler {
+class BrickdlCudnnScheduler final : public DescribedScheduler {
  public:
-  std::string name() const override { return "brickdl.cudnn"; }
-  std::string paper() const override { return "brickdl"; }
-  std::string description() const override {
-    return "BrickDL's baseline (Figs. 7-11): cuDNN layer by layer, one library call per brick "
-           "unit, its element-wise ops (bias, BN folded for inference, ReLU, the residual add "
-           "as cudnnConvolutionBiasActivationForward's z) in the epilogue; unlike `sequential`, "
-           "which launches a kernel per operator";
-  }
-  std::vector<std::string> hardware_kinds() const override { return {"gpu"}; }
+  BrickdlCudnnScheduler()
+      : DescribedScheduler(
+            {.name = "brickdl.cudnn",
+             .paper = "brickdl",
+             .hardware_kinds = {"gpu"},
+             .description =
+                 "BrickDL's baseline (Figs. 7-11): cuDNN layer by layer, one library call per "
+                 "brick unit, its element-wise ops (bias, BN folded for inference, ReLU, the "
+                 "residual add as cudnnConvolutionBiasActivationForward's z) in the epilogue; "
+                 "unlike `sequential`, which launches a kernel per operator"}) {}
   std::optional<std::string> cannot_target(const HardwareSpec& hw) const override {
     return gpu_for_bricks(hw);
   }

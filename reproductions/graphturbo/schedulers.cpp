@@ -125,13 +125,26 @@ bool uses_instances(Approach a) {
   return a == Approach::GraphTurbo || a == Approach::V3Instances;
 }
 
-class DsaPlanScheduler final : public Scheduler {
+std::vector<SchedulerOption> options_of(Approach a) {
+  if (!uses_instances(a)) return {};
+  return {{"split_capacity_fraction", SchedulerOption::Type::Double,
+           std::to_string(kSplitCapacityFractionOfLlb),
+           "Algorithm 1's capacity sizeof(LB) as a fraction of the cluster's LLB (a calibration "
+           "point on Fig. 6, grouping.h)"},
+          {"halo_fit_rule", SchedulerOption::Type::Bool, "true",
+           "refuse a split that recomputes halos when its merged kernel does not fit L1 "
+           "(GtParams::recompute_fits)"}};
+}
+
+class DsaPlanScheduler final : public DescribedScheduler {
  public:
-  explicit DsaPlanScheduler(const Variant& v) : v_(v) {}
-  std::string name() const override { return v_.name; }
-  std::string paper() const override { return "graphturbo"; }
-  std::string description() const override { return v_.description; }
-  std::vector<std::string> hardware_kinds() const override { return {"dsa"}; }
+  explicit DsaPlanScheduler(const Variant& v)
+      : DescribedScheduler({.name = v.name,
+                            .paper = "graphturbo",
+                            .hardware_kinds = {"dsa"},
+                            .description = v.description,
+                            .options = options_of(v.approach)}),
+        v_(v) {}
 
   std::optional<std::string> cannot_target(const HardwareSpec& hw) const override {
     if (std::optional<std::string> why = Scheduler::cannot_target(hw)) return why;
@@ -144,17 +157,6 @@ class DsaPlanScheduler final : public Scheduler {
       return "needs a cluster buffer (LLB: Algorithm 1's capacity, §4.3's allocation); " +
              hw.dsa->name + " has none";
     return std::nullopt;
-  }
-
-  std::vector<SchedulerOption> options() const override {
-    if (!uses_instances(v_.approach)) return {};
-    return {{"split_capacity_fraction", SchedulerOption::Type::Double,
-             std::to_string(kSplitCapacityFractionOfLlb),
-             "Algorithm 1's capacity sizeof(LB) as a fraction of the cluster's LLB (a calibration "
-             "point on Fig. 6, grouping.h)"},
-            {"halo_fit_rule", SchedulerOption::Type::Bool, "true",
-             "refuse a split that recomputes halos when its merged kernel does not fit L1 "
-             "(GtParams::recompute_fits)"}};
   }
 
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,

@@ -30,15 +30,6 @@ const SchedulerOption kPartition{
     "'auto' (name_prefix for graphs named nasnet*, randwire* or ios_fig1_2, blocks otherwise, as "
     "repro_ios)"};
 
-int64_t int_in_range(const std::string& scheduler, const SchedulerOptionValues& o,
-                     const std::string& name, int64_t lo, int64_t hi, const std::string& what) {
-  const int64_t v = o.get_int(name);
-  if (v < lo || v > hi)
-    throw Error(scheduler + ": option '" + name + "' expects " + what + ", got " +
-                std::to_string(v));
-  return v;
-}
-
 const GpuSpec& gpu_of(const std::string& scheduler, const HardwareSpec& hw) {
   if (!hw.gpu)
     throw Error(scheduler + ": " + hw.file + ": hardware of kind '" + hw.kind +
@@ -47,7 +38,7 @@ const GpuSpec& gpu_of(const std::string& scheduler, const HardwareSpec& hw) {
 }
 
 // The IOS network of `g` (schedule units, blocks, parts). A graph whose units make_network cannot
-// order is not applicable.
+// order is not applicable. `partition` is one of kPartition's values.
 Network network_of(const std::string& scheduler, const Graph& g, const std::string& partition,
                    int64_t max_part_size) {
   PartRule rule = ios::default_part_rule(g.name);
@@ -55,9 +46,6 @@ Network network_of(const std::string& scheduler, const Graph& g, const std::stri
     rule = PartRule::Blocks;
   } else if (partition == "name_prefix") {
     rule = PartRule::NamePrefix;
-  } else if (partition != "auto") {
-    throw Error(scheduler + ": option 'partition' expects auto, blocks or name_prefix, got '" +
-                partition + "'");
   }
   try {
     return ios::make_network(g, rule, static_cast<int>(max_part_size));
@@ -67,8 +55,9 @@ Network network_of(const std::string& scheduler, const Graph& g, const std::stri
 }
 
 Network network_of(const std::string& scheduler, const Graph& g, const SchedulerOptionValues& o) {
-  return network_of(scheduler, g, o.get_string("partition"),
-                    int_in_range(scheduler, o, "max_part_size", 1, kMaxPartUnits, "1..64"));
+  const int64_t max_part_size = o.get_int_in("max_part_size", 1, kMaxPartUnits);
+  return network_of(scheduler, g, o.get_choice("partition", {"auto", "blocks", "name_prefix"}),
+                    max_part_size);
 }
 
 // Refuses, before the search, a network with a part whose DP needs more than `max_transitions`
@@ -106,45 +95,51 @@ std::string parts_note(const Network& net) {
 }
 
 // What every IOS scheduler shares: the paper, the hardware kind, the plan's kernel options.
-class IosSchedulerBase : public Scheduler {
+class IosSchedulerBase : public DescribedScheduler {
  public:
-  std::string paper() const override { return "ios"; }
-  std::vector<std::string> hardware_kinds() const override { return {"gpu"}; }
+  IosSchedulerBase(std::string name, std::string description,
+                   std::vector<SchedulerOption> options = {})
+      : DescribedScheduler({.name = std::move(name),
+                            .paper = "ios",
+                            .hardware_kinds = {"gpu"},
+                            .description = std::move(description),
+                            .options = std::move(options)}) {}
 };
+
+// The options of the DP schedulers.
+std::vector<SchedulerOption> search_options() {
+  const ios::Pruning defaults;
+  return {{"r", SchedulerOption::Type::Int, std::to_string(defaults.max_group_size),
+           "pruning: at most r schedule units per group of a stage (0..64, 0: no limit; the "
+           "thesis' default r = 3)"},
+          {"s", SchedulerOption::Type::Int, std::to_string(defaults.max_num_groups),
+           "pruning: at most s groups per stage (0..64, 0: no limit; the thesis' default s = 8)"},
+          {"max_transitions", SchedulerOption::Type::Int, "50000000",
+           "refuse (not applicable) a network with a part whose DP enumerates more transitions, "
+           "counted before the search (0: no limit, as repro_ios; not from the thesis: the "
+           "largest part of the thesis' networks, RandWire-WS's, needs 38.7 million, searched "
+           "in about 17 s on 2 cores)"},
+          kMaxPartSize,
+          kPartition};
+}
 
 // The DP of the thesis (Algorithm 1) with one of its three strategy sets.
 class IosSearchScheduler final : public IosSchedulerBase {
  public:
   IosSearchScheduler(std::string name, StrategySet strategies, std::string description)
-      : name_(std::move(name)), strategies_(strategies), description_(std::move(description)) {}
-  std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
-  std::vector<SchedulerOption> options() const override {
-    const ios::Pruning defaults;
-    return {{"r", SchedulerOption::Type::Int, std::to_string(defaults.max_group_size),
-             "pruning: at most r schedule units per group of a stage (0..64, 0: no limit; the "
-             "thesis' default r = 3)"},
-            {"s", SchedulerOption::Type::Int, std::to_string(defaults.max_num_groups),
-             "pruning: at most s groups per stage (0..64, 0: no limit; the thesis' default s = 8)"},
-            {"max_transitions", SchedulerOption::Type::Int, "50000000",
-             "refuse (not applicable) a network with a part whose DP enumerates more transitions, "
-             "counted before the search (0: no limit, as repro_ios; not from the thesis: the "
-             "largest part of the thesis' networks, RandWire-WS's, needs 38.7 million, searched "
-             "in about 17 s on 2 cores)"},
-            kMaxPartSize,
-            kPartition};
-  }
+      : IosSchedulerBase(std::move(name), std::move(description), search_options()),
+        strategies_(strategies) {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues& o) const override {
-    const GpuSpec& spec = gpu_of(name_, hw);
+    const GpuSpec& spec = gpu_of(name(), hw);
     const int64_t max_transitions =
-        int_in_range(name_, o, "max_transitions", 0, std::numeric_limits<int64_t>::max(), ">= 0");
+        o.get_int_in("max_transitions", 0, std::numeric_limits<int64_t>::max(), ">= 0");
     const ios::Pruning prune{
-        static_cast<int>(int_in_range(name_, o, "r", 0, kMaxPartUnits, "0..64 (0: no limit)")),
-        static_cast<int>(int_in_range(name_, o, "s", 0, kMaxPartUnits, "0..64 (0: no limit)"))};
-    const Network net = network_of(name_, g, o);
+        static_cast<int>(o.get_int_in("r", 0, kMaxPartUnits, "0..64 (0: no limit)")),
+        static_cast<int>(o.get_int_in("s", 0, kMaxPartUnits, "0..64 (0: no limit)"))};
+    const Network net = network_of(name(), g, o);
     if (max_transitions > 0)
-      refuse_oversized_parts(name_, net, strategies_, prune,
+      refuse_oversized_parts(name(), net, strategies_, prune,
                              static_cast<uint64_t>(max_transitions));
     ios::GpuModelStageCost cost(spec);
     ios::SearchStats stats;
@@ -152,7 +147,7 @@ class IosSearchScheduler final : public IosSchedulerBase {
     try {
       found = ios::ios_schedule(net, strategies_, prune, cost, &stats);
     } catch (const ios::SearchBudgetExceeded& e) {
-      throw SchedulerNotApplicable(name_ + ": " + e.what());
+      throw SchedulerNotApplicable(name() + ": " + e.what());
     }
     ScheduleResult r;
     r.plan = ios::to_plan(net, found);
@@ -170,30 +165,25 @@ class IosSearchScheduler final : public IosSchedulerBase {
   }
 
  private:
-  std::string name_;
   StrategySet strategies_;
-  std::string description_;
 };
 
 class IosGreedyScheduler final : public IosSchedulerBase {
  public:
-  std::string name() const override { return "ios.greedy"; }
-  std::string description() const override {
-    return "the IOS thesis' Greedy baseline: part by part, each stage runs every ready schedule "
-           "unit (at most max_streams) on its own stream; Conv+bias+Relu as one kernel "
-           "(reproductions/ios greedy_schedule)";
-  }
-  std::vector<SchedulerOption> options() const override {
-    return {{"max_streams", SchedulerOption::Type::Int, std::to_string(ios::kGreedyMaxStreams),
-             "at most this many ready units per stage (>= 1; the authors' 10)"},
-            kMaxPartSize,
-            kPartition};
-  }
+  IosGreedyScheduler()
+      : IosSchedulerBase(
+            "ios.greedy",
+            "the IOS thesis' Greedy baseline: part by part, each stage runs every ready schedule "
+            "unit (at most max_streams) on its own stream; Conv+bias+Relu as one kernel "
+            "(reproductions/ios greedy_schedule)",
+            {{"max_streams", SchedulerOption::Type::Int, std::to_string(ios::kGreedyMaxStreams),
+              "at most this many ready units per stage (>= 1; the authors' 10)"},
+             kMaxPartSize,
+             kPartition}) {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues& o) const override {
     (void)gpu_of(name(), hw);
-    const int max_streams =
-        static_cast<int>(int_in_range(name(), o, "max_streams", 1, kMaxPartUnits, "1..64"));
+    const int max_streams = static_cast<int>(o.get_int_in("max_streams", 1, kMaxPartUnits));
     const Network net = network_of(name(), g, o);
     ScheduleResult r;
     r.plan = ios::to_plan(net, ios::greedy_schedule(net, max_streams));
@@ -204,13 +194,13 @@ class IosGreedyScheduler final : public IosSchedulerBase {
 
 class IosSequentialScheduler final : public IosSchedulerBase {
  public:
-  std::string name() const override { return "ios.sequential"; }
-  std::string description() const override {
-    return "the IOS thesis' Sequential baseline: one schedule unit per stage on one stream, with "
-           "IOS's kernel options (a Conv's bias and Relu folded into its kernel, as the authors' "
-           "engine); the suite's `sequential` runs one op per stage without that folding "
-           "(reproductions/ios sequential_schedule)";
-  }
+  IosSequentialScheduler()
+      : IosSchedulerBase(
+            "ios.sequential",
+            "the IOS thesis' Sequential baseline: one schedule unit per stage on one stream, with "
+            "IOS's kernel options (a Conv's bias and Relu folded into its kernel, as the authors' "
+            "engine); the suite's `sequential` runs one op per stage without that folding "
+            "(reproductions/ios sequential_schedule)") {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues&) const override {
     (void)gpu_of(name(), hw);

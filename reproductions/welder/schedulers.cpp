@@ -87,45 +87,42 @@ bool is_fp16_graph(const Graph& g) {
   return false;
 }
 
-class WelderScheduler final : public Scheduler {
+std::vector<SchedulerOption> options_of(Variant v) {
+  std::vector<SchedulerOption> o = {
+      {"topk", SchedulerOption::Type::Int, "20",
+       "tile configurations profiled per sub-graph (paper §5.2: 20)"},
+      {"max_visits", SchedulerOption::Type::Int, "2000",
+       "tiles the best-first tile search visits at most (artifact policy/default.py: 2000)"},
+      {"tensor_cores", SchedulerOption::Type::Bool, "true",
+       "FP16 graphs: convolutions and matrix products at the GPU's tensor-core peak (the "
+       "paper's FP16 setting, Fig. 10); FP32 graphs use the SIMT peak either way"}};
+  if (v == Variant::Welder || v == Variant::Base)
+    o.push_back({"connect_cost", SchedulerOption::Type::String, "latency",
+                 "what the Fig. 7 loop minimises per edge: 'latency' (the paper's rule) or "
+                 "'transactions' (Fig. 13's sensitivity study)"});
+  return o;
+}
+
+class WelderScheduler final : public DescribedScheduler {
  public:
-  explicit WelderScheduler(Variant v) : v_(v) {}
-  std::string name() const override { return welder::scheduler_name(v_); }
-  std::string paper() const override { return "welder"; }
-  std::string description() const override { return description_of(v_); }
-  std::vector<std::string> hardware_kinds() const override { return {"gpu"}; }
-  std::vector<SchedulerOption> options() const override {
-    std::vector<SchedulerOption> o = {
-        {"topk", SchedulerOption::Type::Int, "20",
-         "tile configurations profiled per sub-graph (paper §5.2: 20)"},
-        {"max_visits", SchedulerOption::Type::Int, "2000",
-         "tiles the best-first tile search visits at most (artifact policy/default.py: 2000)"},
-        {"tensor_cores", SchedulerOption::Type::Bool, "true",
-         "FP16 graphs: convolutions and matrix products at the GPU's tensor-core peak (the "
-         "paper's FP16 setting, Fig. 10); FP32 graphs use the SIMT peak either way"}};
-    if (v_ == Variant::Welder || v_ == Variant::Base)
-      o.push_back({"connect_cost", SchedulerOption::Type::String, "latency",
-                   "what the Fig. 7 loop minimises per edge: 'latency' (the paper's rule) or "
-                   "'transactions' (Fig. 13's sensitivity study)"});
-    return o;
-  }
+  explicit WelderScheduler(Variant v)
+      : DescribedScheduler({.name = welder::scheduler_name(v),
+                            .paper = "welder",
+                            .hardware_kinds = {"gpu"},
+                            .description = description_of(v),
+                            .options = options_of(v)}),
+        v_(v) {}
 
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
                           const SchedulerOptionValues& options) const override {
     if (!hw.gpu) throw Error(hw.file + ": hardware of kind 'gpu' carries no GPU description");
     ScheduleOptions o;
     o.variant = v_;
-    o.limits.topk = positive(options, "topk");
-    o.limits.max_visits = positive(options, "max_visits");
-    if (v_ == Variant::Welder || v_ == Variant::Base) {
-      const std::string& c = options.get_string("connect_cost");
-      if (c == "transactions") {
-        o.connect_cost = ConnectCost::Transactions;
-      } else if (c != "latency") {
-        throw Error(name() + ": option 'connect_cost' expects 'latency' or 'transactions', got '" +
-                    c + "'");
-      }
-    }
+    o.limits.topk = static_cast<int>(options.get_int_in("topk", 1, 1000000));
+    o.limits.max_visits = static_cast<int>(options.get_int_in("max_visits", 1, 1000000));
+    if ((v_ == Variant::Welder || v_ == Variant::Base) &&
+        options.get_choice("connect_cost", {"latency", "transactions"}) == "transactions")
+      o.connect_cost = ConnectCost::Transactions;
     const bool tc = options.get_bool("tensor_cores") && is_fp16_graph(g);
     const WelderArch arch = arch_from_gpu(*hw.gpu, tc);
     const TileGraph tg = build_tile_graph(g);
@@ -157,12 +154,6 @@ class WelderScheduler final : public Scheduler {
   }
 
  private:
-  int positive(const SchedulerOptionValues& options, const std::string& key) const {
-    const int64_t v = options.get_int(key);
-    if (v < 1 || v > 1000000)
-      throw Error(name() + ": option '" + key + "' expects 1..1000000, got " + std::to_string(v));
-    return static_cast<int>(v);
-  }
   Variant v_;
 };
 

@@ -109,7 +109,7 @@ TEST(AtomicSchedulers, SearchOptionsReachTheIterativeSearch) {
   EXPECT_EQ(error_of([&] {
               run_scheduler(scheduler(list, "atomic"), g, hw, {{"sa_iterations", "0"}});
             }),
-            "atomic: option 'sa_iterations' must be in [1, 2147483647], got 0");
+            "atomic: option 'sa_iterations' expects 1..2147483647, got 0");
 }
 
 // AD's search reports what it did, and its plan (atoms, some of them input-channel slices whose
@@ -179,7 +179,7 @@ TEST(AtomicSchedulers, RefusesMachinesWithoutAMeshAndLayersThatDoNotFit) {
       error_of([&] {
         run_scheduler(scheduler(list, "atomic"), g, load_hardware("atomic_mesh"), {{"seed", "-1"}});
       }),
-      "atomic: option 'seed' must be in [0, 9223372036854775807], got -1");
+      "atomic: option 'seed' expects 0..9223372036854775807, got -1");
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,49 +15,29 @@
 #include "cli/cli.h"
 #include "common/report/report_compare.h"
 #include "common/util/resources.h"
-#include "reproductions/atomic/experiment_list.h"
-#include "reproductions/brickdl/experiment_list.h"
-#include "reproductions/graphturbo/experiment_list.h"
-#include "reproductions/ios/experiment_list.h"
-#include "reproductions/welder/experiment_list.h"
+#include "reproductions/papers.h"
 
 namespace dgs {
+
+// gtest prints the parameter with this (its key, not its bytes); found by ADL, so in dgs.
+void PrintTo(const PaperEntry& p, std::ostream* os) {
+  *os << p.key;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct PaperUnderTest {
-  std::string name;
-  std::function<PaperInfo()> info;
-  std::function<std::vector<Experiment>()> experiments;
-};
-
-const std::vector<PaperUnderTest>& papers() {
-  static const std::vector<PaperUnderTest> p = {
-      {"graphturbo", graphturbo::paper_info, graphturbo::experiments},
-      {"ios", ios::paper_info, ios::experiments},
-      {"welder", welder::paper_info, welder::experiments},
-      {"atomic", atomic::paper_info, atomic::experiments},
-      {"brickdl", brickdl::paper_info, brickdl::experiments},
-  };
-  return p;
-}
-
-// gtest prints the parameter with this (its name, not its bytes).
-void PrintTo(const PaperUnderTest& p, std::ostream* os) {
-  *os << p.name;
-}
-
-class PaperReports : public ::testing::TestWithParam<PaperUnderTest> {};
+class PaperReports : public ::testing::TestWithParam<PaperEntry> {};
 
 TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
-  const PaperUnderTest& paper = GetParam();
+  const PaperEntry& paper = GetParam();
   const std::vector<Experiment> experiments = paper.experiments();
   bool any = false;
   for (const Experiment& e : experiments) any = any || static_cast<bool>(e.run);
-  if (!any) GTEST_SKIP() << paper.name << ": nothing implemented yet";
+  if (!any) GTEST_SKIP() << paper.key << ": nothing implemented yet";
   const fs::path dir = fs::temp_directory_path() /
-                       ("dgs_paper_reports_" + paper.name + "_" + std::to_string(::getpid()));
+                       ("dgs_paper_reports_" + paper.key + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::string out_dir = dir.string();
   const char* argv[] = {"repro", "--all", "--out", out_dir.c_str()};
@@ -89,10 +68,8 @@ TEST_P(PaperReports, AllRunWritesEverySvgTheSummaryAndReadsEveryPaperValue) {
   fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPaper, PaperReports, ::testing::ValuesIn(papers()),
-                         [](const ::testing::TestParamInfo<PaperUnderTest>& p) {
-                           return p.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryPaper, PaperReports, ::testing::ValuesIn(paper_list()),
+                         [](const ::testing::TestParamInfo<PaperEntry>& p) { return p.param.key; });
 
 }  // namespace
 }  // namespace dgs

@@ -133,7 +133,7 @@ TEST(WelderSchedulers, RefusalsAreOneLine) {
   EXPECT_EQ(error_of([&] {
               run_scheduler(welder, g, a100, {{"connect_cost", "bytes"}});
             }),
-            "welder: option 'connect_cost' expects 'latency' or 'transactions', got 'bytes'");
+            "welder: option 'connect_cost' expects latency or transactions, got 'bytes'");
   EXPECT_EQ(error_of([&] {
               run_scheduler(welder, g, a100, {{"topk", "0"}});
             }),

@@ -1,0 +1,203 @@
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/graph/iteration_space.h"
+#include "common/graph/iteration_space_internal.h"
+
+// The regions of its inputs that an op's output tile needs: Affine maps evaluated by interval
+// arithmetic, Custom ones by custom_regions.cpp.
+namespace dgs {
+
+namespace {
+
+using namespace iteration_space_internal;
+
+// Evaluates an affine map over the tile (output axes) and full reduction
+// ranges.
+Region eval_affine(const InputAccess& acc, const IterationSpace& s, const Region& tile,
+                   const Shape& in_shape) {
+  Region r;
+  for (size_t d = 0; d < acc.dims.size(); ++d) {
+    const AxisIndex& a = acc.dims[d];
+    if (a.full) {
+      r.push_back({0, in_shape[d]});
+      continue;
+    }
+    int64_t lo = a.offset, hi = a.offset;  // hi inclusive here
+    for (const IndexTerm& t : a.terms) {
+      const Interval v = t.reduction ? Interval{0, s.reduction_axes[t.axis].extent} : tile[t.axis];
+      const int64_t f0 = t.coef * floor_div(v.lo, t.divisor);
+      const int64_t f1 = t.coef * floor_div(v.hi - 1, t.divisor);
+      lo += std::min(f0, f1);
+      hi += std::max(f0, f1);
+    }
+    r.push_back({lo, hi + 1});
+  }
+  return r;
+}
+
+// The values one index term takes over its axis range: the arithmetic progression
+// first, first + step, ..., first + step * (count - 1) (step >= 0).
+struct Progression {
+  int64_t first = 0, step = 0, count = 1;
+  int64_t last() const { return first + step * (count - 1); }
+};
+
+Progression term_values(const IndexTerm& t, const IterationSpace& s, const Region& tile) {
+  const Interval v = t.reduction ? Interval{0, s.reduction_axes[t.axis].extent} : tile[t.axis];
+  const int64_t q0 = floor_div(v.lo, t.divisor), q1 = floor_div(v.hi - 1, t.divisor);
+  Progression p;
+  p.count = q1 - q0 + 1;
+  p.step = t.coef < 0 ? -t.coef : t.coef;
+  p.first = t.coef < 0 ? t.coef * q1 : t.coef * q0;
+  if (p.step == 0) p.count = 1;
+  return p;
+}
+
+// In-bound ([0, dim)) min and max of offset + p, or nullopt when no value is in bounds.
+std::optional<std::pair<int64_t, int64_t>> in_bounds(const Progression& p, int64_t offset,
+                                                     int64_t dim) {
+  const int64_t a = p.first + offset;
+  int64_t j0 = 0, j1 = p.count - 1;
+  if (p.step > 0) {
+    if (a < 0) j0 = (-a + p.step - 1) / p.step;
+    const int64_t over = a + p.step * j1 - (dim - 1);
+    if (over > 0) j1 -= (over + p.step - 1) / p.step;
+  } else if (a < 0 || a >= dim) {
+    return std::nullopt;
+  }
+  if (j0 > j1) return std::nullopt;
+  return std::make_pair(a + p.step * j0, a + p.step * j1);
+}
+
+// The exact in-bound bounding interval of an affine coordinate: with gaps between the values
+// (strides, dilations) clamping the unclamped box can leave faces that nothing reads (a dilated
+// tap in the padding). Maps here have at most two terms per coordinate; the one with fewer
+// values is enumerated. More terms: the clamped box (a cover).
+Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region& tile, int64_t dim,
+                       const Interval& unclamped) {
+  std::vector<Progression> ps;
+  for (const IndexTerm& t : a.terms) ps.push_back(term_values(t, s, tile));
+  std::optional<std::pair<int64_t, int64_t>> best;
+  auto add = [&](std::optional<std::pair<int64_t, int64_t>> r) {
+    if (!r) return;
+    if (!best) {
+      best = r;
+    } else {
+      best->first = std::min(best->first, r->first);
+      best->second = std::max(best->second, r->second);
+    }
+  };
+  if (ps.empty()) {
+    add(in_bounds(Progression{}, a.offset, dim));
+  } else if (ps.size() == 1) {
+    add(in_bounds(ps[0], a.offset, dim));
+  } else if (ps.size() == 2) {
+    const Progression& few = ps[0].count <= ps[1].count ? ps[0] : ps[1];
+    const Progression& many = ps[0].count <= ps[1].count ? ps[1] : ps[0];
+    for (int64_t j = 0; j < few.count; ++j)
+      add(in_bounds(many, a.offset + few.first + few.step * j, dim));
+  } else {
+    const int64_t lo = std::clamp<int64_t>(unclamped.lo, 0, dim);
+    const int64_t hi = std::clamp<int64_t>(unclamped.hi, 0, dim);
+    return {lo, std::max(lo, hi)};
+  }
+  if (!best) return {0, 0};
+  return {best->first, best->second + 1};
+}
+
+}  // namespace
+
+std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Region& tile,
+                                               int output_index) {
+  return input_access_regions(g, o, iteration_space(g, o, output_index), tile);
+}
+
+std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const IterationSpace& s,
+                                               const Region& tile) {
+  using namespace iteration_space_internal;
+  const Op& op = g.op(o);
+  const Shape& y = s.output_axes;
+  if (tile.size() != y.size()) {
+    throw Error(op_ref(op) + ": tile " + region_str(tile) + " has rank " +
+                std::to_string(tile.size()) + "; expected rank " + std::to_string(y.size()) +
+                " (output " + shape_str(y) + ")");
+  }
+  for (size_t d = 0; d < y.size(); ++d) {
+    if (tile[d].lo < 0 || tile[d].hi > y[d] || tile[d].hi < tile[d].lo) {
+      throw Error(op_ref(op) + ": tile " + region_str(tile) + " leaves output " + shape_str(y) +
+                  " in dim " + std::to_string(d) + "; expected 0 <= lo <= hi <= dim");
+    }
+  }
+  const bool empty_tile = region_empty(tile);
+  std::vector<AccessRegion> out(op.inputs.size());
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const InputAccess& acc = s.inputs[i];
+    AccessRegion& r = out[i];
+    if (acc.kind == InputAccess::Kind::Omitted) continue;
+    const Shape& xs = g.tensor(op.inputs[i]).shape;
+    if (empty_tile) {
+      r.region = r.unclamped = empty_like(xs);
+      continue;
+    }
+    if (acc.kind == InputAccess::Kind::Affine) {
+      r.unclamped = eval_affine(acc, s, tile, xs);
+      r.region.resize(xs.size());
+      for (size_t d = 0; d < xs.size(); ++d) {
+        r.region[d] = acc.dims[d].full ? Interval{0, xs[d]}
+                                       : exact_clamped(acc.dims[d], s, tile, xs[d], r.unclamped[d]);
+      }
+      if (region_empty(r.region)) r.region = empty_like(xs);
+      continue;
+    }
+    switch (op.kind) {
+      case OpKind::ConvTranspose:
+        r = conv_transpose_region(g, op, static_cast<int>(i), tile);
+        break;
+      case OpKind::Concat:
+        r = concat_region(g, op, static_cast<int>(i), tile);
+        break;
+      case OpKind::Reshape:
+      case OpKind::Flatten:
+      case OpKind::Squeeze:
+      case OpKind::Unsqueeze:
+        r = reshape_region(xs, y, tile);
+        break;
+      case OpKind::Pad:
+        r = pad_region(g, op, tile);
+        break;
+      case OpKind::Resize:
+        r = resize_region(g, op, tile);
+        break;
+      case OpKind::DepthToSpace:
+        r = depth_to_space_region(op, xs, tile);
+        break;
+      case OpKind::SpaceToDepth:
+        r = space_to_depth_region(op, xs, tile);
+        break;
+      case OpKind::Gather:
+        r = gather_data_region(g, op, tile);
+        break;
+      default:
+        throw Error(op_ref(op) + ": no region rule for input " + std::to_string(i) +
+                    "; expected an affine or custom map");
+    }
+    // Anything further out than the tensor is padding (or conservative).
+    r.region = clamp_region(r.region, xs);
+  }
+  return out;
+}
+
+std::vector<Region> input_regions(const Graph& g, int op, const Region& output_tile,
+                                  int output_index) {
+  std::vector<Region> out;
+  for (auto& r : input_access_regions(g, op, output_tile, output_index)) {
+    out.push_back(std::move(r.region));
+  }
+  return out;
+}
+
+}  // namespace dgs

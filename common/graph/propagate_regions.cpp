@@ -1,0 +1,90 @@
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/graph/iteration_space.h"
+
+// Regions needed across a fused group of ops, walked backwards from seed tiles.
+namespace dgs {
+
+std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<int>& group,
+                                              const std::map<int, Region>& seeds) {
+  std::vector<bool> in_group(g.num_ops(), false);
+  for (int o : group) {
+    if (o < 0 || o >= g.num_ops()) {
+      throw Error("propagate_regions: op index " + std::to_string(o) + " is not in graph '" +
+                  g.name + "'; expected 0.." + std::to_string(g.num_ops() - 1));
+    }
+    in_group[o] = true;
+  }
+  std::map<int, AccessRegion> need;
+  auto merge = [&](int t, const AccessRegion& r) {
+    auto it = need.find(t);
+    if (it == need.end()) {
+      need[t] = r;
+      return;
+    }
+    it->second.region = region_union(it->second.region, r.region);
+    it->second.unclamped = region_union(it->second.unclamped, r.unclamped);
+    it->second.exact = it->second.exact && r.exact;
+  };
+  for (const auto& [t, region] : seeds) {
+    const int p = g.tensor(t).producer;
+    if (p < 0 || !in_group[p]) {
+      throw Error("propagate_regions: seed tensor '" + g.tensor(t).name +
+                  "' is not produced by an op of the group; expected a group output");
+    }
+    merge(t, AccessRegion{region, region, true});
+  }
+  // Reverse topological order of the group's induced subgraph (Kahn on the group only, so the
+  // cost does not grow with the whole graph).
+  std::vector<int> ops = group;
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  std::map<int, int> pending;  // op -> number of unprocessed in-group successors
+  for (int o : ops) {
+    int n = 0;
+    for (int s : g.successors(o)) n += in_group[s] ? 1 : 0;
+    pending[o] = n;
+  }
+  std::vector<int> ready, order;
+  for (int o : ops) {
+    if (pending[o] == 0) ready.push_back(o);
+  }
+  while (!ready.empty()) {
+    const int o = ready.back();
+    ready.pop_back();
+    order.push_back(o);
+    for (int p : g.predecessors(o)) {
+      if (in_group[p] && --pending[p] == 0) ready.push_back(p);
+    }
+  }
+  if (order.size() != ops.size()) {
+    throw Error("propagate_regions: the group has a cycle; expected ops of an acyclic graph");
+  }
+  for (const int o : order) {
+    const Op& op = g.op(o);
+    for (size_t k = 0; k < op.outputs.size(); ++k) {
+      auto found = need.find(op.outputs[k]);
+      if (found == need.end() || region_empty(found->second.region)) continue;
+      const std::vector<AccessRegion> regions =
+          input_access_regions(g, o, found->second.region, static_cast<int>(k));
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        if (op.inputs[i] >= 0) merge(op.inputs[i], regions[i]);
+      }
+    }
+  }
+  return need;
+}
+
+std::map<int, AccessRegion> propagate_tile(const Graph& g, const std::vector<int>& group,
+                                           int output_op, const Region& tile) {
+  if (std::find(group.begin(), group.end(), output_op) == group.end()) {
+    throw Error("propagate_tile: output op '" + g.op(output_op).name +
+                "' is not in the group; expected one of the group's ops");
+  }
+  return propagate_regions(g, group, {{g.op(output_op).outputs[0], tile}});
+}
+
+}  // namespace dgs
