@@ -21,6 +21,19 @@ TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts);
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
                                    const std::vector<Variant>& variants);
 
+// The same for zoo models, kept for the rest of the process: --all schedules the same model on
+// the same GPU in several items (Figs. 1, 9, 10, 12, 13 and Tables 3, 4 share cases), and a
+// schedule is a function of the tile-graph, the architecture and the options only, so a case met
+// again is taken from memory with the same result. Keyed by the model's name and zoo options, every
+// field of the architecture (its GPU config's included) and the schedule options; a tile-graph's
+// schedules share one memo of its custom regions (as run_variants' variants do). Not for timing a
+// schedule (Table 5 times schedule_graph itself).
+const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts);
+const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
+                             const WelderArch& arch, const ScheduleOptions& options);
+std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
+                                   const WelderArch& arch, const std::vector<Variant>& variants);
+
 // One row per kernel of a schedule (model, variant, ops, first/last op, tile, grid, smem,
 // latency, transactions): written beside each experiment as <id>_kernels.csv.
 Table group_table();

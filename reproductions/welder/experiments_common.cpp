@@ -1,4 +1,9 @@
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
+
+#include "common/util/error.h"
 
 #include "reproductions/welder/experiments.h"
 
@@ -21,6 +26,120 @@ std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
     o.variant = v;
     o.regions = &regions;
     out.push_back(schedule_graph(tg, arch, o));
+  }
+  return out;
+}
+
+namespace {
+
+template <typename T>
+void append_raw(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+void append_string(std::string& key, const std::string& s) {
+  append_raw(key, s.size());
+  key += s;
+}
+
+std::string zoo_key(const std::string& name, const ZooOptions& o) {
+  std::string key;
+  append_string(key, name);
+  append_raw(key, o.batch);
+  append_raw(key, o.image_size);
+  append_raw(key, o.seq_len);
+  append_raw(key, o.dtype);
+  for (const auto& [dim, v] : o.dim_values) {
+    append_string(key, dim);
+    append_raw(key, v);
+  }
+  return key;
+}
+
+// Every field of the architecture and of its GPU config (a caller may change any of them).
+std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
+  std::string key;
+  append_raw(key, o.variant);
+  append_raw(key, o.limits.topk);
+  append_raw(key, o.limits.max_visits);
+  append_raw(key, o.connect_cost);
+  append_string(key, a.name);
+  for (int64_t v : {int64_t{a.sm_count}, a.smem_per_block, a.smem_per_sm, a.reg_cap,
+                    int64_t{a.max_blocks_per_sm}, int64_t{a.read_transaction},
+                    int64_t{a.write_transaction}, int64_t{a.sector_bytes}, a.dram_capacity,
+                    int64_t{a.tensor_cores}, int64_t{a.gpu.has_value()}})
+    append_raw(key, v);
+  for (double v : {a.dram_gbs, a.l2_gbs, a.peak_tflops, a.peak_tensor_tflops, a.launch_us,
+                   a.eta_dram, a.eta_l2, a.eta_compute, a.pcie_gbs})
+    append_raw(key, v);
+  if (a.gpu) {
+    const GpuSpec& g = *a.gpu;
+    for (const std::string* s : {&g.name, &g.file, &g.architecture}) append_string(key, *s);
+    for (const std::string& s : g.device_names) append_string(key, s);
+    for (int64_t v :
+         {int64_t{g.compute_capability}, int64_t{g.sm_count}, int64_t{g.max_threads_per_sm},
+          int64_t{g.max_threads_per_block}, int64_t{g.max_blocks_per_sm},
+          int64_t{g.max_warps_per_sm}, int64_t{g.warp_size}, int64_t{g.registers_per_sm},
+          int64_t{g.max_registers_per_thread}, int64_t{g.register_allocation_unit},
+          g.shared_mem_per_sm, g.shared_mem_per_block, g.dram_bytes, g.l2_bytes,
+          int64_t{g.transaction_bytes}})
+      append_raw(key, v);
+    for (double v : {g.core_clock_mhz, g.peak_fp32_tflops, g.peak_fp16_tflops, g.peak_tensor_tflops,
+                     g.dram_bandwidth_gbs, g.l2_bandwidth_gbs, g.pcie_bandwidth_gbs,
+                     g.kernel_launch_us, g.stage_sync_us})
+      append_raw(key, v);
+    for (const auto& [name, v] : g.efficiency) {
+      append_string(key, name);
+      append_raw(key, v);
+    }
+  }
+  return key;
+}
+
+struct ZooCase {
+  TileGraph tg;
+  CustomRegionMemo regions;                   // of tg, shared by its schedules
+  std::map<std::string, Schedule> schedules;  // by schedule_key
+};
+
+std::mutex zoo_cases_mutex;
+std::map<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
+
+ZooCase& zoo_case(const std::string& name, const ZooOptions& opts) {
+  if (opts.onnx_summary)
+    throw Error("zoo_tile_graph: a model whose loading is reported is not kept (onnx_summary)");
+  std::unique_ptr<ZooCase>& c = zoo_cases[zoo_key(name, opts)];
+  if (!c) c = std::make_unique<ZooCase>(ZooCase{model_tile_graph(name, opts), {}, {}});
+  return *c;
+}
+
+}  // namespace
+
+const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts) {
+  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
+  return zoo_case(name, opts).tg;
+}
+
+const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
+                             const WelderArch& arch, const ScheduleOptions& options) {
+  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
+  ZooCase& c = zoo_case(name, opts);
+  const std::string key = schedule_key(arch, options);
+  auto it = c.schedules.find(key);
+  if (it == c.schedules.end()) {
+    ScheduleOptions o = options;
+    o.regions = &c.regions;
+    it = c.schedules.emplace(key, schedule_graph(c.tg, arch, o)).first;
+  }
+  return it->second;
+}
+
+std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
+                                   const WelderArch& arch, const std::vector<Variant>& variants) {
+  std::vector<Schedule> out;
+  for (Variant v : variants) {
+    ScheduleOptions o;
+    o.variant = v;
+    out.push_back(zoo_schedule(name, opts, arch, o));
   }
   return out;
 }

@@ -151,8 +151,8 @@ void run_fig13(ExperimentContext& ctx) {
   std::string tradeoff_text;  // per model: merged kernels vs their base kernels
   std::string more_text;      // models whose merged kernels raise transactions, lower latency
   for (const auto& fm : models) {
-    const TileGraph tg = model_tile_graph(fm.zoo, zo);
-    const auto scheds = run_variants(tg, arch, fig13_variants());
+    const TileGraph& tg = zoo_tile_graph(fm.zoo, zo);
+    const auto scheds = zoo_variants(fm.zoo, zo, arch, fig13_variants());
     {
       const Schedule* base = nullptr;
       const Schedule* welder = nullptr;

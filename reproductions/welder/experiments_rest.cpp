@@ -107,8 +107,7 @@ std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, con
   std::map<std::string, double> out;
   for (const auto& [m, zo] : e2e_cases(ctx, st)) {
     ctx.progress(gpu.name + " " + st.label() + " " + m->label);
-    const auto s =
-        run_variants(model_tile_graph(m->zoo, zo), arch, {Variant::AnsorLike, Variant::Welder});
+    const auto s = zoo_variants(m->zoo, zo, arch, {Variant::AnsorLike, Variant::Welder});
     out[m->label] = s[0].metrics.latency_ms / s[1].metrics.latency_ms;
   }
   return out;
@@ -220,8 +219,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
     for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
       const Table2Model& m = *mp;
       ctx.progress(st.label() + " " + m.label);
-      const TileGraph tg = model_tile_graph(m.zoo, zo);
-      const auto s = run_variants(tg, a, kAllVariants);
+      const auto s = zoo_variants(m.zoo, zo, a, kAllVariants);
       const double speed = s[0].metrics.latency_ms / s[3].metrics.latency_ms;
       sp.push_back(speed);
       cs.speedups[m.label] = speed;
@@ -365,10 +363,10 @@ void run_fig1(ExperimentContext& ctx) {
     if (m.zoo.empty()) continue;
     ZooOptions zo;
     zo.batch = m.batch64 ? 64 : 1;
-    const TileGraph tg = model_tile_graph(m.zoo, zo);
+    const TileGraph& tg = zoo_tile_graph(m.zoo, zo);
     ScheduleOptions o;
     o.variant = Variant::None;
-    const Schedule s = schedule_graph(tg, arch, o);
+    const Schedule& s = zoo_schedule(m.zoo, zo, arch, o);
     double flops = 0, bytes = 0;
     for (const auto& op : tg.ops) flops += op.flops;
     for (const auto& g : s.groups)
@@ -483,9 +481,8 @@ void run_table3(ExperimentContext& ctx) {
     zo.batch = std::stoll(row[2]);
     const bool fp16 = row[1] == "FP16";
     zo.dtype = fp16 ? DType::F16 : DType::F32;
-    const TileGraph tg = model_tile_graph(zoo.at(row[0]), zo);
-    ScheduleOptions o;
-    const double ours = schedule_graph(tg, archs.at(fp16), o).metrics.latency_ms;
+    const double ours =
+        zoo_schedule(zoo.at(row[0]), zo, archs.at(fp16), ScheduleOptions{}).metrics.latency_ms;
     const double paper = *pd.value(key, "welder_ms");
     ours_all.push_back(ours);
     t.add_row({row[0], row[1], zo.batch, paper, *pd.value(key, "ft_ms"), ours, ours / paper});
@@ -517,9 +514,8 @@ void run_table4(ExperimentContext& ctx) {
       if (batch == 64 && !m.batch64) continue;
       ZooOptions zo;
       zo.batch = batch;
-      const TileGraph tg = model_tile_graph(m.zoo, zo);
-      ScheduleOptions o;
-      const Schedule s = schedule_graph(tg, arch, o);
+      const TileGraph& tg = zoo_tile_graph(m.zoo, zo);
+      const Schedule& s = zoo_schedule(m.zoo, zo, arch, ScheduleOptions{});
       const ScheduledGroup* big = nullptr;
       for (const auto& g : s.groups) {
         if (!g.result.launches) continue;
