@@ -192,7 +192,41 @@ AxisIndex window_axis(int out_axis, int red_axis, int64_t stride, int64_t dilati
 // ---------------------------------------------------------------------------------------------
 // Iteration spaces
 // ---------------------------------------------------------------------------------------------
+namespace {
+
+IterationSpace build_iteration_space(const Graph& g, int o, int output_index);
+
+thread_local IterationSpaceMemo* innermost_memo = nullptr;
+
+}  // namespace
+
+IterationSpaceMemo::IterationSpaceMemo(const Graph& g)
+    : g_(g), outer_(innermost_memo), spaces_(static_cast<size_t>(g.num_ops())) {
+  innermost_memo = this;
+}
+
+IterationSpaceMemo::~IterationSpaceMemo() {
+  innermost_memo = outer_;
+}
+
+IterationSpaceMemo* IterationSpaceMemo::active(const Graph& g) {
+  return innermost_memo && &innermost_memo->g_ == &g ? innermost_memo : nullptr;
+}
+
+const IterationSpace& IterationSpaceMemo::space(int op) {
+  std::unique_ptr<IterationSpace>& s = spaces_.at(static_cast<size_t>(op));
+  if (!s) s = std::make_unique<IterationSpace>(build_iteration_space(g_, op, 0));
+  return *s;
+}
+
 IterationSpace iteration_space(const Graph& g, int o, int output_index) {
+  IterationSpaceMemo* memo = output_index == 0 ? IterationSpaceMemo::active(g) : nullptr;
+  return memo ? memo->space(o) : build_iteration_space(g, o, output_index);
+}
+
+namespace {
+
+IterationSpace build_iteration_space(const Graph& g, int o, int output_index) {
   const Op& op = g.op(o);
   if (output_index < 0 || output_index >= static_cast<int>(op.outputs.size())) {
     throw Error(op_ref(op) + ": output index " + std::to_string(output_index) +
@@ -521,6 +555,8 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
   }
   return s;
 }
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Regions of inputs
@@ -1008,6 +1044,8 @@ AccessRegion conv_transpose_region(const Graph& g, const Op& op, int input, cons
 
 std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Region& tile,
                                                int output_index) {
+  IterationSpaceMemo* memo = output_index == 0 ? IterationSpaceMemo::active(g) : nullptr;
+  if (memo) return input_access_regions(g, o, memo->space(o), tile);
   return input_access_regions(g, o, iteration_space(g, o, output_index), tile);
 }
 
