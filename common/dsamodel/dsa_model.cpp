@@ -12,6 +12,7 @@
 #include "common/dsamodel/busy_intervals.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/mesh_noc.h"
+#include "common/graph/iteration_space.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -833,6 +834,7 @@ EvaluationResult Simulator::run() {
 }  // namespace
 
 EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec) {
+  const IterationSpaceMemo spaces(g);  // every task's regions come from its ops' spaces
   Simulator sim(g, plan, spec);
   return sim.run();
 }

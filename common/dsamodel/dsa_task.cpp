@@ -7,6 +7,7 @@
 
 #include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/buffer_nest.h"
+#include "common/graph/iteration_space.h"
 #include "common/graph/reduction_slice.h"
 #include "common/util/error.h"
 
@@ -487,6 +488,7 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget) {
   if (task_written_tensors(g, t).size() != 1) return {};
+  const IterationSpaceMemo spaces(g);  // each halving asks for the tile's regions again
   t.tile.clear();
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);

@@ -113,6 +113,8 @@ Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region
 
 std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Region& tile,
                                                int output_index) {
+  IterationSpaceMemo* memo = output_index == 0 ? IterationSpaceMemo::active(g) : nullptr;
+  if (memo) return input_access_regions(g, o, memo->space(o), tile);
   return input_access_regions(g, o, iteration_space(g, o, output_index), tile);
 }
 

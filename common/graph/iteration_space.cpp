@@ -1,5 +1,6 @@
 #include "common/graph/iteration_space.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -299,7 +300,41 @@ void SpaceBuilder::elementwise() {
 
 }  // namespace iteration_space_internal
 
+namespace {
+
+IterationSpace build_iteration_space(const Graph& g, int o, int output_index);
+
+thread_local IterationSpaceMemo* innermost_memo = nullptr;
+
+}  // namespace
+
+IterationSpaceMemo::IterationSpaceMemo(const Graph& g)
+    : g_(g), outer_(innermost_memo), spaces_(static_cast<size_t>(g.num_ops())) {
+  innermost_memo = this;
+}
+
+IterationSpaceMemo::~IterationSpaceMemo() {
+  innermost_memo = outer_;
+}
+
+IterationSpaceMemo* IterationSpaceMemo::active(const Graph& g) {
+  return innermost_memo && &innermost_memo->g_ == &g ? innermost_memo : nullptr;
+}
+
+const IterationSpace& IterationSpaceMemo::space(int op) {
+  std::unique_ptr<IterationSpace>& s = spaces_.at(static_cast<size_t>(op));
+  if (!s) s = std::make_unique<IterationSpace>(build_iteration_space(g_, op, 0));
+  return *s;
+}
+
 IterationSpace iteration_space(const Graph& g, int o, int output_index) {
+  IterationSpaceMemo* memo = output_index == 0 ? IterationSpaceMemo::active(g) : nullptr;
+  return memo ? memo->space(o) : build_iteration_space(g, o, output_index);
+}
+
+namespace {
+
+IterationSpace build_iteration_space(const Graph& g, int o, int output_index) {
   using iteration_space_internal::op_ref;
   const Op& op = g.op(o);
   if (output_index < 0 || output_index >= static_cast<int>(op.outputs.size())) {
@@ -310,5 +345,7 @@ IterationSpace iteration_space(const Graph& g, int o, int output_index) {
   builder.build();
   return std::move(builder.s);
 }
+
+}  // namespace
 
 }  // namespace dgs

@@ -26,6 +26,7 @@
 // every face of an exact region is needed) against the CPU reference executor on random tiles.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,29 @@ struct IterationSpace {
 
 // The iteration space of op `op` for its output `output_index`.
 IterationSpace iteration_space(const Graph& g, int op, int output_index = 0);
+
+// While one lives, the iteration spaces of its graph's ops (output 0) asked for on its thread are
+// built once and reused, by iteration_space and the region functions below (which then copy
+// nothing): for evaluators that ask for the input regions of thousands of tasks of one graph.
+// The graph must outlive it unchanged. Memos nest (the innermost one of a thread is used);
+// each belongs to the thread that made it.
+class IterationSpaceMemo {
+ public:
+  explicit IterationSpaceMemo(const Graph& g);
+  ~IterationSpaceMemo();
+  IterationSpaceMemo(const IterationSpaceMemo&) = delete;
+  IterationSpaceMemo& operator=(const IterationSpaceMemo&) = delete;
+
+  // The memo of this thread for `g`, or null.
+  static IterationSpaceMemo* active(const Graph& g);
+  // iteration_space(g, op) of its graph, built on first use.
+  const IterationSpace& space(int op);
+
+ private:
+  const Graph& g_;
+  IterationSpaceMemo* outer_;
+  std::vector<std::unique_ptr<IterationSpace>> spaces_;  // by op
+};
 
 // ---------------------------------------------------------------------------------------------
 // Regions of inputs

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "common/dsamodel/unit_cost.h"
+#include "common/graph/iteration_space.h"
 #include "common/graph/op_cost.h"
 #include "common/graph/reduction_slice.h"
 
@@ -177,6 +178,7 @@ int64_t atom_working_bytes(const Graph& g, const Layer& layer, const AtomRegion&
 
 AtomicDag build_atomic_dag(const Graph& g, const std::vector<AtomShape>& shapes,
                            const DsaSpec& spec) {
+  const IterationSpaceMemo spaces(g);  // every atom's input regions come from its layer's space
   AtomicDag dag;
   dag.batch = static_cast<int>(graph_batch(g));
   dag.layers = graph_layers(g);

@@ -48,6 +48,7 @@ void run_fig10(ExperimentContext& ctx) {
     if (stage != "sa") c.stand_in = kDpStandIn;
     return c;
   };
+  prefetch_ls_ad_runs(networks_run(1, DsaDataflow::KC), 1, spec, ctx.options().seed);
   for (const std::string& net : networks_run(1, DsaDataflow::KC)) {
     ctx.progress(net);
     const Graph g = build_zoo_model(net, {.batch = 1});

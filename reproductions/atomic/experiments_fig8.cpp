@@ -68,6 +68,8 @@ void run_fig8(ExperimentContext& ctx) {
     const DsaSpec spec = item_spec(base, df);
     const std::string dfn(dsa_dataflow_name(df));
     std::map<std::string, double> speedup;  // per network run (the chart's bars)
+    ctx.progress(dfn + ": the networks' LS and AD runs, one per CPU at a time");
+    prefetch_ls_ad_runs(networks_run(1, df), 1, spec, ctx.options().seed);
     for (const std::string& net : networks_run(1, df)) {
       ctx.progress(dfn + " " + net);
       const Graph g = build_zoo_model(net, {.batch = 1});

@@ -4,7 +4,11 @@
 // mesh, 16 KiB .. 512 KiB. AD (and LS for reference) latency per point, normalised to the best.
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <utility>
+#include <vector>
 
+#include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/ad_runs.h"
 #include "reproductions/atomic/experiments.h"
@@ -57,6 +61,26 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
   return s;
 }
 
+// f(i) for every i in [0, n), one per CPU at a time, each into its own slot (the results do not
+// depend on the order in which they finish); an error is the one of the lowest index that
+// failed, as in a loop in order.
+template <typename T, typename F>
+std::vector<T> points_in_parallel(size_t n, F f) {
+  std::vector<T> out(n);
+  std::vector<std::exception_ptr> failed(n);
+  parallel_for(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
+    const size_t k = static_cast<size_t>(i);
+    try {
+      out[k] = f(k);
+    } catch (...) {
+      failed[k] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
 std::string label(const SweepNetwork& w) {
   return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
 }
@@ -79,15 +103,23 @@ void run_fig12(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig12_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
+    std::vector<int> points;
+    for (int n : kEnginesPerSide) {
+      if (n > w.max_engines_per_side) break;
+      points.push_back(n);
+    }
+    const auto ad_ls = points_in_parallel<std::pair<AdRun, double>>(points.size(), [&](size_t i) {
+      const DsaSpec s = fig12_spec(base, points[i]);
+      AdRun r = run_ad(g, s, ctx.options().seed);
+      return std::make_pair(r, run_ls(g, s, w.batch));
+    });
     std::vector<double> ad;
     std::vector<AdRun> runs;
     std::vector<double> ls;
-    for (int n : kEnginesPerSide) {
-      if (n > w.max_engines_per_side) break;
-      const DsaSpec s = fig12_spec(base, n);
-      runs.push_back(run_ad(g, s, ctx.options().seed));
-      ad.push_back(runs.back().ad_us);
-      ls.push_back(run_ls(g, s, w.batch));
+    for (const auto& [r, l] : ad_ls) {
+      runs.push_back(r);
+      ad.push_back(r.ad_us);
+      ls.push_back(l);
     }
     const size_t best = static_cast<size_t>(std::min_element(ad.begin(), ad.end()) - ad.begin());
     Series series{label(w), {}};
@@ -190,11 +222,9 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    std::vector<double> ad;
-    for (int64_t kib : kSramKib) {
-      const AdRun r = run_ad(g, dsa_with_local_bytes(base, kib * 1024), ctx.options().seed);
-      ad.push_back(r.ad_us);
-    }
+    const std::vector<double> ad = points_in_parallel<double>(kSramKib.size(), [&](size_t i) {
+      return run_ad(g, dsa_with_local_bytes(base, kSramKib[i] * 1024), ctx.options().seed).ad_us;
+    });
     Series series{model_display_name(w.zoo), {}};
     // Performance = 1 / time, normalised to the largest SRAM; gain of each doubling.
     size_t knee_index = 0;

@@ -10,6 +10,7 @@
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/iterative_search.h"
@@ -59,23 +60,66 @@ double reuse_pct(const AtomicDag& dag, const AtomSchedule& s) {
 
 }  // namespace
 
+namespace {
+
+using RunKey = std::tuple<std::string, int, int, uint64_t, std::string>;
+
+RunKey run_key(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+  return std::make_tuple(net, batch, static_cast<int>(spec.dataflow), seed, spec.name);
+}
+
+// The runs computed so far, and the refusals (the items that share a run do not try it again).
+std::map<RunKey, std::unique_ptr<LsAdRun>>& run_cache() {
+  static std::map<RunKey, std::unique_ptr<LsAdRun>> cache;
+  return cache;
+}
+std::map<RunKey, std::string>& refusal_cache() {
+  static std::map<RunKey, std::string> refused;
+  return refused;
+}
+
+}  // namespace
+
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
-  static std::map<std::tuple<std::string, int, int, uint64_t, std::string>,
-                  std::unique_ptr<LsAdRun>>
-      cache;
-  const auto key = std::make_tuple(net, batch, static_cast<int>(spec.dataflow), seed, spec.name);
-  auto it = cache.find(key);
-  if (it != cache.end()) return *it->second;
-  // A refusal is remembered too: the items that share a run do not try it again.
-  static std::map<std::tuple<std::string, int, int, uint64_t, std::string>, std::string> refused;
-  const auto r = refused.find(key);
-  if (r != refused.end()) throw Error(r->second);
+  const RunKey key = run_key(net, batch, spec, seed);
+  auto it = run_cache().find(key);
+  if (it != run_cache().end()) return *it->second;
+  const auto r = refusal_cache().find(key);
+  if (r != refusal_cache().end()) throw Error(r->second);
   try {
     auto run = std::make_unique<LsAdRun>(compute_ls_ad_run(net, batch, spec, seed));
-    return *cache.emplace(key, std::move(run)).first->second;
+    return *run_cache().emplace(key, std::move(run)).first->second;
   } catch (const Error& e) {
-    refused.emplace(key, e.what());
+    refusal_cache().emplace(key, e.what());
     throw;
+  }
+}
+
+void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
+                         uint64_t seed) {
+  std::vector<std::string> missing;
+  for (const std::string& net : nets) {
+    const RunKey key = run_key(net, batch, spec, seed);
+    if (!run_cache().count(key) && !refusal_cache().count(key) &&
+        std::find(missing.begin(), missing.end(), net) == missing.end())
+      missing.push_back(net);
+  }
+  std::vector<std::unique_ptr<LsAdRun>> runs(missing.size());
+  std::vector<std::string> refusals(missing.size());
+  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
+    const size_t k = static_cast<size_t>(i);
+    try {
+      runs[k] = std::make_unique<LsAdRun>(compute_ls_ad_run(missing[k], batch, spec, seed));
+    } catch (const Error& e) {
+      refusals[k] = e.what();
+    }
+  });
+  for (size_t k = 0; k < missing.size(); ++k) {
+    const RunKey key = run_key(missing[k], batch, spec, seed);
+    if (runs[k])
+      run_cache().emplace(key, std::move(runs[k]));
+    else
+      refusal_cache().emplace(key, refusals[k]);
   }
 }
 

@@ -4,6 +4,7 @@
 // one run share it.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/graph/graph.h"
 #include "common/hw/dsa_spec.h"
@@ -46,6 +47,11 @@ struct LsAdRun {
 // and Fig. 10 at batch 1; Fig. 9, Table II and Fig. 11 at batch 20). A plan the DSA model refuses
 // throws dgs::Error (and is not cached).
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
+// Computes into that cache the runs of `nets` it lacks (refusals included), one network per CPU
+// at a time, so that an item's loop over them finds every run there: the results do not depend
+// on the order in which they finish.
+void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
+                         uint64_t seed);
 // The same, computed and returned, not cached (for callers that keep only a summary of it).
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
 
