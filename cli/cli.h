@@ -6,10 +6,10 @@
 //   experiment_sweep.h)
 // and the experiment scaffolding every paper uses: a paper lists its figures and tables as
 // `Experiment`s (named fields, designated initializers) in
-// reproductions/<paper>/experiment_list.cpp, and its main.cpp passes that list to run_cli(). Each
-// experiment's function gets an `ExperimentContext`: the options, its hardware (--hw or the
-// experiment's default), the paper's data (data/<paper>/*.csv), and the places to put tables,
-// plots, claims and notes.
+// reproductions/<paper>/experiments/experiment_list.cpp, and its main.cpp passes that list to
+// run_cli(). Each experiment's function gets an `ExperimentContext`: the options, its hardware
+// (--hw or the experiment's default), the paper's data (data/<paper>/*.csv), and the places to
+// put tables, plots, claims and notes.
 #include <chrono>
 #include <cstdint>
 #include <functional>

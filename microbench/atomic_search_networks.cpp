@@ -10,7 +10,7 @@
 
 #include "common/hw/dsa_spec.h"
 #include "models/zoo.h"
-#include "reproductions/atomic/ad_runs.h"
+#include "reproductions/atomic/experiments/ad_runs.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "common/hw/hardware.h"
 #include "models/zoo.h"
-#include "reproductions/welder/experiments.h"
+#include "reproductions/welder/experiments/experiments.h"
 #include "reproductions/welder/scheduler.h"
 
 namespace {

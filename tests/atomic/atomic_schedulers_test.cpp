@@ -13,10 +13,10 @@
 #include "common/hw/hardware_spec.h"
 #include "compare/scheduler_registry.h"
 #include "models/zoo.h"
-#include "reproductions/atomic/ad_runs.h"
+#include "reproductions/atomic/experiments/ad_runs.h"
+#include "reproductions/atomic/experiments/partition_runs.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/paper_networks.h"
-#include "reproductions/atomic/partition_runs.h"
 #include "reproductions/atomic/schedulers.h"
 #include "tests/error_of.h"
 

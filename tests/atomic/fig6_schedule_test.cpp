@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/hw/dsa_spec.h"
-#include "reproductions/atomic/fig6_toy.h"
+#include "reproductions/atomic/experiments/fig6_toy.h"
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {

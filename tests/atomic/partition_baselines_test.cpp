@@ -14,8 +14,8 @@
 #include "common/hw/dsa_spec.h"
 #include "common/plan/plan.h"
 #include "models/zoo.h"
+#include "reproductions/atomic/experiments/partition_runs.h"
 #include "reproductions/atomic/partition_baselines.h"
-#include "reproductions/atomic/partition_runs.h"
 
 namespace dgs::atomic {
 namespace {

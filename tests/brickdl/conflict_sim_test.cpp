@@ -5,7 +5,7 @@
 
 #include "models/zoo.h"
 #include "reproductions/brickdl/conflict_sim.h"
-#include "reproductions/brickdl/workloads.h"
+#include "reproductions/brickdl/experiments/workloads.h"
 
 namespace dgs::brickdl {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "reproductions/brickdl/experiment_list.h"
+#include "reproductions/brickdl/experiments/experiment_list.h"
 #include "reproductions/brickdl/perf_model.h"
 
 namespace dgs::brickdl {

@@ -1,7 +1,7 @@
 // BrickDL's measured mode without a GPU: the brick kernels' default timing rule (measured.h).
 #include <gtest/gtest.h>
 
-#include "reproductions/brickdl/measured.h"
+#include "reproductions/brickdl/experiments/measured.h"
 
 namespace dgs::brickdl {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "reproductions/brickdl/stacked_bars.h"
+#include "reproductions/brickdl/experiments/stacked_bars.h"
 
 namespace dgs::brickdl {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "models/zoo.h"
+#include "reproductions/brickdl/experiments/workloads.h"
 #include "reproductions/brickdl/static_model.h"
-#include "reproductions/brickdl/workloads.h"
 
 namespace dgs::brickdl {
 namespace {

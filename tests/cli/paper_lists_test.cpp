@@ -1,4 +1,5 @@
-// Every paper lists its experiments the same way (reproductions/<paper>/experiment_list.cpp):
+// Every paper lists its experiments the same way
+// (reproductions/<paper>/experiments/experiment_list.cpp):
 // checks each list's shape, and that every default machine it names is a built-in GPU config.
 #include <gtest/gtest.h>
 
@@ -10,9 +11,9 @@
 
 #include "cli/cli.h"
 #include "common/hw/hardware.h"
-#include "reproductions/ios/experiment_list.h"
+#include "reproductions/ios/experiments/experiment_list.h"
 #include "reproductions/papers.h"
-#include "reproductions/welder/experiment_list.h"
+#include "reproductions/welder/experiments/experiment_list.h"
 
 namespace dgs {
 namespace {

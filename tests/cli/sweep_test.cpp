@@ -18,7 +18,7 @@
 #include "common/report/report_compare.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
-#include "reproductions/brickdl/experiment_list.h"
+#include "reproductions/brickdl/experiments/experiment_list.h"
 #include "tests/cli/run_cli_capture.h"
 
 namespace dgs {

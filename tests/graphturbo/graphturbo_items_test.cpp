@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/run_state.h"
-#include "reproductions/graphturbo/experiment_list.h"
+#include "reproductions/graphturbo/experiments/experiment_list.h"
 
 namespace dgs::graphturbo {
 namespace {

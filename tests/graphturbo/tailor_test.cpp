@@ -12,7 +12,7 @@
 #include "common/exec/executor.h"
 #include "common/exec/plan_exec.h"
 #include "common/tileprog/network_program.h"
-#include "reproductions/graphturbo/experiment_list.h"
+#include "reproductions/graphturbo/experiments/experiment_list.h"
 #include "reproductions/graphturbo/tailor.h"
 
 namespace dgs::graphturbo {

@@ -7,7 +7,7 @@
 
 #include "common/cuda/device.h"
 #include "models/zoo.h"
-#include "reproductions/ios/measured.h"
+#include "reproductions/ios/experiments/measured.h"
 #include "reproductions/ios/network.h"
 
 namespace dgs::ios {

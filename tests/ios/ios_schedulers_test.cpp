@@ -13,7 +13,7 @@
 #include "compare/scheduler_registry.h"
 #include "models/builder.h"
 #include "models/zoo.h"
-#include "reproductions/ios/experiment_util.h"
+#include "reproductions/ios/experiments/runs.h"
 #include "reproductions/ios/schedulers.h"
 #include "tests/error_of.h"
 

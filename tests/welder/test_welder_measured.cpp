@@ -2,7 +2,7 @@
 // one line; with a GPU it runs on the live device and every kernel (the fused GEMM+softmax above
 // all) equals the CPU reference. Figs. 2 and 13 offer a measured version (Fig. 13's GPU run is
 // tested at small sizes in tests/welder/test_welder_tile_program.cpp).
-#include "reproductions/welder/measured.h"
+#include "reproductions/welder/experiments/measured.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include "cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/util/error.h"
-#include "reproductions/welder/experiment_list.h"
-#include "reproductions/welder/experiments.h"
+#include "reproductions/welder/experiments/experiment_list.h"
+#include "reproductions/welder/experiments/experiments.h"
 
 namespace dgs::welder {
 namespace {

@@ -11,7 +11,7 @@
 #include "common/util/error.h"
 #include "models/builder.h"
 #include "models/zoo.h"
-#include "reproductions/welder/experiments_table7.h"
+#include "reproductions/welder/experiments/table7.h"
 
 namespace dgs::welder {
 namespace {

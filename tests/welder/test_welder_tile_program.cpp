@@ -22,8 +22,8 @@
 #include "common/tileprog/tile_program_builder.h"
 #include "common/tileprog/tile_program_interpreter.h"
 #include "common/util/error.h"
-#include "reproductions/welder/experiments.h"
-#include "reproductions/welder/measured_fig13.h"
+#include "reproductions/welder/experiments/experiments.h"
+#include "reproductions/welder/experiments/measured_fig13.h"
 #include "tests/tileprog/small_ops_graph.h"
 
 namespace dgs::welder {

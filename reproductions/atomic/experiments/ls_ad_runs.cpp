@@ -1,0 +1,159 @@
+// LS and AD runs (see ls_ad_runs.h).
+#include "reproductions/atomic/experiments/ls_ad_runs.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "common/dsamodel/dsa_model.h"
+#include "common/util/error.h"
+#include "common/util/parallel_for.h"
+#include "models/zoo.h"
+#include "reproductions/atomic/baselines.h"
+#include "reproductions/atomic/iterative_search.h"
+
+namespace dgs::atomic {
+
+double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec) {
+  // Per Round: each engine's summed atom cycles; the Round's compute-only length is the largest.
+  std::vector<std::map<int, double>> engine_cycles(s.rounds.size());
+  for (size_t a = 0; a < dag.atoms.size(); ++a)
+    engine_cycles[static_cast<size_t>(s.round_of[a])][s.engine_of[a]] += dag.atoms[a].cycles;
+  std::vector<double> length(s.rounds.size(), 0);
+  for (size_t r = 0; r < s.rounds.size(); ++r)
+    for (const auto& [e, c] : engine_cycles[r]) length[r] = std::max(length[r], c);
+  double sum = 0;
+  int layers = 0;
+  for (size_t l = 0; l < dag.layers.size(); ++l) {
+    if (!dag.layers[l].matrix) continue;
+    std::map<int, std::set<int>> engines;  // Round -> engines the layer uses
+    double macs = 0;
+    for (int a : dag.atoms_of_layer[l]) {
+      macs += dag.atoms[static_cast<size_t>(a)].macs;
+      engines[s.round_of[static_cast<size_t>(a)]].insert(s.engine_of[static_cast<size_t>(a)]);
+    }
+    double capacity = 0;
+    for (const auto& [r, es] : engines)
+      capacity += length[static_cast<size_t>(r)] * static_cast<double>(es.size());
+    if (capacity <= 0) continue;
+    sum += 100 * macs / (capacity * spec.matrix_macs_per_cycle);
+    ++layers;
+  }
+  return layers > 0 ? sum / layers : 0;
+}
+
+namespace {
+
+double reuse_pct(const AtomicDag& dag, const AtomSchedule& s) {
+  double kept = 0, all = 0;
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    if (dag.succs[a].empty() || dag.atoms[a].out_bytes == 0) continue;
+    const double b = static_cast<double>(dag.atoms[a].out_bytes);
+    all += b;
+    if (s.on_chip[a]) kept += b;
+  }
+  return all > 0 ? 100 * kept / all : 0;
+}
+
+}  // namespace
+
+namespace {
+
+using RunKey = std::tuple<std::string, int, int, uint64_t, std::string>;
+
+RunKey run_key(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+  return std::make_tuple(net, batch, static_cast<int>(spec.dataflow), seed, spec.name);
+}
+
+// The runs computed so far, and the refusals (the items that share a run do not try it again).
+std::map<RunKey, std::unique_ptr<LsAdRun>>& run_cache() {
+  static std::map<RunKey, std::unique_ptr<LsAdRun>> cache;
+  return cache;
+}
+std::map<RunKey, std::string>& refusal_cache() {
+  static std::map<RunKey, std::string> refused;
+  return refused;
+}
+
+}  // namespace
+
+const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+  const RunKey key = run_key(net, batch, spec, seed);
+  auto it = run_cache().find(key);
+  if (it != run_cache().end()) return *it->second;
+  const auto r = refusal_cache().find(key);
+  if (r != refusal_cache().end()) throw Error(r->second);
+  try {
+    auto run = std::make_unique<LsAdRun>(compute_ls_ad_run(net, batch, spec, seed));
+    return *run_cache().emplace(key, std::move(run)).first->second;
+  } catch (const Error& e) {
+    refusal_cache().emplace(key, e.what());
+    throw;
+  }
+}
+
+void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
+                         uint64_t seed) {
+  std::vector<std::string> missing;
+  for (const std::string& net : nets) {
+    const RunKey key = run_key(net, batch, spec, seed);
+    if (!run_cache().count(key) && !refusal_cache().count(key) &&
+        std::find(missing.begin(), missing.end(), net) == missing.end())
+      missing.push_back(net);
+  }
+  std::vector<std::unique_ptr<LsAdRun>> runs(missing.size());
+  std::vector<std::string> refusals(missing.size());
+  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
+    const size_t k = static_cast<size_t>(i);
+    try {
+      runs[k] = std::make_unique<LsAdRun>(compute_ls_ad_run(missing[k], batch, spec, seed));
+    } catch (const Error& e) {
+      refusals[k] = e.what();
+    }
+  });
+  for (size_t k = 0; k < missing.size(); ++k) {
+    const RunKey key = run_key(missing[k], batch, spec, seed);
+    if (runs[k])
+      run_cache().emplace(key, std::move(runs[k]));
+    else
+      refusal_cache().emplace(key, refusals[k]);
+  }
+}
+
+LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+  auto run = std::make_unique<LsAdRun>();
+  const Graph g = build_zoo_model(net, {.batch = batch});
+  const std::vector<Layer> layers = graph_layers(g);
+  StrategyRun& ls = run->ls;
+  ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
+  ls.schedule = ls_schedule(ls.dag, spec);
+  const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
+  ls.result = evaluate_dsa_plan(g, ls_plan, spec);
+  ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
+  StrategyRun& ad = run->ad;
+  IterativeSearch search = iterative_atomic_search(g, spec, seed);
+  run->ad_search = describe_search(search);
+  run->ad_sa_only_us = search.candidates.front().latency_us;
+  run->ad_target_cycles = search.candidates[static_cast<size_t>(search.best)].target_cycles;
+  run->ad_candidates = static_cast<int64_t>(search.candidates.size());
+  ad.dag = std::move(search.dag);
+  ad.schedule = std::move(search.schedule);
+  ad.result = std::move(search.result);
+  const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
+  ad.layer_utilisation_pct = layer_utilisation_pct(ad.dag, ad.schedule, spec);
+  DsaSpec free_mesh = spec;
+  free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
+  free_mesh.noc_hop_cycles = 0;
+  const double t_free = evaluate_dsa_plan(g, ad_plan, free_mesh).latency_us;
+  run->ad_noc_overhead_pct =
+      ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
+  run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
+  run->ideal_us =
+      ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
+  return std::move(*run);
+}
+
+}  // namespace dgs::atomic

@@ -1,0 +1,88 @@
+// CNN-P and IL-Pipe runs (see partition_runs.h).
+#include "reproductions/atomic/experiments/partition_runs.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "common/dsamodel/dsa_model.h"
+#include "models/zoo.h"
+
+namespace dgs::atomic {
+
+StrategyRun partition_run(const Graph& g, const RegionLayout& layout, const DsaSpec& spec,
+                          const std::string& name) {
+  StrategyRun run;
+  run.dag = build_atomic_dag(g, layout.shapes, spec);
+  run.schedule = region_pipeline_schedule(run.dag, layout, spec);
+  run.result = evaluate_dsa_plan(g, atom_plan(g, run.dag, run.schedule, spec, name), spec);
+  run.layer_utilisation_pct = layer_utilisation_pct(run.dag, run.schedule, spec);
+  return run;
+}
+
+const PartitionRuns& partition_runs(const std::string& net, int batch, const DsaSpec& spec) {
+  static std::map<std::tuple<std::string, int, int, std::string>, std::unique_ptr<PartitionRuns>>
+      cache;
+  const auto key = std::make_tuple(net, batch, static_cast<int>(spec.dataflow), spec.name);
+  auto it = cache.find(key);
+  if (it != cache.end()) return *it->second;
+  auto runs = std::make_unique<PartitionRuns>(compute_partition_runs(net, batch, spec));
+  return *cache.emplace(key, std::move(runs)).first->second;
+}
+
+PartitionRuns compute_partition_runs(const std::string& net, int batch, const DsaSpec& spec) {
+  PartitionRuns runs;
+  const Graph g = build_zoo_model(net, {.batch = batch});
+  const std::vector<Layer> layers = graph_layers(g);
+  runs.cnnp = partition_run(g, cnnp_layout(g, layers, spec), spec, "CNN-P");
+  runs.ilpipe = partition_run(g, ilpipe_layout(g, layers, spec), spec, "IL-Pipe");
+  return runs;
+}
+
+double compute_bound_cycles(const AtomicDag& dag, const AtomSchedule& s) {
+  double total = 0;
+  for (const Round& r : s.rounds) {
+    std::map<int, double> per_engine;
+    for (size_t i = 0; i < r.atoms.size(); ++i)
+      per_engine[r.engines[i]] += dag.atoms[static_cast<size_t>(r.atoms[i])].cycles;
+    double busiest = 0;
+    for (const auto& [e, c] : per_engine) busiest = std::max(busiest, c);
+    total += busiest;
+  }
+  return total;
+}
+
+std::string partition_baselines_note() {
+  return "CNN-P: " + std::to_string(kCnnpClusters) +
+         " CLPs (kCnnpClusters; the paper leaves it open), bands of consecutive engines in the "
+         "column-major snake order (every band spans all rows, so it reaches DRAM, which enters "
+         "the mesh at both edges of every row, through every row; bands of rows would get only "
+         "their rows' edge links), sized in proportion to the MACs of their layers; matrix layers "
+         "in segments of " +
+         std::to_string(kCnnpClusters) +
+         " consecutive layers, the i-th largest of a segment on CLP i; the other ops on the CLP "
+         "of the layer whose output they read (a layer = a convolution/FC with its batch norm, "
+         "ReLU, residual add, pooling); one sample's layer per CLP per step, samples pipelined; "
+         "every layer's input and output through DRAM, its intermediates on chip while they fit. "
+         "IL-Pipe: segments of " +
+         std::to_string(kIlPipeSegmentLayers) +
+         " consecutive matrix layers (kIlPipeSegmentLayers), each a region of consecutive "
+         "engines (column bands as the CLPs) proportional to its MACs (at least 1), the other ops "
+         "on the region of the "
+         "layer they read; fine-grained pipelining in blocks of 1/" +
+         std::to_string(kIlPipeRowBlocks) +
+         " of a sample's output rows (kIlPipeRowBlocks), one block per region per step, a block "
+         "starting when the producer blocks it reads are done; outputs read only inside their "
+         "segment forwarded on chip (over the mesh) while they fit, the others through DRAM. "
+         "Both: each layer's block (CNN-P: sample) split over its region's engines by output "
+         "channels first (as LS) or rows first, whichever loads fewer bytes; an output kept on "
+         "chip while its engine's kept outputs fit in half its buffer (the other half holds the "
+         "working sets); the pipeline steps are the plan's stages (a barrier between steps), "
+         "priced by the shared DSA model, which keeps weights in an engine's buffer while the "
+         "room its kept outputs and working sets leave holds them, so a region reloads its "
+         "layer's weights for every sample (CNN-P) or block (IL-Pipe) when they and a block's "
+         "tiles do not fit together";
+}
+
+}  // namespace dgs::atomic

@@ -1,0 +1,197 @@
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "common/util/error.h"
+
+#include "reproductions/welder/experiments/experiments.h"
+
+namespace dgs::welder {
+
+WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc) {
+  return arch_from_gpu(ctx.gpu(), fp16_tc);
+}
+
+TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {
+  return build_tile_graph(load_model_at_batch(name, opts));
+}
+
+std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
+                                   const std::vector<Variant>& variants) {
+  std::vector<Schedule> out;
+  CustomRegionMemo regions;  // the variants share the tile-graph's custom regions
+  for (Variant v : variants) {
+    ScheduleOptions o;
+    o.variant = v;
+    o.regions = &regions;
+    out.push_back(schedule_graph(tg, arch, o));
+  }
+  return out;
+}
+
+namespace {
+
+template <typename T>
+void append_raw(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+void append_string(std::string& key, const std::string& s) {
+  append_raw(key, s.size());
+  key += s;
+}
+
+std::string zoo_key(const std::string& name, const ZooOptions& o) {
+  std::string key;
+  append_string(key, name);
+  append_raw(key, o.batch);
+  append_raw(key, o.image_size);
+  append_raw(key, o.seq_len);
+  append_raw(key, o.dtype);
+  for (const auto& [dim, v] : o.dim_values) {
+    append_string(key, dim);
+    append_raw(key, v);
+  }
+  return key;
+}
+
+// Every field of the architecture and of its GPU config (a caller may change any of them).
+std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
+  std::string key;
+  append_raw(key, o.variant);
+  append_raw(key, o.limits.topk);
+  append_raw(key, o.limits.max_visits);
+  append_raw(key, o.connect_cost);
+  append_string(key, a.name);
+  for (int64_t v : {int64_t{a.sm_count}, a.smem_per_block, a.smem_per_sm, a.reg_cap,
+                    int64_t{a.max_blocks_per_sm}, int64_t{a.read_transaction},
+                    int64_t{a.write_transaction}, int64_t{a.sector_bytes}, a.dram_capacity,
+                    int64_t{a.tensor_cores}, int64_t{a.gpu.has_value()}})
+    append_raw(key, v);
+  for (double v : {a.dram_gbs, a.l2_gbs, a.peak_tflops, a.peak_tensor_tflops, a.launch_us,
+                   a.eta_dram, a.eta_l2, a.eta_compute, a.pcie_gbs})
+    append_raw(key, v);
+  if (a.gpu) {
+    const GpuSpec& g = *a.gpu;
+    for (const std::string* s : {&g.name, &g.file, &g.architecture}) append_string(key, *s);
+    for (const std::string& s : g.device_names) append_string(key, s);
+    for (int64_t v :
+         {int64_t{g.compute_capability}, int64_t{g.sm_count}, int64_t{g.max_threads_per_sm},
+          int64_t{g.max_threads_per_block}, int64_t{g.max_blocks_per_sm},
+          int64_t{g.max_warps_per_sm}, int64_t{g.warp_size}, int64_t{g.registers_per_sm},
+          int64_t{g.max_registers_per_thread}, int64_t{g.register_allocation_unit},
+          g.shared_mem_per_sm, g.shared_mem_per_block, g.dram_bytes, g.l2_bytes,
+          int64_t{g.transaction_bytes}})
+      append_raw(key, v);
+    for (double v : {g.core_clock_mhz, g.peak_fp32_tflops, g.peak_fp16_tflops, g.peak_tensor_tflops,
+                     g.dram_bandwidth_gbs, g.l2_bandwidth_gbs, g.pcie_bandwidth_gbs,
+                     g.kernel_launch_us, g.stage_sync_us})
+      append_raw(key, v);
+    for (const auto& [name, v] : g.efficiency) {
+      append_string(key, name);
+      append_raw(key, v);
+    }
+  }
+  return key;
+}
+
+struct ZooCase {
+  TileGraph tg;
+  CustomRegionMemo regions;                   // of tg, shared by its schedules
+  std::map<std::string, Schedule> schedules;  // by schedule_key
+};
+
+std::mutex zoo_cases_mutex;
+std::map<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
+
+ZooCase& zoo_case(const std::string& name, const ZooOptions& opts) {
+  if (opts.onnx_summary)
+    throw Error("zoo_tile_graph: a model whose loading is reported is not kept (onnx_summary)");
+  std::unique_ptr<ZooCase>& c = zoo_cases[zoo_key(name, opts)];
+  if (!c) c = std::make_unique<ZooCase>(ZooCase{model_tile_graph(name, opts), {}, {}});
+  return *c;
+}
+
+}  // namespace
+
+const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts) {
+  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
+  return zoo_case(name, opts).tg;
+}
+
+const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
+                             const WelderArch& arch, const ScheduleOptions& options) {
+  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
+  ZooCase& c = zoo_case(name, opts);
+  const std::string key = schedule_key(arch, options);
+  auto it = c.schedules.find(key);
+  if (it == c.schedules.end()) {
+    ScheduleOptions o = options;
+    o.regions = &c.regions;
+    it = c.schedules.emplace(key, schedule_graph(c.tg, arch, o)).first;
+  }
+  return it->second;
+}
+
+std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
+                                   const WelderArch& arch, const std::vector<Variant>& variants) {
+  std::vector<Schedule> out;
+  for (Variant v : variants) {
+    ScheduleOptions o;
+    o.variant = v;
+    out.push_back(zoo_schedule(name, opts, arch, o));
+  }
+  return out;
+}
+
+Table group_table() {
+  return Table({"model", "variant", "kernel", "ops", "first_op", "last_op", "types", "tile", "grid",
+                "smem_B", "latency_us", "transactions", "writes_MiB"});
+}
+
+void add_group_rows(Table& t, const std::string& model, const TileGraph& tg, const Schedule& s) {
+  int64_t k = 0;
+  for (const auto& sg : s.groups) {
+    if (!sg.result.launches) continue;
+    std::ostringstream tile, types;
+    for (size_t i = 0; i < sg.result.best.tile.size(); ++i)
+      tile << (i ? "x" : "") << sg.result.best.tile[i];
+    for (size_t i = 0; i < sg.group.ops.size(); ++i)
+      types << (i ? " " : "") << tg.ops[sg.group.ops[i]].type;
+    t.add_row({model, variant_name(s.variant), k++, static_cast<int64_t>(sg.group.ops.size()),
+               tg.ops[sg.group.ops.front()].name, tg.ops[sg.group.ops.back()].name, types.str(),
+               tile.str(), sg.result.best.grid, sg.result.best.smem, sg.result.best.latency_us,
+               sg.result.best.sectors, sg.result.irs_bytes / (1024.0 * 1024.0)});
+  }
+}
+
+void note_common_choices(ExperimentContext& ctx, const WelderArch& arch) {
+  std::ostringstream hw;
+  hw << "hardware: " << arch.name << " (" << arch.sm_count << " SMs, shared memory "
+     << arch.smem_per_block << " B/block, " << arch.smem_per_sm << " B/SM, DRAM " << arch.dram_gbs
+     << " GB/s); latency from "
+     << (arch.gpu ? "the suite's GPU model (common/gpumodel) on the top-k configs"
+                  : "the cost model's roofline");
+  ctx.note(hw.str());
+  ctx.note(
+      "graph connecting: the paper's Fig. 7 loop (per edge, per level), not the artifact's "
+      "greedy group growth; a level's 'profile' is the analytic latency of the kernels the "
+      "edge touches (best of the top-k tiles of each)");
+  ctx.note(
+      "tile search: base tile (full extent where it cuts the workload per item, i.e. "
+      "recomputation), divisor "
+      "and power-of-two steps, best-first on (traffic+1) x waves, cap 2000 visited tiles, "
+      "top-k = 20 (paper §5.2, artifact policy/default.py)");
+  ctx.note(
+      "traffic: 128-B read and 32-B write transactions for ranking (paper §4.1, artifact); "
+      "reported transactions are 32-B sectors summed over all tiles (weights re-read per "
+      "tile, as nvprof's gld/gst counts); IRS = bytes kernels write to global memory / 2^20");
+  ctx.note(
+      "alignment: every operator of a kernel must cover its output with the same number of "
+      "tiles (artifact rule); so halos (overlapping tiles) are never fused on the GPU levels");
+  ctx.note(
+      "footprint: live shared-memory tiles + rstep staging buffers (32-B aligned, peak of the "
+      "live set in topological order, i.e. a best-fit allocator without fragmentation)");
+}
+
+}  // namespace dgs::welder
