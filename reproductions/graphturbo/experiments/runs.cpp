@@ -2,9 +2,9 @@
 #include "reproductions/graphturbo/experiments/runs.h"
 
 #include <chrono>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/run_cache.h"
 #include "common/hw/config_files.h"
 #include "reproductions/graphturbo/grouping.h"
 
@@ -55,18 +55,19 @@ const DsaSpec& stcp920_int8() {
 
 // The three approaches on one row, computed once per process.
 const RowRuns& runs_of(const ModelRow& m) {
-  static std::map<std::string, RowRuns> cache;
-  auto it = cache.find(m.label);
-  if (it != cache.end()) return it->second;
-  RowRuns r;
-  const Approach approaches[] = {Approach::Tvm, Approach::AStitch, Approach::GraphTurbo};
-  DsaRun* outs[] = {&r.tvm, &r.astitch, &r.gt};
-  for (int i = 0; i < 3; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    *outs[i] = run_on_dsa(m.zoo, m.batch, approaches[i], stcp920(), 0, m.seq_len);
-    r.schedule_s[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  return cache.emplace(m.label, r).first->second;
+  static RunCache<std::string, RowRuns> cache;
+  return cache.get(m.label, [&] {
+    RowRuns r;
+    const Approach approaches[] = {Approach::Tvm, Approach::AStitch, Approach::GraphTurbo};
+    DsaRun* outs[] = {&r.tvm, &r.astitch, &r.gt};
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      *outs[i] = run_on_dsa(m.zoo, m.batch, approaches[i], stcp920(), 0, m.seq_len);
+      r.schedule_s[i] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return r;
+  });
 }
 
 void note_constants(ExperimentContext& ctx) {

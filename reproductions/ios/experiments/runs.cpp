@@ -1,9 +1,9 @@
 #include "reproductions/ios/experiments/runs.h"
 
-#include <map>
 #include <memory>
 #include <tuple>
 
+#include "cli/run_cache.h"
 #include "models/randwire.h"
 #include "models/zoo.h"
 
@@ -16,16 +16,11 @@ struct LoadedNetwork {
   Network net;
 };
 
-std::map<std::tuple<std::string, int64_t, uint64_t>, std::unique_ptr<LoadedNetwork>>& net_cache() {
-  static std::map<std::tuple<std::string, int64_t, uint64_t>, std::unique_ptr<LoadedNetwork>> c;
-  return c;
-}
+// Networks by (model, batch, seed) and searches by SearchKey, for the whole run.
+RunCache<std::tuple<std::string, int64_t, uint64_t>, std::unique_ptr<LoadedNetwork>> net_cache;
 
 using SearchKey = std::tuple<std::string, int64_t, uint64_t, std::string, std::string, int, int>;
-std::map<SearchKey, SearchResult>& search_cache() {
-  static std::map<SearchKey, SearchResult> c;
-  return c;
-}
+RunCache<SearchKey, SearchResult> search_cache;
 
 StrategySet strategies_of(const std::string& name) {
   if (name == "IOS-Merge") return StrategySet::Merge;
@@ -48,20 +43,17 @@ std::string display_name(const std::string& model) {
 
 const Network& network(const ExperimentContext& ctx, const std::string& model, int64_t batch) {
   const uint64_t seed = model == "randwire_ws" ? ctx.options().seed : 0;
-  auto key = std::make_tuple(model, batch, seed);
-  auto& cache = net_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second->net;
-  auto loaded = std::make_unique<LoadedNetwork>();
-  ZooOptions opts;
-  opts.batch = batch;
-  opts.dim_values = ctx.options().dims;
-  loaded->graph =
-      model == "randwire_ws" ? build_randwire_ws(opts, seed) : load_model_at_batch(model, opts);
-  loaded->net = make_network(loaded->graph, default_part_rule(model));
-  const Network& n = loaded->net;
-  cache.emplace(key, std::move(loaded));
-  return n;
+  const auto load = [&] {
+    auto loaded = std::make_unique<LoadedNetwork>();
+    ZooOptions opts;
+    opts.batch = batch;
+    opts.dim_values = ctx.options().dims;
+    loaded->graph =
+        model == "randwire_ws" ? build_randwire_ws(opts, seed) : load_model_at_batch(model, opts);
+    loaded->net = make_network(loaded->graph, default_part_rule(model));
+    return loaded;
+  };
+  return net_cache.get(std::make_tuple(model, batch, seed), load)->net;
 }
 
 SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
@@ -84,19 +76,18 @@ const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string
                 schedule_name,
                 prune.max_group_size,
                 prune.max_num_groups};
-  auto& cache = search_cache();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const Network& net = network(ctx, model, batch);
-  SearchResult r;
-  if (schedule_name == "Sequential") {
-    r.schedule = sequential_schedule(net);
-  } else if (schedule_name == "Greedy") {
-    r.schedule = greedy_schedule(net);
-  } else {
-    r = fresh_search(net, spec, strategies_of(schedule_name), prune);
-  }
-  return cache.emplace(key, std::move(r)).first->second;
+  return search_cache.get(key, [&] {
+    const Network& net = network(ctx, model, batch);
+    SearchResult r;
+    if (schedule_name == "Sequential") {
+      r.schedule = sequential_schedule(net);
+    } else if (schedule_name == "Greedy") {
+      r.schedule = greedy_schedule(net);
+    } else {
+      r = fresh_search(net, spec, strategies_of(schedule_name), prune);
+    }
+    return r;
+  });
 }
 
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,

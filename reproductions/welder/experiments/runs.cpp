@@ -1,8 +1,8 @@
-#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
+#include "cli/run_cache.h"
 #include "common/util/error.h"
 
 #include "reproductions/welder/experiments/experiments.h"
@@ -96,41 +96,37 @@ std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
 }
 
 struct ZooCase {
+  explicit ZooCase(TileGraph g) : tg(std::move(g)) {}
   TileGraph tg;
-  CustomRegionMemo regions;                   // of tg, shared by its schedules
-  std::map<std::string, Schedule> schedules;  // by schedule_key
+  std::mutex regions_mutex;  // schedule_graph fills `regions`: one schedule of tg at a time
+  CustomRegionMemo regions;  // of tg, shared by its schedules
+  RunCache<std::string, Schedule> schedules;  // by schedule_key
 };
 
-std::mutex zoo_cases_mutex;
-std::map<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
+RunCache<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
 
 ZooCase& zoo_case(const std::string& name, const ZooOptions& opts) {
   if (opts.onnx_summary)
     throw Error("zoo_tile_graph: a model whose loading is reported is not kept (onnx_summary)");
-  std::unique_ptr<ZooCase>& c = zoo_cases[zoo_key(name, opts)];
-  if (!c) c = std::make_unique<ZooCase>(ZooCase{model_tile_graph(name, opts), {}, {}});
-  return *c;
+  return *zoo_cases.get(zoo_key(name, opts),
+                        [&] { return std::make_unique<ZooCase>(model_tile_graph(name, opts)); });
 }
 
 }  // namespace
 
 const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts) {
-  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
   return zoo_case(name, opts).tg;
 }
 
 const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
                              const WelderArch& arch, const ScheduleOptions& options) {
-  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
   ZooCase& c = zoo_case(name, opts);
-  const std::string key = schedule_key(arch, options);
-  auto it = c.schedules.find(key);
-  if (it == c.schedules.end()) {
+  return c.schedules.get(schedule_key(arch, options), [&] {
+    const std::lock_guard<std::mutex> lock(c.regions_mutex);
     ScheduleOptions o = options;
     o.regions = &c.regions;
-    it = c.schedules.emplace(key, schedule_graph(c.tg, arch, o)).first;
-  }
-  return it->second;
+    return schedule_graph(c.tg, arch, o);
+  });
 }
 
 std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
