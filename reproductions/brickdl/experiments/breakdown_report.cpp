@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/util/error.h"
+#include "cli/paper_values.h"
 #include "reproductions/brickdl/experiments/stacked_bars.h"
 
 namespace dgs::brickdl {
@@ -48,9 +48,7 @@ std::string breakdown_svg(const std::string& title, const std::vector<BreakdownR
 
 double paper_value(const ExperimentContext& ctx, const std::string& figure,
                    const std::string& key) {
-  const auto v = ctx.paper_data("claims.csv").value({{"figure", figure}, {"key", key}}, "value");
-  if (!v) throw Error("data/brickdl/claims.csv: no value for " + figure + " " + key);
-  return *v;
+  return paper_number(ctx.paper_data("claims.csv"), {{"figure", figure}, {"key", key}}, "value");
 }
 
 std::string paper_source(const ExperimentContext& ctx, const std::string& figure,

@@ -110,10 +110,11 @@ void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string
   } else if (!with_paper) {
     // §4.5's range over the same four networks: each network's speedup within it.
     for (size_t k = 0; k < speedups.size(); ++k) {
-      Claim c = make_claim("ios_vs_sequential_2080ti_low",
+      Claim c = make_claim(ctx, "ios_vs_sequential_2080ti_low",
                            model_display_name(speedup_models[k]) + ": IOS-Both over Sequential",
                            speedups[k], ClaimKind::Ratio);
-      c.paper_high = make_claim("ios_vs_sequential_2080ti_high", "", 0, ClaimKind::Ratio).paper;
+      c.paper_high =
+          make_claim(ctx, "ios_vs_sequential_2080ti_high", "", 0, ClaimKind::Ratio).paper;
       claims.push_back(c);
     }
   }
@@ -263,8 +264,9 @@ void run_fig1_2(ExperimentContext& ctx) {
                cell(pt("end_ms"))});
     total[s.name] = e.latency_us / 1e3;
     if (s.name == "IOS (thesis)") {
-      claims.push_back(make_claim("fig1_2_ios_util_pct", "utilization of the thesis' IOS schedule",
-                                  util, ClaimKind::Percentage));
+      claims.push_back(make_claim(ctx, "fig1_2_ios_util_pct",
+                                  "utilization of the thesis' IOS schedule", util,
+                                  ClaimKind::Percentage));
     }
   }
   ctx.emit_table("Fig. 1.2: schedules of the four-convolution graph (" + spec.name + ")", t);
@@ -284,13 +286,13 @@ void run_fig1_2(ExperimentContext& ctx) {
   // Sequential is the experiment the GPU model's global constants were calibrated on: its
   // latency is the calibration point, not an independent check (on the thesis' V100; with --hw
   // another machine it is checked).
-  Claim seq = make_claim("fig1_2_sequential_ms", "Sequential latency", total["Sequential"],
+  Claim seq = make_claim(ctx, "fig1_2_sequential_ms", "Sequential latency", total["Sequential"],
                          ClaimKind::Time);
   if (ctx.options().hw.empty()) seq.calibrated = ExperimentContext::calibrated_constants(spec);
   claims.push_back(seq);
   claims.push_back(
-      make_claim("fig1_2_greedy_ms", "Greedy latency", total["Greedy"], ClaimKind::Time));
-  claims.push_back(make_claim("fig1_2_ios_ms", "IOS latency (thesis schedule)",
+      make_claim(ctx, "fig1_2_greedy_ms", "Greedy latency", total["Greedy"], ClaimKind::Time));
+  claims.push_back(make_claim(ctx, "fig1_2_ios_ms", "IOS latency (thesis schedule)",
                               total["IOS (thesis)"], ClaimKind::Time));
   ctx.emit_claims(claims);
 }
@@ -371,7 +373,7 @@ void run_fig4_3(ExperimentContext& ctx) {
                  false};
   chart.x_label = "schedule";
   ctx.emit_svg(bar_chart_svg(chart));
-  ctx.emit_claims({make_claim("active_warps_gain", "IOS / Sequential active warps", wi / ws,
+  ctx.emit_claims({make_claim(ctx, "active_warps_gain", "IOS / Sequential active warps", wi / ws,
                               ClaimKind::Ratio)});
 }
 
@@ -436,10 +438,10 @@ void run_fig4_6(ExperimentContext& ctx) {
         if (r == 1 && s == 8) {
           const std::string id = m == "inception_v3" ? "inception" : "nasnet";
           if (m == "inception_v3" || m == "nasnet_large") {
-            claims.push_back(make_claim("prune_r1_s8_" + id + "_speedup",
+            claims.push_back(make_claim(ctx, "prune_r1_s8_" + id + "_speedup",
                                         m + ": speedup over Sequential with r=1, s=8", seq / lat,
                                         ClaimKind::Ratio));
-            Claim c = make_claim("prune_r1_s8_" + id + "_search_s",
+            Claim c = make_claim(ctx, "prune_r1_s8_" + id + "_search_s",
                                  m + ": search seconds with r=1, s=8 (at most)", res.stats.seconds,
                                  ClaimKind::Time);
             c.informational = kSearchSecondsCannotDeviate;
@@ -449,7 +451,7 @@ void run_fig4_6(ExperimentContext& ctx) {
         if (r == 3 && s == 8 && (m == "inception_v3" || m == "nasnet_large")) {
           const std::string id =
               m == "inception_v3" ? "opt_cost_inception_r3s8_s" : "opt_cost_nasnet_r3s8_s";
-          Claim c = make_claim(id, m + ": search seconds with r=3, s=8 (at most)",
+          Claim c = make_claim(ctx, id, m + ": search seconds with r=3, s=8 (at most)",
                                res.stats.seconds, ClaimKind::Time);
           c.informational = kSearchSecondsCannotDeviate;
           claims.push_back(c);
@@ -514,22 +516,22 @@ void run_fig4_7(ExperimentContext& ctx) {
   chart.x_label = "batch size the block runs at";
   chart.categories = {"batch 1", "batch 32"};
   chart.reference_y = 1.0;
-  chart.series = {
-      {"ours (GPU model)", {lat[1][0] / lat[0][0], lat[0][1] / lat[1][1]}},
-      {"paper (§4.6.2)", {claim_value("fig4_7_bs1_gain"), claim_value("fig4_7_bs32_gain")}}};
+  chart.series = {{"ours (GPU model)", {lat[1][0] / lat[0][0], lat[0][1] / lat[1][1]}},
+                  {"paper (§4.6.2)",
+                   {claim_value(ctx, "fig4_7_bs1_gain"), claim_value(ctx, "fig4_7_bs32_gain")}}};
   ctx.emit_svg(bar_chart_svg(chart));
   auto nonconcat = [&](const IosSchedule& s) {
     return static_cast<double>(s.stages.size()) - 1.0;  // without the Concat's own stage
   };
   ctx.emit_claims(
-      {make_claim("fig4_7_bs1_stages", "stages of the batch-1 schedule (without the Concat)",
+      {make_claim(ctx, "fig4_7_bs1_stages", "stages of the batch-1 schedule (without the Concat)",
                   nonconcat(block_sched[1]), ClaimKind::Count),
-       make_claim("fig4_7_bs32_stages", "stages of the batch-32 schedule (without the Concat)",
+       make_claim(ctx, "fig4_7_bs32_stages", "stages of the batch-32 schedule (without the Concat)",
                   nonconcat(block_sched[32]), ClaimKind::Count),
-       make_claim("fig4_7_bs1_gain", "batch-1 schedule's gain at batch 1", lat[1][0] / lat[0][0],
-                  ClaimKind::Ratio),
-       make_claim("fig4_7_bs32_gain", "batch-32 schedule's gain at batch 32", lat[0][1] / lat[1][1],
-                  ClaimKind::Ratio)});
+       make_claim(ctx, "fig4_7_bs1_gain", "batch-1 schedule's gain at batch 1",
+                  lat[1][0] / lat[0][0], ClaimKind::Ratio),
+       make_claim(ctx, "fig4_7_bs32_gain", "batch-32 schedule's gain at batch 32",
+                  lat[0][1] / lat[1][1], ClaimKind::Ratio)});
 }
 
 void run_fig4_8(ExperimentContext& ctx) {
@@ -577,8 +579,8 @@ void run_fig4_8(ExperimentContext& ctx) {
   sp.values.push_back(es.latency_us / ei.latency_us);
   Series paper{"paper (§4.6.3)", std::vector<double>(chart.categories.size(), kNaN)};
   if (m == "inception_v3") {
-    paper.values[paper.values.size() - 2] = claim_value("blockwise_max_speedup");
-    paper.values.back() = claim_value("end_to_end_speedup_inception");
+    paper.values[paper.values.size() - 2] = claim_value(ctx, "blockwise_max_speedup");
+    paper.values.back() = claim_value(ctx, "end_to_end_speedup_inception");
   }
   chart.series = {sp, paper};
   chart.reference_y = 1.0;
@@ -590,10 +592,10 @@ void run_fig4_8(ExperimentContext& ctx) {
              model_display_name(m));
     return;
   }
-  ctx.emit_claims(
-      {make_claim("blockwise_max_speedup", "largest block speedup", max_speedup, ClaimKind::Ratio),
-       make_claim("end_to_end_speedup_inception", "end-to-end speedup",
-                  es.latency_us / ei.latency_us, ClaimKind::Ratio)});
+  ctx.emit_claims({make_claim(ctx, "blockwise_max_speedup", "largest block speedup", max_speedup,
+                              ClaimKind::Ratio),
+                   make_claim(ctx, "end_to_end_speedup_inception", "end-to-end speedup",
+                              es.latency_us / ei.latency_us, ClaimKind::Ratio)});
 }
 
 void run_fig4_9(ExperimentContext& ctx) {
@@ -693,12 +695,12 @@ void run_fig4_10(ExperimentContext& ctx) {
                  "optimisation cost (hours, log)",
                  {"TVM-AutoTune (paper, GPU-h)", "IOS (paper, GPU-h)", "IOS (ours, CPU-h)"},
                  {{"cost",
-                   {claim_value("tvm_gpu_hours"), claim_value("ios_gpu_hours"),
+                   {claim_value(ctx, "tvm_gpu_hours"), claim_value(ctx, "ios_gpu_hours"),
                     std::max(total_search / 3600, 1e-6)}}},
                  true};
   chart.x_label = "system (and where its cost is spent)";
   ctx.emit_svg(bar_chart_svg(chart));
-  Claim cost = make_claim("ios_gpu_hours",
+  Claim cost = make_claim(ctx, "ios_gpu_hours",
                           "IOS optimisation cost, four networks (hours, at most; ours on a CPU)",
                           total_search / 3600, ClaimKind::Time);
   cost.informational =

@@ -3,6 +3,7 @@
 #include <memory>
 #include <tuple>
 
+#include "cli/paper_values.h"
 #include "cli/run_cache.h"
 #include "models/randwire.h"
 #include "models/zoo.h"
@@ -105,26 +106,23 @@ std::optional<double> ratio(std::optional<double> ours, std::optional<double> p)
   return *ours / *p;
 }
 
-double claim_value(const std::string& claim) {
-  static const PaperData d = PaperData::load("ios", "claims.csv");
-  auto v = d.value({{"claim", claim}}, "value");
-  if (!v) throw Error("data/ios/claims.csv has no value for claim '" + claim + "'");
-  return *v;
+double claim_value(const ExperimentContext& ctx, const std::string& claim) {
+  return paper_number(ctx.paper_data("claims.csv"), {{"claim", claim}}, "value");
 }
 
-std::string claim_source(const std::string& claim) {
-  static const PaperData d = PaperData::load("ios", "claims.csv");
-  return d.source({{"claim", claim}});
+std::string claim_source(const ExperimentContext& ctx, const std::string& claim) {
+  return ctx.paper_data("claims.csv").source({{"claim", claim}});
 }
 
-Claim make_claim(const std::string& id, const std::string& text, double ours, ClaimKind kind) {
+Claim make_claim(const ExperimentContext& ctx, const std::string& id, const std::string& text,
+                 double ours, ClaimKind kind) {
+  const PaperData d = ctx.paper_data("claims.csv");
   Claim c;
   c.text = text;
-  c.source = claim_source(id);
-  c.paper = claim_value(id);
+  c.source = d.source({{"claim", id}});
+  c.paper = paper_number(d, {{"claim", id}}, "value");
   c.ours = ours;
   c.kind = kind;
-  static const PaperData d = PaperData::load("ios", "claims.csv");
   c.unit = d.text({{"claim", id}}, "unit").value_or("");
   return c;
 }

@@ -47,10 +47,11 @@ double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_
 // Paper values (the tables' own data: ExperimentContext::paper_data).
 Cell cell(std::optional<double> v);
 std::optional<double> ratio(std::optional<double> ours, std::optional<double> paper);
-double claim_value(const std::string& claim);  // data/ios/claims.csv
-std::string claim_source(const std::string& claim);
+double claim_value(const ExperimentContext& ctx, const std::string& claim);  // data/ios/claims.csv
+std::string claim_source(const ExperimentContext& ctx, const std::string& claim);
 // A claim whose paper value comes from data/ios/claims.csv; `kind` gives its tolerance rule.
-Claim make_claim(const std::string& id, const std::string& text, double ours, ClaimKind kind);
+Claim make_claim(const ExperimentContext& ctx, const std::string& id, const std::string& text,
+                 double ours, ClaimKind kind);
 
 // The notes every IOS experiment repeats: cost model, units, pruning.
 void common_notes(ExperimentContext& ctx, const GpuSpec& spec);

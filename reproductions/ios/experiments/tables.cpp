@@ -108,7 +108,7 @@ void run_table3_1(ExperimentContext& ctx) {
       t);
   ctx.emit_table("Table 3.1 (all parts of every network)", parts, "_parts");
   if (ctx.options().model.empty())
-    claims.push_back(make_claim("max_width", "largest block width over the four networks",
+    claims.push_back(make_claim(ctx, "max_width", "largest block width over the four networks",
                                 max_width, ClaimKind::Count));
   ctx.emit_claims(claims);
 }
@@ -215,7 +215,7 @@ void run_table4_2(ExperimentContext& ctx) {
     }
   }
   ctx.emit_table("Table 4.2: specialised schedules, " + model + " (latency, ms)", t);
-  claims.push_back(make_claim("specialization_gain",
+  claims.push_back(make_claim(ctx, "specialization_gain",
                               "largest gain of the specialised schedule over a mismatched one",
                               max_gain, ClaimKind::Ratio));
   if (paper_network) ctx.emit_claims(claims);

@@ -294,7 +294,7 @@ void run_fig13(ExperimentContext& ctx) {
       red[3] += reduction_pct(a.irs_mib, b.irs_mib);
     }
     const double n = static_cast<double>(models.size());
-    const Fig13PaperValues paper_values;
+    const Fig13PaperValues paper_values(ctx);
     auto pv = [&](const char* metric) {
       return fixed(paper_values.value("welder_vs_base", metric), 0);
     };
@@ -314,7 +314,7 @@ void run_fig13(ExperimentContext& ctx) {
                                   "deviation comes from the fusions the latency model accepts")
                     : std::string(": the transactions do not fall either")));
   }
-  const Fig13PaperValues fig13_paper;
+  const Fig13PaperValues fig13_paper(ctx);
   auto paper = [&](const std::string& cmp, const std::string& metric) {
     return fig13_paper.value(cmp, metric);
   };

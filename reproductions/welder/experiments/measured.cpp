@@ -261,7 +261,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
       "fused", tile_str(model.fused_tile), cutlass_tile.str() + " gemm+softmax epilogue",
       model.fused_ms);
 
-  const PaperData p2 = PaperData::load("welder", "fig2.csv");
+  const PaperData p2 = ctx.paper_data("fig2.csv");
   Table t({"kernel", "model_tile", "kernel_tile", "measured_ms", "min_ms", "max_ms", "launches",
            "verified", "model_ms", "paper_measured_ms"});
   for (const Fig2Measurement& r : out.rows) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "cli/paper_values.h"
 #include "common/cuda/device.h"
 #include "common/cuda/device_fault.h"
 #include "common/cuda/kernel_testbed.h"
@@ -16,9 +17,7 @@
 namespace dgs::welder {
 
 double Fig13PaperValues::value(const std::string& comparison, const std::string& metric) const {
-  const auto v = data.value({{"comparison", comparison}, {"metric", metric}}, "value");
-  if (!v) throw Error("data/welder/fig13.csv: no value for " + comparison + "/" + metric);
-  return *v;
+  return paper_number(data, {{"comparison", comparison}, {"metric", metric}}, "value");
 }
 
 std::string Fig13PaperValues::source(const std::string& comparison,
@@ -204,7 +203,7 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
            "Welder-none's");
 
   // Claims: the paper's latency and kernel-count reductions, from the measured numbers.
-  const Fig13PaperValues fig13_paper;
+  const Fig13PaperValues fig13_paper(ctx);
   auto paper = [&](const std::string& cmp, const std::string& metric) {
     return fig13_paper.value(cmp, metric);
   };

@@ -46,7 +46,8 @@ inline constexpr int64_t kFig13MeasuredBatch = 16;
 // The paper's Fig. 13 averages (data/welder/fig13.csv), by comparison ("base_vs_none",
 // "welder_vs_base", ...) and metric ("latency_reduction", ...); both modes' claims read them.
 struct Fig13PaperValues {
-  PaperData data = PaperData::load("welder", "fig13.csv");
+  explicit Fig13PaperValues(const ExperimentContext& ctx) : data(ctx.paper_data("fig13.csv")) {}
+  PaperData data;
   // Throws dgs::Error naming the file when the row or value is missing.
   double value(const std::string& comparison, const std::string& metric) const;
   std::string source(const std::string& comparison, const std::string& metric) const;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/paper_values.h"
 #include "common/graph/iteration_space.h"
 #include "common/report/report.h"
 #include "reproductions/welder/experiments/experiments.h"
@@ -271,9 +272,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
                      (tc ? ", tensor cores" : "") + ")",
                  t);
   auto paper_value = [&](const std::string& f, const std::string& setting) {
-    const auto v = pd.value({{"figure", f}, {"setting", setting}}, "geomean_speedup");
-    if (!v) throw Error("data/welder/speedups.csv: no row " + f + " / " + setting);
-    return *v;
+    return paper_number(pd, {{"figure", f}, {"setting", setting}}, "geomean_speedup");
   };
   auto paper_source = [&](const std::string& f, const std::string& setting) {
     return pd.source({{"figure", f}, {"setting", setting}});
