@@ -101,6 +101,36 @@ TEST(Layering, CliIncludesOnlyCommonAndModels) {
   EXPECT_GT(files, 5);
 }
 
+// A paper folder (README, "Adding a paper"): its method, reproductions/<paper>/*, includes no
+// experiment (reproductions/<paper>/experiments/) and no other paper; its experiments include
+// their own paper only.
+TEST(Layering, PaperMethodIncludesNoExperiments) {
+  const std::regex inc(R"re(#include\s+"reproductions/([a-z0-9_]+)/(experiments/)?)re");
+  int papers = 0;
+  for (const auto& dir : fs::directory_iterator(kRoot / "reproductions")) {
+    if (!dir.is_directory()) continue;
+    const std::string paper = dir.path().filename().string();
+    ++papers;
+    EXPECT_TRUE(fs::is_directory(dir.path() / "experiments"))
+        << "reproductions/" << paper << "/ has no experiments/ folder";
+    for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
+      if (!e.is_regular_file() || !is_source(e.path())) continue;
+      const std::string rel = fs::relative(e.path(), kRoot).string();
+      const bool in_experiments =
+          fs::relative(e.path(), dir.path()).begin()->string() == "experiments";
+      const bool is_main =
+          e.path().filename() == "main.cpp" && e.path().parent_path() == dir.path();
+      const std::string text = read(e.path());
+      for (std::sregex_iterator m(text.begin(), text.end(), inc), end; m != end; ++m) {
+        EXPECT_EQ((*m)[1].str(), paper) << rel << " includes another paper's code";
+        if ((*m)[2].matched && !in_experiments && !is_main)
+          ADD_FAILURE() << rel << " (the method) includes an experiment: " << m->str();
+      }
+    }
+  }
+  EXPECT_GE(papers, 6);  // the five papers and the template
+}
+
 TEST(Layering, NoPaperNamesInCommon) {
   const std::regex paper(
       R"(\bIOS\b|\bIos[A-Z]\w*|kIos\w*|\bios_\w+|[Ww]elder|WELDER|GraphTurbo|[Gg]raph[Tt]urbo|BrickDL|[Bb]rick[Dd][Ll]|[Aa]tomic [Dd]ataflow|AtomicDataflow)");
