@@ -34,6 +34,17 @@ const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
 std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
                                    const WelderArch& arch, const std::vector<Variant>& variants);
 
+// Table 2's ten models, in the paper's order, with the zoo name of each ("" = not in the zoo).
+struct Table2Model {
+  std::string label;
+  std::string zoo;
+  bool batch64;  // artifact: the 7 models evaluated at batch 64
+};
+extern const std::vector<Table2Model> kTable2;
+// The geometric mean of `v` (NaN when empty).
+double geomean(const std::vector<double>& v);
+// `c` as a claim against a stand-in (Claim::stand_in).
+Claim stand_in_claim(Claim c, const char* stand_in);
 // One row per kernel of a schedule (model, variant, ops, first/last op, tile, grid, smem,
 // latency, transactions): written beside each experiment as <id>_kernels.csv.
 Table group_table();
