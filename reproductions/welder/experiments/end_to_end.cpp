@@ -130,8 +130,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
   bool tc = false;
   if (fig == "10") dt = DType::F16, tc = true;
   if (fig == "11") dt = DType::F16;
-  const WelderArch arch = experiment_arch(ctx, tc);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, tc);
   ctx.note(
       "the suite has no PyTorch, ONNX Runtime, TensorRT, Rammer, BladeDISC, Nimble or Ansor: "
       "their paper speedups are listed as 'not reproduced'; 'Ansor-like' is the suite's "

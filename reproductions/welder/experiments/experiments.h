@@ -52,6 +52,8 @@ void add_group_rows(Table& t, const std::string& model, const TileGraph& tg, con
 
 // Writes the notes every Welder experiment shares (which algorithm ran, the open choices).
 void note_common_choices(ExperimentContext& ctx, const WelderArch& arch);
+// experiment_arch(ctx, fp16_tc) with those notes written: how an experiment starts.
+WelderArch noted_experiment_arch(ExperimentContext& ctx, bool fp16_tc);
 
 // Experiment bodies.
 void run_fig2(ExperimentContext& ctx);   // §2 traffic example + Fig. 2

@@ -12,8 +12,7 @@ const char* const kOnnxRuntimeStandIn =
 }  // namespace
 
 void run_fig1(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "ONNX Runtime is not available: utilisation is that of the suite's unfused plan "
       "(Welder-none) under the GPU model: FLOPs / (latency x peak) and compulsory DRAM "

@@ -111,8 +111,7 @@ void run_fig13(ExperimentContext& ctx) {
     measure_fig13(ctx);
     return;
   }
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   const std::string user_model = ctx.options().model;
   if (user_model.empty()) {
     ctx.note(

@@ -7,8 +7,7 @@
 namespace dgs::welder {
 
 void run_fig14(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "sweep points (not given by the paper): BERT and Conformer 128/256/512, NAFNet "
       "256/512/1024; batch 1, FP32 (the paper states neither)");

@@ -74,8 +74,7 @@ void run_fig2(ExperimentContext& ctx) {
     measure_fig2(ctx);
     return;
   }
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "workload: the §2 simplification (one shared B [64x128]); the artifact's Fig. 2 "
       "workload is BERT attention at batch 64 with 768 different B matrices");

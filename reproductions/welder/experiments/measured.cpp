@@ -157,8 +157,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   std::string why;
   if (!cuda_gpu_available(&why)) throw Error("fig2 --mode measured needs an NVIDIA GPU: " + why);
 
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   const Fig2Model model = fig2_model(arch);
   Fig2Measured out;
   out.device = gpu::query_gpu_spec(0).name;

@@ -60,8 +60,7 @@ TensorData batch_sample(const TensorData& t, int64_t b) {
 Fig13Measured measure_fig13(ExperimentContext& ctx) {
   std::string why;
   if (!cuda_gpu_available(&why)) throw Error("fig13 --mode measured needs an NVIDIA GPU: " + why);
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   const GpuSpec spec = gpu::query_gpu_spec(0);
   Fig13Measured out;
   out.device = spec.name;

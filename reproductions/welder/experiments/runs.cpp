@@ -14,6 +14,12 @@ WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc) {
   return arch_from_gpu(ctx.gpu(), fp16_tc);
 }
 
+WelderArch noted_experiment_arch(ExperimentContext& ctx, bool fp16_tc) {
+  const WelderArch arch = experiment_arch(ctx, fp16_tc);
+  note_common_choices(ctx, arch);
+  return arch;
+}
+
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {
   return build_tile_graph(load_model_at_batch(name, opts));
 }

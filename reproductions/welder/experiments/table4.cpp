@@ -19,8 +19,7 @@ std::string join_types(const TileGraph& tg, const std::vector<int>& ops) {
 }  // namespace
 
 void run_table4(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "patterns are counted as distinct operator-type sequences of kernels with >= 2 ops, "
       "over the zoo's Table 2 models at batch 1 and 64, FP32");

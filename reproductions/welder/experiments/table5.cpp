@@ -7,8 +7,7 @@
 namespace dgs::welder {
 
 void run_table5(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "ours: wall-clock of the Fig. 7 scheduler with the analytic cost model on this "
       "machine (one core); 'candidates' = top-k configurations profiled, summed over the "

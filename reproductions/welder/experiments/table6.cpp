@@ -5,8 +5,7 @@
 namespace dgs::welder {
 
 void run_table6(ExperimentContext& ctx) {
-  const WelderArch arch = experiment_arch(ctx, false);
-  note_common_choices(ctx, arch);
+  const WelderArch arch = noted_experiment_arch(ctx, false);
   ctx.note(
       "TensorRT and Ansor are not available: their columns are the paper's; ours is the "
       "suite's Welder plan (direct convolution only: no Winograd, as in Welder); UNet at "
