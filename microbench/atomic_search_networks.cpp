@@ -1,9 +1,9 @@
 // The Atomic Dataflow search (the iterative search of Fig. 4b: shape options, SA, and per candidate
 // atom set the atomic DAG, the priority-rule Rounds with snake mapping and buffering, and the DSA
-// model's evaluation; search_ad of reproductions/atomic/ad_runs.h) per network at batch 1 on the
-// 8 x 8 mesh. Targets (issue #13): ResNet-50 under 1 s, ResNet-1001 under 10 s on 2
-// cores (the paper: 66.5 s and 1044.6 s on a Xeon E5-2620 v3). bench_atomic_search times the
-// steps of ResNet-50's search one by one.
+// model's evaluation; search_ad of reproductions/atomic/experiments/ad_runs.h) per network at batch
+// 1 on the 8 x 8 mesh. Targets (issue #13): ResNet-50 under 1 s, ResNet-1001 under 10 s on 2 cores
+// (the paper: 66.5 s and 1044.6 s on a Xeon E5-2620 v3). bench_atomic_search times the steps of
+// ResNet-50's search one by one.
 #include <benchmark/benchmark.h>
 
 #include <string>

@@ -1,7 +1,7 @@
-// Welder Fig. 2 in measured mode (reproductions/welder/measured.h): without a GPU it refuses in
-// one line; with a GPU it runs on the live device and every kernel (the fused GEMM+softmax above
-// all) equals the CPU reference. Figs. 2 and 13 offer a measured version (Fig. 13's GPU run is
-// tested at small sizes in tests/welder/test_welder_tile_program.cpp).
+// Welder Fig. 2 in measured mode (reproductions/welder/experiments/measured.h): without a GPU it
+// refuses in one line; with a GPU it runs on the live device and every kernel (the fused
+// GEMM+softmax above all) equals the CPU reference. Figs. 2 and 13 offer a measured version (Fig.
+// 13's GPU run is tested at small sizes in tests/welder/test_welder_tile_program.cpp).
 #include "reproductions/welder/experiments/measured.h"
 
 #include <gtest/gtest.h>
