@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/run_cache.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "reproductions/atomic/experiments/experiments.h"
@@ -72,31 +73,20 @@ Batch20Run compute_batch20_run(const std::string& net, const DsaSpec& spec, uint
   return r;
 }
 
-std::map<std::pair<std::string, std::string>, Batch20Run>& batch20_cache() {
-  static std::map<std::pair<std::string, std::string>, Batch20Run> cache;
-  return cache;
-}
+RunCache<std::pair<std::string, std::string>, Batch20Run> batch20_cache;
 
 const Batch20Run& batch20_run(const std::string& net, const DsaSpec& spec, uint64_t seed) {
-  const auto key = std::make_pair(net, spec.name);
-  auto it = batch20_cache().find(key);
-  if (it != batch20_cache().end()) return it->second;
-  return batch20_cache().emplace(key, compute_batch20_run(net, spec, seed)).first->second;
+  return batch20_cache.get(std::make_pair(net, spec.name),
+                           [&] { return compute_batch20_run(net, spec, seed); });
 }
 
 // Computes the runs of the networks `df`'s items run that the cache lacks, one network per CPU at
 // a time (each into its own slot, entered in the networks' order: the results do not depend on
 // the order in which they finish).
 void prefetch_batch20_runs(const DsaSpec& spec, DsaDataflow df, uint64_t seed) {
-  std::vector<std::string> missing;
-  for (const std::string& net : networks_run(kBatch, df))
-    if (!batch20_cache().count(std::make_pair(net, spec.name))) missing.push_back(net);
-  std::vector<Batch20Run> runs(missing.size());
-  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
-    runs[static_cast<size_t>(i)] = compute_batch20_run(missing[static_cast<size_t>(i)], spec, seed);
-  });
-  for (size_t k = 0; k < missing.size(); ++k)
-    batch20_cache().emplace(std::make_pair(missing[k], spec.name), std::move(runs[k]));
+  const std::vector<std::string> nets = networks_run(kBatch, df);
+  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(),
+               [&](int64_t i) { batch20_run(nets[static_cast<size_t>(i)], spec, seed); });
 }
 
 // The networks of the paper's set not compared at batch 20 on `df`: left out for run time, or

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
+#include "cli/run_cache.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
@@ -68,59 +69,43 @@ RunKey run_key(const std::string& net, int batch, const DsaSpec& spec, uint64_t 
   return std::make_tuple(net, batch, static_cast<int>(spec.dataflow), seed, spec.name);
 }
 
-// The runs computed so far, and the refusals (the items that share a run do not try it again).
-std::map<RunKey, std::unique_ptr<LsAdRun>>& run_cache() {
-  static std::map<RunKey, std::unique_ptr<LsAdRun>> cache;
-  return cache;
+// A run or the DSA model's refusal of one of its plans: refusals are kept too (the items that
+// share a run do not try it again).
+struct LsAdOutcome {
+  std::optional<LsAdRun> run;
+  std::string refusal;
+};
+
+LsAdOutcome ls_ad_outcome(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+  LsAdOutcome o;
+  try {
+    o.run = compute_ls_ad_run(net, batch, spec, seed);
+  } catch (const Error& e) {
+    o.refusal = e.what();
+  }
+  return o;
 }
-std::map<RunKey, std::string>& refusal_cache() {
-  static std::map<RunKey, std::string> refused;
-  return refused;
+
+RunCache<RunKey, LsAdOutcome> ls_ad_cache;
+
+const LsAdOutcome& cached_outcome(const std::string& net, int batch, const DsaSpec& spec,
+                                  uint64_t seed) {
+  return ls_ad_cache.get(run_key(net, batch, spec, seed),
+                         [&] { return ls_ad_outcome(net, batch, spec, seed); });
 }
 
 }  // namespace
 
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
-  const RunKey key = run_key(net, batch, spec, seed);
-  auto it = run_cache().find(key);
-  if (it != run_cache().end()) return *it->second;
-  const auto r = refusal_cache().find(key);
-  if (r != refusal_cache().end()) throw Error(r->second);
-  try {
-    auto run = std::make_unique<LsAdRun>(compute_ls_ad_run(net, batch, spec, seed));
-    return *run_cache().emplace(key, std::move(run)).first->second;
-  } catch (const Error& e) {
-    refusal_cache().emplace(key, e.what());
-    throw;
-  }
+  const LsAdOutcome& o = cached_outcome(net, batch, spec, seed);
+  if (!o.run) throw Error(o.refusal);
+  return *o.run;
 }
 
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
                          uint64_t seed) {
-  std::vector<std::string> missing;
-  for (const std::string& net : nets) {
-    const RunKey key = run_key(net, batch, spec, seed);
-    if (!run_cache().count(key) && !refusal_cache().count(key) &&
-        std::find(missing.begin(), missing.end(), net) == missing.end())
-      missing.push_back(net);
-  }
-  std::vector<std::unique_ptr<LsAdRun>> runs(missing.size());
-  std::vector<std::string> refusals(missing.size());
-  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
-    const size_t k = static_cast<size_t>(i);
-    try {
-      runs[k] = std::make_unique<LsAdRun>(compute_ls_ad_run(missing[k], batch, spec, seed));
-    } catch (const Error& e) {
-      refusals[k] = e.what();
-    }
-  });
-  for (size_t k = 0; k < missing.size(); ++k) {
-    const RunKey key = run_key(missing[k], batch, spec, seed);
-    if (runs[k])
-      run_cache().emplace(key, std::move(runs[k]));
-    else
-      refusal_cache().emplace(key, refusals[k]);
-  }
+  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(),
+               [&](int64_t i) { cached_outcome(nets[static_cast<size_t>(i)], batch, spec, seed); });
 }
 
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <tuple>
 
+#include "cli/run_cache.h"
 #include "common/dsamodel/dsa_model.h"
 #include "models/zoo.h"
 
@@ -22,13 +22,9 @@ StrategyRun partition_run(const Graph& g, const RegionLayout& layout, const DsaS
 }
 
 const PartitionRuns& partition_runs(const std::string& net, int batch, const DsaSpec& spec) {
-  static std::map<std::tuple<std::string, int, int, std::string>, std::unique_ptr<PartitionRuns>>
-      cache;
-  const auto key = std::make_tuple(net, batch, static_cast<int>(spec.dataflow), spec.name);
-  auto it = cache.find(key);
-  if (it != cache.end()) return *it->second;
-  auto runs = std::make_unique<PartitionRuns>(compute_partition_runs(net, batch, spec));
-  return *cache.emplace(key, std::move(runs)).first->second;
+  static RunCache<std::tuple<std::string, int, int, std::string>, PartitionRuns> cache;
+  return cache.get(std::make_tuple(net, batch, static_cast<int>(spec.dataflow), spec.name),
+                   [&] { return compute_partition_runs(net, batch, spec); });
 }
 
 PartitionRuns compute_partition_runs(const std::string& net, int batch, const DsaSpec& spec) {
