@@ -163,6 +163,7 @@ class Simulator {
     local_releases_.assign(static_cast<size_t>(n_units_), {});
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
     held_params_.assign(static_cast<size_t>(n_units_), {});
+    pinned_.assign(static_cast<size_t>(n_units_), {});
     resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
     events_.resize(static_cast<size_t>(n_units_ + s.clusters));
   }
@@ -313,9 +314,52 @@ class Simulator {
       }
       events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
     }
+    if (!pin_last_read_.empty())
+      for (std::vector<PinnedParam>& pins : pinned_)
+        std::erase_if(pins, [&](const PinnedParam& p) { return p.until == stage; });
   }
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
+  // Whether every unit of `units` keeps `need` of tensor x pinned (Task::pinned).
+  bool pinned_on_every_unit(const std::vector<int>& units, int x, const Region& need) const {
+    for (int u : units) {
+      const std::vector<PinnedParam>& pins = pinned_[static_cast<size_t>(u)];
+      if (std::none_of(pins.begin(), pins.end(), [&](const PinnedParam& p) {
+            return p.tensor == x && region_contains_exactly(p.region, need);
+          }))
+        return false;
+    }
+    return !units.empty();
+  }
+  // Task::pinned: the region of each pinned tensor the task read stays in each of its units'
+  // buffers until the last later stage with a task on the unit that reads the tensor (none: not
+  // kept), counted as resident there meanwhile.
+  void pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
+                  const std::string& label) {
+    for (int x : t.pinned) {
+      const auto in = std::find(d.inputs.begin(), d.inputs.end(), x);
+      if (in == d.inputs.end()) continue;
+      const Region& r = d.needed.at(x);
+      const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes *
+                           d.density[static_cast<size_t>(in - d.inputs.begin())] /
+                           static_cast<double>(d.units.size());
+      for (int u : d.units) {
+        const auto last = pin_last_read_.find({u, x});
+        if (last == pin_last_read_.end() || last->second <= si) continue;
+        if (pinned_on_every_unit({u}, x, r)) continue;
+        const size_t ui = static_cast<size_t>(u);
+        if (resident_local_[ui] + bytes > static_cast<double>(s_.local_bytes))
+          throw Error(label + ": pins " + std::to_string(static_cast<int64_t>(bytes)) +
+                      " bytes of '" + g_.tensor(x).name + "' on " + unit_name(u) + " beside " +
+                      std::to_string(static_cast<int64_t>(resident_local_[ui])) +
+                      " bytes resident, capacity " + std::to_string(s_.local_bytes));
+        resident_local_[ui] += bytes;
+        events_[ui].push_back({at, bytes});
+        releases_[last->second].push_back({u, bytes});
+        pinned_[ui].push_back({x, r, bytes, last->second});
+      }
+    }
+  }
   // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
   bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
     for (int u : units) {
@@ -348,8 +392,8 @@ class Simulator {
         const int x = d.inputs[i];
         if (!g_.tensor(x).is_param()) continue;
         const Region& r = d.needed.at(x);
-        const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes /
-                             static_cast<double>(d.units.size());
+        const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes *
+                             d.density[i] / static_cast<double>(d.units.size());
         std::erase_if(held, [&](const HeldParam& h) {
           if (h.tensor != x) return false;
           total -= h.bytes;
@@ -381,6 +425,16 @@ class Simulator {
     double bytes = 0;  // per unit
   };
   std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
+  struct PinnedParam {
+    int tensor = -1;
+    Region region;
+    double bytes = 0;  // per unit
+    size_t until = 0;  // released at the end of this stage
+  };
+  std::vector<std::vector<PinnedParam>> pinned_;  // per unit (Task::pinned)
+  // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
+  // some task pins.
+  std::map<std::pair<int, int>, size_t> pin_last_read_;
   std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
   std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
   DsaDemandCache demand_cache_;
@@ -434,20 +488,27 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
   pieces.clear();
   Piece from_dram{0, Level::Dram, nullptr, 0};
-  double dram_once = 0;  // of from_dram, each region once (no re-reads)
+  double dram_once = 0;        // of from_dram, each region once (no re-reads)
+  double pinned_in_place = 0;  // per unit: inputs pinned there, in its working set already
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
     const auto it = writes_.find(x);
     const double refetch = d.reload[i];
+    const double touched = d.density[i];  // of the region's box, what its loads move
+    if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
+      pinned_in_place += static_cast<double>(region_numel(need)) * s_.element_bytes * touched / n;
+      continue;  // pinned on its units by an earlier task: read in place
+    }
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
       continue;  // still in the buffer since an earlier task of its units: read in place
     }
     if (it == writes_.end() || !on_chip_.count(x)) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
       // region as one DMA read, available when the tensor's last write is.
-      from_dram.bytes += static_cast<double>(region_numel(need)) * s_.element_bytes * refetch;
-      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes;
+      from_dram.bytes +=
+          static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
+      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
       if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
       continue;
     }
@@ -462,10 +523,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     std::sort(overlaps_.begin(), overlaps_.end());
     for (const auto& [wi, common] : overlaps_) {
       const WriteRecord& w = it->second[wi];
-      const double bytes = static_cast<double>(common) * s_.element_bytes * refetch;
+      const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
       if (w.level == Level::Dram) {
         from_dram.bytes += bytes;
-        dram_once += static_cast<double>(common) * s_.element_bytes;
+        dram_once += static_cast<double>(common) * s_.element_bytes * touched;
         from_dram.available = std::max(from_dram.available, w.end);
       } else {
         pieces.push_back({bytes, w.level, &w.units, w.end});
@@ -515,7 +576,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
         if (pc.level == Level::Local && pc.units &&
             std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
           in_place += pc.bytes / n / static_cast<double>(pc.units->size());
-    const double need = static_cast<double>(d.working_set_bytes) + kept_out - in_place;
+    const double need = std::max(
+        0.0, static_cast<double>(d.working_set_bytes) + kept_out - in_place - pinned_in_place);
     needs.push_back(need);
     const double resident = resident_local_[static_cast<size_t>(u)];
     if (need + resident > static_cast<double>(s_.local_bytes))
@@ -656,6 +718,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   local_bytes_ += d.operand_bytes;
   register_bits_ += d.register_bits;
   hold_params(d);
+  if (!t.pinned.empty()) pin_params(t, d, si, task_end, label());
 
   // Where the written tensors now live.
   for (int x : d.written) {
@@ -732,6 +795,9 @@ double peak_of(std::vector<std::pair<double, double>> ev) {
 }
 
 EvaluationResult Simulator::run() {
+  std::set<int> pinned;  // tensors some task pins
+  for (const Stage& st : p_.stages)
+    for (const Task& t : st.tasks) pinned.insert(t.pinned.begin(), t.pinned.end());
   std::vector<std::vector<DsaTaskDemand>> demand(p_.stages.size());
   for (size_t si = 0; si < p_.stages.size(); ++si) {
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
@@ -742,6 +808,10 @@ EvaluationResult Simulator::run() {
       } catch (const Error& e) {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }
+      if (!pinned.empty())
+        for (int x : demand[si].back().inputs)
+          if (pinned.count(x))
+            for (int u : demand[si].back().units) pin_last_read_[{u, x}] = si;
       for (int x : demand[si].back().inputs) {
         // A task that needs an empty region of a tensor (a Concat slice of another input) does
         // not read it and does not keep it on chip.

@@ -129,6 +129,27 @@ static void narrow_gather_tables(const Graph& g, const Task& t, std::map<int, Re
 
 namespace {
 
+// The regions task `t` needs (task_needed_regions, Gather tables narrowed) and, for those whose
+// loads move only part of their box, that part (dsa_task.h: density).
+std::map<int, Region> needed_regions(const Graph& g, const Task& t,
+                                     std::map<int, double>& density) {
+  std::map<int, Region> needed;
+  for (auto& [tensor, access] : task_needed_access(g, t)) {
+    const int64_t box = region_numel(access.region);
+    const int64_t read = access_numel(access);
+    if (box > 0 && read < box)
+      density[tensor] = static_cast<double>(read) / static_cast<double>(box);
+    needed[tensor] = std::move(access.region);
+  }
+  narrow_gather_tables(g, t, needed);
+  return needed;
+}
+
+double density_of(const std::map<int, double>& density, int tensor) {
+  const auto it = density.find(tensor);
+  return it == density.end() ? 1.0 : it->second;
+}
+
 // The key of a task's shape for DsaDemandCache: its ops, units, binding, tile, reduction slice,
 // and per needed tensor its id, region shape and which edges of the tensor the region touches.
 std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed,
@@ -177,16 +198,17 @@ namespace {
 // The regions a task needs and what it reads, writes and keeps (no costs yet).
 DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produced) {
   DsaTaskDemand d;
-  d.needed = task_needed_regions(g, t);
-  narrow_gather_tables(g, t, d.needed);
+  std::map<int, double> density;
+  d.needed = needed_regions(g, t, density);
   d.written = task_written_tensors(g, t);
   for (int op : t.ops)
     for (int o : g.op(op).outputs) produced.insert(o);
   for (const auto& [tensor, region] : d.needed) {
     (void)region;
-    if (!produced.count(tensor))
+    if (!produced.count(tensor)) {
       d.inputs.push_back(tensor);
-    else if (!std::binary_search(d.written.begin(), d.written.end(), tensor))
+      d.density.push_back(density_of(density, tensor));
+    } else if (!std::binary_search(d.written.begin(), d.written.end(), tensor))
       d.kept.push_back(tensor);
   }
   return d;
@@ -237,8 +259,11 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   // loads and stores share its port), the shared unit cost for the others; the operands' port
   // bytes per unit.
   u.matrix = single_matrix_op(g, t);
+  auto input_bytes = [&](size_t i) {
+    return bytes_of(d.needed.at(d.inputs[i]), spec) * d.density[i];
+  };
   double io_bytes = 0;
-  for (int x : d.inputs) io_bytes += bytes_of(d.needed.at(x), spec);
+  for (size_t i = 0; i < d.inputs.size(); ++i) io_bytes += input_bytes(i);
   for (int x : d.written) io_bytes += bytes_of(task_written_region(g, t, x), spec);
   for (int op : t.ops) {
     const Op& o = g.op(op);
@@ -253,8 +278,12 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
       throw Error("op " + o.name + " (" + std::string(op_kind_name(o.kind)) +
                   ") needs a vector unit; " + spec.name + " has none");
     double operands = bytes_of(it->second, spec);
-    for (int in : o.inputs)
-      if (in >= 0 && d.needed.count(in)) operands += bytes_of(d.needed.at(in), spec);
+    for (int in : o.inputs) {
+      if (in < 0 || !d.needed.count(in)) continue;
+      const auto k = std::find(d.inputs.begin(), d.inputs.end(), in);
+      operands += k == d.inputs.end() ? bytes_of(d.needed.at(in), spec)
+                                      : input_bytes(static_cast<size_t>(k - d.inputs.begin()));
+    }
     if (op == u.matrix) {
       u.shape = matrix_shape(g, op, part, spec, u.axis, t.reduction.active() ? fraction : 1.0);
       if (tiled) u.shape.port_sharing_bytes = io_bytes / nd;
@@ -275,7 +304,7 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   }
 
   double in_bytes = 0, kept_bytes = 0, out_bytes = 0;
-  for (int x : d.inputs) in_bytes += bytes_of(d.needed.at(x), spec);
+  for (size_t i = 0; i < d.inputs.size(); ++i) in_bytes += input_bytes(i);
   for (int x : d.kept) kept_bytes += bytes_of(d.needed.at(x), spec);
   for (int x : d.written) out_bytes += bytes_of(task_written_region(g, t, x), spec);
   u.per_unit = (in_bytes + kept_bytes + out_bytes) / nd;
@@ -316,14 +345,13 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     d.last_tile_bytes = d.working_set_bytes / 2;
     return d;
   }
-  auto need_of = [&](const Region& r) {
+  std::map<int, double> scratch, origin_density;
+  auto need_of = [&](const Region& r, std::map<int, double>& density) {
     Task one = t;
     one.regions[primary] = r;
-    std::map<int, Region> need = task_needed_regions(g, one);
-    narrow_gather_tables(g, one, need);
-    return need;
+    return needed_regions(g, one, density);
   };
-  const std::map<int, Region> origin = need_of(tile);
+  const std::map<int, Region> origin = need_of(tile, origin_density);
   // Which inputs each axis's tiles select: for one op, those whose index maps in its iteration
   // space read the axis; otherwise, the ones the tile one step along the axis needs another
   // region of. Axes that select the same inputs form one loop.
@@ -351,7 +379,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     Region next = tile;
     next[a].lo = tile[a].hi;
     next[a].hi = std::min(unit_primary[a].hi, next[a].lo + tile[a].size());
-    const std::map<int, Region> moved = need_of(next);
+    const std::map<int, Region> moved = need_of(next, scratch);
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       const int x = d.inputs[i];
       const auto p = origin.find(x), q = moved.find(x);
@@ -420,8 +448,8 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const int x = d.inputs[i];
     NestInput in;
-    in.needed = bytes_of(d.needed.at(x), spec) / nd;
-    in.tile = origin.count(x) ? bytes_of(origin.at(x), spec) : 0;
+    in.needed = bytes_of(d.needed.at(x), spec) * d.density[i] / nd;
+    in.tile = origin.count(x) ? bytes_of(origin.at(x), spec) * density_of(origin_density, x) : 0;
     for (size_t l = 0; l < loop_selects.size(); ++l)
       if (loop_selects[l] & (1u << i)) in.relevant |= 1u << l;
     in.reduced = reduced.count(x) > 0;
@@ -465,6 +493,7 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
       hit.units = units;
       hit.needed = std::move(regions.needed);
       hit.inputs = std::move(regions.inputs);
+      hit.density = std::move(regions.density);
       hit.written = std::move(regions.written);
       hit.kept = std::move(regions.kept);
       return hit;
@@ -478,6 +507,7 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
     shape_only.units.clear();
     shape_only.needed.clear();
     shape_only.inputs.clear();
+    shape_only.density.clear();
     shape_only.written.clear();
     shape_only.kept.clear();
     cache->entries.emplace(key, std::move(shape_only));

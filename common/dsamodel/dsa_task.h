@@ -26,6 +26,10 @@ struct DsaTaskDemand {
   // whether it is loaded once and stays for the whole task.
   std::vector<double> reload;
   std::vector<bool> stays;
+  // Per input (aligned with `inputs`): the part of its needed region (a box) that its loads
+  // move, access_numel / region elements (iteration_space.h): below 1 where a window smaller
+  // than its stride reads only some rows of the box (a 1x1 conv of stride 2: about a quarter).
+  std::vector<double> density;
   int64_t tiles = 1;         // tiles per unit (output tiles x reduction chunks)
   double matrix_cycles = 0;  // per unit: the array's steps, fill and drain (array_nest.h)
   double fill_cycles = 0;    // per unit: the fill and drain part of matrix_cycles

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -73,12 +74,43 @@ std::optional<std::pair<int64_t, int64_t>> in_bounds(const Progression& p, int64
   return std::make_pair(a + p.step * j0, a + p.step * j1);
 }
 
-// The exact in-bound bounding interval of an affine coordinate: with gaps between the values
-// (strides, dilations) clamping the unclamped box can leave faces that nothing reads (a dilated
-// tap in the padding). Maps here have at most two terms per coordinate; the one with fewer
-// values is enumerated. More terms: the clamped box (a cover).
+// How many distinct values the in-bound progressions `parts` (value lo, lo + step, ..., hi; one
+// step for all) take together: per residue modulo the step, the union of their index ranges.
+int64_t distinct_values(std::vector<std::pair<int64_t, int64_t>>& parts, int64_t step) {
+  if (step <= 0) step = 1;
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> ranges;
+  ranges.reserve(parts.size());
+  for (const auto& [lo, hi] : parts) {
+    const int64_t r = ((lo % step) + step) % step;
+    ranges.emplace_back(r, (lo - r) / step, (hi - r) / step);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  int64_t n = 0, residue = -1, end = 0;  // end: one past the last counted index of `residue`
+  for (const auto& [r, k0, k1] : ranges) {
+    if (r != residue) {
+      residue = r;
+      end = k0;
+    }
+    const int64_t from = std::max(k0, end);
+    if (k1 >= from) {
+      n += k1 - from + 1;
+      end = k1 + 1;
+    }
+  }
+  return n;
+}
+
+// Ranks up to which gaps are counted (higher dims: every coordinate of the box).
+constexpr size_t kMaxGapDims = 8;
+
+// The exact in-bound bounding interval of an affine coordinate, and how many of its values the
+// coordinate takes (`touched`): with gaps between the values (strides, dilations) clamping the
+// unclamped box can leave faces that nothing reads (a dilated tap in the padding), and a window
+// smaller than its stride (a 1x1 conv of stride 2) reads only some rows of its box. Maps here
+// have at most two terms per coordinate; the one with fewer values is enumerated. More terms:
+// the clamped box (a cover, every value counted).
 Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region& tile, int64_t dim,
-                       const Interval& unclamped) {
+                       const Interval& unclamped, int64_t& touched) {
   std::vector<Progression> ps;
   for (const IndexTerm& t : a.terms) ps.push_back(term_values(t, s, tile));
   std::optional<std::pair<int64_t, int64_t>> best;
@@ -91,22 +123,42 @@ Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region
       best->second = std::max(best->second, r->second);
     }
   };
+  auto count = [](const std::pair<int64_t, int64_t>& r, int64_t step) {
+    return step > 0 ? (r.second - r.first) / step + 1 : 1;
+  };
+  touched = -1;  // every value of the interval
   if (ps.empty()) {
     add(in_bounds(Progression{}, a.offset, dim));
   } else if (ps.size() == 1) {
     add(in_bounds(ps[0], a.offset, dim));
+    if (best) touched = count(*best, ps[0].step);
   } else if (ps.size() == 2) {
     const Progression& few = ps[0].count <= ps[1].count ? ps[0] : ps[1];
     const Progression& many = ps[0].count <= ps[1].count ? ps[1] : ps[0];
-    for (int64_t j = 0; j < few.count; ++j)
-      add(in_bounds(many, a.offset + few.first + few.step * j, dim));
+    // Consecutive values of one term at least as many as the other's step: no gaps.
+    const bool dense = (few.step <= 1 && few.count >= many.step) ||
+                       (many.step <= 1 && many.count >= few.step) || many.count == 1;
+    if (few.count == 1) {
+      add(in_bounds(many, a.offset + few.first, dim));
+      if (best && !dense) touched = count(*best, many.step);
+    } else {
+      std::vector<std::pair<int64_t, int64_t>> parts;
+      for (int64_t j = 0; j < few.count; ++j) {
+        const auto r = in_bounds(many, a.offset + few.first + few.step * j, dim);
+        add(r);
+        if (r && !dense) parts.push_back(*r);
+      }
+      if (!dense) touched = distinct_values(parts, many.step);
+    }
   } else {
     const int64_t lo = std::clamp<int64_t>(unclamped.lo, 0, dim);
     const int64_t hi = std::clamp<int64_t>(unclamped.hi, 0, dim);
     return {lo, std::max(lo, hi)};
   }
   if (!best) return {0, 0};
-  return {best->first, best->second + 1};
+  const Interval box{best->first, best->second + 1};
+  if (touched >= box.size()) touched = -1;
+  return box;
 }
 
 }  // namespace
@@ -148,11 +200,23 @@ std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Iter
     if (acc.kind == InputAccess::Kind::Affine) {
       r.unclamped = eval_affine(acc, s, tile, xs);
       r.region.resize(xs.size());
+      bool gaps = false;
+      int64_t touched[kMaxGapDims];
       for (size_t d = 0; d < xs.size(); ++d) {
-        r.region[d] = acc.dims[d].full ? Interval{0, xs[d]}
-                                       : exact_clamped(acc.dims[d], s, tile, xs[d], r.unclamped[d]);
+        int64_t t = -1;
+        r.region[d] = acc.dims[d].full
+                          ? Interval{0, xs[d]}
+                          : exact_clamped(acc.dims[d], s, tile, xs[d], r.unclamped[d], t);
+        if (d < kMaxGapDims) touched[d] = t;
+        gaps = gaps || (t >= 0 && d < kMaxGapDims);
       }
-      if (region_empty(r.region)) r.region = empty_like(xs);
+      if (region_empty(r.region)) {
+        r.region = empty_like(xs);
+      } else if (gaps) {
+        r.touched = region_shape(r.region);
+        for (size_t d = 0; d < xs.size() && d < kMaxGapDims; ++d)
+          if (touched[d] >= 0) r.touched[d] = touched[d];
+      }
       continue;
     }
     switch (op.kind) {

@@ -130,7 +130,19 @@ struct AccessRegion {
   Region unclamped;
   // False when `region` is a conservative cover (see the file comment).
   bool exact = true;
+  // Per dim of `region`, how many of its coordinates are read; empty: all of them. A window
+  // smaller than its stride reads only some rows of its box (a 1x1 conv of stride 2 every other
+  // row and column, a quarter of the box), as does a dilated window over a short tile. The
+  // elements read are the product (an upper bound where one axis indexes several dims). `region`
+  // stays the box: what a scheduler places or cuts is the box; what a load moves is the
+  // touched elements (access_numel).
+  std::vector<int64_t> touched;
 };
+// The elements an access reads: the product of `touched`, or the region's element count.
+int64_t access_numel(const AccessRegion& a);
+// The union of two accesses of one tensor: the bounding box, and per dim at most the sum of the
+// two touched counts (a cover of the coordinates either reads; equal accesses count once).
+AccessRegion access_union(const AccessRegion& a, const AccessRegion& b);
 
 // For each input of `op` (in order; an omitted optional input gets Region{} with exact == true),
 // the region the output tile `output_tile` of output `output_index` needs; an empty tile needs

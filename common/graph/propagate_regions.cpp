@@ -25,9 +25,7 @@ std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<
       need[t] = r;
       return;
     }
-    it->second.region = region_union(it->second.region, r.region);
-    it->second.unclamped = region_union(it->second.unclamped, r.unclamped);
-    it->second.exact = it->second.exact && r.exact;
+    it->second = access_union(it->second, r);
   };
   for (const auto& [t, region] : seeds) {
     const int p = g.tensor(t).producer;
@@ -35,7 +33,7 @@ std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<
       throw Error("propagate_regions: seed tensor '" + g.tensor(t).name +
                   "' is not produced by an op of the group; expected a group output");
     }
-    merge(t, AccessRegion{region, region, true});
+    merge(t, AccessRegion{region, region, true, {}});
   }
   // Reverse topological order of the group's induced subgraph (Kahn on the group only, so the
   // cost does not grow with the whole graph).

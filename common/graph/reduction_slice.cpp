@@ -62,6 +62,14 @@ std::string reduction_slice_error(const Graph& g, int op, const ReductionRange& 
 
 std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region& tile,
                                             const ReductionRange& r) {
+  std::vector<Region> regions;
+  for (AccessRegion& a : input_access_regions_for_slice(g, op, tile, r))
+    regions.push_back(std::move(a.region));
+  return regions;
+}
+
+std::vector<AccessRegion> input_access_regions_for_slice(const Graph& g, int op, const Region& tile,
+                                                         const ReductionRange& r) {
   // The checks of reduction_slice_error without building its message (this runs for every
   // atom and partial-sum task); the message only when one fails.
   const Op& o = g.op(op);
@@ -85,10 +93,7 @@ std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region
         a.offset += t.coef * r.range.lo;
       }
   }
-  std::vector<Region> regions;
-  for (AccessRegion& a : input_access_regions(g, op, s, tile))
-    regions.push_back(std::move(a.region));
-  return regions;
+  return input_access_regions(g, op, s, tile);
 }
 
 }  // namespace dgs

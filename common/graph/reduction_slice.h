@@ -30,5 +30,8 @@ std::string reduction_slice_error(const Graph& g, int op, const ReductionRange& 
 // empty.
 std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region& tile,
                                             const ReductionRange& r);
+// The same with what input_access_regions says besides the box (the touched counts, ...).
+std::vector<AccessRegion> input_access_regions_for_slice(const Graph& g, int op, const Region& tile,
+                                                         const ReductionRange& r);
 
 }  // namespace dgs

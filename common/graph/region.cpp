@@ -88,6 +88,46 @@ Region region_relative(const Region& r, const Region& origin) {
   return out;
 }
 
+int64_t access_numel(const AccessRegion& a) {
+  if (a.touched.empty() || a.touched.size() != a.region.size()) return region_numel(a.region);
+  if (region_empty(a.region)) return 0;
+  int64_t n = 1;
+  for (int64_t t : a.touched) n *= t;
+  return n;
+}
+
+AccessRegion access_union(const AccessRegion& a, const AccessRegion& b) {
+  AccessRegion u;
+  u.region = region_union(a.region, b.region);
+  u.unclamped = region_union(a.unclamped, b.unclamped);
+  u.exact = a.exact && b.exact;
+  if (a.touched.empty() && b.touched.empty()) return u;
+  if (a.region == b.region && a.touched == b.touched) {
+    u.touched = a.touched;
+    return u;
+  }
+  if (region_empty(a.region)) {
+    u.touched = b.touched;
+    return u;
+  }
+  if (region_empty(b.region)) {
+    u.touched = a.touched;
+    return u;
+  }
+  const Shape sa = region_shape(a.region), sb = region_shape(b.region);
+  const Shape box = region_shape(u.region);
+  bool gaps = false;
+  u.touched.resize(box.size());
+  for (size_t d = 0; d < box.size(); ++d) {
+    const int64_t ta = a.touched.empty() ? sa[d] : a.touched[d];
+    const int64_t tb = b.touched.empty() ? sb[d] : b.touched[d];
+    u.touched[d] = std::min(box[d], ta + tb);
+    gaps = gaps || u.touched[d] < box[d];
+  }
+  if (!gaps) u.touched.clear();
+  return u;
+}
+
 std::string region_str(const Region& r) {
   std::ostringstream os;
   os << '[';

@@ -108,26 +108,37 @@ bool task_is_whole(const Graph& g, const Task& t) {
   return true;
 }
 
-std::map<int, Region> task_needed_regions(const Graph& g, const Task& t) {
-  std::map<int, Region> needed;
+std::map<int, AccessRegion> task_needed_access(const Graph& g, const Task& t) {
   if (t.reduction.active()) {
     // One op (Plan::check): its outputs' regions, and its inputs restricted to the slice.
+    std::map<int, AccessRegion> needed;
     const int op = t.ops.at(0);
     const Op& o = g.op(op);
     const Region out = task_written_region(g, t, o.outputs.at(0));
-    for (int w : task_written_tensors(g, t)) needed[w] = task_written_region(g, t, w);
-    const std::vector<Region> in = input_regions_for_slice(g, op, out, t.reduction.range);
+    for (int w : task_written_tensors(g, t)) {
+      const Region r = task_written_region(g, t, w);
+      needed[w] = AccessRegion{r, r, true, {}};
+    }
+    const std::vector<AccessRegion> in =
+        input_access_regions_for_slice(g, op, out, t.reduction.range);
     for (size_t i = 0; i < o.inputs.size(); ++i) {
       if (o.inputs[i] < 0) continue;
       auto it = needed.find(o.inputs[i]);
-      needed[o.inputs[i]] = it == needed.end() ? in[i] : region_union(it->second, in[i]);
+      if (it == needed.end())
+        needed[o.inputs[i]] = in[i];
+      else
+        it->second = access_union(it->second, in[i]);
     }
     return needed;
   }
   std::map<int, Region> seeds;
   for (int w : task_written_tensors(g, t)) seeds[w] = task_written_region(g, t, w);
-  for (const auto& [tensor, access] : propagate_regions(g, t.ops, seeds))
-    needed[tensor] = access.region;
+  return propagate_regions(g, t.ops, seeds);
+}
+
+std::map<int, Region> task_needed_regions(const Graph& g, const Task& t) {
+  std::map<int, Region> needed;
+  for (auto& [tensor, access] : task_needed_access(g, t)) needed[tensor] = std::move(access.region);
   return needed;
 }
 

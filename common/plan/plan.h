@@ -123,6 +123,12 @@ struct Task {
   std::vector<int64_t> tile;
   HaloPolicy halo;
   Placement placement;
+  // Weights or constants the task reads that its units keep after it (pinned): the region of
+  // each that the task reads stays in each unit's local buffer until the last later task on that
+  // unit that reads the tensor has run, so those tasks read it in place (loaded once per unit,
+  // e.g. a pipelined layer's weights across samples); it counts against the buffer of every
+  // task on the unit meanwhile. Accelerator evaluators only (GPU evaluators ignore it).
+  std::vector<int> pinned;
 };
 
 struct Stage {
@@ -183,6 +189,9 @@ bool task_is_whole(const Graph& g, const Task& t);
 // it needs: the backward propagation of its written regions through its ops (with a reduction
 // split, the op's inputs restricted to the slice). Includes the written regions themselves.
 std::map<int, Region> task_needed_regions(const Graph& g, const Task& t);
+// The same with each region's access (iteration_space.h: the elements a load moves,
+// access_numel, where a strided window reads only some of its box).
+std::map<int, AccessRegion> task_needed_access(const Graph& g, const Task& t);
 
 // ---------------------------------------------------------------------------------------------
 // JSON

@@ -178,6 +178,24 @@ class Checker {
       if (!err.empty()) fail(at.str() + ": " + err);
     }
     check_placement(at, t, primary);
+    std::set<int> pinned;
+    for (int x : t.pinned) {
+      check_tensor_index(at, x, "pinned");
+      if (!pinned.insert(x).second) fail(at.str() + " pins " + tensor_name(x) + " twice");
+      if (!g_.tensor(x).is_param())
+        fail(at.str() + " pins " + tensor_name(x) +
+             ", which is not a weight or constant; expected a parameter the task reads");
+      const bool read = std::any_of(t.ops.begin(), t.ops.end(), [&](int op) {
+        const std::vector<int>& in = g_.op(op).inputs;
+        return std::find(in.begin(), in.end(), x) != in.end();
+      });
+      if (!read)
+        fail(at.str() + " pins " + tensor_name(x) +
+             ", which no op of the task reads; expected a parameter the task reads");
+      if (t.placement.unit == UnitKind::None)
+        fail(at.str() + " pins " + tensor_name(x) +
+             " but is not placed on a unit; expected a placement whose units keep it");
+    }
   }
 
   void check_placement(TaskRef at, const Task& t, const Shape& primary) const {

@@ -65,6 +65,11 @@ ordered_json task_json(const Graph& g, const Task& t) {
     if (!t.halo.level.empty()) h["level"] = t.halo.level;
     jt["halo"] = std::move(h);
   }
+  if (!t.pinned.empty()) {
+    ordered_json a = ordered_json::array();
+    for (int x : t.pinned) a.push_back(tensor_ref(g, x));
+    jt["pinned"] = std::move(a);
+  }
   if (t.placement != Placement{}) {
     ordered_json p;
     p["unit"] = std::string(unit_kind_name(t.placement.unit));
@@ -153,9 +158,9 @@ class Reader {
   Task task(const json& jt, const std::string& wt, int version) const {
     if (!jt.is_object()) fail(wt, "not an object", "a task object");
     if (version >= 2)
-      only_keys(
-          jt, wt,
-          {"kind", "ops", "regions", "reduction", "kept", "scope", "tile", "halo", "placement"});
+      only_keys(jt, wt,
+                {"kind", "ops", "regions", "reduction", "kept", "scope", "tile", "halo",
+                 "placement", "pinned"});
     Task t;
     if (jt.contains("kind"))
       t.kind = named(jt["kind"], wt + ".kind", "sequential|merged|fused", task_kind_from_name);
@@ -172,7 +177,7 @@ class Reader {
     if (jt.contains("kept")) t.kept = levels(jt["kept"], wt + ".kept");
     if (jt.contains("tile")) t.tile = ints(jt["tile"], wt + ".tile");
     if (version == 1) {
-      for (const char* k : {"regions", "reduction", "scope", "halo"})
+      for (const char* k : {"regions", "reduction", "scope", "halo", "pinned"})
         if (jt.contains(k))
           fail(wt, std::string("key '") + k + "' is format version 2 but the file has no version",
                "\"version\": 2 at the top level");
@@ -211,6 +216,12 @@ class Reader {
             named(r["accumulate"], w + ".accumulate", "sum", accumulation_from_name);
     }
     if (jt.contains("scope")) t.scope = levels(jt["scope"], wt + ".scope");
+    if (jt.contains("pinned")) {
+      const json& a = jt["pinned"];
+      if (!a.is_array()) fail(wt + ".pinned", "not an array", "an array of tensor names");
+      for (const auto& name : a)
+        t.pinned.push_back(tensor(string(name, wt + ".pinned", "a tensor name"), wt + ".pinned"));
+    }
     if (jt.contains("halo")) {
       const json& h = jt["halo"];
       const std::string w = wt + ".halo";

@@ -22,7 +22,7 @@ std::pair<int64_t, double> demand_of(const Graph& g, const Task& t, const DsaSpe
   double loaded = 0;
   for (size_t i = 0; i < d.inputs.size(); ++i)
     loaded += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) * spec.element_bytes *
-              d.reload[i];
+              d.density[i] * d.reload[i];
   return {d.working_set_bytes, loaded};
 }
 

@@ -161,17 +161,16 @@ AtomCost atom_cost(const Graph& g, const Layer& layer, const AtomRegion& a, cons
 
 int64_t atom_working_bytes(const Graph& g, const Layer& layer, const AtomRegion& a,
                            const DsaSpec& spec) {
-  std::vector<Region> ins;
-  if (a.c_in.hi > a.c_in.lo) {
-    ins = input_regions_for_slice(g, layer.op, a.region, {layer.reduction_axis, a.c_in});
-  } else {
-    ins = input_regions(g, layer.op, a.region);
-  }
+  // What the atom's loads move (a strided window's touched elements, not its box).
+  const std::vector<AccessRegion> ins =
+      a.c_in.hi > a.c_in.lo
+          ? input_access_regions_for_slice(g, layer.op, a.region, {layer.reduction_axis, a.c_in})
+          : input_access_regions(g, layer.op, a.region);
   int64_t elems = region_numel(a.region);
   const Op& o = g.op(layer.op);
   for (size_t i = 0; i < ins.size() && i < o.inputs.size(); ++i) {
     if (o.inputs[i] < 0 || g.tensor(o.inputs[i]).role == TensorRole::Constant) continue;
-    elems += region_numel(ins[i]);
+    elems += access_numel(ins[i]);
   }
   return elems * spec.element_bytes;
 }

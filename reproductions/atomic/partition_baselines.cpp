@@ -234,12 +234,13 @@ RegionLayout ilpipe_layout(const Graph& g, const std::vector<Layer>& layers, con
     out.segment_of_layer.push_back(segment[static_cast<size_t>(group[l])]);
     out.on_chip_domain.push_back(segment[static_cast<size_t>(group[l])]);
   }
+  out.pin_weights = true;
   cut_layers(g, layers, spec, row_blocks, out);
   return out;
 }
 
-AtomSchedule region_pipeline_schedule(const AtomicDag& dag, const RegionLayout& layout,
-                                      const DsaSpec& spec) {
+AtomSchedule region_pipeline_schedule(const Graph& g, const AtomicDag& dag,
+                                      const RegionLayout& layout, const DsaSpec& spec) {
   const size_t n = dag.atoms.size();
   std::vector<int> step(n, -1), engine(n, -1);
   std::vector<std::vector<char>> busy;  // per engine, per step: a matrix layer's block runs
@@ -308,6 +309,46 @@ AtomSchedule region_pipeline_schedule(const AtomicDag& dag, const RegionLayout& 
   const int64_t budget = spec.local_bytes / 2;
   std::vector<std::vector<int64_t>> kept(static_cast<size_t>(engines),
                                          std::vector<int64_t>(s.rounds.size(), 0));
+  s.pins.assign(n, false);
+  if (layout.pin_weights) {
+    // (engine, layer) -> its atoms there, in step order.
+    std::map<std::pair<int, int>, std::vector<int>> runs;
+    for (const Round& r : s.rounds)
+      for (int ai : r.atoms)
+        runs[{engine[static_cast<size_t>(ai)], dag.atoms[static_cast<size_t>(ai)].layer}].push_back(
+            ai);
+    std::vector<std::pair<int, int>> order;  // (first step, engine/layer key index)
+    std::vector<std::pair<int, int>> keys;
+    for (const auto& [key, atoms] : runs) {
+      if (atoms.size() < 2) continue;  // no later atom reads them there
+      order.push_back(
+          {s.round_of[static_cast<size_t>(atoms.front())], static_cast<int>(keys.size())});
+      keys.push_back(key);
+    }
+    std::sort(order.begin(), order.end());
+    for (const auto& [first, k] : order) {
+      const auto& [e, l] = keys[static_cast<size_t>(k)];
+      const std::vector<int>& atoms = runs.at(keys[static_cast<size_t>(k)]);
+      const Atom& a = dag.atoms[static_cast<size_t>(atoms.front())];
+      const Layer& layer = dag.layers[static_cast<size_t>(l)];
+      const std::vector<AccessRegion> ins =
+          a.c_in.hi > a.c_in.lo ? input_access_regions_for_slice(g, layer.op, a.region,
+                                                                 {layer.reduction_axis, a.c_in})
+                                : input_access_regions(g, layer.op, a.region);
+      const Op& o = g.op(layer.op);
+      int64_t bytes = 0;
+      for (size_t i = 0; i < ins.size() && i < o.inputs.size(); ++i)
+        if (o.inputs[i] >= 0 && g.tensor(o.inputs[i]).role == TensorRole::Weight)
+          bytes += access_numel(ins[i]) * spec.element_bytes;
+      if (bytes == 0) continue;
+      std::vector<int64_t>& kk = kept[static_cast<size_t>(e)];
+      const auto from = kk.begin() + first;
+      const auto to = kk.begin() + s.round_of[static_cast<size_t>(atoms.back())] + 1;
+      if (*std::max_element(from, to) + bytes > budget) continue;
+      for (auto it = from; it != to; ++it) *it += bytes;
+      s.pins[static_cast<size_t>(atoms.front())] = true;
+    }
+  }
   for (const Round& r : s.rounds) {
     for (int ai : r.atoms) {
       const size_t a = static_cast<size_t>(ai);

@@ -56,6 +56,10 @@ struct RegionLayout {
   std::vector<int64_t> block_rows;
   // Per layer: outputs whose readers are all in the writer's domain may stay on chip (-1: never).
   std::vector<int> on_chip_domain;
+  // Each engine keeps (pins, Task::pinned) the weights of a layer it runs across that layer's
+  // blocks and samples, where they fit (IL-Pipe: a region holds its layer's weights while the
+  // pipeline streams samples through it; CNN-P's CLPs read them from DRAM, Sec. II-B).
+  bool pin_weights = false;
 };
 
 // `total` engines over items of `weights` (each at least one, summing to `total`):
@@ -80,8 +84,11 @@ RegionLayout ilpipe_layout(const Graph& g, const std::vector<Layer>& layers, con
 // k-th atom on the k-th engine of the region (modulo its size). An output whose readers are all
 // in its writer's on-chip domain stays on chip while its engine's kept outputs, over the
 // steps from its write to its last read, fit in half the buffer (the other half holds the atoms'
-// working sets, atom_task.h); the others go through DRAM.
-AtomSchedule region_pipeline_schedule(const AtomicDag& dag, const RegionLayout& layout,
-                                      const DsaSpec& spec);
+// working sets, atom_task.h); the others go through DRAM. With `pin_weights`, first each
+// engine's first atom of a layer pins the weights it reads while the engine's pinned weights over
+// the steps from that atom to the layer's last atom there fit in that half (first come, first
+// pinned); the kept outputs share what is left of it.
+AtomSchedule region_pipeline_schedule(const Graph& g, const AtomicDag& dag,
+                                      const RegionLayout& layout, const DsaSpec& spec);
 
 }  // namespace dgs::atomic

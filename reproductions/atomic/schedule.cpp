@@ -289,6 +289,9 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
       const Layer& l = dag.layers[static_cast<size_t>(dag.atoms[static_cast<size_t>(a)].layer)];
       Task t = atom_base_task(dag, a, spec, r.engines[i]);
       if (s.on_chip[static_cast<size_t>(a)]) t.scope[l.output] = spec.local_level;
+      if (!s.pins.empty() && s.pins[static_cast<size_t>(a)])
+        for (int x : g.op(l.op).inputs)
+          if (x >= 0 && g.tensor(x).role == TensorRole::Weight) t.pinned.push_back(x);
       const AtomTiling& tiling = tilings.of(g, dag, a, spec);
       if (!tiling.tile.empty()) {
         t.kind = TaskKind::Fused;

@@ -46,9 +46,11 @@ struct Round {
 
 struct AtomSchedule {
   std::vector<Round> rounds;
-  std::vector<int> round_of;      // per atom
-  std::vector<int> engine_of;     // per atom
-  std::vector<bool> on_chip;      // per atom: its output stays in its engine's buffer
+  std::vector<int> round_of;   // per atom
+  std::vector<int> engine_of;  // per atom
+  std::vector<bool> on_chip;   // per atom: its output stays in its engine's buffer
+  // Per atom (empty: none): its task pins the weights it reads on its engine (Task::pinned).
+  std::vector<bool> pins;
   double transfer_byte_hops = 0;  // Eq. 2 summed over the Rounds
   int64_t write_backs = 0;        // outputs Algorithm 3 wrote back
 };

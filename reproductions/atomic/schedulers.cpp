@@ -168,7 +168,7 @@ class PartitionScheduler final : public AtomicMeshScheduler {
                                             : atomic::ilpipe_layout(g, layers, spec);
     const AtomicDag dag = atomic::build_atomic_dag(g, layout.shapes, spec);
     ScheduleResult r;
-    r.plan = atomic::atom_plan(g, dag, atomic::region_pipeline_schedule(dag, layout, spec), spec,
+    r.plan = atomic::atom_plan(g, dag, atomic::region_pipeline_schedule(g, dag, layout, spec), spec,
                                name());
     return r;
   }

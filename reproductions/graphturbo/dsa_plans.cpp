@@ -130,7 +130,7 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   auto cost = [&](const DsaTaskDemand& d) {
     double loaded = 0;
     for (size_t i = 0; i < d.inputs.size(); ++i)
-      loaded += double(region_numel(d.needed.at(d.inputs[i]))) * d.reload[i];
+      loaded += double(region_numel(d.needed.at(d.inputs[i]))) * d.density[i] * d.reload[i];
     return d.compute_cycles() + loaded * double(spec.element_bytes) / bytes_per_cycle;
   };
   t.tile = tile;

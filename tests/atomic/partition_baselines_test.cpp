@@ -27,7 +27,7 @@ const DsaSpec& mesh2x2() {
 
 Plan baseline_plan(const Graph& g, const RegionLayout& layout, const DsaSpec& spec) {
   const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
-  return atom_plan(g, dag, region_pipeline_schedule(dag, layout, spec), spec, "baseline test");
+  return atom_plan(g, dag, region_pipeline_schedule(g, dag, layout, spec), spec, "baseline test");
 }
 
 // The engines of `regions` with how often each appears.
@@ -90,7 +90,7 @@ TEST(PartitionBaselines, CnnpClustersPartitionTheEnginesAndHoldEveryLayerOnce) {
     EXPECT_EQ(clps_of_segment[seg].size(), static_cast<size_t>(n)) << "segment " << seg;
   // Every atom on its layer's CLP, once; a CLP runs at most one matrix layer per step.
   const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
-  const AtomSchedule s = region_pipeline_schedule(dag, layout, spec);
+  const AtomSchedule s = region_pipeline_schedule(g, dag, layout, spec);
   size_t placed = 0;
   for (const Round& r : s.rounds) {
     std::map<int, std::set<int>> matrix_layers_of_clp;
@@ -106,6 +106,8 @@ TEST(PartitionBaselines, CnnpClustersPartitionTheEnginesAndHoldEveryLayerOnce) {
     for (const auto& [clp, ls] : matrix_layers_of_clp) EXPECT_EQ(ls.size(), 1u);
   }
   EXPECT_EQ(placed, dag.atoms.size());
+  // CNN-P's CLPs read their weights from DRAM (Sec. II-B): nothing pinned.
+  EXPECT_EQ(std::count(s.pins.begin(), s.pins.end(), true), 0);
   // Only a layer's intermediates stay on chip: every reader of a kept output is in its group.
   const std::vector<int> group = matrix_group_of_layers(g, layers);
   int64_t kept = 0;
@@ -152,7 +154,7 @@ TEST(PartitionBaselines, IlPipeRegionsAreProportionalToMacsAndPartitionTheEngine
   // Outputs stay on chip only when every reader is in the writer's segment, and an engine's
   // kept outputs never exceed half its buffer in any step.
   const AtomicDag dag = build_atomic_dag(g, layout.shapes, spec);
-  const AtomSchedule s = region_pipeline_schedule(dag, layout, spec);
+  const AtomSchedule s = region_pipeline_schedule(g, dag, layout, spec);
   int64_t kept = 0;
   std::map<std::pair<int, int>, int64_t> resident;  // (engine, round) -> kept bytes
   for (size_t a = 0; a < dag.atoms.size(); ++a) {
@@ -172,6 +174,20 @@ TEST(PartitionBaselines, IlPipeRegionsAreProportionalToMacsAndPartitionTheEngine
   }
   for (const auto& [at, bytes] : resident) EXPECT_LE(bytes, spec.local_bytes / 2);
   EXPECT_GT(kept, 0);
+  // Weights pinned: only by an engine's first atom of a layer that runs more atoms there.
+  std::set<std::pair<int, int>> seen;  // (engine, layer)
+  int64_t pins = 0;
+  for (const Round& r : s.rounds)
+    for (int a : r.atoms) {
+      const auto key = std::make_pair(s.engine_of[static_cast<size_t>(a)],
+                                      dag.atoms[static_cast<size_t>(a)].layer);
+      const bool first = seen.insert(key).second;
+      if (s.pins[static_cast<size_t>(a)]) {
+        EXPECT_TRUE(first) << "atom " << a;
+        ++pins;
+      }
+    }
+  EXPECT_GT(pins, 0);
 }
 
 TEST(PartitionBaselines, ProportionalEngineCountsAreExactOnSmallCases) {

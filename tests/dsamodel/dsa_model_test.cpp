@@ -142,6 +142,75 @@ TEST(DsaModel, WeightsStayForTheNextTaskOnTheSameEngine) {
                    io + 2 * 1536);
 }
 
+// A 1x1 conv of stride 2 reads every other row and column of its input: its load moves the
+// touched elements (iteration_space.h: access_numel), not the bounding box of them; a 3x3 conv
+// of stride 2 (padding 1) reads every element.
+TEST(DsaModel, AStridedOneByOneConvLoadsOnlyTheElementsItTouches) {
+  auto conv = [](int64_t k, int64_t pad) {
+    Graph g;
+    g.name = "strided";
+    const int x = g.add_input("x", {1, 16, 16, 16});
+    const int w = g.add_weight("w", {32, 16, k, k});
+    const int c = g.add_op(OpKind::Conv, "c", {x, w},
+                           Attributes({{"strides", std::vector<int64_t>{2, 2}},
+                                       {"pads", std::vector<int64_t>{pad, pad, pad, pad}}}),
+                           1, {"y"});
+    g.mark_output(g.op(c).outputs[0]);
+    return g;
+  };
+  const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  const double y = 32 * 8 * 8;  // 1-byte elements
+  // x: 16 channels x rows {0, 2, ..., 14} x the same columns = 16 x 8 x 8 (the box is 16 x 15 x
+  // 15 = 3600); w 32 x 16.
+  const Graph one = conv(1, 0);
+  const DsaTaskDemand d = dsa_task_demand(one, p.stages[0].tasks[0], mesh(), {0});
+  ASSERT_EQ(d.inputs.size(), 2u);
+  EXPECT_DOUBLE_EQ(d.density[0], 1024.0 / 3600);
+  EXPECT_DOUBLE_EQ(d.density[1], 1.0);
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(one, p, mesh()).bytes_by_level, "hbm"),
+                   1024 + 512 + y);
+  // 3x3, padding 1: rows -1..15 in steps of 2 with 3 taps cover all 16 rows: x whole (4096),
+  // w 32 x 16 x 9 = 4608.
+  const Graph three = conv(3, 1);
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(three, p, mesh()).bytes_by_level, "hbm"),
+                   4096 + 4608 + y);
+}
+
+// Task::pinned: without weights_stay, the second half of the GEMM's rows on the same engine reads
+// B (1536 B) in place when the first half pinned it; a pin on an engine no later task of the plan
+// uses there keeps nothing; the pinned bytes count against the buffer of the tasks between.
+TEST(DsaModel, PinnedWeightsAreLoadedOncePerEngine) {
+  const Graph g = gemm_graph();
+  const int y = g.op(0).outputs[0], b = g.find_tensor("B");
+  auto half = [&](int64_t lo, std::vector<int> engine, bool pin) {
+    Task t = task_on({0}, UnitKind::Engine, std::move(engine));
+    t.regions[y] = {{lo, lo + 32}, {0, 48}};
+    if (pin) t.pinned = {b};
+    return t;
+  };
+  DsaSpec spec = mesh();
+  spec.weights_stay = false;
+  const double io = 2048 + 3072;
+  auto hbm = [&](const Plan& p) {
+    p.check(g);
+    return value_of(evaluate_dsa_plan(g, p, spec).bytes_by_level, "hbm");
+  };
+  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}})), io + 1536);
+  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, false)}, {half(32, {0, 0}, false)}})),
+                   io + 2 * 1536);
+  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, true)}, {half(32, {1, 0}, false)}})),
+                   io + 2 * 1536);
+  // The pin holds 1536 B from the first task's end to the second's stage end, where it counts
+  // as resident: the second task adds its working set less B (1024 + 1536 + 1536 - 1536), so a
+  // buffer of 4096 B (the first task's working set) holds both, and that is the peak.
+  DsaSpec small = spec;
+  small.local_bytes = 4096;
+  const Plan pinned = plan_of({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}});
+  EvaluationResult r;
+  EXPECT_EQ(error_of([&] { r = evaluate_dsa_plan(g, pinned, small); }), "<no error>");
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 4096);
+}
+
 TEST(MeshNoc, XyRoutesAndHops) {
   const MeshNoc noc(8, 8, 8, 1);
   EXPECT_EQ(xy_hops({0, 0}, {3, 2}), 5);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -106,6 +107,7 @@ Graph layer_graph(const Layer& l) {
 
 struct Priced {
   double cycles = 0, mac = 0, registers = 0, sram = 0, dram = 0, dram_bytes = 0;
+  std::string nest;  // the buffer level's tile, loop order and reloads
 };
 
 Priced price(const Layer& l, const DsaSpec& spec) {
@@ -126,6 +128,12 @@ Priced price(const Layer& l, const DsaSpec& spec) {
   q.sram = value_of(r.energy_pj_by_component, spec.local_level);
   q.dram = value_of(r.energy_pj_by_component, spec.dram_level);
   q.dram_bytes = value_of(r.bytes_by_level, spec.dram_level);
+  const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
+  q.nest = "tile";
+  for (int64_t x : t.tile) q.nest += " " + std::to_string(x);
+  q.nest += ", order " + d.loop_order + ", working set " + std::to_string(d.working_set_bytes) +
+            ", reload";
+  for (double x : d.reload) q.nest += " " + std::to_string(x).substr(0, 5);
   return q;
 }
 
@@ -142,16 +150,15 @@ struct Tolerance {
   double goal;      // the issue's
   double declared;  // what the test asserts
 };
-constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.22}, {"yx", 0.10, 0.35}};
-constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.30}, {"yx", 0.15, 0.17}};
+constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.34}, {"yx", 0.10, 0.30}};
+constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.23}, {"yx", 0.15, 0.16}};
 constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.35}, {"yx", 0.15, 0.15}};
-constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.36}, {"yx", 0.15, 0.36}};
+constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.36}, {"yx", 0.15, 0.29}};
 // Network totals of cycles, ours / ZigZag's (goal: within 5%): declared bounds.
 constexpr double kTotalCyclesLow = 0.30, kTotalCyclesHigh = 1.10;
 // No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: YX-P's
-// stride-2 1x1 convolutions, which read their input's bounding box from DRAM, every other pixel
-// too, where ZigZag reads the pixels they use).
-constexpr double kLayerSlowerAtMost = 1.55;
+// 1x1 convolutions layer3.0.conv1 at 1.30 and layer2.0.downsample.0 at 1.26).
+constexpr double kLayerSlowerAtMost = 1.35;
 // Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
 constexpr double kDramBoundCycleError = 0.10;
 
@@ -182,6 +189,14 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
       zz_total[l.dataflow + "/" + l.network + "/" + m] += v.second * static_cast<double>(l.count);
     }
     const double ratio = q.cycles / l.zz.at("EDP.latency_cycles");
+    if (std::getenv("DGS_VALIDATION_LAYERS"))  // one line per layer: ours / ZigZag's
+      std::printf(
+          "layer %s %s %s x%lld: cycles %.3f dram_bytes %.3f dram_pj %.3f sram_pj %.3f "
+          "register_pj %.3f (ours: %s)\n",
+          l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), static_cast<long long>(l.count),
+          ratio, q.dram_bytes / l.zz.at("EDP.dram_bytes"), q.dram / l.zz.at("EDP.dram_pj"),
+          q.sram / l.zz.at("EDP.sram_pj"), q.registers / l.zz.at("EDP.register_pj"),
+          q.nest.c_str());
     EXPECT_LE(ratio, kLayerSlowerAtMost) << l.network << " " << l.name << " " << l.dataflow;
     if (l.kind == "fc") {
       EXPECT_NEAR(ratio, 1, kDramBoundCycleError) << l.name << " " << l.dataflow;

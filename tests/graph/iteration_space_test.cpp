@@ -51,6 +51,51 @@ TEST(IterationSpace, Conv3x3Stride2Pad1EdgeAndInteriorTiles) {
   EXPECT_EQ(s.reduction_axes[1].extent, 3);
 }
 
+TEST(IterationSpace, StridedWindowsCountTheElementsTheyTouch) {
+  Graph g;
+  int x = g.add_input("x", {1, 8, 9, 9});
+  // A 1x1 conv of stride 2 reads rows and columns 0, 2, ..., 8 of its box [0, 9): 5 of 9 each.
+  int w = g.add_weight("w", {16, 8, 1, 1});
+  int c1 = g.add_op(OpKind::Conv, "c1", {x, w}, Attributes({{"strides", I{2, 2}}}));
+  ASSERT_EQ(g.tensor(out(g, c1)).shape, (Shape{1, 16, 5, 5}));
+  auto whole = input_access_regions(g, c1, full_region(g.tensor(out(g, c1)).shape));
+  EXPECT_EQ(whole[0].region, (R{{0, 1}, {0, 8}, {0, 9}, {0, 9}}));
+  EXPECT_EQ(whole[0].touched, (std::vector<int64_t>{1, 8, 5, 5}));
+  EXPECT_EQ(access_numel(whole[0]), 8 * 5 * 5);  // not the box's 8 * 9 * 9
+  EXPECT_TRUE(whole[1].touched.empty());
+  EXPECT_EQ(access_numel(whole[1]), 16 * 8);
+  // Output rows 1..2, columns 0..4: input rows 2 and 4 of the box [2, 5).
+  auto part = input_access_regions(g, c1, R{{0, 1}, {0, 16}, {1, 3}, {0, 5}});
+  EXPECT_EQ(part[0].region, (R{{0, 1}, {0, 8}, {2, 5}, {0, 9}}));
+  EXPECT_EQ(access_numel(part[0]), 8 * 2 * 5);
+  // A 3x3 conv of stride 2 reads every row of its box: no gaps, the box's count.
+  int w3 = g.add_weight("w3", {16, 8, 3, 3});
+  int c3 = g.add_op(OpKind::Conv, "c3", {x, w3},
+                    Attributes({{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
+  auto dense = input_access_regions(g, c3, full_region(g.tensor(out(g, c3)).shape));
+  EXPECT_EQ(dense[0].region, (R{{0, 1}, {0, 8}, {0, 9}, {0, 9}}));
+  EXPECT_TRUE(dense[0].touched.empty());
+  EXPECT_EQ(access_numel(dense[0]), 8 * 9 * 9);
+  // A 2x2 pool of stride 3: rows {0,1, 3,4, 6,7} of the box [0, 8).
+  int p = g.add_op(OpKind::MaxPool, "p", {x},
+                   Attributes({{"kernel_shape", I{2, 2}}, {"strides", I{3, 3}}}));
+  auto pooled = input_access_regions(g, p, full_region(g.tensor(out(g, p)).shape));
+  EXPECT_EQ(pooled[0].region, (R{{0, 1}, {0, 8}, {0, 8}, {0, 8}}));
+  EXPECT_EQ(access_numel(pooled[0]), 8 * 6 * 6);
+  // A dilated 3x3 window (dilation 2) over one output row reads rows r, r+2, r+4 of a box of 5.
+  int wd = g.add_weight("wd", {4, 8, 3, 3});
+  int cd = g.add_op(OpKind::Conv, "cd", {x, wd}, Attributes({{"dilations", I{2, 2}}}));
+  auto row = input_access_regions(g, cd, R{{0, 1}, {0, 4}, {2, 3}, {0, 5}});
+  EXPECT_EQ(row[0].region, (R{{0, 1}, {0, 8}, {2, 7}, {0, 9}}));
+  EXPECT_EQ(row[0].touched, (std::vector<int64_t>{1, 8, 3, 9}));
+  // Two reads of one tensor: the union's box, per dim at most both counts.
+  AccessRegion both = access_union(part[0], whole[0]);
+  EXPECT_EQ(both.region, whole[0].region);
+  EXPECT_EQ(both.touched, (std::vector<int64_t>{1, 8, 7, 9}));  // min(box, 2 + 5), min(9, 5 + 5)
+  EXPECT_EQ(access_union(whole[0], whole[0]).touched, whole[0].touched);
+  EXPECT_TRUE(access_union(whole[0], dense[0]).touched.empty());
+}
+
 TEST(IterationSpace, DilatedConv) {
   Graph g;
   int x = g.add_input("x", {1, 2, 10, 10});

@@ -95,6 +95,31 @@ void check_regions(const Graph& g) {
         }
         ASSERT_FALSE(has_nan(got)) << "a needed element lies outside the regions";
         EXPECT_TRUE(compare_tensors(got, want).passed);
+        // Touched counts: per dim with gaps, exactly `touched[d]` coordinates of the box hold a
+        // needed element (a NaN put on any of them reaches the tile, on the others not).
+        for (size_t i = 0; i < op.inputs.size(); ++i) {
+          if (op.inputs[i] < 0 || acc[i].touched.empty() || region_empty(regions[i])) continue;
+          ASSERT_EQ(acc[i].touched.size(), regions[i].size());
+          if (std::count(op.inputs.begin(), op.inputs.end(), op.inputs[i]) > 1) continue;
+          if (!full.at(op.inputs[i]).is_float()) continue;
+          const Shape box = region_shape(regions[i]);
+          for (size_t d = 0; d < box.size(); ++d) {
+            int64_t needed = 0;
+            for (int64_t c = 0; c < box[d]; ++c) {
+              std::vector<TensorData> poisoned = tiles;
+              TensorData& v = poisoned[i];
+              int64_t inner = 1;
+              for (size_t e = d + 1; e < box.size(); ++e) inner *= box[e];
+              for (int64_t k = 0; k < v.numel(); ++k)
+                if ((k / inner) % box[d] == c) v.f[static_cast<size_t>(k)] = std::nanf("");
+              const TensorData y =
+                  run_op_region(g, o, regions, poisoned, tile, static_cast<int>(k));
+              needed += has_nan(y) ? 1 : 0;
+            }
+            EXPECT_EQ(needed, acc[i].touched[d])
+                << "input " << i << " dim " << d << " of region " << region_str(regions[i]);
+          }
+        }
         // Tightness.
         for (size_t i = 0; i < op.inputs.size(); ++i) {
           if (op.inputs[i] < 0 || !acc[i].exact || region_empty(regions[i])) continue;
@@ -155,6 +180,11 @@ TEST(RegionProperty, ConvolutionsAndPools) {
   g.add_op(OpKind::AveragePool, "avgpool", {x},
            Attributes({{"kernel_shape", I{2, 3}}, {"strides", I{1, 2}}, {"pads", I{0, 1, 1, 1}}}));
   g.add_op(OpKind::GlobalAveragePool, "gap", {x});
+  // Windows smaller than their strides: only some rows and columns of the box are read.
+  int w1 = g.add_weight("w1", {6, 4, 1, 1});
+  g.add_op(OpKind::Conv, "conv_1x1_s2", {x, w1}, Attributes({{"strides", I{2, 2}}}));
+  g.add_op(OpKind::MaxPool, "maxpool_k2_s3", {x},
+           Attributes({{"kernel_shape", I{2, 2}}, {"strides", I{3, 3}}}));
   check_regions(g);
 }
 

@@ -69,6 +69,7 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
     t.placement.index = {0, 4 * half};
     t.placement.count = 4;
     t.placement.binding = {1, 2, 2, 1};
+    t.pinned = {g.find_tensor("w"), g.find_tensor("b")};
     p.stages.push_back(Stage{{t}});
   }
   p.check(g);
@@ -89,6 +90,7 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
   EXPECT_EQ(t.tile, u.tile);
   EXPECT_EQ(t.halo, u.halo);
   EXPECT_EQ(t.placement, u.placement);
+  EXPECT_EQ(t.pinned, u.pinned);
   EXPECT_EQ(plan_to_json(q, g), text);  // byte-identical second round
 }
 
@@ -324,6 +326,7 @@ TEST(Plan, CheckRefusesEachStructuralViolation) {
   const Graph g = conv_relu_graph();
   const int conv = g.find_op("conv"), relu = g.find_op("relu");
   const int y = g.find_tensor("y"), c0 = g.find_tensor("conv:0"), x = g.find_tensor("x");
+  const int w = g.find_tensor("w");
   auto plan = [&](const std::function<void(Task&)>& edit) {
     Task t;
     t.kind = TaskKind::Fused;
@@ -368,6 +371,16 @@ TEST(Plan, CheckRefusesEachStructuralViolation) {
          t.regions[y] = {{0, 1}, {0, 8}, {4, 4}, {0, 8}};
        },
        "region [0:1,0:8,4:4,0:8] of 'y' is empty or does not fit"},
+      {[&](Task& t) { t.pinned = {x}; },
+       "pins 'x', which is not a weight or constant; expected a parameter the task reads"},
+      {[&](Task& t) {
+         t.placement.unit = UnitKind::Core;
+         t.placement.index = {0, 0};
+         t.pinned = {w, w};
+       },
+       "pins 'w' twice"},
+      {[&](Task& t) { t.pinned = {w}; }, "pins 'w' but is not placed on a unit"},
+      {[&](Task& t) { t.pinned = {99}; }, "pinned names tensor index 99"},
   };
   for (const auto& [edit, needle] : cases) expect_check_error(g, plan(edit), needle);
 }
@@ -411,6 +424,14 @@ TEST(Plan, BadJsonGivesOneLineNamingTheField) {
       {R"({"stages": [{"tasks": [{"ops": ["a"], "placement": {"unit": "stream"}}]}]})",
        "stages[0].tasks[0].placement: an object is format version 2"},
       {R"({"options": {}, "stages": []})", "options: format version 2 but the file has no version"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "pinned": "x"}]}]})",
+       "stages[0].tasks[0].pinned: not an array; expected an array of tensor names"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "pinned": ["zz"]}]}]})",
+       "stages[0].tasks[0].pinned: unknown tensor 'zz'"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "pinned": [3]}]}]})",
+       "stages[0].tasks[0].pinned: not a string"},
+      {R"({"stages": [{"tasks": [{"ops": ["a"], "pinned": ["x"]}]}]})",
+       "key 'pinned' is format version 2 but the file has no version"},
   };
   for (const auto& [text, needle] : cases) {
     const std::string m = message(text);

@@ -15,7 +15,7 @@ StrategyRun partition_run(const Graph& g, const RegionLayout& layout, const DsaS
                           const std::string& name) {
   StrategyRun run;
   run.dag = build_atomic_dag(g, layout.shapes, spec);
-  run.schedule = region_pipeline_schedule(run.dag, layout, spec);
+  run.schedule = region_pipeline_schedule(g, run.dag, layout, spec);
   run.result = evaluate_dsa_plan(g, atom_plan(g, run.dag, run.schedule, spec, name), spec);
   run.layer_utilisation_pct = layer_utilisation_pct(run.dag, run.schedule, spec);
   return run;
