@@ -36,6 +36,10 @@ constexpr SuiteDefault kSuiteDefaults[] = {
      "assumption: the library runs 3x3 stride-1 convolutions as implicit GEMM (all "
      "multiply-adds); a config may state that its library runs Winograd F(2x2,3x3) (16/36 of "
      "them) where the measurements show it"},
+    {kLibraryAlgorithmSearch, 0.0,
+     "assumption: a convolution call runs the implicit GEMM at the largest tile whose grid has a "
+     "block per SM (the tile rule of kernel_rules.h); a config may state 1: the library's "
+     "algorithm search, the fastest of its candidate kernels as the model prices them"},
 };
 }  // namespace
 

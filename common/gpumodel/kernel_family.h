@@ -55,6 +55,10 @@ inline constexpr std::string_view kMemoryLatencyUs = "memory_latency_us";
 inline constexpr std::string_view kLibraryCallUs = "library_call_us";
 inline constexpr std::string_view kLibraryFusedCallUs = "library_fused_call_us";
 inline constexpr std::string_view kWinogradFlopFraction = "winograd_flop_fraction";
+// 1: a convolution call runs the fastest of its candidate kernels as the model prices them (the
+// library's algorithm search; library_conv_call, model_internal.h); 0 (default): the tile rule
+// of the implicit GEMM (gemm_kernel) and no Winograd.
+inline constexpr std::string_view kLibraryAlgorithmSearch = "library_algorithm_search";
 // The keys of the suite-kernel model and of the library-call terms (not required in a config:
 // each has a default, below).
 std::vector<std::string_view> suite_model_keys();
