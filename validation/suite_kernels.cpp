@@ -2,8 +2,10 @@
 #include "validation/suite_kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "common/cuda/tile_program_gpu.h"
 #include "common/util/error.h"
 
 namespace dgs::validation {
@@ -193,6 +195,118 @@ SuiteKernel pool2d_kernel(const gpu::Pool2dShape& p) {
   s.steps = p.kh * p.kw;
   s.loads_a_per_step = 1;
   s.outputs_per_thread = 1;
+  return s;
+}
+
+namespace {
+
+// What one computed element of op `op` costs the thread that computes it: memory waits,
+// instructions and FP32 operations (counts of kTileProgramSource, kernel_family.cpp).
+struct ElementCost {
+  double waits = 0, instructions = 0, fp32 = 0;
+};
+
+ElementCost element_cost(const TpOp& op) {
+  constexpr double kDispatch = 20, kPerDim = 30, kPerRead = 10, kPerReadDim = 6;
+  ElementCost c;
+  c.waits = 1;
+  c.instructions = kDispatch + kPerDim * op.rank;
+  c.fp32 = 1;
+  for (int i = 0; i < op.num_inputs; ++i) c.instructions += kPerRead + kPerReadDim * op.in[i].rank;
+  const TpOperand& x = op.in[0];
+  auto reduced = [&]() {
+    double n = 1;
+    for (int d = 0; d < x.rank; ++d)
+      if (op.ia[d]) n *= static_cast<double>(x.shape[d]);
+    return n;
+  };
+  switch (op.kind) {
+    case TpKind::MatMul:
+    case TpKind::Gemm: {
+      const bool ta = op.kind == TpKind::Gemm && op.ia[0] != 0;
+      const double k = static_cast<double>(op.kind == TpKind::Gemm ? (ta ? x.shape[0] : x.shape[1])
+                                                                   : x.shape[x.rank - 1]);
+      c.waits += std::ceil(k / 4);
+      c.instructions += 6 * k;
+      c.fp32 = k;
+      break;
+    }
+    case TpKind::Conv: {
+      const TpOperand& w = op.in[1];
+      const double macs = static_cast<double>(w.shape[1] * w.shape[2] * w.shape[3]);
+      c.waits += std::ceil(macs / 4);
+      c.instructions += 10 * macs;
+      c.fp32 = macs;
+      break;
+    }
+    case TpKind::ReduceMean:
+    case TpKind::GlobalAveragePool: {
+      double n = 1;
+      if (op.kind == TpKind::ReduceMean) {
+        n = reduced();
+      } else {
+        for (int d = 2; d < x.rank; ++d) n *= static_cast<double>(x.shape[d]);
+      }
+      c.waits += std::ceil(n / 4);
+      c.instructions += 4 * n;
+      c.fp32 = n;
+      break;
+    }
+    case TpKind::Softmax: {
+      const double n = static_cast<double>(x.shape[op.ia[0]]);
+      c.waits += std::ceil(n / 4) + n;
+      c.instructions += 8 * n + 29 * n;
+      c.fp32 = 2 * n;
+      break;
+    }
+    default:
+      break;
+  }
+  return c;
+}
+
+}  // namespace
+
+SuiteKernel tile_program_kernel(const TileProgram& p, int blocks) {
+  SuiteKernel s;
+  s.family = "suite_tile_program";
+  s.name = "tile program " + p.name;
+  s.threads = gpu::kTpThreadsPerBlock;
+  s.registers = kTileProgramRegisters;
+  s.grid_blocks = std::max(1, blocks);
+  std::vector<ElementCost> per_op;
+  for (const TpOp& op : p.ops) per_op.push_back(element_cost(op));
+  // The busiest block's busiest thread: its waits, instructions and FP32 operations.
+  const int64_t nops = static_cast<int64_t>(p.ops.size());
+  double waits = 0, instructions = 0, fp32 = 0, total_fp32 = 0;
+  for (int64_t b = 0; b < s.grid_blocks; ++b) {
+    double w = 0, in = 0, f = 0;
+    for (int64_t t = b; t < p.tiles; t += s.grid_blocks) {
+      for (int64_t i = 0; i < nops; ++i) {
+        const int64_t* reg = p.regions.data() + (t * nops + i) * p.region_stride();
+        int64_t n = 1;
+        for (int d = 0; d < kTpMaxRank; ++d) n *= reg[kTpMaxRank + d];
+        const ElementCost& c = per_op[static_cast<size_t>(i)];
+        const double e = static_cast<double>(cdiv(n, s.threads));
+        w += e * c.waits;
+        in += e * c.instructions;
+        f += e * c.fp32;
+        total_fp32 += static_cast<double>(n) * c.fp32;
+      }
+    }
+    if (w > waits) waits = w, instructions = in, fp32 = f;
+  }
+  s.steps = std::max<int64_t>(1, static_cast<int64_t>(waits));
+  s.fma_per_step = fp32 / static_cast<double>(s.steps);
+  s.other_instructions = std::max(0.0, instructions - fp32);
+  s.flops = 2 * total_fp32;
+  // Compulsory traffic: every global tensor of the program read or written once.
+  for (const std::vector<int64_t>& shape : p.global_shapes) {
+    double n = 1;
+    for (int64_t d : shape) n *= static_cast<double>(d);
+    s.dram_bytes += kFloat * n;
+  }
+  s.l2_bytes = s.dram_bytes;
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/tensor_kernels.h"
 #include "common/gpumodel/kernel_family.h"
+#include "common/tileprog/tile_program.h"
 
 namespace dgs::validation {
 
@@ -36,5 +37,13 @@ SuiteKernel mlp_chain_kernel(int rows_per_block, int64_t rows, int layers, int64
 SuiteKernel elementwise_kernel(int64_t count, int inputs);
 // pool2d(): max or average window over NCHW.
 SuiteKernel pool2d_kernel(const gpu::Pool2dShape& s);
+// One launch of the tile-program interpreter (tile_program_kernel) running `p` on `blocks`
+// persistent blocks of kTpThreadsPerBlock (block b runs tiles b, b + blocks, ...): its main-loop
+// "steps" are the memory waits of the block's busiest thread (each op's elements over the
+// block's threads, each element one wait for its operands plus its reduction loop's waits),
+// its instructions and FP32 operations those of that thread (family suite_tile_program).
+SuiteKernel tile_program_kernel(const TileProgram& p, int blocks);
+// The registers ptxas gives tile_program_kernel (nvcc 13.0, sm_90).
+inline constexpr int kTileProgramRegisters = 104;
 
 }  // namespace dgs::validation

@@ -15,9 +15,11 @@
 #include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/stage_executor.h"
 #include "common/cuda/tensor_kernels.h"
+#include "common/cuda/tile_program_gpu.h"
 #include "common/exec/executor.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/gpumodel/kernel_family.h"
+#include "common/gpumodel/occupancy.h"
 #include "common/graph/window.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
@@ -654,10 +656,27 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
           welder::run_variants(*tg, welder::arch_from_gpu(spec, false), {v});
       return std::make_pair(tg, s.at(0));
     };
+    // The model prices what runs: each kernel of the compiled schedule one launch of the
+    // tile-program interpreter (suite family suite_tile_program) on the grid measured mode
+    // launches, one after another on one stream. Before: Welder's schedule as generated
+    // kernels (its own latency).
     c.predict_ms = [schedule](const GpuSpec& spec) {
+      const auto [tg, s] = schedule(spec);
+      const NetworkProgram np = welder::compile_schedule(*tg, s);
+      KernelLaunch probe;
+      probe.threads_per_block = gpu::kTpThreadsPerBlock;
+      probe.registers_per_thread = kTileProgramRegisters;
+      const int blocks_per_sm = std::max(1, occupancy(spec, probe).blocks_per_sm);
+      std::vector<KernelLaunch> launches;
+      for (const TileProgram& k : np.kernels)
+        launches.push_back(suite_kernel_launch(
+            spec,
+            tile_program_kernel(k, gpu::tile_program_blocks(k, spec.sm_count, blocks_per_sm))));
+      return stream_ms(spec, launches);
+    };
+    c.predict_before_ms = [schedule](const GpuSpec& spec) {
       return schedule(spec).second.metrics.latency_ms;
     };
-    c.predict_before_ms = c.predict_ms;
     c.measure_ms = [schedule, id = c.id](const MeasureOptions& o) {
       const gpu::WorkScope where("case " + id);
       const GpuSpec live = gpu::query_gpu_spec(0);

@@ -21,6 +21,7 @@
 #include "common/hw/hardware.h"
 #include "common/util/error.h"
 #include "validation/calibration.h"
+#include "validation/suite_kernels.h"
 #include "validation/validation_cases.h"
 #include "validation/validation_report.h"
 
@@ -52,13 +53,51 @@ TEST(ValidationCases, IdsAreUniqueAndFamiliesKnown) {
     }
   }
   // Every suite family but the brick kernels' has a case (the brick kernels are measured by
-  // BrickDL's measured items, whose proxies take seconds per run).
+  // BrickDL's measured items, whose proxies take seconds per run); the tile-program
+  // interpreter's kernels are priced inside the e2e_welder cases.
   for (const KernelFamily& f : suite_kernel_families()) {
-    if (f.name == "suite_brick_direct") continue;
+    if (f.name == "suite_brick_direct" || f.name == "suite_tile_program") continue;
     bool found = false;
     for (const ValidationCase& c : cases()) found = found || c.family == f.name;
     EXPECT_TRUE(found) << f.name;
   }
+}
+
+TEST(SuiteKernels, ATileProgramIsPricedByItsBusiestThreadsWaits) {
+  // One MatMul [64 x 128] . [128 x 32] in two tiles of 32 x 32 outputs (1024 elements, 4 per
+  // thread of 256). Per element: 1 wait for the operands + ceil(128 / 4) in the unrolled
+  // reduction = 33; instructions 20 + 30 x 2 dims + 2 reads x (10 + 6 x 2) + 6 x 128 = 892;
+  // FP32 operations 128.
+  TileProgram p;
+  p.name = "mm";
+  TpOp op;
+  op.kind = TpKind::MatMul;
+  op.num_inputs = 2;
+  op.rank = 2;
+  op.shape[0] = 64, op.shape[1] = 32;
+  op.in[0].rank = 2, op.in[0].shape[0] = 64, op.in[0].shape[1] = 128, op.in[0].index = 0;
+  op.in[1].rank = 2, op.in[1].shape[0] = 128, op.in[1].shape[1] = 32, op.in[1].index = 1;
+  op.out_global = 2;
+  p.ops = {op};
+  p.global_shapes = {{64, 128}, {128, 32}, {64, 32}};
+  p.tiles = 2;
+  p.regions.assign(static_cast<size_t>(2 * p.region_stride()), 0);
+  for (int t = 0; t < 2; ++t) {
+    int64_t* r = p.regions.data() + t * p.region_stride();
+    for (int d = 0; d < kTpMaxRank; ++d) r[kTpMaxRank + d] = 1;
+    r[0] = 32 * t;
+    r[kTpMaxRank] = 32, r[kTpMaxRank + 1] = 32;
+  }
+  const SuiteKernel two = tile_program_kernel(p, 2);
+  EXPECT_EQ(two.family, "suite_tile_program");
+  EXPECT_EQ(two.grid_blocks, 2);
+  EXPECT_EQ(two.steps, 4 * 33);
+  EXPECT_DOUBLE_EQ(two.fma_per_step * static_cast<double>(two.steps), 4 * 128);
+  EXPECT_DOUBLE_EQ(two.other_instructions, 4 * 892 - 4 * 128);
+  EXPECT_DOUBLE_EQ(two.flops, 2.0 * 64 * 32 * 128);
+  EXPECT_DOUBLE_EQ(two.dram_bytes, 4.0 * (64 * 128 + 128 * 32 + 64 * 32));
+  // One block runs both tiles: twice the waits of its thread.
+  EXPECT_EQ(tile_program_kernel(p, 1).steps, 8 * 33);
 }
 
 TEST(ValidationCases, EveryInstantiatedTileIsRun) {
