@@ -2,8 +2,10 @@
 #include "validation/suite_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/cuda/tile_program_gpu.h"
 #include "common/util/error.h"
@@ -306,6 +308,81 @@ SuiteKernel tile_program_kernel(const TileProgram& p, int blocks) {
     for (int64_t d : shape) n *= static_cast<double>(d);
     s.dram_bytes += kFloat * n;
   }
+  s.l2_bytes = s.dram_bytes;
+  return s;
+}
+
+SuiteKernel brick_chain_kernel(const std::vector<gpu::BrickConvLayer>& layers,
+                               const std::array<int64_t, 3>& dims, int64_t edge, int blocks,
+                               bool memoized) {
+  if (layers.empty() || edge < 1) throw Error("brick chain kernel: no layers or no brick edge");
+  SuiteKernel s;
+  s.family = "suite_brick_direct";
+  s.name = std::string(memoized ? "memoized" : "padded") + " brick chain of " +
+           std::to_string(layers.size()) + " layers, edge " + std::to_string(edge);
+  s.threads = 256;
+  s.registers = memoized ? kMemoizedBrickRegisters : kPaddedBrickRegisters;
+  s.grid_blocks = std::max(1, blocks);
+  // Spatial extents of every tensor of the chain (brick_chain_dims' rule, which the build without
+  // CUDA does not have).
+  std::vector<std::array<int64_t, 3>> d = {dims};
+  for (const gpu::BrickConvLayer& L : layers) {
+    std::array<int64_t, 3> o{};
+    for (size_t i = 0; i < 3; ++i)
+      o[i] = (d.back()[i] + 2 * L.pad - L.dilation * (L.kernel - 1) - 1) / L.stride + 1;
+    if (o[0] < 1 || o[1] < 1 || o[2] < 1)
+      throw Error("brick chain kernel: a layer's output is empty");
+    d.push_back(o);
+  }
+  auto bricks = [&](const std::array<int64_t, 3>& x) {
+    return cdiv(x[0], edge) * cdiv(x[1], edge) * cdiv(x[2], edge);
+  };
+  const double roots = static_cast<double>(bricks(d.back()));
+  // Multiply-adds and outputs one block computes (padded: its share of the root bricks, each
+  // with its recomputed regions; memoized: its share of all bricks).
+  double macs = 0, outputs = 0, total_macs = 0;
+  if (memoized) {
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const gpu::BrickConvLayer& L = layers[l];
+      const double out = static_cast<double>(bricks(d[l + 1]) * edge * edge * edge) *
+                         static_cast<double>(L.out_channels);
+      outputs += out;
+      total_macs += out * static_cast<double>(L.in_channels * L.kernel * L.kernel * L.kernel);
+    }
+    macs = total_macs / static_cast<double>(s.grid_blocks);
+    outputs /= static_cast<double>(s.grid_blocks);
+  } else {
+    const double per_block = std::ceil(roots / static_cast<double>(s.grid_blocks));
+    int64_t e = edge;
+    for (size_t l = layers.size(); l-- > 0;) {
+      const gpu::BrickConvLayer& L = layers[l];
+      const double out = static_cast<double>(e * e * e) * static_cast<double>(L.out_channels);
+      const double m = out * static_cast<double>(L.in_channels * L.kernel * L.kernel * L.kernel);
+      macs += per_block * m;
+      outputs += per_block * out;
+      total_macs += roots * m;
+      e = L.stride * (e - 1) + L.dilation * (L.kernel - 1) + 1;
+    }
+  }
+  const double threads = static_cast<double>(s.threads);
+  s.steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(macs / threads)));
+  s.fma_per_step = 1;
+  s.loads_a_per_step = 1;
+  s.loads_b_per_step = 1;
+  s.outputs_per_thread = std::ceil(outputs / threads);
+  s.flops = 2 * total_macs;
+  // Compulsory traffic: the input, the weights and the output once; memoized intermediates
+  // written and read once.
+  double bytes = static_cast<double>(layers.front().in_channels * d[0][0] * d[0][1] * d[0][2]);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const gpu::BrickConvLayer& L = layers[l];
+    bytes += static_cast<double>(L.out_channels * L.in_channels * L.kernel * L.kernel * L.kernel +
+                                 L.out_channels);
+    const double out =
+        static_cast<double>(L.out_channels * d[l + 1][0] * d[l + 1][1] * d[l + 1][2]);
+    bytes += (l + 1 < layers.size() && memoized) ? 2 * out : (l + 1 == layers.size() ? out : 0);
+  }
+  s.dram_bytes = kFloat * bytes;
   s.l2_bytes = s.dram_bytes;
   return s;
 }

@@ -52,11 +52,10 @@ TEST(ValidationCases, IdsAreUniqueAndFamiliesKnown) {
       EXPECT_NO_THROW(suite_kernel_family(c.family)) << c.id;
     }
   }
-  // Every suite family but the brick kernels' has a case (the brick kernels are measured by
-  // BrickDL's measured items, whose proxies take seconds per run); the tile-program
-  // interpreter's kernels are priced inside the e2e_welder cases.
+  // Every suite family has a case (the tile-program interpreter's kernels are priced inside the
+  // e2e_welder cases).
   for (const KernelFamily& f : suite_kernel_families()) {
-    if (f.name == "suite_brick_direct" || f.name == "suite_tile_program") continue;
+    if (f.name == "suite_tile_program") continue;
     bool found = false;
     for (const ValidationCase& c : cases()) found = found || c.family == f.name;
     EXPECT_TRUE(found) << f.name;
@@ -98,6 +97,31 @@ TEST(SuiteKernels, ATileProgramIsPricedByItsBusiestThreadsWaits) {
   EXPECT_DOUBLE_EQ(two.dram_bytes, 4.0 * (64 * 128 + 128 * 32 + 64 * 32));
   // One block runs both tiles: twice the waits of its thread.
   EXPECT_EQ(tile_program_kernel(p, 1).steps, 8 * 33);
+}
+
+TEST(SuiteKernels, BrickChainsRecomputeHalosWhenPaddedAndComputeEachBrickOnceWhenMemoized) {
+  // Conv 2 -> 4 then 4 -> 4, 3x3x3, on 10^3 (8^3, then 6^3), bricks of 4: 8 output bricks,
+  // 2 blocks of 256 threads, each 4 root bricks.
+  std::vector<gpu::BrickConvLayer> layers(2);
+  layers[0].in_channels = 2, layers[0].out_channels = 4;
+  layers[1].in_channels = 4, layers[1].out_channels = 4;
+  const std::array<int64_t, 3> dims = {10, 10, 10};
+  // Padded, per root brick: layer 2 computes 4^3 x 4 outputs of 4 x 27 multiply-adds (27648);
+  // layer 1 its region of (4 - 1) + 2 + 1 = 6 per side: 6^3 x 4 outputs of 2 x 27 (46656).
+  const SuiteKernel padded = brick_chain_kernel(layers, dims, 4, 2, false);
+  EXPECT_EQ(padded.family, "suite_brick_direct");
+  EXPECT_EQ(padded.registers, kPaddedBrickRegisters);
+  EXPECT_EQ(padded.steps, (4 * (27648 + 46656) + 255) / 256);
+  EXPECT_DOUBLE_EQ(padded.outputs_per_thread, std::ceil(4.0 * (256 + 864) / 256));
+  EXPECT_DOUBLE_EQ(padded.flops, 2.0 * 8 * (27648 + 46656));
+  EXPECT_DOUBLE_EQ(padded.dram_bytes, 4.0 * (2000 + 220 + 436 + 864));
+  // Memoized: layer 1's 8 bricks (2048 outputs x 54) and layer 2's 8 (2048 x 108) once, half
+  // per block; layer 1's output written and read once.
+  const SuiteKernel memo = brick_chain_kernel(layers, dims, 4, 2, true);
+  EXPECT_EQ(memo.registers, kMemoizedBrickRegisters);
+  EXPECT_EQ(memo.steps, (2048 * 54 + 2048 * 108) / 2 / 256);
+  EXPECT_DOUBLE_EQ(memo.flops, 2.0 * (2048 * 54 + 2048 * 108));
+  EXPECT_DOUBLE_EQ(memo.dram_bytes, 4.0 * (2000 + 220 + 436 + 2 * 2048 + 864));
 }
 
 TEST(ValidationCases, EveryInstantiatedTileIsRun) {
