@@ -2,8 +2,12 @@
 #include "validation/suite_kernels.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "common/cuda/tile_program_gpu.h"
 #include "common/util/error.h"
 
 namespace dgs::validation {
@@ -193,6 +197,193 @@ SuiteKernel pool2d_kernel(const gpu::Pool2dShape& p) {
   s.steps = p.kh * p.kw;
   s.loads_a_per_step = 1;
   s.outputs_per_thread = 1;
+  return s;
+}
+
+namespace {
+
+// What one computed element of op `op` costs the thread that computes it: memory waits,
+// instructions and FP32 operations (counts of kTileProgramSource, kernel_family.cpp).
+struct ElementCost {
+  double waits = 0, instructions = 0, fp32 = 0;
+};
+
+ElementCost element_cost(const TpOp& op) {
+  constexpr double kDispatch = 20, kPerDim = 30, kPerRead = 10, kPerReadDim = 6;
+  ElementCost c;
+  c.waits = 1;
+  c.instructions = kDispatch + kPerDim * op.rank;
+  c.fp32 = 1;
+  for (int i = 0; i < op.num_inputs; ++i) c.instructions += kPerRead + kPerReadDim * op.in[i].rank;
+  const TpOperand& x = op.in[0];
+  auto reduced = [&]() {
+    double n = 1;
+    for (int d = 0; d < x.rank; ++d)
+      if (op.ia[d]) n *= static_cast<double>(x.shape[d]);
+    return n;
+  };
+  switch (op.kind) {
+    case TpKind::MatMul:
+    case TpKind::Gemm: {
+      const bool ta = op.kind == TpKind::Gemm && op.ia[0] != 0;
+      const double k = static_cast<double>(op.kind == TpKind::Gemm ? (ta ? x.shape[0] : x.shape[1])
+                                                                   : x.shape[x.rank - 1]);
+      c.waits += std::ceil(k / 4);
+      c.instructions += 6 * k;
+      c.fp32 = k;
+      break;
+    }
+    case TpKind::Conv: {
+      const TpOperand& w = op.in[1];
+      const double macs = static_cast<double>(w.shape[1] * w.shape[2] * w.shape[3]);
+      c.waits += std::ceil(macs / 4);
+      c.instructions += 10 * macs;
+      c.fp32 = macs;
+      break;
+    }
+    case TpKind::ReduceMean:
+    case TpKind::GlobalAveragePool: {
+      double n = 1;
+      if (op.kind == TpKind::ReduceMean) {
+        n = reduced();
+      } else {
+        for (int d = 2; d < x.rank; ++d) n *= static_cast<double>(x.shape[d]);
+      }
+      c.waits += std::ceil(n / 4);
+      c.instructions += 4 * n;
+      c.fp32 = n;
+      break;
+    }
+    case TpKind::Softmax: {
+      const double n = static_cast<double>(x.shape[op.ia[0]]);
+      c.waits += std::ceil(n / 4) + n;
+      c.instructions += 8 * n + 29 * n;
+      c.fp32 = 2 * n;
+      break;
+    }
+    default:
+      break;
+  }
+  return c;
+}
+
+}  // namespace
+
+SuiteKernel tile_program_kernel(const TileProgram& p, int blocks) {
+  SuiteKernel s;
+  s.family = "suite_tile_program";
+  s.name = "tile program " + p.name;
+  s.threads = gpu::kTpThreadsPerBlock;
+  s.registers = kTileProgramRegisters;
+  s.grid_blocks = std::max(1, blocks);
+  std::vector<ElementCost> per_op;
+  for (const TpOp& op : p.ops) per_op.push_back(element_cost(op));
+  // The busiest block's busiest thread: its waits, instructions and FP32 operations.
+  const int64_t nops = static_cast<int64_t>(p.ops.size());
+  double waits = 0, instructions = 0, fp32 = 0, total_fp32 = 0;
+  for (int64_t b = 0; b < s.grid_blocks; ++b) {
+    double w = 0, in = 0, f = 0;
+    for (int64_t t = b; t < p.tiles; t += s.grid_blocks) {
+      for (int64_t i = 0; i < nops; ++i) {
+        const int64_t* reg = p.regions.data() + (t * nops + i) * p.region_stride();
+        int64_t n = 1;
+        for (int d = 0; d < kTpMaxRank; ++d) n *= reg[kTpMaxRank + d];
+        const ElementCost& c = per_op[static_cast<size_t>(i)];
+        const double e = static_cast<double>(cdiv(n, s.threads));
+        w += e * c.waits;
+        in += e * c.instructions;
+        f += e * c.fp32;
+        total_fp32 += static_cast<double>(n) * c.fp32;
+      }
+    }
+    if (w > waits) waits = w, instructions = in, fp32 = f;
+  }
+  s.steps = std::max<int64_t>(1, static_cast<int64_t>(waits));
+  s.fma_per_step = fp32 / static_cast<double>(s.steps);
+  s.other_instructions = std::max(0.0, instructions - fp32);
+  s.flops = 2 * total_fp32;
+  // Compulsory traffic: every global tensor of the program read or written once.
+  for (const std::vector<int64_t>& shape : p.global_shapes) {
+    double n = 1;
+    for (int64_t d : shape) n *= static_cast<double>(d);
+    s.dram_bytes += kFloat * n;
+  }
+  s.l2_bytes = s.dram_bytes;
+  return s;
+}
+
+SuiteKernel brick_chain_kernel(const std::vector<gpu::BrickConvLayer>& layers,
+                               const std::array<int64_t, 3>& dims, int64_t edge, int blocks,
+                               bool memoized) {
+  if (layers.empty() || edge < 1) throw Error("brick chain kernel: no layers or no brick edge");
+  SuiteKernel s;
+  s.family = "suite_brick_direct";
+  s.name = std::string(memoized ? "memoized" : "padded") + " brick chain of " +
+           std::to_string(layers.size()) + " layers, edge " + std::to_string(edge);
+  s.threads = 256;
+  s.registers = memoized ? kMemoizedBrickRegisters : kPaddedBrickRegisters;
+  s.grid_blocks = std::max(1, blocks);
+  // Spatial extents of every tensor of the chain (brick_chain_dims' rule, which the build without
+  // CUDA does not have).
+  std::vector<std::array<int64_t, 3>> d = {dims};
+  for (const gpu::BrickConvLayer& L : layers) {
+    std::array<int64_t, 3> o{};
+    for (size_t i = 0; i < 3; ++i)
+      o[i] = (d.back()[i] + 2 * L.pad - L.dilation * (L.kernel - 1) - 1) / L.stride + 1;
+    if (o[0] < 1 || o[1] < 1 || o[2] < 1)
+      throw Error("brick chain kernel: a layer's output is empty");
+    d.push_back(o);
+  }
+  auto bricks = [&](const std::array<int64_t, 3>& x) {
+    return cdiv(x[0], edge) * cdiv(x[1], edge) * cdiv(x[2], edge);
+  };
+  const double roots = static_cast<double>(bricks(d.back()));
+  // Multiply-adds and outputs one block computes (padded: its share of the root bricks, each
+  // with its recomputed regions; memoized: its share of all bricks).
+  double macs = 0, outputs = 0, total_macs = 0;
+  if (memoized) {
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const gpu::BrickConvLayer& L = layers[l];
+      const double out = static_cast<double>(bricks(d[l + 1]) * edge * edge * edge) *
+                         static_cast<double>(L.out_channels);
+      outputs += out;
+      total_macs += out * static_cast<double>(L.in_channels * L.kernel * L.kernel * L.kernel);
+    }
+    macs = total_macs / static_cast<double>(s.grid_blocks);
+    outputs /= static_cast<double>(s.grid_blocks);
+  } else {
+    const double per_block = std::ceil(roots / static_cast<double>(s.grid_blocks));
+    int64_t e = edge;
+    for (size_t l = layers.size(); l-- > 0;) {
+      const gpu::BrickConvLayer& L = layers[l];
+      const double out = static_cast<double>(e * e * e) * static_cast<double>(L.out_channels);
+      const double m = out * static_cast<double>(L.in_channels * L.kernel * L.kernel * L.kernel);
+      macs += per_block * m;
+      outputs += per_block * out;
+      total_macs += roots * m;
+      e = L.stride * (e - 1) + L.dilation * (L.kernel - 1) + 1;
+    }
+  }
+  const double threads = static_cast<double>(s.threads);
+  s.steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(macs / threads)));
+  s.fma_per_step = 1;
+  s.loads_a_per_step = 1;
+  s.loads_b_per_step = 1;
+  s.outputs_per_thread = std::ceil(outputs / threads);
+  s.flops = 2 * total_macs;
+  // Compulsory traffic: the input, the weights and the output once; memoized intermediates
+  // written and read once.
+  double bytes = static_cast<double>(layers.front().in_channels * d[0][0] * d[0][1] * d[0][2]);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const gpu::BrickConvLayer& L = layers[l];
+    bytes += static_cast<double>(L.out_channels * L.in_channels * L.kernel * L.kernel * L.kernel +
+                                 L.out_channels);
+    const double out =
+        static_cast<double>(L.out_channels * d[l + 1][0] * d[l + 1][1] * d[l + 1][2]);
+    bytes += (l + 1 < layers.size() && memoized) ? 2 * out : (l + 1 == layers.size() ? out : 0);
+  }
+  s.dram_bytes = kFloat * bytes;
+  s.l2_bytes = s.dram_bytes;
   return s;
 }
 

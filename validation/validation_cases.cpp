@@ -3,11 +3,13 @@
 // "no CUDA support" error (gpu_validate refuses before, exit 4).
 #include "validation/validation_cases.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 
+#include "common/cuda/brick_kernels.h"
 #include "common/cuda/device_fault.h"
 #include "common/cuda/device_network.h"
 #include "common/cuda/gemm_chain_kernels.h"
@@ -15,9 +17,11 @@
 #include "common/cuda/gemm_softmax_kernels.h"
 #include "common/cuda/stage_executor.h"
 #include "common/cuda/tensor_kernels.h"
+#include "common/cuda/tile_program_gpu.h"
 #include "common/exec/executor.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/gpumodel/kernel_family.h"
+#include "common/gpumodel/occupancy.h"
 #include "common/graph/window.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
@@ -384,6 +388,55 @@ void add_conv_and_memory_cases(std::vector<ValidationCase>& out) {
       }));
 }
 
+// --- BrickDL's brick kernels: a chain of 3x3x3 Conv + bias + ReLU in bricks
+// ------------------------ Three layers of 16 channels on 48^3 (no padding: 46^3, 44^3, 42^3),
+// bricks of edge 8, on the default persistent grid (4 blocks per SM): padded and memoized; small
+// enough to take milliseconds (BrickDL's measured items run the paper's proxies).
+void add_brick_cases(std::vector<ValidationCase>& out) {
+  constexpr int64_t kChannels = 16, kEdge = 8, kLayers = 3, kKernel = 3;
+  const std::array<int64_t, 3> dims = {48, 48, 48};
+  std::vector<gpu::BrickConvLayer> layers(kLayers);
+  for (gpu::BrickConvLayer& L : layers) {
+    L.in_channels = L.out_channels = kChannels;
+    L.kernel = kKernel;
+  }
+  for (bool memoized : {false, true}) {
+    const std::string variant = memoized ? "memoized" : "padded";
+    ValidationCase c;
+    c.id = "brick." + variant + ".3x16ch.48cube.e8";
+    c.family = "suite_brick_direct";
+    c.shape = "BrickDL " + variant + " bricks: 3 layers of 3x3x3 Conv+bias+ReLU, 16 channels, " +
+              "48^3 input, edge 8, 4 blocks per SM";
+    auto kernel = [layers, dims, memoized](const GpuSpec& spec) {
+      return brick_chain_kernel(layers, dims, kEdge, 4 * spec.sm_count, memoized);
+    };
+    c.predict_ms = [kernel](const GpuSpec& spec) {
+      return kernel_ms(spec, suite_kernel_launch(spec, kernel(spec)));
+    };
+    c.predict_before_ms = [kernel](const GpuSpec& spec) {
+      return kernel_ms(spec, library_class_launch(kernel(spec)));
+    };
+    c.measure_ms = [layers, dims, memoized, id = c.id](const MeasureOptions& o) {
+      const gpu::WorkScope where("case " + id);
+      Device d;
+      std::vector<gpu::DeviceBuffer> weights;
+      std::vector<gpu::BrickConvLayer> ls = layers;
+      for (gpu::BrickConvLayer& L : ls) {
+        weights.push_back(d.filled(L.out_channels * L.in_channels * kKernel * kKernel * kKernel));
+        L.weight = weights.back().floats();
+        weights.push_back(d.filled(L.out_channels));
+        L.bias = weights.back().floats();
+      }
+      gpu::BrickChainRunner runner(ls, dims, kEdge);
+      gpu::fill(d.launcher, runner.bricked_input(), gpu::bricked_floats(kChannels, dims, kEdge),
+                kFillValue);
+      return d.time(
+          [&] { memoized ? runner.run_memoized(d.launcher) : runner.run_padded(d.launcher); }, o);
+    };
+    out.push_back(std::move(c));
+  }
+}
+
 // --- cuDNN convolutions of ResNet-50 and Inception V3 -------------------------------------------
 // A graph of one convolution (with its bias, and its ReLU where the network has one) cut out of
 // a network: input, weight and bias as the network's.
@@ -654,10 +707,27 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
           welder::run_variants(*tg, welder::arch_from_gpu(spec, false), {v});
       return std::make_pair(tg, s.at(0));
     };
+    // The model prices what runs: each kernel of the compiled schedule one launch of the
+    // tile-program interpreter (suite family suite_tile_program) on the grid measured mode
+    // launches, one after another on one stream. Before: Welder's schedule as generated
+    // kernels (its own latency).
     c.predict_ms = [schedule](const GpuSpec& spec) {
+      const auto [tg, s] = schedule(spec);
+      const NetworkProgram np = welder::compile_schedule(*tg, s);
+      KernelLaunch probe;
+      probe.threads_per_block = gpu::kTpThreadsPerBlock;
+      probe.registers_per_thread = kTileProgramRegisters;
+      const int blocks_per_sm = std::max(1, occupancy(spec, probe).blocks_per_sm);
+      std::vector<KernelLaunch> launches;
+      for (const TileProgram& k : np.kernels)
+        launches.push_back(suite_kernel_launch(
+            spec,
+            tile_program_kernel(k, gpu::tile_program_blocks(k, spec.sm_count, blocks_per_sm))));
+      return stream_ms(spec, launches);
+    };
+    c.predict_before_ms = [schedule](const GpuSpec& spec) {
       return schedule(spec).second.metrics.latency_ms;
     };
-    c.predict_before_ms = c.predict_ms;
     c.measure_ms = [schedule, id = c.id](const MeasureOptions& o) {
       const gpu::WorkScope where("case " + id);
       const GpuSpec live = gpu::query_gpu_spec(0);
@@ -684,6 +754,7 @@ std::vector<ValidationCase> validation_cases(bool full) {
   add_fused_cases(out);
   add_mlp_cases(out);
   add_conv_and_memory_cases(out);
+  add_brick_cases(out);
   add_cudnn_cases(out, full);
   add_multistream_cases(out);
   add_ios_cases(out);

@@ -22,8 +22,9 @@
 //                   executor
 //   e2e_graphturbo  GraphTurbo Table 5's ResNet18-Tailor at batch 64, cuDNN per layer
 //   e2e_welder      Welder Fig. 13's ViT-S/32 at batch 8, Welder-none and Welder, each kernel one
-//                   launch of the tile-program interpreter (the model prices Welder's kernels as
-//                   generated code: the interpreter is not modelled, see the notes)
+//                   launch of the tile-program interpreter; priced as what runs (each kernel a
+//                   suite_tile_program launch, suite_kernels.h: tile_program_kernel); the model
+//                   before: Welder's own latency of the schedule as generated kernels
 // Layer normalization has no kernel in the suite (the stage executor refuses it; cuDNN has none),
 // so the suite has no layer-norm case.
 #include <cstdint>

@@ -27,6 +27,9 @@ constexpr SuiteDefault kSuiteDefaults[] = {
     {kMemoryLatencyUs, 0.45,
      "assumption: a loaded global-memory round trip of ~450 ns (the latency the configs' "
      "dram_saturation_warps_per_sm assumes); a config may state the value measured"},
+    {kL2LatencyUs, 0.15,
+     "assumption: an L2 hit returns in ~300 clocks (~0.15 us at ~2 GHz), about a third of the "
+     "loaded DRAM round trip; a config may state the value measured"},
     {kLibraryCallUs, 0.0,
      "assumption: a cuDNN-class convolution call costs no more than its kernel launch "
      "(kernel_launch_us); a config may state the fixed cost measured on its GPU"},
@@ -36,6 +39,10 @@ constexpr SuiteDefault kSuiteDefaults[] = {
      "assumption: the library runs 3x3 stride-1 convolutions as implicit GEMM (all "
      "multiply-adds); a config may state that its library runs Winograd F(2x2,3x3) (16/36 of "
      "them) where the measurements show it"},
+    {kLibraryAlgorithmSearch, 0.0,
+     "assumption: a convolution call runs the implicit GEMM at the largest tile whose grid has a "
+     "block per SM (the tile rule of kernel_rules.h); a config may state 1: the library's "
+     "algorithm search, the fastest of its candidate kernels as the model prices them"},
 };
 }  // namespace
 
@@ -86,6 +93,17 @@ constexpr std::string_view kMemorySource =
     "the kernel's loop loads one 4-byte element per lane and uses it before the next load (a "
     "warp has one coalesced 128-byte line in flight)";
 
+constexpr std::string_view kTileProgramSource =
+    "PTX of tile_program_kernel (nvcc 13.0, sm_90, -O3; 104 registers, 512-byte stack frame): "
+    "the reduction loops of MatMul/Gemm are unrolled 4 times (8 ld.global, 4 fma, 12 address "
+    "and loop instructions per 4 multiply-adds: 6 per multiply-add, one wait per 4), the "
+    "ReduceMean/GlobalAveragePool and Softmax-max loops likewise (one wait per 4 elements, 4 "
+    "and 8 instructions per element), the Softmax-sum loop is not (one wait and 29 instructions "
+    "per element: ex2 and a double add); per computed element ~20 instructions of dispatch and "
+    "store plus 30 per output dimension (64-bit division and remainder of the flat index by "
+    "the region, a 32-bit fast path) and 10 + 6 per dimension per operand read (strides read "
+    "from the op's descriptor), one wait for the element's operands; suite_kernels.h "
+    "(tile_program_kernel) sums them over the program's tiles";
 constexpr std::string_view kPoolSource =
     "pool2d_kernel's loop over the window (run-time extents, not unrolled: nvcc 13.0 issues "
     "each element's ld.global after the previous element's max/sum, so every window element "
@@ -152,6 +170,14 @@ const std::vector<KernelFamily> kFamilies = {
      .bytes_in_flight_per_warp = 128,
      .klass = KernelClass::Memory,
      .source = kPoolSource},
+    {.name = "suite_tile_program",
+     .kernel = "tile_program_kernel (common/cuda/tile_program.cu): the tile-program interpreter, "
+               "every element of every op of a tile computed by index arithmetic from global "
+               "memory or the block's scratch (common/tileprog/tile_program_interpreter.h)",
+     .step_waits_for_memory = true,
+     .waits_hit_l2 = true,
+     .klass = KernelClass::Fused,
+     .source = kTileProgramSource},
     {.name = "suite_brick_direct",
      .kernel = "padded_chain_kernel, memoized_chain_kernel (common/cuda/brick_kernels.cu): direct "
                "3-D convolution, one output element per thread, operands from global memory",
@@ -199,7 +225,8 @@ SuiteKernelRates suite_kernel_rates(const GpuSpec& spec, const SuiteKernel& k) {
   r.instructions_per_thread =
       steps * per_step + k.outputs_per_thread * f.instructions_per_output + k.other_instructions;
   const double issue = gpu_efficiency::suite_model_value(spec, gpu_efficiency::kSuiteIssuePerClock);
-  const double latency = gpu_efficiency::suite_model_value(spec, gpu_efficiency::kMemoryLatencyUs);
+  const double latency = gpu_efficiency::suite_model_value(
+      spec, f.waits_hit_l2 ? gpu_efficiency::kL2LatencyUs : gpu_efficiency::kMemoryLatencyUs);
   if (r.instructions_per_thread > 0 && r.fma_per_thread > 0)
     r.issue_efficiency = r.fma_per_thread / r.instructions_per_thread * issue /
                          fma_warp_instructions_per_clock(spec);

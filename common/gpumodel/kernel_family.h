@@ -47,6 +47,9 @@ namespace gpu_efficiency {
 inline constexpr std::string_view kSuiteIssuePerClock = "suite_issue_per_clock";
 // A global-memory round trip under load, as a waiting loop step exposes it (microseconds).
 inline constexpr std::string_view kMemoryLatencyUs = "memory_latency_us";
+// A round trip that hits L2, as the waits of the tile-program interpreter expose it (its
+// operands, a network's weights and activations, stay in L2; microseconds).
+inline constexpr std::string_view kL2LatencyUs = "l2_latency_us";
 // Library-call terms of cuDNN-class convolutions (kernels_for_op, kernel_rules.h): the fixed time
 // of one convolution call beyond its GEMM kernel (us), the same for the fused
 // Conv+bias+activation call, and the fraction of a 3x3 stride-1 convolution's multiply-adds the
@@ -55,6 +58,10 @@ inline constexpr std::string_view kMemoryLatencyUs = "memory_latency_us";
 inline constexpr std::string_view kLibraryCallUs = "library_call_us";
 inline constexpr std::string_view kLibraryFusedCallUs = "library_fused_call_us";
 inline constexpr std::string_view kWinogradFlopFraction = "winograd_flop_fraction";
+// 1: a convolution call runs the fastest of its candidate kernels as the model prices them (the
+// library's algorithm search; library_conv_call, model_internal.h); 0 (default): the tile rule
+// of the implicit GEMM (gemm_kernel) and no Winograd.
+inline constexpr std::string_view kLibraryAlgorithmSearch = "library_algorithm_search";
 // The keys of the suite-kernel model and of the library-call terms (not required in a config:
 // each has a default, below).
 std::vector<std::string_view> suite_model_keys();
@@ -74,6 +81,9 @@ struct KernelFamily {
   double instructions_per_step = 0;    // barriers and loop control
   double instructions_per_output = 0;  // epilogue, per output element the thread writes
   bool step_waits_for_memory = false;  // no prefetch: every step waits one round trip
+  // The round trip a waiting step costs: memory_latency_us, or l2_latency_us for a family whose
+  // operands hit L2.
+  bool waits_hit_l2 = false;
   // Memory-bound families: bytes one warp keeps in flight (0: not memory-bound).
   double bytes_in_flight_per_warp = 0;
   // Class of the KernelLaunch (reports; the memory-bound efficiency for memory families).

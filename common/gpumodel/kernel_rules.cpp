@@ -2,7 +2,9 @@
 #include "common/gpumodel/kernel_rules.h"
 
 #include <algorithm>
+#include <iterator>
 
+#include "common/gpumodel/block_simulation.h"
 #include "common/gpumodel/kernel_family.h"
 #include "common/gpumodel/model_internal.h"
 #include "common/graph/op_cost.h"
@@ -44,7 +46,8 @@ MathUnit math_for(DType dt, const GpuSpec& spec, const KernelOptions& opts, bool
 
 // An implicit-GEMM kernel (the 128x64 rule) for `batch` independent GEMMs of M x N x K.
 KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t K,
-                         double flops, double dram_bytes, DType dt, MathUnit math, int sm_count) {
+                         double flops, double dram_bytes, DType dt, MathUnit math, int sm_count,
+                         int tile) {
   KernelLaunch k;
   M = std::max<int64_t>(M, 1);
   N = std::max<int64_t>(N, 1);
@@ -52,7 +55,9 @@ KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int6
   for (const auto& [tm, tn] : kGemmTiles) {
     tile_m = tm;
     tile_n = tn;
-    if (batch * ceil_div(M, tile_m) * ceil_div(N, tile_n) >= sm_count) break;
+    if (tile < 0 && batch * ceil_div(M, tile_m) * ceil_div(N, tile_n) >= sm_count) break;
+    if (tile == 0) break;
+    --tile;
   }
   const int64_t tiles_m = ceil_div(M, tile_m);
   const int64_t tiles_n = ceil_div(N, tile_n);
@@ -74,32 +79,60 @@ KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int6
   return k;
 }
 
-std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, KernelLaunch k,
-                                            bool winograd_shape, bool fused_epilogue) {
+std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm& c,
+                                            const WinogradConv* winograd, bool fused_epilogue) {
+  KernelLaunch k = gemm_kernel(c.name, c.batch, c.M, c.N, c.K, c.flops, c.dram_bytes, c.dt, c.math,
+                               spec.sm_count);
   const double fraction =
       gpu_efficiency::suite_model_value(spec, gpu_efficiency::kWinogradFlopFraction);
-  // Winograd's transforms cost a fixed time that only a grid filling the GPU repays: the
-  // library takes it where its implicit GEMM runs the largest tile (gemm_kernel's rule).
-  if (winograd_shape && k.math == MathUnit::Fp32 && fraction > 0 && fraction < 1 &&
-      k.tile.m == kGemmTiles[0].first && k.tile.n == kGemmTiles[0].second &&
-      k.grid_blocks >= spec.sm_count) {
-    k.flops *= fraction;
-    k.name += "+winograd";
+  // Winograd's transforms cost a fixed time that only a grid filling the GPU repays: the library
+  // takes it where the implicit GEMM runs the largest tile (gemm_kernel's rule) and fills it.
+  const bool winograd_too = winograd != nullptr && c.math == MathUnit::Fp32 && fraction > 0 &&
+                            fraction < 1 && k.tile.m == kGemmTiles[0].first &&
+                            k.tile.n == kGemmTiles[0].second && k.grid_blocks >= spec.sm_count;
+  if (gpu_efficiency::suite_model_value(spec, gpu_efficiency::kLibraryAlgorithmSearch) <= 0) {
+    if (winograd_too) {
+      k.flops *= fraction;
+      k.name += "+winograd";
+    }
+  } else {
+    // A candidate as it runs: a block computes its whole tile, so the multiply-adds of the
+    // padded rows and columns of the edge tiles are issued too (FLOPs >= grid x tile x K x 2).
+    double best = -1;
+    auto consider = [&](KernelLaunch cand, int64_t gemm_k) {
+      cand.flops = std::max(cand.flops, 2.0 * static_cast<double>(cand.grid_blocks) *
+                                            static_cast<double>(cand.tile.m * cand.tile.n) *
+                                            static_cast<double>(gemm_k));
+      const double us = estimate_kernel(spec, cand).latency_us;
+      if (best < 0 || us < best) best = us, k = std::move(cand);
+    };
+    constexpr int kTiles = static_cast<int>(std::size(kGemmTiles));
+    for (int t = 0; t < kTiles; ++t)
+      consider(gemm_kernel(c.name, c.batch, c.M, c.N, c.K, c.flops, c.dram_bytes, c.dt, c.math,
+                           spec.sm_count, t),
+               c.K);
+    // Winograd F(2x2,3x3), its transforms inside the kernel: per element of the 4x4
+    // transformed tile one GEMM of tiles x C_out x C_in.
+    constexpr int64_t kTransformedValues = 16;
+    for (int t = 0; winograd_too && t < kTiles; ++t)
+      consider(gemm_kernel(c.name + ":winograd", kTransformedValues, winograd->tiles,
+                           winograd->cout, winograd->cin, c.flops * fraction, c.dram_bytes, c.dt,
+                           c.math, spec.sm_count, t),
+               winograd->cin);
   }
   const double call_us = gpu_efficiency::suite_model_value(
       spec, fused_epilogue ? gpu_efficiency::kLibraryFusedCallUs : gpu_efficiency::kLibraryCallUs);
   std::vector<KernelLaunch> out;
   if (call_us > 0) {
-    KernelLaunch c;
-    c.name = k.name + ":library_call";
-    c.grid_blocks = 1;
-    c.threads_per_block = spec.warp_size > 0 ? spec.warp_size : 32;
-    c.registers_per_thread = kSimpleRegisters;
-    c.math = k.math;
-    c.klass = KernelClass::Memory;
-    c.block_floor_us = call_us;
-    c.ops = k.ops;
-    out.push_back(std::move(c));
+    KernelLaunch s;
+    s.name = k.name + ":library_call";
+    s.grid_blocks = 1;
+    s.threads_per_block = spec.warp_size > 0 ? spec.warp_size : 32;
+    s.registers_per_thread = kSimpleRegisters;
+    s.math = c.math;
+    s.klass = KernelClass::Memory;
+    s.block_floor_us = call_us;
+    out.push_back(std::move(s));
   }
   out.push_back(std::move(k));
   return out;
@@ -168,13 +201,18 @@ KernelLaunch simple_kernel(const std::string& name, KernelRule rule, int64_t thr
   return k;
 }
 
-// A 3x3, stride-1, dilation-1, group-1 2-D convolution (the shapes Winograd F(2x2,3x3) covers).
-bool winograd_shape(const Graph& g, int op, const ConvDims& d) {
+// A 3x3, stride-1, dilation-1, group-1 2-D convolution (the shapes Winograd F(2x2,3x3)
+// covers) as its GEMM stage sees it; false otherwise.
+bool winograd_conv(const Graph& g, int op, const ConvDims& d, WinogradConv* w) {
   if (d.group != 1) return false;
-  const Window w = resolve_window(g, op);
-  if (w.kernel.size() != 2) return false;
+  const Window win = resolve_window(g, op);
+  if (win.kernel.size() != 2) return false;
   for (size_t i = 0; i < 2; ++i)
-    if (w.kernel[i] != 3 || w.strides[i] != 1 || w.dilations[i] != 1) return false;
+    if (win.kernel[i] != 3 || win.strides[i] != 1 || win.dilations[i] != 1) return false;
+  const Shape& y = g.tensor(g.op(op).outputs[0]).shape;
+  w->tiles = d.n * ceil_div(y[2], 2) * ceil_div(y[3], 2);
+  w->cin = d.cin;
+  w->cout = d.cout;
   return true;
 }
 
@@ -260,13 +298,15 @@ std::vector<KernelLaunch> kernels_for_op(const Graph& g, int op, const GpuSpec& 
         int64_t K = d.cin / d.group * d.kernel_area;
         if (o.kind == OpKind::ConvTranspose)
           K = std::max<int64_t>(1, cost.macs / std::max<int64_t>(1, M * d.cout));
-        const KernelLaunch k =
-            gemm_kernel(o.name, d.group, M, N, K, op_flops, bytes, dt, math, spec.sm_count);
         if (o.kind == OpKind::ConvTranspose) {
-          out.push_back(k);
+          out.push_back(
+              gemm_kernel(o.name, d.group, M, N, K, op_flops, bytes, dt, math, spec.sm_count));
           return out;
         }
-        return library_conv_call(spec, k, winograd_shape(g, op, d),
+        WinogradConv w;
+        return library_conv_call(spec,
+                                 ConvGemm{o.name, d.group, M, N, K, op_flops, bytes, dt, math},
+                                 winograd_conv(g, op, d, &w) ? &w : nullptr,
                                  opts.fold_activation && has_folded_epilogue(g, op));
       } else {  // Gemm, MatMul
         const Shape& a = g.tensor(o.inputs[0]).shape;

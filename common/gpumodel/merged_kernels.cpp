@@ -70,10 +70,9 @@ std::vector<KernelLaunch> kernels_for_merged_conv(const Graph& g, const std::vec
   // the fused Conv+bias+activation one when every merged conv's activation is folded.
   bool fused = opts.fold_activation;
   for (int op : ops) fused = fused && has_folded_epilogue(g, op);
-  return library_conv_call(spec,
-                           gemm_kernel(name, 1, M, cout_total, K, flops, bytes, dt,
-                                       math_for(dt, spec, opts, true), spec.sm_count),
-                           false, fused);
+  return library_conv_call(
+      spec, ConvGemm{name, 1, M, cout_total, K, flops, bytes, dt, math_for(dt, spec, opts, true)},
+      nullptr, fused);
 }
 
 std::vector<KernelLaunch> kernels_for_merged_task(const Graph& g, const std::vector<int>& ops,

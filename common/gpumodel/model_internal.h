@@ -199,18 +199,47 @@ StageResult run_simulation(const Model& m, std::vector<SimKernel>& ks,
 // The math unit of a kernel whose output has dtype `dt` (`gemm`: a GEMM-class kernel).
 MathUnit math_for(DType dt, const GpuSpec& spec, const KernelOptions& opts, bool gemm);
 
-// An implicit-GEMM kernel (the 128x64 rule) for `batch` independent GEMMs of M x N x K.
+// An implicit-GEMM kernel (the 128x64 rule) for `batch` independent GEMMs of M x N x K;
+// `tile` >= 0: kGemmTiles[tile] instead of the rule's.
 KernelLaunch gemm_kernel(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t K,
-                         double flops, double dram_bytes, DType dt, MathUnit math, int sm_count);
+                         double flops, double dram_bytes, DType dt, MathUnit math, int sm_count,
+                         int tile = -1);
 
-// THE LIBRARY-CALL TERMS of one cuDNN-class convolution call whose GEMM kernel is `k` (stated
-// at kernels_for_op, kernel_rules.h): `k`'s FLOPs times winograd_flop_fraction when
-// `winograd_shape` (FP32 3x3, stride 1, dilation 1, group 1) and its grid fills the GPU at the
-// largest tile; then, when the call's fixed cost (library_call_us, or library_fused_call_us for
+// One convolution call's implicit GEMM: `batch` (groups) GEMMs of M x N x K.
+struct ConvGemm {
+  std::string name;
+  int64_t batch = 1, M = 1, N = 1, K = 1;
+  double flops = 0, dram_bytes = 0;
+  DType dt = DType::F32;
+  MathUnit math = MathUnit::Fp32;
+};
+
+// A convolution that Winograd F(2x2,3x3) covers (2-D 3x3, stride 1, dilation 1, group 1), as
+// its GEMM stage sees it: the 2x2 output tiles of all images, the channels.
+struct WinogradConv {
+  int64_t tiles = 0;  // N * ceil(OH / 2) * ceil(OW / 2)
+  int64_t cin = 0, cout = 0;
+};
+
+// THE LIBRARY-CALL TERMS of one cuDNN-class convolution call of implicit GEMM `c` (stated at
+// kernels_for_op, kernel_rules.h). Winograd F(2x2,3x3) is a candidate when `winograd` is given
+// (a shape Winograd covers), the math is FP32, the config's winograd_flop_fraction is < 1 and
+// the implicit GEMM at gemm_kernel's tile rule runs the largest tile with a grid that fills the
+// GPU (its transforms cost a fixed time only such a grid repays). The call's kernel: with the
+// config's library_algorithm_search = 0 (the default), the implicit GEMM at the tile rule, its
+// FLOPs times winograd_flop_fraction where Winograd is a candidate; with 1, the library's
+// algorithm search (cudnnFind times its candidates and runs the fastest) as the model sees it:
+// every candidate priced alone (estimate_kernel) and the fastest taken (ties: the earlier),
+// the candidates being the implicit GEMM at each tile of kGemmTiles and, where Winograd is a
+// candidate, Winograd at each tile: 16 batched GEMMs (one per element of the 4x4 transformed
+// tile) of tiles x C_out x C_in whose FLOPs are the implicit GEMM's times winograd_flop_fraction
+// (transforms inside the kernel, uncounted); each candidate issues its whole tiles (FLOPs at
+// least grid x tile_m x tile_n x K x 2: the padded rows and columns of edge tiles are computed).
+// Then, when the call's fixed cost (library_call_us, or library_fused_call_us for
 // `fused_epilogue`) is > 0, a one-block set-up kernel of no work that lasts that long, launched
-// before `k` on its stream. Returns the call's kernels.
-std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, KernelLaunch k,
-                                            bool winograd_shape, bool fused_epilogue);
+// before the GEMM on its stream. Returns the call's kernels.
+std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm& c,
+                                            const WinogradConv* winograd, bool fused_epilogue);
 
 // Whether op `op`'s output goes only to an activation that its epilogue runs
 // (is_folded_activation): the library's fused Conv+bias+activation call.

@@ -141,6 +141,35 @@ TEST(GpuKernelRules, WinogradTakesItsFractionOfThreeByThreeStrideOneFlops) {
   EXPECT_EQ(kernels_for_op(n.g, n.conv3, v)[0].name, "conv3:implicit_gemm_64x64");
 }
 
+TEST(GpuKernelRules, AlgorithmSearchRunsTheFastestCandidateWithItsPaddedTiles) {
+  // A 1x1 conv of 32 output channels: M = 8 * 784 = 6272, N = 32, K = 1024 (compute-bound). The
+  // tile rule takes 64 x 64 (49 blocks of 128 x 64 leave SMs of the 80 idle; 98 of 64 x 64 do
+  // not) and computes 32 padded columns per tile; the search prices every tile with its whole
+  // tiles and takes 64 x 32 (the same 98 blocks, no padding: half the work).
+  GpuSpec v = hand_v100();
+  Graph g;
+  g.name = "search";
+  const int x = g.add_input("x", {8, 1024, 28, 28});
+  const int w = g.add_weight("w", {32, 1024, 1, 1});
+  const int c = g.add_op(OpKind::Conv, "c", {x, w}, conv_attrs(0, 0));
+  g.mark_output(g.op(c).outputs[0]);
+  const double flops = 2.0 * 6272 * 32 * 1024;
+  const KernelLaunch rule = kernels_for_op(g, c, v).at(0);
+  EXPECT_EQ(rule.name, "c:implicit_gemm_64x64");
+  EXPECT_EQ(rule.grid_blocks, 98);
+  EXPECT_DOUBLE_EQ(rule.flops, flops);
+  v.efficiency["library_algorithm_search"] = 1;
+  const std::vector<KernelLaunch> ks = kernels_for_op(g, c, v);
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].name, "c:implicit_gemm_64x32");
+  EXPECT_EQ(ks[0].grid_blocks, 98);
+  EXPECT_DOUBLE_EQ(ks[0].flops, flops);
+  // The rule's tile with its padded columns (2 x its FLOPs) is slower than the chosen one.
+  KernelLaunch padded = rule;
+  padded.flops = 2.0 * 98 * 64 * 64 * 1024;
+  EXPECT_LT(estimate_kernel(v, ks[0]).latency_us, estimate_kernel(v, padded).latency_us);
+}
+
 TEST(GpuKernelRules, DepthwiseIsDirectAndElementwiseIsMemoryBound) {
   SmallNet n;
   const GpuSpec v = hand_v100();

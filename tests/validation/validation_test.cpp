@@ -21,6 +21,7 @@
 #include "common/hw/hardware.h"
 #include "common/util/error.h"
 #include "validation/calibration.h"
+#include "validation/suite_kernels.h"
 #include "validation/validation_cases.h"
 #include "validation/validation_report.h"
 
@@ -51,14 +52,76 @@ TEST(ValidationCases, IdsAreUniqueAndFamiliesKnown) {
       EXPECT_NO_THROW(suite_kernel_family(c.family)) << c.id;
     }
   }
-  // Every suite family but the brick kernels' has a case (the brick kernels are measured by
-  // BrickDL's measured items, whose proxies take seconds per run).
+  // Every suite family has a case (the tile-program interpreter's kernels are priced inside the
+  // e2e_welder cases).
   for (const KernelFamily& f : suite_kernel_families()) {
-    if (f.name == "suite_brick_direct") continue;
+    if (f.name == "suite_tile_program") continue;
     bool found = false;
     for (const ValidationCase& c : cases()) found = found || c.family == f.name;
     EXPECT_TRUE(found) << f.name;
   }
+}
+
+TEST(SuiteKernels, ATileProgramIsPricedByItsBusiestThreadsWaits) {
+  // One MatMul [64 x 128] . [128 x 32] in two tiles of 32 x 32 outputs (1024 elements, 4 per
+  // thread of 256). Per element: 1 wait for the operands + ceil(128 / 4) in the unrolled
+  // reduction = 33; instructions 20 + 30 x 2 dims + 2 reads x (10 + 6 x 2) + 6 x 128 = 892;
+  // FP32 operations 128.
+  TileProgram p;
+  p.name = "mm";
+  TpOp op;
+  op.kind = TpKind::MatMul;
+  op.num_inputs = 2;
+  op.rank = 2;
+  op.shape[0] = 64, op.shape[1] = 32;
+  op.in[0].rank = 2, op.in[0].shape[0] = 64, op.in[0].shape[1] = 128, op.in[0].index = 0;
+  op.in[1].rank = 2, op.in[1].shape[0] = 128, op.in[1].shape[1] = 32, op.in[1].index = 1;
+  op.out_global = 2;
+  p.ops = {op};
+  p.global_shapes = {{64, 128}, {128, 32}, {64, 32}};
+  p.tiles = 2;
+  p.regions.assign(static_cast<size_t>(2 * p.region_stride()), 0);
+  for (int t = 0; t < 2; ++t) {
+    int64_t* r = p.regions.data() + t * p.region_stride();
+    for (int d = 0; d < kTpMaxRank; ++d) r[kTpMaxRank + d] = 1;
+    r[0] = 32 * t;
+    r[kTpMaxRank] = 32, r[kTpMaxRank + 1] = 32;
+  }
+  const SuiteKernel two = tile_program_kernel(p, 2);
+  EXPECT_EQ(two.family, "suite_tile_program");
+  EXPECT_EQ(two.grid_blocks, 2);
+  EXPECT_EQ(two.steps, 4 * 33);
+  EXPECT_DOUBLE_EQ(two.fma_per_step * static_cast<double>(two.steps), 4 * 128);
+  EXPECT_DOUBLE_EQ(two.other_instructions, 4 * 892 - 4 * 128);
+  EXPECT_DOUBLE_EQ(two.flops, 2.0 * 64 * 32 * 128);
+  EXPECT_DOUBLE_EQ(two.dram_bytes, 4.0 * (64 * 128 + 128 * 32 + 64 * 32));
+  // One block runs both tiles: twice the waits of its thread.
+  EXPECT_EQ(tile_program_kernel(p, 1).steps, 8 * 33);
+}
+
+TEST(SuiteKernels, BrickChainsRecomputeHalosWhenPaddedAndComputeEachBrickOnceWhenMemoized) {
+  // Conv 2 -> 4 then 4 -> 4, 3x3x3, on 10^3 (8^3, then 6^3), bricks of 4: 8 output bricks,
+  // 2 blocks of 256 threads, each 4 root bricks.
+  std::vector<gpu::BrickConvLayer> layers(2);
+  layers[0].in_channels = 2, layers[0].out_channels = 4;
+  layers[1].in_channels = 4, layers[1].out_channels = 4;
+  const std::array<int64_t, 3> dims = {10, 10, 10};
+  // Padded, per root brick: layer 2 computes 4^3 x 4 outputs of 4 x 27 multiply-adds (27648);
+  // layer 1 its region of (4 - 1) + 2 + 1 = 6 per side: 6^3 x 4 outputs of 2 x 27 (46656).
+  const SuiteKernel padded = brick_chain_kernel(layers, dims, 4, 2, false);
+  EXPECT_EQ(padded.family, "suite_brick_direct");
+  EXPECT_EQ(padded.registers, kPaddedBrickRegisters);
+  EXPECT_EQ(padded.steps, (4 * (27648 + 46656) + 255) / 256);
+  EXPECT_DOUBLE_EQ(padded.outputs_per_thread, std::ceil(4.0 * (256 + 864) / 256));
+  EXPECT_DOUBLE_EQ(padded.flops, 2.0 * 8 * (27648 + 46656));
+  EXPECT_DOUBLE_EQ(padded.dram_bytes, 4.0 * (2000 + 220 + 436 + 864));
+  // Memoized: layer 1's 8 bricks (2048 outputs x 54) and layer 2's 8 (2048 x 108) once, half
+  // per block; layer 1's output written and read once.
+  const SuiteKernel memo = brick_chain_kernel(layers, dims, 4, 2, true);
+  EXPECT_EQ(memo.registers, kMemoizedBrickRegisters);
+  EXPECT_EQ(memo.steps, (2048 * 54 + 2048 * 108) / 2 / 256);
+  EXPECT_DOUBLE_EQ(memo.flops, 2.0 * (2048 * 54 + 2048 * 108));
+  EXPECT_DOUBLE_EQ(memo.dram_bytes, 4.0 * (2000 + 220 + 436 + 2 * 2048 + 864));
 }
 
 TEST(ValidationCases, EveryInstantiatedTileIsRun) {
