@@ -1,9 +1,11 @@
 #include "reproductions/ios/experiment_util.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
 
+#include "common/util/parallel_for.h"
 #include "models/randwire.h"
 #include "models/zoo.h"
 
@@ -73,17 +75,54 @@ SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet s
   return r;
 }
 
+namespace {
+SearchKey search_key(const ExperimentContext& ctx, const std::string& model, int64_t batch,
+                     const GpuSpec& spec, const std::string& schedule_name, const Pruning& prune) {
+  const uint64_t seed = model == "randwire_ws" ? ctx.options().seed : 0;
+  return SearchKey{model,
+                   batch,
+                   seed,
+                   spec.name + "@" + spec.file,
+                   schedule_name,
+                   prune.max_group_size,
+                   prune.max_num_groups};
+}
+}  // namespace
+
+int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
+                      int64_t batch, const GpuSpec& spec,
+                      const std::vector<std::string>& schedule_names, const Pruning& prune) {
+  struct Job {
+    SearchKey key;
+    const Network* net;
+    StrategySet strategies;
+    SearchResult result;
+  };
+  std::vector<Job> jobs;
+  auto& cache = search_cache();
+  for (const std::string& m : models)
+    for (const std::string& name : schedule_names) {
+      if (name == "Sequential" || name == "Greedy") continue;  // no search
+      SearchKey key = search_key(ctx, m, batch, spec, name, prune);
+      if (cache.count(key)) continue;
+      const bool queued =
+          std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.key == key; });
+      if (queued) continue;
+      // Networks are built here, on this thread (their cache is not shared by the workers).
+      jobs.push_back(Job{std::move(key), &network(ctx, m, batch), strategies_of(name), {}});
+    }
+  parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t i) {
+    Job& j = jobs[static_cast<size_t>(i)];
+    j.result = fresh_search(*j.net, spec, j.strategies, prune);
+  });
+  for (Job& j : jobs) cache.emplace(std::move(j.key), std::move(j.result));
+  return static_cast<int>(jobs.size());
+}
+
 const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string& model,
                                  int64_t batch, const GpuSpec& spec,
                                  const std::string& schedule_name, const Pruning& prune) {
-  const uint64_t seed = model == "randwire_ws" ? ctx.options().seed : 0;
-  SearchKey key{model,
-                batch,
-                seed,
-                spec.name + "@" + spec.file,
-                schedule_name,
-                prune.max_group_size,
-                prune.max_num_groups};
+  SearchKey key = search_key(ctx, model, batch, spec, schedule_name, prune);
   auto& cache = search_cache();
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
