@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 
 #include "reproductions/welder/experiments.h"
 
@@ -99,30 +100,37 @@ struct ZooCase {
   TileGraph tg;
   CustomRegionMemo regions;                   // of tg, shared by its schedules
   std::map<std::string, Schedule> schedules;  // by schedule_key
+  std::once_flag built;                       // tg
+  std::mutex mutex;                           // held while scheduling (regions is not shared)
 };
 
-std::mutex zoo_cases_mutex;
+std::mutex zoo_cases_mutex;                                 // held while finding or adding a case
 std::map<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
 
 ZooCase& zoo_case(const std::string& name, const ZooOptions& opts) {
   if (opts.onnx_summary)
     throw Error("zoo_tile_graph: a model whose loading is reported is not kept (onnx_summary)");
-  std::unique_ptr<ZooCase>& c = zoo_cases[zoo_key(name, opts)];
-  if (!c) c = std::make_unique<ZooCase>(ZooCase{model_tile_graph(name, opts), {}, {}});
+  ZooCase* c = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
+    std::unique_ptr<ZooCase>& p = zoo_cases[zoo_key(name, opts)];
+    if (!p) p = std::make_unique<ZooCase>();
+    c = p.get();
+  }
+  std::call_once(c->built, [&] { c->tg = model_tile_graph(name, opts); });
   return *c;
 }
 
 }  // namespace
 
 const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts) {
-  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
   return zoo_case(name, opts).tg;
 }
 
 const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
                              const WelderArch& arch, const ScheduleOptions& options) {
-  const std::lock_guard<std::mutex> lock(zoo_cases_mutex);
   ZooCase& c = zoo_case(name, opts);
+  const std::lock_guard<std::mutex> lock(c.mutex);
   const std::string key = schedule_key(arch, options);
   auto it = c.schedules.find(key);
   if (it == c.schedules.end()) {
@@ -142,6 +150,13 @@ std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& op
     out.push_back(zoo_schedule(name, opts, arch, o));
   }
   return out;
+}
+
+void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases) {
+  parallel_for(static_cast<int64_t>(cases.size()), available_cpus(), [&](int64_t i) {
+    const ZooVariantsCase& c = cases[static_cast<size_t>(i)];
+    zoo_variants(c.name, c.opts, c.arch, c.variants);
+  });
 }
 
 Table group_table() {
