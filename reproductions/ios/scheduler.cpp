@@ -239,23 +239,36 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
 }
 
 std::string GpuModelStageCost::part_cost_key(const Network& net, const PartDag& dag,
-                                             const Part& part) {
+                                             const Part& part, int max_groups) {
   std::string key;
   const size_t n = part.units.size();
   for (int u : part.units) append_raw(key, unit_signature(net, u));
   // The savings a stage's key holds: between consecutive kernels of a group's stream, at the
-  // share of the stage's launching streams (at most one per unit).
+  // share of the stage's launching streams (at most one per group). Units i < j follow each other
+  // in a group only when both are in the closure of one head (a group is a head's closure within
+  // the state, which lies within its closure in the part): partners[i], those j.
+  std::vector<Mask> desc(n, 0), partners(n, 0);
+  for (size_t h = n; h-- > 0;) {
+    desc[h] = Mask{1} << h;
+    for (Mask su = dag.succ[h]; su; su &= su - 1)
+      desc[h] |= desc[static_cast<size_t>(std::countr_zero(su))];
+    for (Mask m = desc[h]; m; m &= m - 1)
+      partners[static_cast<size_t>(std::countr_zero(m))] |= desc[h];
+  }
+  const size_t most = max_groups > 0 ? std::min(n, static_cast<size_t>(max_groups)) : n;
   key.push_back('#');
-  for (size_t launching = 1; launching <= n; ++launching) {
+  for (size_t launching = 1; launching <= most; ++launching) {
     const double share = l2_share_per_stream(spec_, launching);
     for (size_t i = 0; i < n; ++i) {
       const std::vector<KernelLaunch>& ki = unit_kernels(net, part.units[i]);
       for (size_t k = 1; k < ki.size(); ++k)
-        append_raw(key, l2_savings(net, ki[k - 1], ki[k], launching, share));
+        append_raw(key, l2_resident_bytes(*net.graph, ki[k - 1], ki[k], share));
       if (ki.empty()) continue;
       for (size_t j = i + 1; j < n; ++j) {
+        if (!(partners[i] >> j & 1)) continue;
         const std::vector<KernelLaunch>& kj = unit_kernels(net, part.units[j]);
-        if (!kj.empty()) append_raw(key, l2_savings(net, ki.back(), kj.front(), launching, share));
+        if (!kj.empty())
+          append_raw(key, l2_resident_bytes(*net.graph, ki.back(), kj.front(), share));
       }
     }
   }
@@ -466,9 +479,9 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
     const DpResult* known = nullptr;
     for (Solved& sv : solved) {
       if (!same_dag(sv.dag, d)) continue;
-      if (!key) key = cost.part_cost_key(net, d, p);
+      if (!key) key = cost.part_cost_key(net, d, p, prune.max_num_groups);
       if (key->empty()) break;
-      if (!sv.key) sv.key = cost.part_cost_key(net, sv.dag, *sv.part);
+      if (!sv.key) sv.key = cost.part_cost_key(net, sv.dag, *sv.part, prune.max_num_groups);
       if (*sv.key == *key) {
         known = &sv.result;
         break;

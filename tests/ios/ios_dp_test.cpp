@@ -516,8 +516,9 @@ TEST(IosSchedules, RepeatedPartsKeepTheSchedule) {
     double stage_latency_tight_lower_bound_us(const Network& n, const IosStage& s) override {
       return inner.stage_latency_tight_lower_bound_us(n, s);
     }
-    std::string part_cost_key(const Network& n, const PartDag& d, const Part& p) override {
-      return keyed ? inner.part_cost_key(n, d, p) : std::string();
+    std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
+                              int max_groups) override {
+      return keyed ? inner.part_cost_key(n, d, p, max_groups) : std::string();
     }
   };
   const GpuSpec spec = load_gpu_spec("v100");
@@ -564,10 +565,10 @@ TEST(IosCost, PartKeysTellCellsOfOtherShapesApart) {
   const PartDag d04 = part_dag(net, c04), d05 = part_dag(net, c05), d11 = part_dag(net, c11);
   ASSERT_EQ(d04.succ, d11.succ);
   ASSERT_EQ(d04.succ, d05.succ);
-  const std::string k04 = cost.part_cost_key(net, d04, c04);
+  const std::string k04 = cost.part_cost_key(net, d04, c04, 8);
   EXPECT_FALSE(k04.empty());
-  EXPECT_EQ(k04, cost.part_cost_key(net, d05, c05));
-  EXPECT_NE(k04, cost.part_cost_key(net, d11, c11));
+  EXPECT_EQ(k04, cost.part_cost_key(net, d05, c05, 8));
+  EXPECT_NE(k04, cost.part_cost_key(net, d11, c11, 8));
 }
 
 // The tight bound: before anything is simulated, the cheap bound with the stage's own L2
