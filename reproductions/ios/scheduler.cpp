@@ -184,7 +184,8 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   // signatures of its units (units with identical kernels share one), so that no kernel is copied
   // unless the stage is simulated.
   std::vector<std::vector<KernelLaunch>> streams;
-  std::string key;
+  std::string& key = key_;  // scratch: no allocation for a stage already simulated
+  key.clear();
   if (merged) {
     streams.push_back(
         kernels_for_merged_task(*net.graph, merged_task_ops(net, stage), spec_, kIosKernelOptions));
@@ -234,7 +235,7 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   // The GPU model's synchronisation rule, the one evaluate_plan applies (a merged stage is one
   // task).
   const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
-  by_kernels_.emplace(std::move(key), v);
+  by_kernels_.emplace(key, v);
   return v;
 }
 

@@ -155,6 +155,7 @@ class GpuModelStageCost : public StageCostModel {
   // Per simulated concurrent stage (keyed as by_kernels_): when each stream's last kernel ended
   // (-1: the stream launched nothing).
   std::unordered_map<std::string, std::vector<double>> stream_ends_;
+  std::string key_;                                      // scratch: the key of a stage
   std::string prefix_key_;                               // scratch
   std::vector<size_t> prefix_len_;                       // scratch
   std::vector<double> savings_;                          // scratch: L2 residency per kernel
