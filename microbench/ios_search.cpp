@@ -33,9 +33,10 @@ const Loaded& loaded(const std::string& m) {
 // Full search with a fresh GPU-model cost (no stage cached between iterations; the block
 // simulator's per-thread rate memo, block_simulation.h, stays warm after the first iteration, so
 // the single-iteration NasNet rows are the cold search).
-void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int r, int s) {
+void BM_IosSearchGpuModelOn(benchmark::State& state, const std::string& model, int r, int s,
+                            const std::string& gpu) {
   const Loaded& l = loaded(model);
-  const GpuSpec spec = load_gpu_spec("v100");
+  const GpuSpec spec = load_gpu_spec(gpu);
   SearchStats stats;
   int64_t sims = 0, kernels = 0;
   for (auto _ : state) {
@@ -52,6 +53,10 @@ void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int
   // search (the DP's own work included).
   state.counters["sim_kernels_per_s"] =
       benchmark::Counter(static_cast<double>(kernels), benchmark::Counter::kIsRate);
+}
+
+void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int r, int s) {
+  BM_IosSearchGpuModelOn(state, model, r, s, "v100");
 }
 
 // The DP alone, with a constant-time dummy cost (the authors' "dummy cost
@@ -107,6 +112,15 @@ BENCHMARK_CAPTURE(BM_IosSearchGpuModel, nasnet_r3_s8, std::string("nasnet_large"
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_IosSearchGpuModel, nasnet_r1_s8, std::string("nasnet_large"), 1, 8)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+// The costliest searches of repro_ios --all: RandWire's IOS-Both (Figs. 4.1 and 4.4).
+BENCHMARK_CAPTURE(BM_IosSearchGpuModelOn, randwire_r3_s8_v100, std::string("randwire"), 3, 8,
+                  std::string("v100"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosSearchGpuModelOn, randwire_r3_s8_rtx2080ti, std::string("randwire"), 3, 8,
+                  std::string("rtx2080ti"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_IosSearchDummyCost, nasnet, std::string("nasnet_large"))

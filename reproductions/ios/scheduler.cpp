@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "common/gpumodel/gpu_model.h"
 #include "common/util/error.h"
@@ -183,7 +184,8 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   // signatures of its units (units with identical kernels share one), so that no kernel is copied
   // unless the stage is simulated.
   std::vector<std::vector<KernelLaunch>> streams;
-  std::string key;
+  std::string& key = key_;  // scratch: no allocation for a stage already simulated
+  key.clear();
   if (merged) {
     streams.push_back(
         kernels_for_merged_task(*net.graph, merged_task_ops(net, stage), spec_, kIosKernelOptions));
@@ -233,8 +235,68 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   // The GPU model's synchronisation rule, the one evaluate_plan applies (a merged stage is one
   // task).
   const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
-  by_kernels_.emplace(std::move(key), v);
+  by_kernels_.emplace(key, v);
   return v;
+}
+
+std::string GpuModelStageCost::part_cost_key(const Network& net, const PartDag& dag,
+                                             const Part& part, int max_groups) {
+  std::string key;
+  const size_t n = part.units.size();
+  for (int u : part.units) append_raw(key, unit_signature(net, u));
+  // The savings a stage's key holds: between consecutive kernels of a group's stream, at the
+  // share of the stage's launching streams (at most one per group). Units i < j follow each other
+  // in a group only when both are in the closure of one head (a group is a head's closure within
+  // the state, which lies within its closure in the part): partners[i], those j.
+  std::vector<Mask> desc(n, 0), partners(n, 0);
+  for (size_t h = n; h-- > 0;) {
+    desc[h] = Mask{1} << h;
+    for (Mask su = dag.succ[h]; su; su &= su - 1)
+      desc[h] |= desc[static_cast<size_t>(std::countr_zero(su))];
+    for (Mask m = desc[h]; m; m &= m - 1)
+      partners[static_cast<size_t>(std::countr_zero(m))] |= desc[h];
+  }
+  const size_t most = max_groups > 0 ? std::min(n, static_cast<size_t>(max_groups)) : n;
+  key.push_back('#');
+  for (size_t launching = 1; launching <= most; ++launching) {
+    const double share = l2_share_per_stream(spec_, launching);
+    for (size_t i = 0; i < n; ++i) {
+      const std::vector<KernelLaunch>& ki = unit_kernels(net, part.units[i]);
+      for (size_t k = 1; k < ki.size(); ++k)
+        append_raw(key, l2_resident_bytes(*net.graph, ki[k - 1], ki[k], share));
+      if (ki.empty()) continue;
+      for (size_t j = i + 1; j < n; ++j) {
+        if (!(partners[i] >> j & 1)) continue;
+        const std::vector<KernelLaunch>& kj = unit_kernels(net, part.units[j]);
+        if (!kj.empty())
+          append_raw(key, l2_resident_bytes(*net.graph, ki.back(), kj.front(), share));
+      }
+    }
+  }
+  // The merged kernels of every subset (of at least two units) of each merge class, in the
+  // order of a merge stage's units.
+  std::map<int, std::vector<int>> classes;  // class -> the units, in part order
+  for (size_t i = 0; i < n; ++i)
+    if (dag.merge_class[i] >= 0) classes[dag.merge_class[i]].push_back(part.units[i]);
+  IosStage merged;
+  merged.merge = true;
+  merged.groups.resize(1);
+  for (const auto& [cls, units] : classes) {
+    if (units.size() < 2) continue;
+    if (units.size() > static_cast<size_t>(kMaxMergeClassForKey)) return {};
+    key.push_back('M');
+    for (uint32_t sub = 1; sub < (uint32_t{1} << units.size()); ++sub) {
+      if (std::popcount(sub) < 2) continue;
+      merged.groups[0].clear();
+      for (size_t b = 0; b < units.size(); ++b)
+        if (sub >> b & 1) merged.groups[0].push_back(units[b]);
+      key.push_back('|');
+      for (const KernelLaunch& k : kernels_for_merged_task(*net.graph, merged_task_ops(net, merged),
+                                                           spec_, kIosKernelOptions))
+        append_kernel(key, k);
+    }
+  }
+  return key;
 }
 
 double StageCostModel::stage_latency_lower_bound_us(const Network&, const IosStage&) {
@@ -400,9 +462,40 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
   IosSchedule s;
   s.name = std::string(strategy_set_name(strategies));
   SearchStats total;
+  // The parts searched so far, for parts whose DAG and costs repeat (cells of one kind).
+  struct Solved {
+    PartDag dag;
+    const Part* part;
+    std::optional<std::string> key;  // cost.part_cost_key, computed when first compared
+    DpResult result;
+  };
+  std::vector<Solved> solved;
+  auto same_dag = [](const PartDag& a, const PartDag& b) {
+    return a.n == b.n && a.succ == b.succ && a.merge_class == b.merge_class;
+  };
   for (const Part& p : net.parts) {
     s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
     const PartDag d = part_dag(net, p);
+    std::optional<std::string> key;
+    const DpResult* known = nullptr;
+    for (Solved& sv : solved) {
+      if (!same_dag(sv.dag, d)) continue;
+      if (!key) key = cost.part_cost_key(net, d, p, prune.max_num_groups);
+      if (key->empty()) break;
+      if (!sv.key) sv.key = cost.part_cost_key(net, sv.dag, *sv.part, prune.max_num_groups);
+      if (*sv.key == *key) {
+        known = &sv.result;
+        break;
+      }
+    }
+    if (known) {
+      for (const StageChoice& c : known->stages) s.stages.push_back(to_ios_stage(p, c));
+      total.states += known->stats.states;
+      total.transitions += known->stats.transitions;
+      total.stages_costed += known->stats.stages_costed;
+      total.schedules += known->stats.schedules;
+      continue;
+    }
     IosStage scratch;  // asked for every distinct stage: no allocation per call
     const StageCostFn fn = [&](const StageChoice& c) {
       assign_ios_stage(p, c, scratch);
@@ -434,6 +527,7 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
     total.transitions += r.stats.transitions;
     total.stages_costed += r.stats.stages_costed;
     total.schedules += r.stats.schedules;
+    solved.push_back(Solved{d, &p, std::move(key), std::move(r)});
   }
   total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stats) *stats = total;

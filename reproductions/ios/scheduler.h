@@ -54,6 +54,17 @@ class StageCostModel {
   virtual double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) {
     return stage_latency_lower_bound_us(net, stage);
   }
+  // A key of what the costs of `part`'s stages of at most `max_groups` groups (<= 0: any number)
+  // depend on, its units named by their position in the part: two parts with the same DAG
+  // (`dag`, part_dag's) and equal non-empty keys get equal stage_latency_us for every such stage,
+  // unit for unit, so ios_schedule solves the second with the first's result (the DP's result
+  // and statistics are a function of the DAG and the stages' costs; the bounds only prune).
+  // Empty (the default): no key, every part is searched.
+  virtual std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
+                                    int max_groups) {
+    (void)net, (void)dag, (void)part, (void)max_groups;
+    return {};
+  }
 };
 
 // The suite's GPU performance model (common/gpumodel): each group's units'
@@ -85,6 +96,15 @@ class GpuModelStageCost : public StageCostModel {
   // launches kernels (the host issues a stage stream by stream, so a grown group delays the
   // later ones). 0 when no such stage was simulated.
   double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override;
+  // The units' signatures (their kernels), the L2 residency rule's savings between every pair of
+  // kernels that may follow each other on a group's stream (a unit's consecutive kernels; the
+  // last kernel of a unit and the first of a later unit in the closure of a common head) at every
+  // number of launching streams up to max_groups and the part's units, and the merged kernels of
+  // every subset of each merge class: what a stage's key (by_kernels_) is made of. Empty when a
+  // merge class has more than kMaxMergeClassForKey units.
+  std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
+                            int max_groups) override;
+  static constexpr int kMaxMergeClassForKey = 8;
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }
   int64_t simulated_kernels() const { return simulated_kernels_; }  // summed over simulations
@@ -135,6 +155,7 @@ class GpuModelStageCost : public StageCostModel {
   // Per simulated concurrent stage (keyed as by_kernels_): when each stream's last kernel ended
   // (-1: the stream launched nothing).
   std::unordered_map<std::string, std::vector<double>> stream_ends_;
+  std::string key_;                                      // scratch: the key of a stage
   std::string prefix_key_;                               // scratch
   std::vector<size_t> prefix_len_;                       // scratch
   std::vector<double> savings_;                          // scratch: L2 residency per kernel
@@ -158,6 +179,10 @@ class MemoStageCost : public StageCostModel {
   }
   double stage_latency_tight_lower_bound_us(const Network& net, const IosStage& stage) override {
     return inner_.stage_latency_tight_lower_bound_us(net, stage);
+  }
+  std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
+                            int max_groups) override {
+    return inner_.part_cost_key(net, dag, part, max_groups);
   }
   int64_t distinct_stages() const { return static_cast<int64_t>(cache_.size()); }
 
@@ -194,7 +219,9 @@ class SearchBudgetExceeded : public Error {
 };
 
 // The DP over every part; stages costed through `cost` (memoised inside the DP
-// per part). Throws SearchBudgetExceeded naming the block when a part exceeds kIosMaxSearchStates.
+// per part). A part whose DAG and cost.part_cost_key equal an earlier part's takes that part's
+// result (the same stages, unit for unit, and statistics) without a search. Throws
+// SearchBudgetExceeded naming the block when a part exceeds kIosMaxSearchStates.
 IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruning& prune,
                          StageCostModel& cost, SearchStats* stats = nullptr);
 

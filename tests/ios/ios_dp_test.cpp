@@ -494,6 +494,83 @@ TEST(IosSchedules, GpuModelLowerBoundKeepsTheSchedule) {
   }
 }
 
+// A part whose DAG and part_cost_key repeat an earlier part's takes its result without a search:
+// the same schedule (stage by stage), latency and statistics as searching every part, with fewer
+// stages costed (NasNet's cells of one kind; Inception V3's Mixed_6c/6d, whose merge classes
+// enter the key).
+TEST(IosSchedules, RepeatedPartsKeepTheSchedule) {
+  struct Counting : StageCostModel {  // forwards everything; part keys only when `keyed`
+    GpuModelStageCost& inner;
+    bool keyed;
+    int64_t calls = 0;
+    Counting(GpuModelStageCost& c, bool k) : inner(c), keyed(k) {}
+    double stage_latency_us(const Network& n, const IosStage& s) override {
+      ++calls;
+      return inner.stage_latency_us(n, s);
+    }
+    std::string describe() const override { return inner.describe(); }
+    bool has_lower_bound() const override { return true; }
+    double stage_latency_lower_bound_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_lower_bound_us(n, s);
+    }
+    double stage_latency_tight_lower_bound_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_tight_lower_bound_us(n, s);
+    }
+    std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
+                              int max_groups) override {
+      return keyed ? inner.part_cost_key(n, d, p, max_groups) : std::string();
+    }
+  };
+  const GpuSpec spec = load_gpu_spec("v100");
+  for (const char* m : {"nasnet_large", "inception_v3"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost ca(spec), cb(spec);
+    Counting reuse(ca, true), search(cb, false);
+    SearchStats sr, ss;
+    const Pruning prune = std::string(m) == "nasnet_large" ? Pruning{1, 8} : Pruning{3, 8};
+    const IosSchedule a = ios_schedule(net, StrategySet::Both, prune, reuse, &sr);
+    const IosSchedule b = ios_schedule(net, StrategySet::Both, prune, search, &ss);
+    ASSERT_EQ(a.stages.size(), b.stages.size()) << m;
+    for (size_t i = 0; i < a.stages.size(); ++i) {
+      EXPECT_EQ(a.stages[i].merge, b.stages[i].merge) << m << " stage " << i;
+      EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << m << " stage " << i;
+    }
+    EXPECT_EQ(a.part_first_stage, b.part_first_stage) << m;
+    EXPECT_EQ(evaluate_schedule(net, a, spec).latency_us,
+              evaluate_schedule(net, b, spec).latency_us)
+        << m;
+    EXPECT_EQ(sr.states, ss.states) << m;
+    EXPECT_EQ(sr.transitions, ss.transitions) << m;
+    EXPECT_EQ(sr.stages_costed, ss.stages_costed) << m;
+    EXPECT_TRUE(sr.schedules == ss.schedules) << m;
+    EXPECT_EQ(ca.simulations(), cb.simulations()) << m;  // the repeated parts simulated nothing new
+    EXPECT_LT(reuse.calls, search.calls) << m;           // some part was not searched
+  }
+}
+
+// Parts with the same DAG but other kernels (NasNet's normal cells at two resolutions) or other
+// L2 savings get different keys.
+TEST(IosCost, PartKeysTellCellsOfOtherShapesApart) {
+  const GpuSpec spec = load_gpu_spec("v100");
+  const Graph g = build_zoo_model("nasnet_large");
+  const Network net = make_network(g, default_part_rule("nasnet_large"));
+  GpuModelStageCost cost(spec);
+  auto part = [&](const std::string& block) -> const Part& {
+    for (const Part& p : net.parts)
+      if (p.block == block) return p;
+    throw Error("no part " + block);
+  };
+  const Part &c04 = part("cell04"), &c05 = part("cell05"), &c11 = part("cell11");
+  const PartDag d04 = part_dag(net, c04), d05 = part_dag(net, c05), d11 = part_dag(net, c11);
+  ASSERT_EQ(d04.succ, d11.succ);
+  ASSERT_EQ(d04.succ, d05.succ);
+  const std::string k04 = cost.part_cost_key(net, d04, c04, 8);
+  EXPECT_FALSE(k04.empty());
+  EXPECT_EQ(k04, cost.part_cost_key(net, d05, c05, 8));
+  EXPECT_NE(k04, cost.part_cost_key(net, d11, c11, 8));
+}
+
 // The tight bound: before anything is simulated, the cheap bound with the stage's own L2
 // residency savings (at least the cheap bound, which assumes the most any stage saves); once a
 // stage whose groups are prefixes of the stage's (one group grown, or all grown from one unit)

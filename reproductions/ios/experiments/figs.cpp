@@ -54,7 +54,11 @@ void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string
   int both_best = 0;
   std::vector<double> speedups, paper_speedups;
   std::vector<std::string> speedup_models;
-  for (const std::string& m : evaluation_models(ctx)) {
+  const std::vector<std::string> models = evaluation_models(ctx);
+  ctx.progress("the searches of " + std::to_string(models.size()) +
+               " networks, one per CPU at a time");
+  prefetch_searches(ctx, models, 1, spec, kScheduleNames);
+  for (const std::string& m : models) {
     ctx.progress(m);
     chart.categories.push_back(m);
     std::vector<double> lat;

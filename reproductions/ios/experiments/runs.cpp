@@ -1,10 +1,12 @@
 #include "reproductions/ios/experiments/runs.h"
 
+#include <algorithm>
 #include <memory>
 #include <tuple>
 
 #include "cli/paper_values.h"
 #include "cli/run_cache.h"
+#include "common/util/parallel_for.h"
 #include "models/randwire.h"
 #include "models/zoo.h"
 
@@ -66,18 +68,50 @@ SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet s
   return r;
 }
 
+namespace {
+SearchKey search_key(const ExperimentContext& ctx, const std::string& model, int64_t batch,
+                     const GpuSpec& spec, const std::string& schedule_name, const Pruning& prune) {
+  const uint64_t seed = model == "randwire_ws" ? ctx.options().seed : 0;
+  return SearchKey{model,
+                   batch,
+                   seed,
+                   spec.name + "@" + spec.file,
+                   schedule_name,
+                   prune.max_group_size,
+                   prune.max_num_groups};
+}
+}  // namespace
+
+int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
+                      int64_t batch, const GpuSpec& spec,
+                      const std::vector<std::string>& schedule_names, const Pruning& prune) {
+  struct Job {
+    SearchKey key;
+    std::string model, name;
+  };
+  std::vector<Job> jobs;
+  for (const std::string& m : models)
+    for (const std::string& name : schedule_names) {
+      if (name == "Sequential" || name == "Greedy") continue;  // no search
+      SearchKey key = search_key(ctx, m, batch, spec, name, prune);
+      if (search_cache.contains(key)) continue;
+      const bool queued =
+          std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.key == key; });
+      if (queued) continue;
+      network(ctx, m, batch);  // built here, before the workers
+      jobs.push_back(Job{std::move(key), m, name});
+    }
+  parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t i) {
+    const Job& j = jobs[static_cast<size_t>(i)];
+    schedule_for(ctx, j.model, batch, spec, j.name, prune);
+  });
+  return static_cast<int>(jobs.size());
+}
+
 const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string& model,
                                  int64_t batch, const GpuSpec& spec,
                                  const std::string& schedule_name, const Pruning& prune) {
-  const uint64_t seed = model == "randwire_ws" ? ctx.options().seed : 0;
-  SearchKey key{model,
-                batch,
-                seed,
-                spec.name + "@" + spec.file,
-                schedule_name,
-                prune.max_group_size,
-                prune.max_num_groups};
-  return search_cache.get(key, [&] {
+  return search_cache.get(search_key(ctx, model, batch, spec, schedule_name, prune), [&] {
     const Network& net = network(ctx, model, batch);
     SearchResult r;
     if (schedule_name == "Sequential") {

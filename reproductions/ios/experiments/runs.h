@@ -36,6 +36,13 @@ inline const std::vector<std::string> kScheduleNames = {"Sequential", "Greedy", 
 const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string& model,
                                  int64_t batch, const GpuSpec& spec,
                                  const std::string& schedule_name, const Pruning& prune = {});
+// Runs the searches that schedule_for would run for every network of `models` and schedule of
+// `schedule_names` and has not cached yet, one per CPU at a time (each with its own cost model,
+// into its own slot, cached in order): the same results as running them one by one, and each
+// search's seconds still its own wall time (beside another search). Returns the searches run.
+int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
+                      int64_t batch, const GpuSpec& spec,
+                      const std::vector<std::string>& schedule_names, const Pruning& prune = {});
 // The same search with a fresh cost model and no cache (for search-time
 // measurements).
 SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,

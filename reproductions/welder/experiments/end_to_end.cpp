@@ -152,6 +152,25 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
         "Ansor-like fusion on the RTX 3090 with the same on the V100 (the paper's point: the "
         "gain carries over across GPUs)");
   }
+  // Every case of the figure (and Fig. 12's V100 comparison) scheduled one per CPU at a time.
+  {
+    std::vector<ZooVariantsCase> cases;
+    for (const E2eSetting& st : settings) {
+      const WelderArch a = experiment_arch(ctx, st.tc);
+      for (const auto& [mp, zo] : e2e_cases(ctx, st))
+        cases.push_back({mp->zoo, zo, a, kAllVariants});
+    }
+    if (fig == "12") {
+      const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
+      for (const E2eSetting& st : settings) {
+        const WelderArch a = arch_from_gpu(v100, st.tc);
+        for (const auto& [mp, zo] : e2e_cases(ctx, st))
+          cases.push_back({mp->zoo, zo, a, {Variant::AnsorLike, Variant::Welder}});
+      }
+    }
+    ctx.progress("scheduling " + std::to_string(cases.size()) + " cases, one per CPU at a time");
+    prefetch_zoo_variants(cases);
+  }
   Table t({"setting", "model", "welder_ms", "welder_base_ms", "welder_none_ms", "ansor_like_ms",
            "speedup_vs_ansor_like", "kernels_welder"});
   const PaperData pd = ctx.paper_data("speedups.csv");

@@ -33,6 +33,16 @@ const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
                              const WelderArch& arch, const ScheduleOptions& options);
 std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
                                    const WelderArch& arch, const std::vector<Variant>& variants);
+// Schedules the zoo_variants of every case, one case per CPU at a time (a case's variants in
+// order, as zoo_variants runs them; different tile-graphs share nothing), into the memo: an
+// item's loop then finds them there, with the same schedules as computing them one by one.
+struct ZooVariantsCase {
+  std::string name;
+  ZooOptions opts;
+  WelderArch arch;
+  std::vector<Variant> variants;
+};
+void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases);
 
 // Table 2's ten models, in the paper's order, with the zoo name of each ("" = not in the zoo).
 struct Table2Model {

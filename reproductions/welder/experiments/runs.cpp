@@ -5,6 +5,7 @@
 
 #include "cli/run_cache.h"
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 
 #include "reproductions/welder/experiments/experiments.h"
 
@@ -168,6 +169,13 @@ double geomean(const std::vector<double>& v) {
 Claim stand_in_claim(Claim c, const char* stand_in) {
   c.stand_in = stand_in;
   return c;
+}
+
+void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases) {
+  parallel_for(static_cast<int64_t>(cases.size()), available_cpus(), [&](int64_t i) {
+    const ZooVariantsCase& c = cases[static_cast<size_t>(i)];
+    zoo_variants(c.name, c.opts, c.arch, c.variants);
+  });
 }
 
 Table group_table() {
