@@ -91,10 +91,9 @@ void prefetch_batch20_runs(const DsaSpec& spec, DsaDataflow df, uint64_t seed) {
   std::vector<std::string> missing;
   for (const std::string& net : networks_run(kBatch, df))
     if (!batch20_cache().count(std::make_pair(net, spec.name))) missing.push_back(net);
-  std::vector<Batch20Run> runs(missing.size());
-  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
-    runs[static_cast<size_t>(i)] = compute_batch20_run(missing[static_cast<size_t>(i)], spec, seed);
-  });
+  std::vector<Batch20Run> runs = parallel_map(
+      static_cast<int64_t>(missing.size()), available_cpus(),
+      [&](int64_t i) { return compute_batch20_run(missing[static_cast<size_t>(i)], spec, seed); });
   for (size_t k = 0; k < missing.size(); ++k)
     batch20_cache().emplace(std::make_pair(missing[k], spec.name), std::move(runs[k]));
 }

@@ -104,22 +104,27 @@ void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const 
         std::find(missing.begin(), missing.end(), net) == missing.end())
       missing.push_back(net);
   }
-  std::vector<std::unique_ptr<LsAdRun>> runs(missing.size());
-  std::vector<std::string> refusals(missing.size());
-  parallel_for(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
-    const size_t k = static_cast<size_t>(i);
-    try {
-      runs[k] = std::make_unique<LsAdRun>(compute_ls_ad_run(missing[k], batch, spec, seed));
-    } catch (const Error& e) {
-      refusals[k] = e.what();
-    }
-  });
+  struct Outcome {
+    std::unique_ptr<LsAdRun> run;
+    std::string refused;  // the model's refusal, when run is null
+  };
+  std::vector<Outcome> outcomes =
+      parallel_map(static_cast<int64_t>(missing.size()), available_cpus(), [&](int64_t i) {
+        Outcome o;
+        try {
+          o.run = std::make_unique<LsAdRun>(
+              compute_ls_ad_run(missing[static_cast<size_t>(i)], batch, spec, seed));
+        } catch (const Error& e) {
+          o.refused = e.what();
+        }
+        return o;
+      });
   for (size_t k = 0; k < missing.size(); ++k) {
     const RunKey key = run_key(missing[k], batch, spec, seed);
-    if (runs[k])
-      run_cache().emplace(key, std::move(runs[k]));
+    if (outcomes[k].run)
+      run_cache().emplace(key, std::move(outcomes[k].run));
     else
-      refusal_cache().emplace(key, refusals[k]);
+      refusal_cache().emplace(key, outcomes[k].refused);
   }
 }
 
