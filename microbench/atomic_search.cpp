@@ -1,7 +1,8 @@
 // The Atomic Dataflow search on ResNet-50 at batch 1 on the 8 x 8 mesh (target: under 1 s; the
 // paper: 66.5 s on a Xeon E5-2620 v3): shape options, SA atom generation (Algorithm 1, 1000
 // iterations), the atomic DAG, and Rounds with snake mapping and buffering (the greedy
-// priority-rule fill), each step alone and all together; then the iterative search (Fig. 4b) that
+// priority-rule fill), each step alone and all together; the DSA model's evaluation of the SA's
+// plan (the simulator on one network); then the iterative search (Fig. 4b) that
 // repeats the DAG, Rounds and the DSA model's evaluation per candidate atom set.
 #include <benchmark/benchmark.h>
 
@@ -47,6 +48,16 @@ void BM_WholeSearch(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_WholeSearch)->Unit(benchmark::kMillisecond);
+
+// Rounds, snake mapping with the Eq. 2 search over layer orders, and buffering of the SA's atoms.
+void BM_ScheduleAtoms(benchmark::State& state) {
+  const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
+  for (auto _ : state) {
+    const AtomSchedule s = schedule_atoms(resnet50(), dag, mesh(), {});
+    benchmark::DoNotOptimize(s.transfer_byte_hops);
+  }
+}
+BENCHMARK(BM_ScheduleAtoms)->Unit(benchmark::kMillisecond);
 
 void BM_EvaluateSaPlan(benchmark::State& state) {
   const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);

@@ -35,7 +35,9 @@ struct Span {
 struct WriteRecord {
   Region region;
   Level level = Level::Dram;
-  std::vector<int> units;  // the writer's units (a partial-sum group: its home's)
+  // The writer's units (a partial-sum group: its home's): its task's demand's, which outlive
+  // every write record (Simulator::run keeps every task's demand until the end).
+  const std::vector<int>* units = nullptr;
   double end = 0;
 };
 
@@ -448,6 +450,7 @@ class Simulator {
   std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
   std::vector<Piece> pieces_;                            // scratch of run_task
   std::vector<double> needs_;                            // scratch of run_task
+  std::vector<Region> written_regions_;                  // scratch of run_task (by d.written)
   std::vector<int64_t> written_elems_;                   // scratch of run_task
   std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
@@ -479,8 +482,12 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
   // one transfer (one DMA descriptor list), ready when its last piece is.
   // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
+  written_regions_.clear();
   written_elems_.clear();
-  for (int x : d.written) written_elems_.push_back(region_numel(task_written_region(g_, t, x)));
+  for (int x : d.written) {
+    written_regions_.push_back(task_written_region(g_, t, x));
+    written_elems_.push_back(region_numel(written_regions_.back()));
+  }
   auto written_elems = [&](int x) {
     const auto w = std::find(d.written.begin(), d.written.end(), x);
     return written_elems_[static_cast<size_t>(w - d.written.begin())];
@@ -529,7 +536,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
         dram_once += static_cast<double>(common) * s_.element_bytes * touched;
         from_dram.available = std::max(from_dram.available, w.end);
       } else {
-        pieces.push_back({bytes, w.level, &w.units, w.end});
+        pieces.push_back({bytes, w.level, w.units, w.end});
       }
     }
   }
@@ -637,7 +644,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     double add_cycles = 0;
     if (partial_follower && home->level != Level::Local) {
       const double b = static_cast<double>(region_numel(home->region)) * s_.element_bytes / n;
-      const Span sp = fetch(home->level, &home->units, u, b, std::max(gate, home->end), local_hit);
+      const Span sp = fetch(home->level, home->units, u, b, std::max(gate, home->end), local_hit);
       load_end = std::max(load_end, sp.end);
       add_cycles = std::ceil(static_cast<double>(region_numel(home->region)) / n /
                              std::max(1, s_.vector_lanes));
@@ -678,8 +685,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const double b = static_cast<double>(written_elems(x)) * s_.element_bytes / n;
       if (partial_follower && home->level == Level::Local) {
         // Sent to the home, whose vector unit adds it on arrival.
-        const double share = b / static_cast<double>(home->units.size());
-        for (int h : home->units) {
+        const double share = b / static_cast<double>(home->units->size());
+        for (int h : *home->units) {
           const Span sp = unit_transfer(u, h, share, store_ready);
           const double add = std::ceil(share / s_.element_bytes / std::max(1, s_.vector_lanes));
           const size_t hi = static_cast<size_t>(h);
@@ -721,10 +728,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   if (!t.pinned.empty()) pin_params(t, d, si, task_end, label());
 
   // Where the written tensors now live.
-  for (int x : d.written) {
+  for (size_t k = 0; k < d.written.size(); ++k) {
+    const int x = d.written[k];
     const auto sc = t.scope.find(x);
     const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
-    const Region region = task_written_region(g_, t, x);
     double& last = last_end_[x];
     if (partial_follower) {
       home->end = std::max(home->end, task_end);
@@ -732,7 +739,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       continue;
     }
     std::vector<WriteRecord>& ws = writes_[x];
-    ws.push_back({region, level, d.units, task_end});
+    ws.push_back({std::move(written_regions_[k]), level, &d.units, task_end});
+    const Region& region = ws.back().region;
     write_index_.try_emplace(x, g_.tensor(x).shape).first->second.add(region);
     last = std::max(last, task_end);
     if (level != Level::Dram) on_chip_.insert(x);

@@ -67,14 +67,18 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
     return t;
   }
   const double serial = std::ceil(bytes / width_);
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int l : links) {
-      const double at = link_busy_[static_cast<size_t>(l)].earliest_free(t.start, serial);
-      if (at > t.start) {
-        t.start = at;
-        moved = true;
-      }
+  // Round the route, each link moving the start to its first free moment at or after it, until
+  // every link in a row has accepted it. Each link's first free moment never passes the least
+  // start all links accept, so this finds that start in any order; going round (instead of
+  // restarting a whole pass after a move) stops as soon as the links since the last move agree.
+  const size_t h = links.size();
+  for (size_t i = 0, accepted = 0; accepted < h; i = i + 1 == h ? 0 : i + 1) {
+    const double at = link_busy_[static_cast<size_t>(links[i])].earliest_free(t.start, serial);
+    if (at > t.start) {
+      t.start = at;
+      accepted = 1;  // link i holds the new start
+    } else {
+      ++accepted;
     }
   }
   for (int l : links) {

@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace dgs {
@@ -37,6 +38,35 @@ void parallel_for(int64_t n, int threads, F&& work) {
   worker();
   for (auto& th : pool) th.join();
   if (first) std::rethrow_exception(first);
+}
+
+// f(i) for every i in [0, n) on `threads` workers, each result into its own slot, returned in
+// index order: the result does not depend on the order in which the indices finish. T (f's
+// result) must be default-constructible and not bool (slots are written concurrently). If any
+// f(i) throws, no further index starts and, once every worker has joined, the exception of the
+// lowest index that threw is rethrown -- the one a loop in index order would have thrown, since
+// indices are handed out in increasing order (every lower index has run by then).
+template <typename F>
+auto parallel_map(int64_t n, int threads, F&& f) {
+  using T = std::decay_t<std::invoke_result_t<F&, int64_t>>;
+  static_assert(!std::is_same_v<T, bool>, "parallel_map: vector<bool> slots are not independent");
+  std::vector<T> out(static_cast<size_t>(std::max<int64_t>(0, n)));
+  std::vector<std::exception_ptr> failed(out.size());
+  try {
+    parallel_for(n, threads, [&](int64_t i) {
+      try {
+        out[static_cast<size_t>(i)] = f(i);
+      } catch (...) {
+        failed[static_cast<size_t>(i)] = std::current_exception();
+        throw;  // parallel_for stops handing out indices
+      }
+    });
+  } catch (...) {
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+    throw;
+  }
+  return out;
 }
 
 // The workers a CPU-bound search may use: the CPUs this process may run on (at least 1).

@@ -195,6 +195,10 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
   for (const Atom& a : dag.atoms) ++left_in_sample[static_cast<size_t>(a.sample)];
   size_t done = 0;
   int first_slot = 0;
+  std::vector<int> snake_ids;  // the engines in snake order (snake_placement's slots)
+  for (const MeshPoint& p : snake_order(spec.mesh_columns, spec.mesh_rows))
+    snake_ids.push_back(p.y * spec.mesh_columns + p.x);
+  std::vector<double> cost_on;  // the mapping search's (atom, engine) input costs
   while (done < n) {
     if (ready.empty()) throw Error("atomic DAG has a cycle");
     int sample = 0;
@@ -236,12 +240,46 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
     std::vector<int> order = layers_in(dag, r.atoms);
     r.engines = snake_placement(dag, spec, r.atoms, order, first_slot);
     if (o.mapping_search && order.size() > 1 && order.size() <= 6) {
+      // Every layer order's snake placement and Eq. 2 cost (as snake_placement and
+      // round_transfer_cost give them), without rebuilding either per order: the Round's atoms
+      // grouped by layer, and each (atom, engine)'s input cost computed once, when first needed.
+      // The costs are whole numbers of byte-hops far below 2^53, so every sum is exact whatever
+      // the order of adding: each order's cost is round_transfer_cost's.
+      const size_t m = r.atoms.size();
+      std::vector<std::vector<size_t>> group(order.size());
+      for (size_t i = 0; i < m; ++i) {
+        const int l = dag.atoms[static_cast<size_t>(r.atoms[i])].layer;
+        group[static_cast<size_t>(std::find(order.begin(), order.end(), l) - order.begin())]
+            .push_back(i);
+      }
+      cost_on.assign(m * static_cast<size_t>(engines), -1.0);
+      auto cost_at = [&](size_t i, int e) {
+        double& c = cost_on[i * static_cast<size_t>(engines) + static_cast<size_t>(e)];
+        if (c < 0) {
+          c = 0;
+          const MeshPoint to = point_of(spec, e);
+          for (int p : dag.preds[static_cast<size_t>(r.atoms[i])]) {
+            const int src = s.engine_of[static_cast<size_t>(p)];
+            if (src < 0) continue;
+            c += static_cast<double>(dag.atoms[static_cast<size_t>(p)].out_bytes) *
+                 xy_hops(point_of(spec, src), to);
+          }
+        }
+        return c;
+      };
       std::vector<int> perm = order;
       std::sort(perm.begin(), perm.end());
+      std::vector<int> e(m, -1);
       double best = round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
       do {
-        const std::vector<int> e = snake_placement(dag, spec, r.atoms, perm, first_slot);
-        const double c = round_transfer_cost(dag, spec, r.atoms, e, s.engine_of);
+        size_t slot = static_cast<size_t>(first_slot);
+        double c = 0;
+        for (int l : perm)
+          for (size_t i : group[static_cast<size_t>(std::find(order.begin(), order.end(), l) -
+                                                    order.begin())]) {
+            e[i] = snake_ids[slot++ % snake_ids.size()];
+            c += cost_at(i, e[i]);
+          }
         if (c < best) {
           best = c;
           r.engines = e;

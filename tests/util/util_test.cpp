@@ -115,5 +115,37 @@ TEST(ParallelFor, RethrowsAWorkersExceptionOnTheCallingThread) {
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), 100);
 }
 
+// Results come back in index order whatever the thread count and finishing order.
+TEST(ParallelMap, KeepsIndexOrder) {
+  for (int threads : {1, 2, 4}) {
+    const std::vector<std::string> out = parallel_map(50, threads, [](int64_t i) {
+      return std::string(static_cast<size_t>(i % 7), 'x') + std::to_string(i);
+    });
+    ASSERT_EQ(out.size(), 50u);
+    for (int64_t i = 0; i < 50; ++i)
+      EXPECT_EQ(out[size_t(i)], std::string(static_cast<size_t>(i % 7), 'x') + std::to_string(i));
+  }
+  EXPECT_TRUE(parallel_map(0, 4, [](int64_t i) { return i; }).empty());
+}
+
+// The exception rethrown is the lowest failing index's (the one a loop in order throws), after
+// every worker joined, and no index starts after a failure.
+TEST(ParallelMap, RethrowsTheLowestFailingIndexsException) {
+  for (int threads : {1, 2, 4}) {
+    std::atomic<int> ran{0};
+    try {
+      parallel_map(1000, threads, [&](int64_t i) {
+        ++ran;
+        if (i == 5 || i == 6 || i == 9) throw Error("index " + std::to_string(i) + " failed");
+        return i;
+      });
+      ADD_FAILURE() << "no exception, " << threads << " threads";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "index 5 failed") << threads << " threads";
+    }
+    EXPECT_LT(ran.load(), 1000) << threads << " threads";
+  }
+}
+
 }  // namespace
 }  // namespace dgs

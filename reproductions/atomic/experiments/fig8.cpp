@@ -83,24 +83,25 @@ void run_fig8(ExperimentContext& ctx) {
       double even_us = NAN;
       std::string refused;  // the DSA model's refusal of a plan, if any
     };
-    std::vector<NetRuns> net_runs(nets.size());
-    parallel_for(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
-      NetRuns& r = net_runs[static_cast<size_t>(i)];
-      const Graph g = build_zoo_model(nets[static_cast<size_t>(i)], {.batch = 1});
-      try {
-        r.run = &ls_ad_run(nets[static_cast<size_t>(i)], 1, spec, ctx.options().seed);
-        r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
-                          .result.latency_us;
-      } catch (const Error& e) {
-        r.refused = e.what();
-        return;
-      }
-      // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
-      const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
-      r.even_us = evaluate_dsa_plan(
-                      g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"), spec)
-                      .latency_us;
-    });
+    const std::vector<NetRuns> net_runs =
+        parallel_map(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
+          NetRuns r;
+          const Graph g = build_zoo_model(nets[static_cast<size_t>(i)], {.batch = 1});
+          try {
+            r.run = &ls_ad_run(nets[static_cast<size_t>(i)], 1, spec, ctx.options().seed);
+            r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
+                              .result.latency_us;
+          } catch (const Error& e) {
+            r.refused = e.what();
+            return r;
+          }
+          // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
+          const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
+          r.even_us = evaluate_dsa_plan(
+                          g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"), spec)
+                          .latency_us;
+          return r;
+        });
     for (size_t n = 0; n < nets.size(); ++n) {
       const std::string& net = nets[n];
       const LsAdRun* run = net_runs[n].run;

@@ -111,33 +111,44 @@ void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const 
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
   auto run = std::make_unique<LsAdRun>();
   const Graph g = build_zoo_model(net, {.batch = batch});
-  const std::vector<Layer> layers = graph_layers(g);
-  StrategyRun& ls = run->ls;
-  ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
-  ls.schedule = ls_schedule(ls.dag, spec);
-  const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
-  ls.result = evaluate_dsa_plan(g, ls_plan, spec);
-  ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
-  StrategyRun& ad = run->ad;
-  IterativeSearch search = iterative_atomic_search(g, spec, seed);
-  run->ad_search = describe_search(search);
-  run->ad_sa_only_us = search.candidates.front().latency_us;
-  run->ad_target_cycles = search.candidates[static_cast<size_t>(search.best)].target_cycles;
-  run->ad_candidates = static_cast<int64_t>(search.candidates.size());
-  ad.dag = std::move(search.dag);
-  ad.schedule = std::move(search.schedule);
-  ad.result = std::move(search.result);
-  const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
-  ad.layer_utilisation_pct = layer_utilisation_pct(ad.dag, ad.schedule, spec);
-  DsaSpec free_mesh = spec;
-  free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
-  free_mesh.noc_hop_cycles = 0;
-  const double t_free = evaluate_dsa_plan(g, ad_plan, free_mesh).latency_us;
-  run->ad_noc_overhead_pct =
-      ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
-  run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
-  run->ideal_us =
-      ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
+  // LS (0) and AD (1), each into its own fields; at batch 1 side by side (a network's two
+  // strategies need not wait for each other: the longest network decides the item's time), at
+  // larger batches one after the other (their atomic DAGs, plans and simulations take gigabytes
+  // there: side by side they double the peak memory). An error is LS's first, as when LS runs
+  // before AD.
+  parallel_map(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
+    if (part == 0) {
+      StrategyRun& ls = run->ls;
+      const std::vector<Layer> layers = graph_layers(g);
+      ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
+      ls.schedule = ls_schedule(ls.dag, spec);
+      const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
+      ls.result = evaluate_dsa_plan(g, ls_plan, spec);
+      ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
+      return 0;
+    }
+    StrategyRun& ad = run->ad;
+    IterativeSearch search = iterative_atomic_search(g, spec, seed);
+    run->ad_search = describe_search(search);
+    run->ad_sa_only_us = search.candidates.front().latency_us;
+    run->ad_target_cycles = search.candidates[static_cast<size_t>(search.best)].target_cycles;
+    run->ad_candidates = static_cast<int64_t>(search.candidates.size());
+    ad.dag = std::move(search.dag);
+    ad.schedule = std::move(search.schedule);
+    ad.result = std::move(search.result);
+    const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
+    ad.layer_utilisation_pct = layer_utilisation_pct(ad.dag, ad.schedule, spec);
+    DsaSpec free_mesh = spec;
+    free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
+    free_mesh.noc_hop_cycles = 0;
+    const double t_free = evaluate_dsa_plan(g, ad_plan, free_mesh).latency_us;
+    run->ad_noc_overhead_pct =
+        ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
+    run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
+    run->ideal_us =
+        ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
+    return 0;
+  });
   return std::move(*run);
 }
 

@@ -61,26 +61,6 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
   return s;
 }
 
-// f(i) for every i in [0, n), one per CPU at a time, each into its own slot (the results do not
-// depend on the order in which they finish); an error is the one of the lowest index that
-// failed, as in a loop in order.
-template <typename T, typename F>
-std::vector<T> points_in_parallel(size_t n, F f) {
-  std::vector<T> out(n);
-  std::vector<std::exception_ptr> failed(n);
-  parallel_for(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
-    const size_t k = static_cast<size_t>(i);
-    try {
-      out[k] = f(k);
-    } catch (...) {
-      failed[k] = std::current_exception();
-    }
-  });
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
-  return out;
-}
-
 std::string label(const SweepNetwork& w) {
   return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
 }
@@ -108,11 +88,13 @@ void run_fig12(ExperimentContext& ctx) {
       if (n > w.max_engines_per_side) break;
       points.push_back(n);
     }
-    const auto ad_ls = points_in_parallel<std::pair<AdRun, double>>(points.size(), [&](size_t i) {
-      const DsaSpec s = fig12_spec(base, points[i]);
-      AdRun r = run_ad(g, s, ctx.options().seed);
-      return std::make_pair(r, run_ls(g, s, w.batch));
-    });
+    // One point per CPU at a time, in order (an error: the lowest failing point's).
+    const auto ad_ls =
+        parallel_map(static_cast<int64_t>(points.size()), available_cpus(), [&](int64_t i) {
+          const DsaSpec s = fig12_spec(base, points[static_cast<size_t>(i)]);
+          AdRun r = run_ad(g, s, ctx.options().seed);
+          return std::make_pair(r, run_ls(g, s, w.batch));
+        });
     std::vector<double> ad;
     std::vector<AdRun> runs;
     std::vector<double> ls;
@@ -222,9 +204,12 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    const std::vector<double> ad = points_in_parallel<double>(kSramKib.size(), [&](size_t i) {
-      return run_ad(g, dsa_with_local_bytes(base, kSramKib[i] * 1024), ctx.options().seed).ad_us;
-    });
+    const std::vector<double> ad =
+        parallel_map(static_cast<int64_t>(kSramKib.size()), available_cpus(), [&](int64_t i) {
+          return run_ad(g, dsa_with_local_bytes(base, kSramKib[static_cast<size_t>(i)] * 1024),
+                        ctx.options().seed)
+              .ad_us;
+        });
     Series series{model_display_name(w.zoo), {}};
     // Performance = 1 / time, normalised to the largest SRAM; gain of each doubling.
     size_t knee_index = 0;
