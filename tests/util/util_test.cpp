@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/util/error.h"
@@ -102,10 +104,14 @@ namespace {
 TEST(ParallelFor, RethrowsAWorkersExceptionOnTheCallingThread) {
   for (int threads : {1, 2, 4}) {
     std::atomic<int> ran{0};
+    // The other indices take a while (sleeping, so the failing worker gets a CPU at once): the
+    // failure must stop the hand-out long before they are all run. With instant work, the other
+    // workers could run all 996 before the throwing one reaches its catch (a flake seen in CI).
     EXPECT_THROW(parallel_for(1000, threads,
                               [&](int64_t i) {
                                 ++ran;
                                 if (i == 3) throw Error("index 3 failed");
+                                std::this_thread::sleep_for(std::chrono::milliseconds(1));
                               }),
                  Error);
     EXPECT_LT(ran.load(), 1000) << threads << " threads";
@@ -137,6 +143,7 @@ TEST(ParallelMap, RethrowsTheLowestFailingIndexsException) {
       parallel_map(1000, threads, [&](int64_t i) {
         ++ran;
         if (i == 5 || i == 6 || i == 9) throw Error("index " + std::to_string(i) + " failed");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // as in ParallelFor's test
         return i;
       });
       ADD_FAILURE() << "no exception, " << threads << " threads";
