@@ -237,10 +237,6 @@ __global__ void pool2d_kernel(Pool2dShape s, bool is_max, bool include_pad,
 
 }  // namespace
 
-bool ew_is_binary(EwOp op) {
-  return static_cast<int>(op) >= static_cast<int>(EwOp::Add);
-}
-
 void strided_copy(KernelLauncher& l, const std::vector<int64_t>& dims, const float* src,
                   const StridedView& src_view, float* dst, const StridedView& dst_view) {
   const IndexMap m = make_map(dims, &src_view, &dst_view, nullptr, "strided_copy");

@@ -5,10 +5,12 @@
 // takes device pointers, enqueues on the launcher's stream and counts one launch per kernel.
 // CUDA-free header: the no-CUDA build's stubs throw.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/cuda/runtime.h"
+#include "common/graph/graph.h"
 #include "common/util/error.h"
 
 namespace dgs::gpu {
@@ -63,40 +65,55 @@ void strided_copy(KernelLauncher& l, const std::vector<int64_t>& dims, const flo
 // Sets `count` floats at `dst` to `value`.
 void fill(KernelLauncher& l, float* dst, int64_t count, float value);
 
-// Element-wise operators (ONNX semantics; Gelu with approximate "none" or "tanh").
+// Element-wise operators (ONNX semantics): one per OpKind with an Ew class in op_table.inc (same
+// name), and two of the kernel's own.
+#define DGS_EW_None(kind)
+#define DGS_EW_Unary(kind) kind,
+#define DGS_EW_Binary(kind) kind,
+#define DGS_OP(kind, family, min_in, max_in, min_out, max_out, ew, ...) DGS_EW_##ew(kind)
 enum class EwOp : int {
-  Relu,
-  LeakyRelu,
-  Sigmoid,
-  Tanh,
-  Gelu,
-  GeluTanh,
-  Erf,
-  Clip,
-  Identity,
-  Exp,
-  Log,
-  Sqrt,
-  Reciprocal,
-  Neg,
-  Abs,
-  HardSigmoid,
-  HardSwish,
-  Sin,
-  Cos,
-  Not,    // a bool tensor (stored as 0/1 floats) -> 1 where 0
-  IsNaN,  // -> 1 where NaN (unary ops end here)
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Max,
-  Min,
-  Equal,  // -> 1 where equal
-  And     // bool tensors: 1 where both are non-zero (binary)
+#include "common/graph/op_table.inc"
+  GeluTanh,  // Gelu with approximate "tanh"
+  Identity,  // a copy
 };
-bool ew_is_binary(EwOp op);
+#undef DGS_OP
+#undef DGS_EW_Binary
+#undef DGS_EW_Unary
+
+// Whether `op` reads two operands (op_table.inc's Ew class Binary).
+inline bool ew_is_binary(EwOp op) {
+#define DGS_EW_Unary(kind)
+#define DGS_EW_Binary(kind) \
+  case EwOp::kind:          \
+    return true;
+#define DGS_OP(kind, family, min_in, max_in, min_out, max_out, ew, ...) DGS_EW_##ew(kind)
+  switch (op) {
+#include "common/graph/op_table.inc"
+    default:
+      return false;
+  }
+#undef DGS_OP
+#undef DGS_EW_Binary
+#undef DGS_EW_Unary
+}
+
+// The element-wise kernel op of an operator kind; nullopt for kinds without one (Ew class None).
+inline std::optional<EwOp> ew_op_of(OpKind k) {
+#define DGS_EW_Unary(kind) \
+  case OpKind::kind:       \
+    return EwOp::kind;
+#define DGS_EW_Binary(kind) DGS_EW_Unary(kind)
+#define DGS_OP(kind, family, min_in, max_in, min_out, max_out, ew, ...) DGS_EW_##ew(kind)
+  switch (k) {
+#include "common/graph/op_table.inc"
+    default:
+      return std::nullopt;
+  }
+#undef DGS_OP
+#undef DGS_EW_Binary
+#undef DGS_EW_Unary
+}
+#undef DGS_EW_None
 
 // Scalar attributes: LeakyRelu alpha; Clip min (alpha) and max (beta); HardSigmoid alpha, beta.
 struct EwParams {

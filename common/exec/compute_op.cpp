@@ -11,6 +11,21 @@ std::vector<TensorData> compute_op(const Op& op, const std::vector<const TensorD
   using namespace exec_ops;  // NOLINT(build/namespaces): the op implementations (ops.h)
   auto one = [](TensorData t) { return std::vector<TensorData>{std::move(t)}; };
   auto x0 = [&]() -> const TensorData& { return in_req(op, in, 0); };
+  // Whole families first (op_table.inc), then the kinds with a routine of their own.
+  switch (op_family(op.kind)) {
+    case OpFamily::EwUnary:
+      return one(unary(op, x0()));
+    case OpFamily::EwBinary:
+      return one(binary(op, x0(), in_req(op, in, 1)));
+    case OpFamily::EwVariadic:
+      return one(max_min(op, in));
+    case OpFamily::Logic:
+      return one(logic(op, in));
+    case OpFamily::Reduction:
+      return one(reduce(op, in));
+    default:
+      break;
+  }
   switch (op.kind) {
     case OpKind::Conv:
       return one(conv(op, in));
@@ -35,23 +50,6 @@ std::vector<TensorData> compute_op(const Op& op, const std::vector<const TensorD
       return layer_norm(op, in, num_outputs);
     case OpKind::Softmax:
       return one(softmax(op, x0()));
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::Erf:
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Reciprocal:
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
-    case OpKind::Sin:
-    case OpKind::Cos:
-      return one(unary(op, x0()));
     case OpKind::Clip:
       return one(clip(op, in));
     case OpKind::Identity:
@@ -60,15 +58,6 @@ std::vector<TensorData> compute_op(const Op& op, const std::vector<const TensorD
       return dropout(op, in, num_outputs);
     case OpKind::Cast:
       return one(cast(op, x0()));
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-      return one(binary(op, x0(), in_req(op, in, 1)));
-    case OpKind::Max:
-    case OpKind::Min:
-      return one(max_min(op, in));
     case OpKind::Concat:
       return one(concat(op, in));
     case OpKind::Split:
@@ -97,17 +86,7 @@ std::vector<TensorData> compute_op(const Op& op, const std::vector<const TensorD
       return one(expand(op, in));
     case OpKind::GatherND:
       return one(gather_nd(op, in));
-    case OpKind::Equal:
-    case OpKind::And:
-    case OpKind::Not:
-    case OpKind::IsNaN:
-    case OpKind::Where:
-      return one(logic(op, in));
-    case OpKind::ReduceMean:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-      return one(reduce(op, in));
-    case OpKind::kCount:
+    default:
       break;
   }
   unsupported(op, "operator kind");

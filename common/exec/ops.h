@@ -96,10 +96,10 @@ TensorData broadcast_to(const TensorData& x, const Shape& out);
 // ---------------------------------------------------------------------------------------------
 // Element-wise (ops_elementwise.cpp)
 // ---------------------------------------------------------------------------------------------
-// Add, Sub, Mul, Div, Pow and the pairwise step of Max/Min, with NumPy broadcasting.
+// The kinds of family EwBinary (op_table.inc) and the pairwise step of Max/Min (EwVariadic), with
+// NumPy broadcasting.
 TensorData binary(const Op& op, const TensorData& a, const TensorData& b);
-// Relu, LeakyRelu, Sigmoid, Tanh, Gelu, Erf, Exp, Log, Sqrt, Reciprocal, Neg, Abs, HardSigmoid,
-// HardSwish, Sin, Cos.
+// The kinds of family EwUnary (op_table.inc): a new row there needs its case here.
 TensorData unary(const Op& op, const TensorData& input);
 TensorData max_min(const Op& op, const std::vector<const TensorData*>& in);
 TensorData cast(const Op& op, const TensorData& x);

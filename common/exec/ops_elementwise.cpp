@@ -129,8 +129,7 @@ TensorData binary(const Op& op, const TensorData& a, const TensorData& b) {
   return y;
 }
 
-// Unary element-wise math (Relu, LeakyRelu, Sigmoid, Tanh, Gelu, Erf, Exp, Log, Sqrt, Reciprocal,
-// Neg, Abs, HardSigmoid, HardSwish, Sin, Cos).
+// Unary element-wise math: every kind of family EwUnary (op_table.inc).
 TensorData unary(const Op& op, const TensorData& input) {
   switch (op.kind) {
     case OpKind::Relu: {

@@ -72,68 +72,29 @@ std::string_view role_name(TensorRole r) {
 }
 
 namespace {
-constexpr std::array<std::string_view, static_cast<size_t>(OpKind::kCount)> kOpNames = {
-    "Conv",
-    "ConvTranspose",
-    "Gemm",
-    "MatMul",
-    "MaxPool",
-    "AveragePool",
-    "GlobalAveragePool",
-    "GlobalMaxPool",
-    "BatchNormalization",
-    "LayerNormalization",
-    "Softmax",
-    "Relu",
-    "LeakyRelu",
-    "Sigmoid",
-    "Tanh",
-    "Gelu",
-    "Erf",
-    "Clip",
-    "Identity",
-    "Exp",
-    "Log",
-    "Sqrt",
-    "Reciprocal",
-    "Neg",
-    "Abs",
-    "HardSigmoid",
-    "HardSwish",
-    "Sin",
-    "Cos",
-    "Cast",
-    "Dropout",
-    "Add",
-    "Sub",
-    "Mul",
-    "Div",
-    "Pow",
-    "Max",
-    "Min",
-    "Concat",
-    "Split",
-    "Slice",
-    "Reshape",
-    "Transpose",
-    "Flatten",
-    "Squeeze",
-    "Unsqueeze",
-    "Pad",
-    "Resize",
-    "DepthToSpace",
-    "SpaceToDepth",
-    "Gather",
-    "Expand",
-    "ReduceMean",
-    "ReduceSum",
-    "ReduceMax",
-    "Equal",
-    "And",
-    "Not",
-    "IsNaN",
-    "Where",
-    "GatherND"};
+constexpr size_t kNumKinds = static_cast<size_t>(OpKind::kCount);
+constexpr std::array<std::string_view, kNumKinds> kOpNames = {
+#define DGS_OP(kind, ...) #kind,
+#include "common/graph/op_table.inc"
+#undef DGS_OP
+};
+struct KindTraits {
+  OpFamily family;
+  EwClass ew;
+  bool activation;
+  bool layout_only;
+};
+constexpr std::array<KindTraits, kNumKinds> kTraits = {{
+#define DGS_OP(kind, family, min_in, max_in, min_out, max_out, ew, act, layout) \
+  {OpFamily::family, EwClass::ew, act != 0, layout != 0},
+#include "common/graph/op_table.inc"
+#undef DGS_OP
+}};
+KindTraits traits(OpKind k) {
+  const auto i = static_cast<size_t>(k);
+  return i < kTraits.size() ? kTraits[i]
+                            : KindTraits{OpFamily::DataMovement, EwClass::None, false, false};
+}
 }  // namespace
 
 std::string_view op_kind_name(OpKind k) {
@@ -147,35 +108,35 @@ std::optional<OpKind> op_kind_from_name(std::string_view s) {
   return std::nullopt;
 }
 
+OpFamily op_family(OpKind k) {
+  return traits(k).family;
+}
+EwClass ew_class(OpKind k) {
+  return traits(k).ew;
+}
 bool is_activation(OpKind k) {
-  switch (k) {
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Clip:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+  return traits(k).activation;
+}
+bool is_elementwise(OpKind k) {
+  switch (op_family(k)) {
+    case OpFamily::EwUnary:
+    case OpFamily::EwBinary:
+    case OpFamily::EwVariadic:
+    case OpFamily::EwSpecial:
+    case OpFamily::Logic:
       return true;
     default:
       return false;
   }
 }
-
-bool is_elementwise(OpKind k) {
-  return (k >= OpKind::Relu && k <= OpKind::Dropout) || (k >= OpKind::Add && k <= OpKind::Min) ||
-         (k >= OpKind::Equal && k <= OpKind::Where);
-}
 bool is_layout_only(OpKind k) {
-  return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
-         k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;
+  return traits(k).layout_only;
 }
 bool is_conv_like(OpKind k) {
-  return k == OpKind::Conv || k == OpKind::ConvTranspose;
+  return op_family(k) == OpFamily::ConvLike;
 }
 bool is_matmul_like(OpKind k) {
-  return k == OpKind::Gemm || k == OpKind::MatMul;
+  return op_family(k) == OpFamily::MatMulLike;
 }
 
 // --- Attributes -------------------------------------------------------------------------------

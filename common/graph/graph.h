@@ -59,91 +59,45 @@ struct Tensor {
 // ---------------------------------------------------------------------------------------------
 // Operators
 // ---------------------------------------------------------------------------------------------
-// Every operator the suite supports. The ONNX op_type of each is op_kind_name().
+// Every operator the suite supports, one enumerator per row of op_table.inc (in its order). The
+// ONNX op_type of each is op_kind_name().
 enum class OpKind : uint16_t {
-  // convolution and linear algebra
-  Conv,
-  ConvTranspose,
-  Gemm,
-  MatMul,
-  // pooling
-  MaxPool,
-  AveragePool,
-  GlobalAveragePool,
-  GlobalMaxPool,
-  // normalisation
-  BatchNormalization,
-  LayerNormalization,
-  Softmax,
-  // element-wise unary
-  Relu,
-  LeakyRelu,
-  Sigmoid,
-  Tanh,
-  Gelu,
-  Erf,
-  Clip,
-  Identity,
-  Exp,
-  Log,
-  Sqrt,
-  Reciprocal,
-  Neg,
-  Abs,
-  HardSigmoid,
-  HardSwish,
-  Sin,
-  Cos,
-  Cast,
-  Dropout,
-  // element-wise binary (NumPy broadcasting)
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Max,
-  Min,
-  // data movement
-  Concat,
-  Split,
-  Slice,
-  Reshape,
-  Transpose,
-  Flatten,
-  Squeeze,
-  Unsqueeze,
-  Pad,
-  Resize,
-  DepthToSpace,
-  SpaceToDepth,
-  Gather,
-  Expand,
-  // reductions
-  ReduceMean,
-  ReduceSum,
-  ReduceMax,
-  // comparison, logic and selection (attention masks computed at run time); element-wise with
-  // NumPy broadcasting; Equal and IsNaN give bool, And and Not take and give bool
-  Equal,
-  And,
-  Not,
-  IsNaN,
-  Where,  // condition (bool), X, Y
-  // data movement (continued)
-  GatherND,
+#define DGS_OP(kind, ...) kind,
+#include "common/graph/op_table.inc"
+#undef DGS_OP
   kCount
 };
 std::string_view op_kind_name(OpKind k);                      // the ONNX op_type, e.g. "Conv"
 std::optional<OpKind> op_kind_from_name(std::string_view s);  // inverse of op_kind_name
-// Coarse categories used by analyses and schedulers.
-bool is_elementwise(OpKind k);  // unary or binary element-wise (incl. Clip, Cast, Dropout,
-                                // Equal, And, Not, IsNaN, Where)
-bool is_layout_only(
-    OpKind k);  // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: no data moved
-bool is_conv_like(OpKind k);   // Conv, ConvTranspose
-bool is_activation(OpKind k);  // Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSigmoid, HardSwish
-bool is_matmul_like(OpKind k);  // Gemm, MatMul
+
+// The family of each kind (op_table.inc): which shape-inference and executor routine serves it.
+enum class OpFamily : uint8_t {
+  ConvLike,       // Conv, ConvTranspose
+  MatMulLike,     // Gemm, MatMul
+  Pool,           // windowed pooling
+  GlobalPool,     // pooling over the whole spatial extent
+  Normalization,  // BatchNormalization, LayerNormalization
+  Softmax,
+  EwUnary,       // unary element-wise math: one input, one output of its shape and dtype
+  EwBinary,      // binary element-wise math with NumPy broadcasting
+  EwVariadic,    // Max, Min: element-wise over any number of inputs
+  EwSpecial,     // element-wise with an own rule: Clip, Identity, Cast, Dropout
+  Logic,         // comparison, logic and selection (bool results or a bool condition)
+  DataMovement,  // concat, split, slice, reshape, transpose, pad, gather, ...
+  Reduction,     // ReduceMean, ReduceSum, ReduceMax
+};
+// The element-wise kernel class of a kind on the GPU (op_table.inc's Ew column).
+enum class EwClass : uint8_t { None, Unary, Binary };
+
+OpFamily op_family(OpKind k);
+EwClass ew_class(OpKind k);
+// Coarse categories used by analyses and schedulers (all read from op_table.inc).
+bool is_elementwise(OpKind k);  // families EwUnary, EwBinary, EwVariadic, EwSpecial, Logic
+bool is_layout_only(OpKind k);  // no data moved: Reshape, Flatten, Squeeze, Unsqueeze, Identity,
+                                // Dropout
+bool is_conv_like(OpKind k);    // family ConvLike
+bool is_activation(OpKind k);   // the unary activations that epilogue fusion absorbs
+bool is_matmul_like(OpKind k);  // family MatMulLike
 
 using AttrValue =
     std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;

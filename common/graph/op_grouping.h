@@ -17,7 +17,7 @@ namespace dgs {
 //      ("SepConv").
 //   2. Epilogue: a Conv/ConvTranspose/Gemm/MatMul (or a unit from rule 1) followed by a chain of
 //      BatchNormalization, Add/Sub/Mul/Div with a Weight/Constant operand (bias, scale) and
-//      unary activations (Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSigmoid, HardSwish):
+//      unary activations (is_activation: the Activation column of op_table.inc):
 //      "Conv-Relu", "Conv-BatchNormalization-Relu", ...
 //   3. Pre-activation (option): an activation not absorbed by rule 2 whose only consumer is a
 //      Conv joins that Conv's unit ("Relu-Conv").

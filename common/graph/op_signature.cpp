@@ -1,3 +1,4 @@
+#include <iterator>
 #include <string>
 
 #include "common/graph/op_signature.h"
@@ -12,70 +13,15 @@ using shape_inference_internal::op_prefix;
 // ---------------------------------------------------------------------------------------------
 OpArity op_arity(OpKind k) {
   constexpr int U = kUnboundedArity;
-  switch (k) {
-    case OpKind::Conv:
-    case OpKind::ConvTranspose:
-    case OpKind::Gemm:
-      return {2, 3, 1, 1};
-    case OpKind::MatMul:
-      return {2, 2, 1, 1};
-    case OpKind::MaxPool:
-      return {1, 1, 1, 2};  // Y, optional Indices
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-    case OpKind::GlobalMaxPool:
-      return {1, 1, 1, 1};
-    // X, scale, B, input_mean, input_var; Y and (training mode) running_mean, running_var
-    case OpKind::BatchNormalization:
-      return {5, 5, 1, 3};
-    // X, Scale, optional B; Y, optional Mean, InvStdDev
-    case OpKind::LayerNormalization:
-      return {2, 3, 1, 3};
-    case OpKind::Softmax:
-      return {1, 1, 1, 1};
-    case OpKind::Clip:
-      return {1, 3, 1, 1};  // input, optional min, max
-    case OpKind::Dropout:
-      return {1, 3, 1, 2};  // data, ratio, training_mode; output, mask
-    case OpKind::Max:
-    case OpKind::Min:
-      return {1, U, 1, 1};  // variadic in ONNX
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-      return {2, 2, 1, 1};
-    case OpKind::Concat:
-      return {1, U, 1, 1};
-    case OpKind::Split:
-      return {1, 2, 1, U};
-    case OpKind::Slice:
-      return {3, 5, 1, 1};
-    case OpKind::Reshape:
-      return {2, 2, 1, 1};
-    case OpKind::Squeeze:
-    case OpKind::Unsqueeze:
-      return {1, 2, 1, 1};  // axes as input (opset 13) or attribute
-    case OpKind::Pad:
-      return {1, 4, 1, 1};  // data, pads, constant_value, axes
-    case OpKind::Resize:
-      return {1, 4, 1, 1};  // X, roi, scales, sizes
-    case OpKind::Gather:
-    case OpKind::Expand:
-    case OpKind::GatherND:
-    case OpKind::Equal:
-    case OpKind::And:
-      return {2, 2, 1, 1};
-    case OpKind::Where:
-      return {3, 3, 1, 1};
-    case OpKind::ReduceMean:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-      return {1, 2, 1, 1};  // axes as input (ReduceSum 13, all 18)
-    default:
-      return {1, 1, 1, 1};  // unary element-wise and layout ops
-  }
+  static constexpr OpArity kArity[] = {
+#define DGS_OP(kind, family, min_in, max_in, min_out, max_out, ...) \
+  {min_in, max_in, min_out, max_out},
+#include "common/graph/op_table.inc"
+#undef DGS_OP
+  };
+  static_assert(std::size(kArity) == static_cast<size_t>(OpKind::kCount));
+  const auto i = static_cast<size_t>(k);
+  return i < std::size(kArity) ? kArity[i] : OpArity{};
 }
 
 bool is_shape_input(OpKind k, int i) {

@@ -11,6 +11,20 @@ void infer_op_shapes(Graph& g, int op_index) {
   check_arity(op);
   using namespace shape_inference_internal;
   Ctx c(g, op_index);
+  // Whole families first (op_table.inc), then the kinds with an inference of their own.
+  switch (op_family(op.kind)) {
+    case OpFamily::EwUnary:
+      return infer_unary(c);
+    case OpFamily::EwBinary:
+    case OpFamily::EwVariadic:
+      return infer_binary(c);
+    case OpFamily::Logic:
+      return infer_logic(c);
+    case OpFamily::Reduction:
+      return infer_reduce(c);
+    default:
+      break;
+  }
   switch (op.kind) {
     case OpKind::Conv:
       infer_conv(c);
@@ -42,25 +56,6 @@ void infer_op_shapes(Graph& g, int op_index) {
       c.axis(c.attrs().get_int("axis", -1), c.rank(0), "attribute 'axis'");
       infer_unary(c);
       break;
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::Erf:
-    case OpKind::Identity:
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Reciprocal:
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
-    case OpKind::Sin:
-    case OpKind::Cos:
-      infer_unary(c);
-      break;
     case OpKind::Clip:
       infer_clip(c);
       break;
@@ -69,15 +64,6 @@ void infer_op_shapes(Graph& g, int op_index) {
       break;
     case OpKind::Dropout:
       infer_dropout(c);
-      break;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::Max:
-    case OpKind::Min:
-      infer_binary(c);
       break;
     case OpKind::Concat:
       infer_concat(c);
@@ -122,19 +108,10 @@ void infer_op_shapes(Graph& g, int op_index) {
     case OpKind::GatherND:
       infer_gather_nd(c);
       break;
-    case OpKind::Equal:
-    case OpKind::And:
-    case OpKind::Not:
-    case OpKind::IsNaN:
-    case OpKind::Where:
-      infer_logic(c);
+    case OpKind::Identity:
+      infer_unary(c);
       break;
-    case OpKind::ReduceMean:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-      infer_reduce(c);
-      break;
-    case OpKind::kCount:
+    default:
       c.fail("invalid op kind", "a supported operator");
   }
 }

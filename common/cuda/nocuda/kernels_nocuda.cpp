@@ -8,10 +8,6 @@
 
 namespace dgs::gpu {
 
-bool ew_is_binary(EwOp op) {
-  return static_cast<int>(op) >= static_cast<int>(EwOp::Add);
-}
-
 void strided_copy(KernelLauncher&, const std::vector<int64_t>&, const float*, const StridedView&,
                   float*, const StridedView&) {
   throw_no_cuda("strided_copy");
