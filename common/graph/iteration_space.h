@@ -82,6 +82,21 @@ struct InputAccess {
   std::vector<AxisIndex> dims;  // Affine: one per input dim
   std::string note;             // Custom: what the map is
 };
+// How many coordinates `a` spans over a tile of the given extents placed at any offset (the
+// worst alignment: a floored term over `ext` consecutive values spans ceil((ext - 1) / divisor)
+// + 1 of them): 1 + sum |coef| * ceil((ext - 1) / divisor); `extent(term)` is the tile's extent
+// on the term's axis. Not clamped to the input; `full` dims are the caller's. For cost models
+// that price a tile by its size wherever it sits (tile-graph traffic models).
+template <class Extent>
+int64_t affine_span(const AxisIndex& a, Extent&& extent) {
+  int64_t span = 1;
+  for (const IndexTerm& t : a.terms) {
+    const int64_t ext = extent(t);
+    const int64_t coef = t.coef < 0 ? -t.coef : t.coef;
+    span += coef * (t.divisor == 1 ? ext - 1 : (ext - 1 + t.divisor - 1) / t.divisor);
+  }
+  return span;
+}
 struct ReductionAxis {
   std::string name;  // "c_in", "kh", "k", "reduce2", ...
   int64_t extent = 0;

@@ -208,7 +208,7 @@ Prepared prepare(const TileGraph& g, const KernelGroup& grp, const WelderArch& a
       PreparedInput pi;
       pi.k = static_cast<int>(k);
       pi.tensor = op.inputs[k].tensor;
-      pi.custom = op.inputs[k].custom;
+      pi.custom = op.inputs[k].custom();
       const int pr = g.tensors[pi.tensor].producer;
       if (pr >= 0 && p.local[pr] >= 0) {
         pi.producer = p.local[pr];
@@ -762,7 +762,7 @@ std::string group_signature(const TileGraph& g, const KernelGroup& grp) {
       os << "<" << l << ':' << t.elem_bytes;
       if (l < 0)
         for (auto s : t.shape) os << ',' << s;
-      if (in.custom) {  // answered from the source op: its input shape and attributes count
+      if (in.custom()) {  // answered from the source op: its input shape and attributes count
         os << 'C' << in.graph_input;
         for (auto d : t.shape) os << ',' << d;
         if (g.source && o.graph_op >= 0)
@@ -782,8 +782,9 @@ std::string group_signature(const TileGraph& g, const KernelGroup& grp) {
           }
       }
       for (const auto& d : in.dims) {
-        os << '[' << d.offset << '/' << d.divisor << '+' << d.extra << (d.full ? "F" : "");
-        for (const auto& t2 : d.terms) os << t2.axis << '*' << t2.coef << ';';
+        os << '[' << d.offset << (d.full ? "F" : "");
+        for (const auto& t2 : d.terms)
+          os << (t2.reduction ? o.space.size() : 0) + t2.axis << '*' << t2.coef << ';';
         os << ']';
       }
       if (l >= 0) {

@@ -31,11 +31,12 @@ bool identity_access(const TileGraph& g, int producer, int consumer) {
   const int t = g.ops[producer].output;
   for (const auto& in : c.inputs) {
     if (in.tensor != t) continue;
-    if (in.custom || in.dims.size() != c.space.size()) return false;
+    if (in.custom() || in.dims.size() != c.space.size()) return false;
     for (size_t d = 0; d < in.dims.size(); ++d) {
-      const DimAccess& a = in.dims[d];
-      if (a.full || a.divisor != 1 || a.extra != 0 || a.terms.size() != 1 ||
-          a.terms[0].axis != static_cast<int>(d) || a.terms[0].coef != 1)
+      const AxisIndex& a = in.dims[d];
+      if (a.full || a.terms.size() != 1 || a.terms[0].reduction ||
+          a.terms[0].axis != static_cast<int>(d) || a.terms[0].coef != 1 ||
+          a.terms[0].divisor != 1)
         return false;
     }
   }

@@ -44,8 +44,8 @@ std::vector<std::vector<int64_t>> custom_regions(const TileGraph& g, const TileO
   const auto regions = input_regions(*g.source, op.graph_op, tile, op.output_index);
   std::vector<std::vector<int64_t>> out(op.inputs.size());
   for (size_t k = 0; k < op.inputs.size(); ++k) {
-    const InputAccess& in = op.inputs[k];
-    if (!in.custom) continue;
+    const TileInput& in = op.inputs[k];
+    if (!in.custom()) continue;
     const Shape& shape = g.tensors[in.tensor].shape;
     const Region& r = regions.at(static_cast<size_t>(in.graph_input));
     out[k].assign(shape.size(), 1);
@@ -59,35 +59,25 @@ std::vector<std::vector<int64_t>> custom_regions(const TileGraph& g, const TileO
 
 void affine_input_region(const TileGraph& g, const TileOp& op, int k, const int64_t* space_tile,
                          const int64_t* reduce_tile, int64_t* out) {
-  const InputAccess& in = op.inputs[static_cast<size_t>(k)];
+  const TileInput& in = op.inputs[static_cast<size_t>(k)];
   const Shape& shape = g.tensors[in.tensor].shape;
-  const size_t ns = op.space.size();
+  auto extent = [&](const IndexTerm& t) {
+    const size_t ax = static_cast<size_t>(t.axis);
+    return t.reduction ? std::min(reduce_tile[ax], op.reduce[ax])
+                       : std::min(space_tile[ax], op.space[ax]);
+  };
   for (size_t d = 0; d < shape.size(); ++d) {
-    const DimAccess& a = in.dims[d];
-    if (a.full) {
-      out[d] = shape[d];
-      continue;
-    }
-    int64_t span = 1;
-    for (const AffineTerm& t : a.terms) {
-      const size_t ax = static_cast<size_t>(t.axis);
-      const int64_t ext = ax < ns ? std::min(space_tile[ax], op.space[ax])
-                                  : std::min(reduce_tile[ax - ns], op.reduce[ax - ns]);
-      span +=
-          std::llabs(t.coef) * (t.divisor == 1 ? ext - 1 : (ext - 1 + t.divisor - 1) / t.divisor);
-    }
-    int64_t r = a.divisor == 1 ? span : (span - 1) / a.divisor + 2;
-    r += a.extra;
-    out[d] = clip(r, shape[d]);
+    const AxisIndex& a = in.dims[d];
+    out[d] = a.full ? shape[d] : clip(affine_span(a, extent), shape[d]);
   }
 }
 
 std::vector<int64_t> input_region(const TileGraph& g, const TileOp& op, int k,
                                   const std::vector<int64_t>& space_tile,
                                   const std::vector<int64_t>& reduce_tile) {
-  const InputAccess& in = op.inputs.at(static_cast<size_t>(k));
+  const TileInput& in = op.inputs.at(static_cast<size_t>(k));
   const Shape& shape = g.tensors[in.tensor].shape;
-  if (in.custom) {
+  if (in.custom()) {
     // Concat, Reshape-like, Resize, DepthToSpace, ConvTranspose, ...: the shared iteration
     // spaces compute the region (common/graph/iteration_space.h).
     std::vector<int64_t> tile(op.space.size());
@@ -121,7 +111,7 @@ const int64_t* CustomRegionMemo::find_or_add(const TileGraph& g, int op_index, i
   auto value_of = [&](const Entry& e) {
     size_t off = e.value;
     for (int j = 0; j < k; ++j)
-      if (op.inputs[static_cast<size_t>(j)].custom)
+      if (op.inputs[static_cast<size_t>(j)].custom())
         off += g.tensors[op.inputs[static_cast<size_t>(j)].tensor].shape.size();
     return values_.data() + off;
   };
@@ -174,15 +164,20 @@ int add_tensor(TileGraph& g, const std::string& name, const Shape& shape, bool p
 }
 
 namespace {
+// An input dim indexed by output axis `axis` (reduction axis with `reduction`).
+AxisIndex axis_dim(size_t axis, bool reduction = false) {
+  AxisIndex a;
+  a.terms.push_back({.axis = static_cast<int>(axis), .reduction = reduction});
+  return a;
+}
+
 // Right-aligned NumPy broadcasting of an input of shape `in` against output axes [0, out_rank).
-InputAccess broadcast_access(int tensor, const Shape& in, size_t out_rank, const Shape& out) {
-  InputAccess a;
+TileInput broadcast_access(int tensor, const Shape& in, size_t out_rank, const Shape& out) {
+  TileInput a;
   a.tensor = tensor;
   const size_t off = out_rank - in.size();
   for (size_t d = 0; d < in.size(); ++d) {
-    DimAccess da;
-    if (!(in[d] == 1 && out[off + d] != 1)) da.terms.push_back({static_cast<int>(off + d), 1});
-    a.dims.push_back(da);
+    a.dims.push_back(in[d] == 1 && out[off + d] != 1 ? AxisIndex{} : axis_dim(off + d));
   }
   return a;
 }
@@ -221,15 +216,14 @@ int add_matmul(TileGraph& g, const std::string& name, int a, int b) {
   op.space = as;
   op.space.back() = bs[1];
   op.reduce = {as.back()};
-  const int r = static_cast<int>(op.space.size());
-  InputAccess ia;
+  TileInput ia;
   ia.tensor = a;
-  for (size_t d = 0; d + 1 < as.size(); ++d) ia.dims.push_back({{{static_cast<int>(d), 1}}});
-  ia.dims.push_back({{{r, 1}}});
-  InputAccess ib;
+  for (size_t d = 0; d + 1 < as.size(); ++d) ia.dims.push_back(axis_dim(d));
+  ia.dims.push_back(axis_dim(0, true));  // K
+  TileInput ib;
   ib.tensor = b;
-  ib.dims.push_back({{{r, 1}}});
-  ib.dims.push_back({{{r - 1, 1}}});
+  ib.dims.push_back(axis_dim(0, true));
+  ib.dims.push_back(axis_dim(op.space.size() - 1));
   op.inputs = {ia, ib};
   op.output = new_output(g, name, op.space, g.tensors[a].elem_bytes);
   op.flops = 2.0 * static_cast<double>(numel(op.space)) * static_cast<double>(as.back());
@@ -243,10 +237,10 @@ int add_softmax(TileGraph& g, const std::string& name, int x) {
   op.type = "Softmax";
   op.space = s;
   op.reduce = {s.back()};
-  InputAccess ia;
+  TileInput ia;
   ia.tensor = x;
-  for (size_t d = 0; d + 1 < s.size(); ++d) ia.dims.push_back({{{static_cast<int>(d), 1}}});
-  DimAccess row;
+  for (size_t d = 0; d + 1 < s.size(); ++d) ia.dims.push_back(axis_dim(d));
+  AxisIndex row;
   row.full = true;
   ia.dims.push_back(row);
   op.inputs = {ia};
@@ -294,7 +288,6 @@ TileGraph build_tile_graph(const Graph& graph) {
       for (const auto& r : is.reduction_axes) op.reduce.push_back(r.extent);
       op.layout_only = is_layout_only(o.kind);
       op.flops = flops / static_cast<double>(o.outputs.size());
-      const int ns = static_cast<int>(op.space.size());
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         const int t = o.inputs[k];
         if (t < 0 || is.inputs[k].kind == dgs::InputAccess::Kind::Omitted) continue;
@@ -302,21 +295,10 @@ TileGraph build_tile_graph(const Graph& graph) {
         // Shape-determining constants and folded scalar constants are not loaded by a kernel.
         if (src.role == TensorRole::Constant && (!src.int_data.empty() || numel(src.shape) <= 1))
           continue;
-        InputAccess a;
+        TileInput a;
+        static_cast<dgs::InputAccess&>(a) = is.inputs[k];
         a.tensor = map_tensor(t);
         a.graph_input = static_cast<int>(k);
-        if (is.inputs[k].kind == dgs::InputAccess::Kind::Custom) {
-          a.custom = true;
-        } else {
-          for (const AxisIndex& ax : is.inputs[k].dims) {
-            DimAccess d;
-            d.full = ax.full;
-            d.offset = ax.offset;
-            for (const IndexTerm& it : ax.terms)
-              d.terms.push_back({it.reduction ? ns + it.axis : it.axis, it.coef, it.divisor});
-            a.dims.push_back(std::move(d));
-          }
-        }
         op.inputs.push_back(std::move(a));
       }
       op.output = map_tensor(o.outputs[out]);

@@ -8,7 +8,7 @@
 // input the quasi-affine index map, evaluated here by interval arithmetic on a tile anchored at
 // the origin (the tile the traffic model costs); maps the shared code marks Custom (Concat,
 // Reshape, Resize, DepthToSpace, ConvTranspose, ...) are answered by its input_regions().
-// Hand-built graphs (tests, the §2 example) state their affine maps directly.
+// Hand-built graphs (tests, the §2 example) state their maps directly, in the same terms.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,29 +19,14 @@
 
 namespace dgs::welder {
 
-// One term of an affine index expression: coef * iterator[axis]. Axes number the op's space axes
-// first (0..space.size()-1), then its reduction axes.
-struct AffineTerm {
-  int axis = 0;
-  int64_t coef = 1;
-  int64_t divisor = 1;  // coef * floor(axis / divisor)
-};
-
-// How one input dimension is indexed: floor((sum_i coef_i*axis_i + offset) / divisor) + [0, extra].
-// `full` marks a conservative whole-dimension access (Softmax row, Gather table, Concat).
-struct DimAccess {
-  std::vector<AffineTerm> terms;
-  int64_t offset = 0;
-  int64_t divisor = 1;
-  int64_t extra = 0;
-  bool full = false;
-};
-
-struct InputAccess {
-  int tensor = -1;              // index into TileGraph::tensors
-  std::vector<DimAccess> dims;  // one per input dimension
-  bool custom = false;          // region from the shared iteration spaces (needs the source graph)
-  int graph_input = -1;         // which input of the source op
+// One input of a tile op: the shared iteration space's map of that input (dgs::InputAccess:
+// Affine dims, each offset + sum coef * floor(axis / divisor) over the op's output (space) and
+// reduction axes, or a `full` dim; or Custom, answered by the shared input_regions()), and which
+// tile tensor it reads.
+struct TileInput : dgs::InputAccess {
+  int tensor = -1;       // index into TileGraph::tensors
+  int graph_input = -1;  // which input of the source op
+  bool custom() const { return kind == Kind::Custom; }
 };
 
 struct TileTensor {
@@ -65,7 +50,7 @@ struct TileOp {
   int output = -1;             // tensor index
   std::vector<int64_t> space;  // output extents
   std::vector<int64_t> reduce;
-  std::vector<InputAccess> inputs;
+  std::vector<TileInput> inputs;
   double flops = 0;          // for the whole op
   bool layout_only = false;  // Reshape & co.: a view, launches no kernel
   bool is_reduction() const { return !reduce.empty(); }

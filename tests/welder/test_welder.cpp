@@ -148,9 +148,10 @@ TEST(WelderPropagation, InconsistentOutputsAreNotConnected) {
   red.type = "ReduceSum";
   red.space = {64, 1};
   red.reduce = {32};
-  InputAccess ia;
+  TileInput ia;
   ia.tensor = g.ops[e].output;
-  ia.dims = {DimAccess{{{0, 1, 1}}, 0, 1, 0, false}, DimAccess{{{2, 1, 1}}, 0, 1, 0, false}};
+  ia.dims = {AxisIndex{.terms = {IndexTerm{.axis = 0}}},
+             AxisIndex{.terms = {IndexTerm{.axis = 0, .reduction = true}}}};
   red.inputs = {ia};
   red.output = add_tensor(g, "rowsum:0", {64, 1}, false);
   g.tensors[red.output].graph_input = false;
@@ -177,7 +178,7 @@ TEST(WelderPropagation, CustomRegionMemoEqualsInputRegion) {
   for (size_t o = 0; o < tg.ops.size(); ++o) {
     const TileOp& op = tg.ops[o];
     for (size_t k = 0; k < op.inputs.size(); ++k) {
-      if (!op.inputs[k].custom) continue;
+      if (!op.inputs[k].custom()) continue;
       for (int trial = 0; trial < 4; ++trial) {
         std::vector<int64_t> tile(op.space.size());
         for (size_t d = 0; d < tile.size(); ++d)
@@ -206,7 +207,7 @@ TEST(WelderPropagation, CustomRegionMemoRefusesASecondGraph) {
   int op = -1, input = -1;
   for (size_t o = 0; o < a.ops.size() && op < 0; ++o)
     for (size_t k = 0; k < a.ops[o].inputs.size(); ++k)
-      if (a.ops[o].inputs[k].custom) {
+      if (a.ops[o].inputs[k].custom()) {
         op = static_cast<int>(o);
         input = static_cast<int>(k);
         break;
