@@ -1,4 +1,5 @@
-// The command-line front end shared by the repro_* executables.
+// The command-line front end shared by the repro_* executables: options, the selection of
+// experiments, and the run of the selected ones (ExperimentContext is in experiment_context.cpp).
 #include "cli/cli.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "cli/experiment_sweep.h"
 #include "cli/run_info.h"
+#include "cli/signals_held.h"
 #include "cli/sweep_run.h"
 #include "common/cuda/device.h"
 #include "common/hw/config_reads.h"
@@ -26,220 +28,6 @@
 #include "models/zoo.h"
 
 namespace dgs {
-
-// ---------------------------------------------------------------------------------------------
-// ExperimentContext
-// ---------------------------------------------------------------------------------------------
-
-ExperimentContext::ExperimentContext(std::string paper, std::string experiment_id, RunOptions opts,
-                                     std::ostream& out, std::string default_hardware)
-    : paper_(std::move(paper)),
-      id_(std::move(experiment_id)),
-      opts_(std::move(opts)),
-      out_(out),
-      hardware_name_(opts_.hw.empty() ? std::move(default_hardware) : opts_.hw) {}
-
-void ExperimentContext::progress(const std::string& what) {
-  if (progress_ == nullptr) return;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  char stamp[32];
-  std::snprintf(stamp, sizeof stamp, "%.1f s", elapsed);
-  *progress_ << "[" << id_ << " " << stamp << "] " << what << std::endl;
-}
-
-const std::string& ExperimentContext::hardware_name() const {
-  return hardware_name_;
-}
-
-const HardwareSpec& ExperimentContext::hardware() const {
-  if (hardware_) return *hardware_;
-  if (hardware_name_.empty()) {
-    throw Error(
-        "no hardware: the experiment has no default machine; give one with --hw "
-        "NAME|FILE.json");
-  }
-  hardware_ = load_hardware(hardware_name_);
-  return *hardware_;
-}
-
-const GpuSpec& ExperimentContext::gpu() const {
-  const HardwareSpec& hw = hardware();
-  if (!hw.gpu) {
-    throw Error("hardware config '" + hardware_name_ + "' is of kind '" + hw.kind +
-                "'; this experiment runs on a GPU (kind 'gpu')");
-  }
-  return *hw.gpu;
-}
-
-PaperData ExperimentContext::paper_data(const std::string& file) const {
-  return PaperData::load(paper_, file);
-}
-
-std::string ExperimentContext::output_path(const std::string& suffix) const {
-  return (std::filesystem::path(opts_.out_dir) / paper_ / (id_ + suffix)).string();
-}
-
-void ExperimentContext::stage(const std::string& suffix, std::string content) {
-  for (auto& [s, c] : pending_) {
-    if (s == suffix) {
-      c = std::move(content);
-      return;
-    }
-  }
-  pending_.emplace_back(suffix, std::move(content));
-}
-
-void ExperimentContext::emit_table(const std::string& title, const Table& t,
-                                   const std::string& suffix) {
-  for (const PaperCell& c : paper_cells(t)) summary_.cell_errors.push_back(c.relative_error());
-  print_table(out_, title, t);
-  out_ << '\n';
-  stage(suffix + ".csv", to_csv(t));
-}
-
-void ExperimentContext::emit_svg(const std::string& svg, const std::string& suffix) {
-  stage(suffix + ".svg", svg);
-}
-
-void ExperimentContext::emit_claims(const std::vector<Claim>& claims) {
-  for (const Claim& c : claims) summary_.claims.add(c);
-  print_claims(out_, claims);
-  out_ << '\n';
-  stage("_claims.csv", to_csv(claims_table(claims)));
-}
-
-void ExperimentContext::note(const std::string& line) {
-  out_ << "note: " << line << '\n';
-  notes_.push_back(line);
-}
-
-void ExperimentContext::emit_file(const std::string& suffix, const std::string& content) {
-  stage(suffix, content);
-}
-
-namespace {
-// The constants of a config calibrated on one experiment: (name, value, experiment).
-struct CalibratedConstant {
-  std::string name;
-  double value = 0;
-  std::string experiment;
-};
-// The constants of `spec` calibrated on one experiment: those whose source says "calibrated on ONE
-// experiment: ...", and those whose source says "same value as hw_configs/<name>.json" of a
-// built-in config where that constant is calibrated with the same value (followed `depth` deep).
-std::vector<CalibratedConstant> calibrated_constants_of(const GpuSpec& spec, int depth = 2) {
-  static const std::string kMark = "calibrated on ONE experiment: ";
-  static const std::string kSame = "same value as hw_configs/";
-  std::vector<CalibratedConstant> out;
-  for (const auto& [name, value] : spec.efficiency) {
-    const auto it = spec.sources.find("efficiency." + name);
-    if (it == spec.sources.end()) continue;
-    const size_t at = it->second.find(kMark);
-    if (at == std::string::npos) {
-      const size_t same = it->second.find(kSame);
-      if (same == std::string::npos || depth == 0) continue;
-      const size_t begin = same + kSame.size();
-      const size_t end = it->second.find(".json", begin);
-      if (end == std::string::npos) continue;
-      GpuSpec other;
-      try {
-        other = load_gpu_spec(it->second.substr(begin, end - begin));
-      } catch (const Error&) {
-        continue;  // not a built-in config: nothing to follow
-      }
-      for (const CalibratedConstant& c : calibrated_constants_of(other, depth - 1))
-        if (c.name == name && c.value == value) out.push_back({name, value, c.experiment});
-      continue;
-    }
-    // The experiment: up to the first ';' after the mark, with its parenthesis closed.
-    std::string what = it->second.substr(at + kMark.size());
-    what = what.substr(0, what.find(';'));
-    if (std::count(what.begin(), what.end(), '(') > std::count(what.begin(), what.end(), ')'))
-      what += ")";
-    out.push_back({name, value, what});
-  }
-  return out;
-}
-
-std::string compact_number(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-}  // namespace
-
-std::string ExperimentContext::calibrated_constants(const GpuSpec& spec) {
-  std::string s;
-  for (const CalibratedConstant& c : calibrated_constants_of(spec))
-    s += (s.empty() ? "" : ", ") + c.name + " = " + compact_number(c.value);
-  return s.empty() ? s : spec.name + ": " + s;
-}
-
-void ExperimentContext::note_calibrated_constants(const GpuSpec& spec) {
-  if (std::find(calibration_noted_.begin(), calibration_noted_.end(), spec.name) !=
-      calibration_noted_.end())
-    return;
-  calibration_noted_.push_back(spec.name);
-  for (const CalibratedConstant& c : calibrated_constants_of(spec)) {
-    note("calibrated constant used: " + spec.name + " " + c.name + " = " + compact_number(c.value) +
-         ", calibrated on " + c.experiment + " (no other experiment re-tunes it)");
-  }
-}
-
-namespace {
-// Holds SIGINT, SIGTERM and SIGHUP back while it lives (they are delivered when it ends), so that
-// an interrupted run writes an item's files all or none (each file is also written atomically).
-class SignalsHeld {
- public:
-  SignalsHeld() {
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGINT);
-    sigaddset(&s, SIGTERM);
-    sigaddset(&s, SIGHUP);
-    held_ = sigprocmask(SIG_BLOCK, &s, &old_) == 0;
-  }
-  ~SignalsHeld() {
-    if (held_) sigprocmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SignalsHeld(const SignalsHeld&) = delete;
-  SignalsHeld& operator=(const SignalsHeld&) = delete;
-
- private:
-  sigset_t old_;
-  bool held_ = false;
-};
-}  // namespace
-
-std::vector<std::string> ExperimentContext::commit_files() {
-  if (hardware_ && hardware_->gpu) note_calibrated_constants(*hardware_->gpu);
-  if (!opts_.hw_from_device.empty() && opts_.mode == RunMode::Measured)
-    note("hardware: " + opts_.hw_from_device + " (measured mode without --hw)");
-  const SignalsHeld held;
-  if (!notes_.empty()) {
-    std::string text;
-    for (const std::string& n : notes_) text += n + "\n";
-    stage("_notes.txt", text);
-  }
-  std::vector<std::string> written;
-  for (const auto& [suffix, content] : pending_) {
-    const std::string path = output_path(suffix);
-    write_file_atomic(path, content);
-    written.push_back(path);
-  }
-  pending_.clear();
-  return written;
-}
-
-uint64_t parse_seed(const std::string& s) {
-  uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-    throw UsageError("--seed: '" + s + "' is not a non-negative integer");
-  }
-  return v;
-}
 
 // ---------------------------------------------------------------------------------------------
 // run_cli
@@ -579,9 +367,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   return rc;
 }
 
-int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
-                 const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
-                 const GpuProbe& gpu_available) {
+po::options_description cli_options() {
   po::options_description desc("options");
   desc.add_options()                                                               //
       ("help,h", "print this help and exit")                                       //
@@ -621,7 +407,176 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
       ("merge", po::value<std::vector<std::string>>()->multitoken()->value_name("DIR..."),
        "join the shards written to the folders DIR... (their --out) into --out, as one run "
        "writes it");
+  return desc;
+}
 
+void print_help(std::ostream& out, const PaperInfo& paper, const po::options_description& desc) {
+  out << "usage: " << program_name(paper)
+      << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
+         "NAME|FILE.onnx]\n"
+      << "       [--mode model|measured] [--full-protocol] [--out DIR] [--seed N] [--quiet]\n"
+      << "       [--shard I/N [--shard-costs FILE]] [--skip-existing]\n"
+      << "   or: " << program_name(paper) << " --merge DIR... [--out DIR]\n"
+      << paper.title << "\n\n"
+      << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
+      << "yet, 4 measured mode without a GPU\n";
+}
+
+// The experiments a run selects, and those --all passes over (each printed with its reason).
+struct Selection {
+  std::vector<int> selected;
+  std::vector<int> not_implemented;  // --all: not implemented yet
+  std::vector<int> own_graphs;       // --all --model: runs the paper's own graphs
+  std::vector<int> model_only;       // --all --mode measured: no measured version
+};
+
+// --fig, --table and --all (the inputs are validated between the two, as a run reads them).
+// Returns kExitOk, or kExitNotImplemented after printing why.
+int select_experiments(Parsed& p, const PaperInfo& paper,
+                       const std::vector<Experiment>& experiments, Selection& s, std::ostream& out,
+                       std::ostream& err) {
+  std::vector<int>& selected = s.selected;
+  auto add = [&](int i) {
+    if (std::find(selected.begin(), selected.end(), i) == selected.end()) selected.push_back(i);
+  };
+  for (const std::string& f : p.figs) add(resolve(experiments, "fig", f, paper));
+  for (const std::string& t : p.tables) add(resolve(experiments, "table", t, paper));
+  validate_inputs(p.opts);
+
+  if (p.all) {
+    for (size_t i = 0; i < experiments.size(); ++i) {
+      if (experiments[i].run) {
+        add(static_cast<int>(i));
+      } else if (std::find(selected.begin(), selected.end(), static_cast<int>(i)) ==
+                 selected.end()) {
+        s.not_implemented.push_back(static_cast<int>(i));
+      }
+    }
+  }
+  // An explicitly selected experiment that is not implemented refuses the whole run.
+  std::string missing;
+  for (int i : selected) {
+    if (!experiments[i].run) missing += (missing.empty() ? "" : ", ") + experiments[i].id();
+  }
+  if (!missing.empty()) {
+    err << "error: not implemented yet in " << program_name(paper) << ": " << missing
+        << " (see --list)" << std::endl;
+    return kExitNotImplemented;
+  }
+  if (p.all && selected.empty()) {
+    print_list(out, paper, experiments);
+    err << "error: none of the " << experiments.size() << " experiments of " << program_name(paper)
+        << " is implemented yet" << std::endl;
+    return kExitNotImplemented;
+  }
+  return kExitOk;
+}
+
+// --model: keeps the experiments that take a model (--all passes over the others; an explicit
+// selection of one is a usage error).
+void select_for_model(const Parsed& p, const std::vector<Experiment>& experiments, Selection& s) {
+  if (p.opts.model.empty()) return;
+  std::string refused;
+  std::vector<int> runnable;
+  for (int i : s.selected) {
+    if (experiments[i].accepts_model)
+      runnable.push_back(i);
+    else if (p.all)
+      s.own_graphs.push_back(i);
+    else
+      refused += (refused.empty() ? "" : ", ") + experiments[i].id();
+  }
+  if (!refused.empty())
+    throw UsageError("--model: " + refused +
+                     " runs the paper's own graphs; --model does not apply (see --list)");
+  if (runnable.empty()) throw UsageError("--model: no experiment takes a model");
+  s.selected = runnable;
+}
+
+// --mode measured: keeps the experiments with a measured version, then asks for the GPU (and
+// takes its hardware config when there is no --hw). Returns kExitOk, or kExitNoGpu after
+// printing why.
+int select_for_measured(Parsed& p, const std::vector<Experiment>& experiments, Selection& s,
+                        const GpuProbe& gpu_available, std::ostream& err) {
+  if (p.opts.mode != RunMode::Measured) return kExitOk;
+  // Usage first (an experiment without a measured version is refused on any machine), then
+  // the GPU.
+  std::string refused;
+  std::vector<int> runnable;
+  for (int i : s.selected) {
+    if (experiments[i].has_measured_mode) {
+      runnable.push_back(i);
+    } else if (p.all) {
+      s.model_only.push_back(i);
+    } else {
+      refused += (refused.empty() ? "" : ", ") + experiments[i].id();
+    }
+  }
+  if (!refused.empty()) {
+    throw UsageError("--mode measured: no measured version of " + refused +
+                     " (model mode only; see --list)");
+  }
+  if (runnable.empty()) throw UsageError("--mode measured: no experiment has a measured version");
+  std::string why;
+  LiveGpuProperties device;
+  if (!(gpu_available ? gpu_available(&device, &why) : cuda_device_properties(&device, &why))) {
+    err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
+    return kExitNoGpu;
+  }
+  if (p.opts.hw.empty()) {
+    const LiveGpuMatch m = match_live_gpu(device);
+    if (m.config.empty()) throw UsageError("--mode measured: " + m.why);
+    p.opts.hw = m.config;
+    p.opts.hw_from_device = m.why;
+  }
+  s.selected = runnable;
+  return kExitOk;
+}
+
+// The run's header lines: title, mode, hardware, seed, output folder, model, build, shard.
+void print_run_header(const PaperInfo& paper, const RunOptions& opts, const SweepRun& sweep,
+                      std::ostream& out) {
+  out << paper.title << "\n"
+      << "mode: " << (opts.mode == RunMode::Model ? "model" : "measured")
+      << " | hw: " << hw_description(opts) << " | seed: " << opts.seed
+      << " | output: " << (std::filesystem::path(opts.out_dir) / paper.key).string() << "/\n";
+  if (!opts.model.empty()) {
+    out << "model: " << opts.model;
+    if (opts.model_file_batch > 0) {
+      out << " (batch " << opts.model_file_batch
+          << " fixed in the file; experiments that need another batch refuse it)";
+    }
+    out << "\n";
+  }
+  out << build_line() << "\n";
+  if (sweep.sharded()) out << sweep.header_line() << "\n";
+}
+
+// One record per experiment of the list; those --all passes over get their reason (printed).
+std::vector<ItemRecord> initial_records(const std::vector<Experiment>& experiments,
+                                        const Selection& s, std::ostream& out) {
+  std::vector<ItemRecord> records;
+  for (const Experiment& e : experiments) records.push_back({e.id(), e.caption, "not run", ""});
+  for (int i : s.not_implemented) {
+    out << "skipped " << experiments[i].id() << ": not implemented yet (" << experiments[i].caption
+        << ")\n";
+    records[static_cast<size_t>(i)].status = "not implemented yet";
+  }
+  for (int i : s.model_only) {
+    out << "skipped " << experiments[i].id() << ": model mode only\n";
+    records[static_cast<size_t>(i)].status = "skipped: model mode only";
+  }
+  for (int i : s.own_graphs) {
+    out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
+    records[static_cast<size_t>(i)].status = "skipped: runs the paper's own graphs (no --model)";
+  }
+  return records;
+}
+
+int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
+                 const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
+                 const GpuProbe& gpu_available) {
+  po::options_description desc = cli_options();
   Parsed p;
   try {
     p = parse_args(argc, argv, desc);
@@ -631,15 +586,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
   }
 
   if (p.help) {
-    out << "usage: " << program_name(paper)
-        << " (--list | --all | --fig N... | --table N...) [--hw NAME|FILE] [--model "
-           "NAME|FILE.onnx]\n"
-        << "       [--mode model|measured] [--full-protocol] [--out DIR] [--seed N] [--quiet]\n"
-        << "       [--shard I/N [--shard-costs FILE]] [--skip-existing]\n"
-        << "   or: " << program_name(paper) << " --merge DIR... [--out DIR]\n"
-        << paper.title << "\n\n"
-        << desc << "\nexit codes: 0 ok, 1 an experiment failed, 2 usage error, 3 not implemented "
-        << "yet, 4 measured mode without a GPU\n";
+    print_help(out, paper, desc);
     return kExitOk;
   }
   if (p.list) {
@@ -656,135 +603,25 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     if (!p.all && p.figs.empty() && p.tables.empty()) {
       throw UsageError("nothing to run: give --fig N, --table N, --all or --list (see --help)");
     }
-    std::vector<int> selected;
-    auto add = [&](int i) {
-      if (std::find(selected.begin(), selected.end(), i) == selected.end()) selected.push_back(i);
-    };
-    for (const std::string& f : p.figs) add(resolve(experiments, "fig", f, paper));
-    for (const std::string& t : p.tables) add(resolve(experiments, "table", t, paper));
-    validate_inputs(p.opts);
-
-    std::vector<int> not_implemented;
-    if (p.all) {
-      for (size_t i = 0; i < experiments.size(); ++i) {
-        if (experiments[i].run) {
-          add(static_cast<int>(i));
-        } else if (std::find(selected.begin(), selected.end(), static_cast<int>(i)) ==
-                   selected.end()) {
-          not_implemented.push_back(static_cast<int>(i));
-        }
-      }
+    Selection s;
+    if (const int rc = select_experiments(p, paper, experiments, s, out, err); rc != kExitOk) {
+      return rc;
     }
-    // An explicitly selected experiment that is not implemented refuses the whole run.
-    std::string missing;
-    for (int i : selected) {
-      if (!experiments[i].run) missing += (missing.empty() ? "" : ", ") + experiments[i].id();
-    }
-    if (!missing.empty()) {
-      err << "error: not implemented yet in " << program_name(paper) << ": " << missing
-          << " (see --list)" << std::endl;
-      return kExitNotImplemented;
-    }
-    if (p.all && selected.empty()) {
-      print_list(out, paper, experiments);
-      err << "error: none of the " << experiments.size() << " experiments of "
-          << program_name(paper) << " is implemented yet" << std::endl;
-      return kExitNotImplemented;
-    }
-
-    std::vector<int> own_graphs;  // skipped under --all --model
-    if (!p.opts.model.empty()) {
-      std::string refused;
-      std::vector<int> runnable;
-      for (int i : selected) {
-        if (experiments[i].accepts_model)
-          runnable.push_back(i);
-        else if (p.all)
-          own_graphs.push_back(i);
-        else
-          refused += (refused.empty() ? "" : ", ") + experiments[i].id();
-      }
-      if (!refused.empty())
-        throw UsageError("--model: " + refused +
-                         " runs the paper's own graphs; --model does not apply (see --list)");
-      if (runnable.empty()) throw UsageError("--model: no experiment takes a model");
-      selected = runnable;
-    }
-
-    std::vector<int> model_only;
-    if (p.opts.mode == RunMode::Measured) {
-      // Usage first (an experiment without a measured version is refused on any machine), then
-      // the GPU.
-      std::string refused;
-      std::vector<int> runnable;
-      for (int i : selected) {
-        if (experiments[i].has_measured_mode) {
-          runnable.push_back(i);
-        } else if (p.all) {
-          model_only.push_back(i);
-        } else {
-          refused += (refused.empty() ? "" : ", ") + experiments[i].id();
-        }
-      }
-      if (!refused.empty()) {
-        throw UsageError("--mode measured: no measured version of " + refused +
-                         " (model mode only; see --list)");
-      }
-      if (runnable.empty())
-        throw UsageError("--mode measured: no experiment has a measured version");
-      std::string why;
-      LiveGpuProperties device;
-      if (!(gpu_available ? gpu_available(&device, &why) : cuda_device_properties(&device, &why))) {
-        err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
-        return kExitNoGpu;
-      }
-      if (p.opts.hw.empty()) {
-        const LiveGpuMatch m = match_live_gpu(device);
-        if (m.config.empty()) throw UsageError("--mode measured: " + m.why);
-        p.opts.hw = m.config;
-        p.opts.hw_from_device = m.why;
-      }
-      selected = runnable;
+    select_for_model(p, experiments, s);
+    if (const int rc = select_for_measured(p, experiments, s, gpu_available, err); rc != kExitOk) {
+      return rc;
     }
 
     std::vector<std::string> work;
-    for (int i : selected) work.push_back(experiments[i].id());
+    for (int i : s.selected) work.push_back(experiments[i].id());
     const SweepRun sweep(
         paper.key, p.opts.out_dir,
         SweepRun::keeps_state(p.sweep) ? experiment_run_key(paper.key, p.opts) : RunKey{}, p.sweep,
         std::move(work));
     check_out_dir(p.opts.out_dir, paper.key);
-    out << paper.title << "\n"
-        << "mode: " << (p.opts.mode == RunMode::Model ? "model" : "measured")
-        << " | hw: " << hw_description(p.opts) << " | seed: " << p.opts.seed
-        << " | output: " << (std::filesystem::path(p.opts.out_dir) / paper.key).string() << "/\n";
-    if (!p.opts.model.empty()) {
-      out << "model: " << p.opts.model;
-      if (p.opts.model_file_batch > 0) {
-        out << " (batch " << p.opts.model_file_batch
-            << " fixed in the file; experiments that need another batch refuse it)";
-      }
-      out << "\n";
-    }
-    out << build_line() << "\n";
-    if (sweep.sharded()) out << sweep.header_line() << "\n";
-    std::vector<ItemRecord> records;
-    for (const Experiment& e : experiments) records.push_back({e.id(), e.caption, "not run", ""});
-    for (int i : not_implemented) {
-      out << "skipped " << experiments[i].id() << ": not implemented yet ("
-          << experiments[i].caption << ")\n";
-      records[static_cast<size_t>(i)].status = "not implemented yet";
-    }
-    for (int i : model_only) {
-      out << "skipped " << experiments[i].id() << ": model mode only\n";
-      records[static_cast<size_t>(i)].status = "skipped: model mode only";
-    }
-    for (int i : own_graphs) {
-      out << "skipped " << experiments[i].id() << ": runs the paper's own graphs (no --model)\n";
-      records[static_cast<size_t>(i)].status = "skipped: runs the paper's own graphs (no --model)";
-    }
-    return run_selected(paper, experiments, selected, p.opts, p.all, sweep, std::move(records), out,
-                        err);
+    print_run_header(paper, p.opts, sweep, out);
+    return run_selected(paper, experiments, s.selected, p.opts, p.all, sweep,
+                        initial_records(experiments, s, out), out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << std::endl;
     return kExitUsage;
