@@ -144,30 +144,11 @@ int merge(const CompareArgs& a, std::ostream& out) {
   return 0;
 }
 
-int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
-  const uint64_t seed = parse_seed(a.seed_text);
-  if (a.mode != "model" && a.mode != "measured")
-    throw UsageError("--mode '" + a.mode + "': expected model or measured");
-  if (a.batch < 1) throw UsageError("--batch " + std::to_string(a.batch) + ": must be >= 1");
-  if (!(a.timeout_s > 0)) throw UsageError("--scheduler-timeout: must be > 0 seconds");
-  if (!(a.reference_limit_gflop >= 0)) throw UsageError("--reference-limit-gflop: must be >= 0");
-  if (!(a.subset_gflop >= 0)) throw UsageError("--reference-subset-gflop: must be >= 0");
-  SweepOptions sweep;
-  if (!a.shard.empty()) sweep.shard = parse_shard_spec(a.shard);
-  sweep.shard_costs = a.shard_costs;
-  sweep.skip_existing = a.skip_existing;
-  if (!sweep.shard_costs.empty() && !sweep.shard)
-    throw UsageError("--shard-costs needs --shard I/N");
-
-  // Schedulers: the registry's, the named ones, your programs and plan files.
-  SchedulerList registry = all_schedulers();
-  if (a.list) {
-    print_list(registry, out);
-    return 0;
-  }
-  const std::string folder = (fs::path(a.out_dir) / kScope).string();
+// The schedulers of the comparison: the registry's, or the baseline and the named ones, your
+// programs (cmd:PATH) and plan files (held in `external`).
+std::vector<const Scheduler*> choose_schedulers(const CompareArgs& a, const SchedulerList& registry,
+                                                SchedulerList& external) {
   std::vector<const Scheduler*> chosen;
-  SchedulerList external;
   auto choose = [&](const Scheduler* s) {
     for (const Scheduler* c : chosen)
       if (c->name() == s->name()) throw UsageError("--scheduler " + s->name() + " is given twice");
@@ -201,7 +182,13 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (!a.scheduler_args.empty() && external.empty())
     throw UsageError("--scheduler-arg is for --scheduler cmd:PATH, and none is given");
-  const auto options = parse_scheduler_options(a.scheduler_options);
+  return chosen;
+}
+
+// --scheduler-option NAME.KEY=VALUE: by scheduler name, each checked against its options.
+std::map<std::string, std::map<std::string, std::string>> checked_scheduler_options(
+    const CompareArgs& a, const std::vector<const Scheduler*>& chosen) {
+  auto options = parse_scheduler_options(a.scheduler_options);
   for (const auto& [name, given] : options) {
     const Scheduler* s = nullptr;
     for (const Scheduler* c : chosen)
@@ -215,6 +202,60 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
       throw UsageError(std::string("--scheduler-option ") + e.what());
     }
   }
+  return options;
+}
+
+// What makes a run's state reusable by another (--skip-existing, --shard).
+RunKey compare_run_key(const CompareArgs& a, const SweepOptions& sweep,
+                       const std::vector<const Scheduler*>& chosen, uint64_t seed) {
+  RunKey key;
+  if (SweepRun::keeps_state(sweep)) {
+    std::string list;
+    for (const Scheduler* s : chosen) list += (list.empty() ? "" : ",") + s->name();
+    const BuildInfo& b = build_info();
+    key = {{"tool", "repro_compare"},
+           {"batch", std::to_string(a.batch)},
+           {"schedulers", list},
+           {"scheduler_args", std::to_string(a.scheduler_args.size())},
+           {"options", std::to_string(a.scheduler_options.size())},
+           {"seed", std::to_string(seed)},
+           {"reference_limit_gflop", std::to_string(a.reference_limit_gflop)},
+           {"reference_subset_gflop", std::to_string(a.subset_gflop)},
+           {"write_plans", a.write_plans ? "yes" : "no"},
+           {"mode", a.mode},
+           {"commit", b.commit},
+           {"build_type", b.build_type},
+           {"compiler", b.compiler}};
+    for (const std::string& o : a.scheduler_options) key.emplace_back("option", o);
+  }
+  return key;
+}
+
+int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
+  const uint64_t seed = parse_seed(a.seed_text);
+  if (a.mode != "model" && a.mode != "measured")
+    throw UsageError("--mode '" + a.mode + "': expected model or measured");
+  if (a.batch < 1) throw UsageError("--batch " + std::to_string(a.batch) + ": must be >= 1");
+  if (!(a.timeout_s > 0)) throw UsageError("--scheduler-timeout: must be > 0 seconds");
+  if (!(a.reference_limit_gflop >= 0)) throw UsageError("--reference-limit-gflop: must be >= 0");
+  if (!(a.subset_gflop >= 0)) throw UsageError("--reference-subset-gflop: must be >= 0");
+  SweepOptions sweep;
+  if (!a.shard.empty()) sweep.shard = parse_shard_spec(a.shard);
+  sweep.shard_costs = a.shard_costs;
+  sweep.skip_existing = a.skip_existing;
+  if (!sweep.shard_costs.empty() && !sweep.shard)
+    throw UsageError("--shard-costs needs --shard I/N");
+
+  // Schedulers: the registry's, the named ones, your programs and plan files.
+  SchedulerList registry = all_schedulers();
+  if (a.list) {
+    print_list(registry, out);
+    return 0;
+  }
+  const std::string folder = (fs::path(a.out_dir) / kScope).string();
+  SchedulerList external;
+  const std::vector<const Scheduler*> chosen = choose_schedulers(a, registry, external);
+  const auto options = checked_scheduler_options(a, chosen);
 
   // Models and machines, every one loaded before anything runs.
   std::vector<Graph> graphs;
@@ -266,26 +307,7 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
         work.push_back(item_key(a.models[m], a.hws[h], s->name()));
         items.push_back({m, h, s});
       }
-  RunKey key;
-  if (SweepRun::keeps_state(sweep)) {
-    std::string list;
-    for (const Scheduler* s : chosen) list += (list.empty() ? "" : ",") + s->name();
-    const BuildInfo& b = build_info();
-    key = {{"tool", "repro_compare"},
-           {"batch", std::to_string(a.batch)},
-           {"schedulers", list},
-           {"scheduler_args", std::to_string(a.scheduler_args.size())},
-           {"options", std::to_string(a.scheduler_options.size())},
-           {"seed", std::to_string(seed)},
-           {"reference_limit_gflop", std::to_string(a.reference_limit_gflop)},
-           {"reference_subset_gflop", std::to_string(a.subset_gflop)},
-           {"write_plans", a.write_plans ? "yes" : "no"},
-           {"mode", a.mode},
-           {"commit", b.commit},
-           {"build_type", b.build_type},
-           {"compiler", b.compiler}};
-    for (const std::string& o : a.scheduler_options) key.emplace_back("option", o);
-  }
+  const RunKey key = compare_run_key(a, sweep, chosen, seed);
   const SweepRun run(kScope, a.out_dir, key, sweep, work);
   if (run.sharded()) out << run.header_line() << "\n";
   out << "repro_compare: " << graphs.size() << " model(s) x " << machines.size() << " machine(s) x "

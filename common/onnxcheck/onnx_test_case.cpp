@@ -175,6 +175,132 @@ std::string onnx_case_unsupported_reason(const onnx::ModelProto& model) {
   return "";
 }
 
+namespace {
+
+// The tensors of `folder`/<prefix>0.pb, <prefix>1.pb, ... up to the first missing number.
+std::vector<NamedTensorData> read_numbered(const fs::path& folder, const std::string& prefix) {
+  std::vector<NamedTensorData> out;
+  for (int k = 0;; ++k) {
+    const fs::path p = folder / (prefix + std::to_string(k) + ".pb");
+    if (!fs::exists(p)) break;
+    out.push_back(read_tensor_proto_file(p.string()));
+  }
+  return out;
+}
+
+// One data set of the case: its inputs (shape-determining ones folded into the model as
+// initializers), the graph loaded from the model so completed, its feeds and expected outputs.
+OnnxCaseDataSet load_data_set(const onnx::ModelProto& model, const fs::path& model_path,
+                              const fs::path& set, const std::vector<std::string>& fed_inputs,
+                              const std::set<std::string>& shape_inputs) {
+  const std::string origin = set.string();
+  std::vector<NamedTensorData> inputs = read_numbered(set, "input_");
+  std::vector<NamedTensorData> outputs = read_numbered(set, "output_");
+  if (inputs.size() > fed_inputs.size()) {
+    throw Error(origin + ": " + std::to_string(inputs.size()) + " input files for " +
+                std::to_string(fed_inputs.size()) + " model inputs");
+  }
+  if (static_cast<int>(outputs.size()) != model.graph().output_size()) {
+    throw Error(origin + ": " + std::to_string(outputs.size()) + " output files for " +
+                std::to_string(model.graph().output_size()) + " model outputs");
+  }
+  // Name each input file by the model input it feeds (files are in model input order; a file
+  // whose proto name is a model input uses that name).
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& nm = inputs[k].name;
+    if (std::find(fed_inputs.begin(), fed_inputs.end(), nm) == fed_inputs.end()) {
+      inputs[k].name = fed_inputs[k];
+    }
+  }
+  onnx::ModelProto m = model;
+  std::set<std::string> folded;
+  {
+    const fs::path pdir = set;
+    int k = 0;
+    for (const auto& in : inputs) {
+      if (shape_inputs.count(in.name)) {
+        // Re-read the proto itself so that the initializer keeps the file's exact encoding.
+        std::ifstream f(pdir / ("input_" + std::to_string(k) + ".pb"), std::ios::binary);
+        onnx::TensorProto* init = m.mutable_graph()->add_initializer();
+        if (!init->ParseFromIstream(&f)) throw Error(origin + ": cannot re-read input " + in.name);
+        init->set_name(in.name);
+        folded.insert(in.name);
+      }
+      ++k;
+    }
+    auto* gin = m.mutable_graph()->mutable_input();
+    for (int i = gin->size(); i-- > 0;) {
+      if (folded.count(gin->Get(i).name())) gin->DeleteSubrange(i, 1);
+    }
+  }
+  OnnxCaseDataSet ds;
+  ds.name = set.filename().string();
+  OnnxLoadOptions load_options;
+  try {
+    OnnxLoadOptions lo;
+    lo.allow_empty_inputs = true;  // ONNX's backend tests have empty inputs
+    // A symbolic batch takes the batch of the data set (a file's fixed batch wins).
+    if (!inputs.empty() && !inputs[0].value.shape.empty()) lo.batch = inputs[0].value.shape[0];
+    load_options = lo;
+    ds.graph = graph_from_onnx(m, model_path.string(), lo);
+  } catch (const UnsupportedFeature&) {
+    throw;
+  } catch (const OnnxInvalidModel&) {
+    throw;
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (msg.find("has unsupported operator") != std::string::npos ||
+        msg.find("cannot be folded at load time") != std::string::npos) {
+      throw UnsupportedFeature(msg);
+    }
+    throw OnnxModelRejected(msg);
+  }
+  for (const auto& in : inputs) {
+    if (folded.count(in.name)) continue;
+    const int t = ds.graph.find_tensor(in.name);
+    if (t < 0) continue;  // an input no node reads
+    ds.feeds[t] = in.value;
+  }
+  auto feed_initializers = [&](const onnx::ModelProto& from) {
+    for (const onnx::TensorProto& init : from.graph().initializer()) {
+      const int t = ds.graph.find_tensor(init.name());
+      if (t < 0 || ds.graph.tensor(t).role == TensorRole::Constant || ds.feeds.count(t)) continue;
+      ds.feeds[t] =
+          tensor_from_proto(init, model_path.string() + " initializer '" + init.name() + "'");
+    }
+  };
+  feed_initializers(m);
+  // Weights that loading computed (a folded Transpose or Reshape of a parameter) are
+  // initializers of the normalized model.
+  for (int t : ds.graph.weight_tensors()) {
+    if (!ds.feeds.count(t)) {
+      feed_initializers(normalized_onnx_model(m, model_path.string(), load_options));
+      break;
+    }
+  }
+  // Constant nodes whose values the loader keeps as Weight tensors (large float tensors).
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    if (n.op_type() != "Constant" || n.output_size() != 1) continue;
+    const int t = ds.graph.find_tensor(n.output(0));
+    if (t < 0 || ds.graph.tensor(t).role == TensorRole::Constant) continue;
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == "value" && a.has_t()) {
+        ds.feeds[t] = tensor_from_proto(
+            a.t(), model_path.string() + " Constant node output '" + n.output(0) + "'");
+      }
+    }
+  }
+  for (int k = 0; k < model.graph().output_size(); ++k) {
+    const std::string& nm = model.graph().output(k).name();
+    const int t = ds.graph.find_tensor(nm);
+    if (t < 0) throw Error(origin + ": model output '" + nm + "' is not in the loaded graph");
+    ds.expected.emplace_back(t, std::move(outputs[static_cast<size_t>(k)].value));
+  }
+  return ds;
+}
+
+}  // namespace
+
 std::vector<OnnxCaseDataSet> load_onnx_test_case(const std::string& dir) {
   const fs::path root(dir);
   const fs::path model_path = root / "model.onnx";
@@ -219,123 +345,9 @@ std::vector<OnnxCaseDataSet> load_onnx_test_case(const std::string& dir) {
     }
   }
 
-  auto read_numbered = [](const fs::path& folder, const std::string& prefix) {
-    std::vector<NamedTensorData> out;
-    for (int k = 0;; ++k) {
-      const fs::path p = folder / (prefix + std::to_string(k) + ".pb");
-      if (!fs::exists(p)) break;
-      out.push_back(read_tensor_proto_file(p.string()));
-    }
-    return out;
-  };
-
   std::vector<OnnxCaseDataSet> result;
   for (const fs::path& set : sets) {
-    const std::string origin = set.string();
-    std::vector<NamedTensorData> inputs = read_numbered(set, "input_");
-    std::vector<NamedTensorData> outputs = read_numbered(set, "output_");
-    if (inputs.size() > fed_inputs.size()) {
-      throw Error(origin + ": " + std::to_string(inputs.size()) + " input files for " +
-                  std::to_string(fed_inputs.size()) + " model inputs");
-    }
-    if (static_cast<int>(outputs.size()) != model.graph().output_size()) {
-      throw Error(origin + ": " + std::to_string(outputs.size()) + " output files for " +
-                  std::to_string(model.graph().output_size()) + " model outputs");
-    }
-    // Name each input file by the model input it feeds (files are in model input order; a file
-    // whose proto name is a model input uses that name).
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      const std::string& nm = inputs[k].name;
-      if (std::find(fed_inputs.begin(), fed_inputs.end(), nm) == fed_inputs.end()) {
-        inputs[k].name = fed_inputs[k];
-      }
-    }
-    onnx::ModelProto m = model;
-    std::set<std::string> folded;
-    {
-      const fs::path pdir = set;
-      int k = 0;
-      for (const auto& in : inputs) {
-        if (shape_inputs.count(in.name)) {
-          // Re-read the proto itself so that the initializer keeps the file's exact encoding.
-          std::ifstream f(pdir / ("input_" + std::to_string(k) + ".pb"), std::ios::binary);
-          onnx::TensorProto* init = m.mutable_graph()->add_initializer();
-          if (!init->ParseFromIstream(&f))
-            throw Error(origin + ": cannot re-read input " + in.name);
-          init->set_name(in.name);
-          folded.insert(in.name);
-        }
-        ++k;
-      }
-      auto* gin = m.mutable_graph()->mutable_input();
-      for (int i = gin->size(); i-- > 0;) {
-        if (folded.count(gin->Get(i).name())) gin->DeleteSubrange(i, 1);
-      }
-    }
-    OnnxCaseDataSet ds;
-    ds.name = set.filename().string();
-    OnnxLoadOptions load_options;
-    try {
-      OnnxLoadOptions lo;
-      lo.allow_empty_inputs = true;  // ONNX's backend tests have empty inputs
-      // A symbolic batch takes the batch of the data set (a file's fixed batch wins).
-      if (!inputs.empty() && !inputs[0].value.shape.empty()) lo.batch = inputs[0].value.shape[0];
-      load_options = lo;
-      ds.graph = graph_from_onnx(m, model_path.string(), lo);
-    } catch (const UnsupportedFeature&) {
-      throw;
-    } catch (const OnnxInvalidModel&) {
-      throw;
-    } catch (const Error& e) {
-      const std::string msg = e.what();
-      if (msg.find("has unsupported operator") != std::string::npos ||
-          msg.find("cannot be folded at load time") != std::string::npos) {
-        throw UnsupportedFeature(msg);
-      }
-      throw OnnxModelRejected(msg);
-    }
-    for (const auto& in : inputs) {
-      if (folded.count(in.name)) continue;
-      const int t = ds.graph.find_tensor(in.name);
-      if (t < 0) continue;  // an input no node reads
-      ds.feeds[t] = in.value;
-    }
-    auto feed_initializers = [&](const onnx::ModelProto& from) {
-      for (const onnx::TensorProto& init : from.graph().initializer()) {
-        const int t = ds.graph.find_tensor(init.name());
-        if (t < 0 || ds.graph.tensor(t).role == TensorRole::Constant || ds.feeds.count(t)) continue;
-        ds.feeds[t] =
-            tensor_from_proto(init, model_path.string() + " initializer '" + init.name() + "'");
-      }
-    };
-    feed_initializers(m);
-    // Weights that loading computed (a folded Transpose or Reshape of a parameter) are
-    // initializers of the normalized model.
-    for (int t : ds.graph.weight_tensors()) {
-      if (!ds.feeds.count(t)) {
-        feed_initializers(normalized_onnx_model(m, model_path.string(), load_options));
-        break;
-      }
-    }
-    // Constant nodes whose values the loader keeps as Weight tensors (large float tensors).
-    for (const onnx::NodeProto& n : m.graph().node()) {
-      if (n.op_type() != "Constant" || n.output_size() != 1) continue;
-      const int t = ds.graph.find_tensor(n.output(0));
-      if (t < 0 || ds.graph.tensor(t).role == TensorRole::Constant) continue;
-      for (const onnx::AttributeProto& a : n.attribute()) {
-        if (a.name() == "value" && a.has_t()) {
-          ds.feeds[t] = tensor_from_proto(
-              a.t(), model_path.string() + " Constant node output '" + n.output(0) + "'");
-        }
-      }
-    }
-    for (int k = 0; k < model.graph().output_size(); ++k) {
-      const std::string& nm = model.graph().output(k).name();
-      const int t = ds.graph.find_tensor(nm);
-      if (t < 0) throw Error(origin + ": model output '" + nm + "' is not in the loaded graph");
-      ds.expected.emplace_back(t, std::move(outputs[static_cast<size_t>(k)].value));
-    }
-    result.push_back(std::move(ds));
+    result.push_back(load_data_set(model, model_path, set, fed_inputs, shape_inputs));
   }
   return result;
 }

@@ -77,9 +77,10 @@ void copy_shape(const Shape& s, int32_t& rank, int64_t* dst) {
 
 }  // namespace
 
-TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
-  if (group.ops.empty()) throw Error("tile program: a group without operators");
-  // The group's ops in the graph's topological order.
+namespace {
+
+// The group's ops, each once, in the graph's topological order (each with one output).
+std::vector<int> ordered_group_ops(const Graph& g, const TileProgramGroup& group) {
   std::vector<int> position(static_cast<size_t>(g.num_ops()), -1);
   {
     const std::vector<int> topo = g.topo_order();
@@ -98,46 +99,55 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
   for (int op : gops)
     if (g.op(op).outputs.size() != 1)
       fail_tile_program_op(g, op, "operators with several outputs are not supported");
-  const std::set<int> in_group(gops.begin(), gops.end());
-  if (!in_group.count(group.root))
-    throw Error("tile program: the root op is not one of the group's operators");
-  const Shape& root_shape = g.tensor(g.op(group.root).outputs[0]).shape;
-  const std::vector<int64_t>& tile = group.root_tile;
-  if (tile.size() != root_shape.size())
-    throw Error("tile program: tile of rank " + std::to_string(tile.size()) + " for root '" +
-                g.op(group.root).name + "' of rank " + std::to_string(root_shape.size()));
-  TileProgram p;
-  p.name = g.op(gops.front()).name + ".." + g.op(gops.back()).name;
-  // Which graph tensors the group produces, which it writes, which it keeps.
+  return gops;
+}
+
+// Which graph tensors the group produces, which it writes, which it keeps, and the seeds of the
+// region propagation (the outputs that leave the kernel).
+struct GroupRoles {
   std::map<int, int> producer_index;  // graph tensor -> index in gops
+  std::vector<bool> written, inner;   // by index in gops
+  std::map<int, Region> seeds;
+};
+
+GroupRoles group_roles(const Graph& g, const TileProgramGroup& group, const std::vector<int>& gops,
+                       const Shape& root_shape) {
+  const std::set<int> in_group(gops.begin(), gops.end());
+  GroupRoles r;
   for (size_t i = 0; i < gops.size(); ++i)
-    producer_index[g.op(gops[i]).outputs[0]] = static_cast<int>(i);
-  std::vector<bool> written(gops.size(), false), inner(gops.size(), false);
+    r.producer_index[g.op(gops[i]).outputs[0]] = static_cast<int>(i);
+  r.written.assign(gops.size(), false);
+  r.inner.assign(gops.size(), false);
   for (int t : group.written) {
-    auto it = producer_index.find(t);
-    if (it == producer_index.end())
+    auto it = r.producer_index.find(t);
+    if (it == r.producer_index.end())
       throw Error(
           "tile program: written tensor " +
           (t >= 0 && t < g.num_tensors() ? "'" + g.tensor(t).name + "'" : std::to_string(t)) +
           " is not an output of the group");
-    written[static_cast<size_t>(it->second)] = true;
+    r.written[static_cast<size_t>(it->second)] = true;
   }
-  std::map<int, Region> seeds;
   for (size_t i = 0; i < gops.size(); ++i) {
     const int t = g.op(gops[i]).outputs[0];
-    for (int c : g.tensor(t).consumers) inner[i] = inner[i] || in_group.count(c) > 0;
-    if (inner[i]) continue;
+    for (int c : g.tensor(t).consumers) r.inner[i] = r.inner[i] || in_group.count(c) > 0;
+    if (r.inner[i]) continue;
     if (gops[i] != group.root && g.tensor(t).shape != root_shape)
       throw Error("tile program: kernel outputs '" + g.op(gops[i]).name + "' and '" +
                   g.op(group.root).name + "' have different shapes and cannot share one tile");
-    if (!written[i])
+    if (!r.written[i])
       fail_tile_program_op(g, gops[i], "its output is neither written nor read inside the kernel");
-    seeds[t] = {};
+    r.seeds[t] = {};
   }
-  if (inner[static_cast<size_t>(producer_index.at(g.op(group.root).outputs[0]))])
+  if (r.inner[static_cast<size_t>(r.producer_index.at(g.op(group.root).outputs[0]))])
     throw Error("tile program: the root op '" + g.op(group.root).name +
                 "' has a consumer inside the group");
-  // Global tensors: read (produced outside) or written.
+  return r;
+}
+
+// The interpreter's op block of every op of the group (p.ops), with the global tensors it reads
+// (produced outside) or writes.
+void lower_group_ops(const Graph& g, const std::vector<int>& gops, const GroupRoles& roles,
+                     TileProgram& p) {
   std::map<int, int> global_slot;
   auto global_of = [&](int t, bool write) {
     auto it = global_slot.find(t);
@@ -177,8 +187,8 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
       check_tile_program_rank(g, op, s);
       TpOperand& x = t.in[t.num_inputs++];
       copy_shape(s, x.rank, x.shape);
-      auto pi = producer_index.find(tin);
-      if (pi != producer_index.end() && pi->second < static_cast<int>(i)) {
+      auto pi = roles.producer_index.find(tin);
+      if (pi != roles.producer_index.end() && pi->second < static_cast<int>(i)) {
         x.local = 1;
         x.index = pi->second;
       } else {
@@ -187,24 +197,27 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
       }
     }
     fill_tile_program_attrs(g, op, t, p.int_pool);
-    if (written[i]) t.out_global = global_of(o.outputs[0], true);
+    if (roles.written[i]) t.out_global = global_of(o.outputs[0], true);
     p.ops.push_back(t);
   }
-  // Tiles of the root output, in row-major order of their origins; the regions of every op.
-  const size_t rank = root_shape.size();
-  std::vector<int64_t> step(rank), count(rank);
-  p.tiles = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    step[d] = std::max<int64_t>(1, tile[d]);
-    count[d] = (root_shape[d] + step[d] - 1) / step[d];
-    p.tiles *= count[d];
-  }
-  const int64_t stride = p.region_stride();
-  const size_t nops = gops.size();
-  std::vector<int64_t> max_numel(nops, 0);
+}
+
+// The tiles of the root output (row-major order of their origins) and the region of every op in
+// each (p.regions), and per op its largest region (max_numel).
+struct TileRegions {
+  const Graph& g;
+  const std::vector<int>& gops;
+  const std::map<int, Region>& seeds;
+  const Shape& root_shape;
+  std::vector<int64_t> step;
+
   // One pass over the tiles: each seeded with the root's tile and, for each tensor in `spread`
-  // (index in gops), its own share of that tensor (see below). Fills p.regions and max_numel.
-  auto fill_regions = [&](const std::vector<size_t>& spread) {
+  // (index in gops), its own share of that tensor (grid_share).
+  void fill(const std::vector<size_t>& spread, TileProgram& p,
+            std::vector<int64_t>& max_numel) const {
+    const size_t rank = root_shape.size();
+    const int64_t stride = p.region_stride();
+    const size_t nops = gops.size();
     p.regions.assign(static_cast<size_t>(p.tiles) * nops * static_cast<size_t>(stride), 0);
     std::fill(max_numel.begin(), max_numel.end(), 0);
     std::vector<int64_t> origin(rank, 0);
@@ -244,8 +257,74 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
         origin[d] = 0;
       }
     }
-  };
-  fill_regions({});
+  }
+};
+
+// The ops of `split` (index in gops) get a second copy at the end of the program that computes
+// just each tile's share of the output (grid_share) and writes it; the first copy then writes
+// nothing to global memory.
+void add_split_shares(const Graph& g, const std::vector<int>& gops,
+                      const std::vector<size_t>& split, TileProgram& p) {
+  const int64_t stride = p.region_stride();
+  const size_t nops = gops.size();
+  const size_t n1 = nops + split.size();
+  std::vector<int64_t> regions(static_cast<size_t>(p.tiles) * n1 * static_cast<size_t>(stride), 0);
+  for (int64_t tix = 0; tix < p.tiles; ++tix) {
+    const auto old_row = p.regions.begin() + static_cast<ptrdiff_t>(tix * nops * stride);
+    auto row = regions.begin() + static_cast<ptrdiff_t>(tix * n1 * stride);
+    std::copy(old_row, old_row + static_cast<ptrdiff_t>(nops * stride), row);
+    for (size_t c = 0; c < split.size(); ++c) {
+      int64_t* share_row = regions.data() + (tix * n1 + nops + c) * stride;
+      const Region share =
+          grid_share(g.tensor(g.op(gops[split[c]]).outputs[0]).shape, tix, p.tiles);
+      for (int d = 0; d < kTpMaxRank; ++d) share_row[kTpMaxRank + d] = 1;
+      if (region_empty(share)) {
+        share_row[kTpMaxRank] = 0;
+        continue;
+      }
+      for (size_t d = 0; d < share.size(); ++d) {
+        share_row[d] = share[d].lo;
+        share_row[kTpMaxRank + d] = share[d].size();
+      }
+    }
+  }
+  p.regions = std::move(regions);
+  for (size_t i : split) {
+    TpOp copy = p.ops[i];
+    copy.scratch_offset = -1;
+    p.ops.push_back(copy);
+    p.ops[i].out_global = -1;
+  }
+}
+
+}  // namespace
+
+TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
+  if (group.ops.empty()) throw Error("tile program: a group without operators");
+  const std::vector<int> gops = ordered_group_ops(g, group);
+  const std::set<int> in_group(gops.begin(), gops.end());
+  if (!in_group.count(group.root))
+    throw Error("tile program: the root op is not one of the group's operators");
+  const Shape& root_shape = g.tensor(g.op(group.root).outputs[0]).shape;
+  const std::vector<int64_t>& tile = group.root_tile;
+  if (tile.size() != root_shape.size())
+    throw Error("tile program: tile of rank " + std::to_string(tile.size()) + " for root '" +
+                g.op(group.root).name + "' of rank " + std::to_string(root_shape.size()));
+  TileProgram p;
+  p.name = g.op(gops.front()).name + ".." + g.op(gops.back()).name;
+  const GroupRoles roles = group_roles(g, group, gops, root_shape);
+  lower_group_ops(g, gops, roles, p);
+  // Tiles of the root output, in row-major order of their origins; the regions of every op.
+  const size_t rank = root_shape.size();
+  TileRegions tiles{g, gops, roles.seeds, root_shape, std::vector<int64_t>(rank)};
+  p.tiles = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    tiles.step[d] = std::max<int64_t>(1, tile[d]);
+    p.tiles *= (root_shape[d] + tiles.step[d] - 1) / tiles.step[d];
+  }
+  const size_t nops = gops.size();
+  std::vector<int64_t> max_numel(nops, 0);
+  tiles.fill({}, p, max_numel);
   // A tensor the kernel writes to global memory AND consumes inside (e.g. a Concat whose one
   // consumer is in the kernel and another outside) must be written whole, but the root's tiles
   // may need only part of it (a Slice after it). Where the regions miss elements of such a
@@ -256,7 +335,7 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
   // region propagation, so its inputs' regions grow with it.
   std::vector<size_t> spread, split;
   for (size_t i = 0; i < nops; ++i) {
-    if (!written[i] || !inner[i]) continue;
+    if (!roles.written[i] || !roles.inner[i]) continue;
     const Shape& s = g.tensor(g.op(gops[i]).outputs[0]).shape;
     if (regions_cover(p, i, s)) continue;
     bool reads_globals_only = true;
@@ -264,41 +343,11 @@ TileProgram build_tile_program(const Graph& g, const TileProgramGroup& group) {
       reads_globals_only = reads_globals_only && !p.ops[i].in[k].local;
     (reads_globals_only ? split : spread).push_back(i);
   }
-  if (!spread.empty()) fill_regions(spread);
-  if (!split.empty()) {
-    const size_t n1 = nops + split.size();
-    std::vector<int64_t> regions(static_cast<size_t>(p.tiles) * n1 * static_cast<size_t>(stride),
-                                 0);
-    for (int64_t tix = 0; tix < p.tiles; ++tix) {
-      const auto old_row = p.regions.begin() + static_cast<ptrdiff_t>(tix * nops * stride);
-      auto row = regions.begin() + static_cast<ptrdiff_t>(tix * n1 * stride);
-      std::copy(old_row, old_row + static_cast<ptrdiff_t>(nops * stride), row);
-      for (size_t c = 0; c < split.size(); ++c) {
-        int64_t* share_row = regions.data() + (tix * n1 + nops + c) * stride;
-        const Region share =
-            grid_share(g.tensor(g.op(gops[split[c]]).outputs[0]).shape, tix, p.tiles);
-        for (int d = 0; d < kTpMaxRank; ++d) share_row[kTpMaxRank + d] = 1;
-        if (region_empty(share)) {
-          share_row[kTpMaxRank] = 0;
-          continue;
-        }
-        for (size_t d = 0; d < share.size(); ++d) {
-          share_row[d] = share[d].lo;
-          share_row[kTpMaxRank + d] = share[d].size();
-        }
-      }
-    }
-    p.regions = std::move(regions);
-    for (size_t i : split) {
-      TpOp copy = p.ops[i];
-      copy.scratch_offset = -1;
-      p.ops.push_back(copy);
-      p.ops[i].out_global = -1;
-    }
-  }
+  if (!spread.empty()) tiles.fill(spread, p, max_numel);
+  if (!split.empty()) add_split_shares(g, gops, split, p);
   // Scratch: one buffer per op output consumed inside the kernel, as large as its largest region.
   for (size_t i = 0; i < nops; ++i) {
-    if (!inner[i]) continue;
+    if (!roles.inner[i]) continue;
     p.ops[i].scratch_offset = p.scratch_floats;
     p.scratch_floats += max_numel[i];
   }
