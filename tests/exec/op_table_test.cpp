@@ -53,13 +53,21 @@ TEST(OpTable, QueriesFollowTheFamilies) {
     EXPECT_EQ(is_elementwise(k), elementwise_family(f)) << name;
     EXPECT_EQ(is_conv_like(k), f == OpFamily::ConvLike) << name;
     EXPECT_EQ(is_matmul_like(k), f == OpFamily::MatMulLike) << name;
-    if (is_activation(k)) EXPECT_TRUE(ew_class(k) == EwClass::Unary) << name;
-    if (ew_class(k) != EwClass::None) EXPECT_TRUE(is_elementwise(k)) << name;
+    if (is_activation(k)) {
+      EXPECT_TRUE(ew_class(k) == EwClass::Unary) << name;
+    }
+    if (ew_class(k) != EwClass::None) {
+      EXPECT_TRUE(is_elementwise(k)) << name;
+    }
     const OpArity a = op_arity(k);
     EXPECT_LE(a.min_inputs, a.max_inputs) << name;
     EXPECT_LE(a.min_outputs, a.max_outputs) << name;
-    if (f == OpFamily::EwUnary) EXPECT_EQ(a.max_inputs, 1) << name;
-    if (f == OpFamily::EwBinary) EXPECT_EQ(a.min_inputs, 2) << name;
+    if (f == OpFamily::EwUnary) {
+      EXPECT_EQ(a.max_inputs, 1) << name;
+    }
+    if (f == OpFamily::EwBinary) {
+      EXPECT_EQ(a.min_inputs, 2) << name;
+    }
   }
 }
 
@@ -68,7 +76,9 @@ TEST(OpTable, EveryElementwiseClassHasAKernelOpOfTheCudaLauncher) {
     const std::string name(op_kind_name(k));
     const auto ew = gpu::ew_op_of(k);
     ASSERT_EQ(ew.has_value(), ew_class(k) != EwClass::None) << name;
-    if (ew) EXPECT_EQ(gpu::ew_is_binary(*ew), ew_class(k) == EwClass::Binary) << name;
+    if (ew) {
+      EXPECT_EQ(gpu::ew_is_binary(*ew), ew_class(k) == EwClass::Binary) << name;
+    }
   }
 }
 
