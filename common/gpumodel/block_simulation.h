@@ -23,7 +23,7 @@ struct KernelEstimate {
 // block's threads, registers and shared memory, FLOPs, DRAM and L2 bytes, math unit, class,
 // compute efficiency, tile, block floor, per-warp DRAM cap, saturation warps, exclusive): two
 // kernels with equal keys are simulated alike on one config, so a cache of stage latencies keyed
-// by its kernels' keys (IOS's stage search) is exact. Not read: the name and ops.
+// by its kernels' keys (a stage search's) is exact. Not read: the name and ops.
 void append_simulation_key(std::string& key, const KernelLaunch& k);
 
 // One kernel alone on the GPU, computed analytically: full waves in closed form, the last partial

@@ -45,8 +45,9 @@ constexpr SuiteDefault kSuiteDefaults[] = {
      "algorithm search, the fastest of its candidate kernels as the model prices them"},
     {kLibraryKernelsSerialize, 0.0,
      "assumption: the GEMM kernels of convolution calls on concurrent streams share the SMs like "
-     "any kernels (the IOS thesis measured concurrent cuDNN convolutions faster than sequential "
-     "ones on a V100); a config may state 1 where its measurements show them run one at a time"},
+     "any kernels (concurrent cuDNN convolutions measured faster than sequential ones on a V100 "
+     "in the literature this suite reproduces); a config may state 1 where its measurements show "
+     "them run one at a time"},
 };
 }  // namespace
 
