@@ -323,17 +323,8 @@ SuiteKernel brick_chain_kernel(const std::vector<gpu::BrickConvLayer>& layers,
   s.threads = 256;
   s.registers = memoized ? kMemoizedBrickRegisters : kPaddedBrickRegisters;
   s.grid_blocks = std::max(1, blocks);
-  // Spatial extents of every tensor of the chain (brick_chain_dims' rule, which the build without
-  // CUDA does not have).
-  std::vector<std::array<int64_t, 3>> d = {dims};
-  for (const gpu::BrickConvLayer& L : layers) {
-    std::array<int64_t, 3> o{};
-    for (size_t i = 0; i < 3; ++i)
-      o[i] = (d.back()[i] + 2 * L.pad - L.dilation * (L.kernel - 1) - 1) / L.stride + 1;
-    if (o[0] < 1 || o[1] < 1 || o[2] < 1)
-      throw Error("brick chain kernel: a layer's output is empty");
-    d.push_back(o);
-  }
+  // Spatial extents of every tensor of the chain (the kernels' rule).
+  const std::vector<std::array<int64_t, 3>> d = gpu::brick_chain_dims(layers, dims);
   auto bricks = [&](const std::array<int64_t, 3>& x) {
     return cdiv(x[0], edge) * cdiv(x[1], edge) * cdiv(x[2], edge);
   };

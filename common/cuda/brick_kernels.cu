@@ -226,23 +226,7 @@ __global__ void memoized_chain_kernel(ChainDev c) {
 
 // ---- host side ---------------------------------------------------------------------------------
 
-std::vector<std::array<int64_t, 3>> brick_chain_dims(const std::vector<BrickConvLayer>& layers,
-                                                     const std::array<int64_t, 3>& input) {
-  std::vector<std::array<int64_t, 3>> dims = {input};
-  for (const BrickConvLayer& L : layers) {
-    std::array<int64_t, 3> o{};
-    for (int i = 0; i < 3; ++i)
-      o[i] = (dims.back()[i] + 2 * L.pad - L.dilation * (L.kernel - 1) - 1) / L.stride + 1;
-    if (o[0] < 1 || o[1] < 1 || o[2] < 1) throw Error("brick chain: a layer's output is empty");
-    dims.push_back(o);
-  }
-  return dims;
-}
-
-int64_t bricked_floats(int64_t channels, const std::array<int64_t, 3>& dims, int64_t edge) {
-  return ceil_div(dims[0], edge) * ceil_div(dims[1], edge) * ceil_div(dims[2], edge) * channels *
-         edge * edge * edge;
-}
+// brick_chain_dims and bricked_floats: brick_chain_dims.cpp (host-only, built without CUDA too).
 
 void to_bricks_3d(KernelLauncher& l, const float* ncdhw, float* bricked, int64_t channels,
                   const std::array<int64_t, 3>& dims, int64_t edge) {

@@ -18,7 +18,8 @@
 // brick_conv_box.h, plain C++ that the CPU tests run too. The cuDNN baseline for the same chain is
 // CudnnConv3dChain (cudnn_conv3d.h).
 //
-// This header has no CUDA types; without CUDA every entry point throws "no CUDA support".
+// This header has no CUDA types; without CUDA every entry point throws "no CUDA support", except
+// the host-only brick_chain_dims and bricked_floats (brick_chain_dims.cpp, built in both).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -38,7 +39,8 @@ struct BrickConvLayer {
   const float* bias = nullptr;    // device, [out]
 };
 
-// Spatial extents of every tensor of the chain: [0] the input, [l] layer l's output.
+// Spatial extents of every tensor of the chain: [0] the input, [l] layer l's output. Throws
+// dgs::Error when a layer's output is empty.
 std::vector<std::array<int64_t, 3>> brick_chain_dims(const std::vector<BrickConvLayer>& layers,
                                                      const std::array<int64_t, 3>& input);
 

@@ -2,6 +2,7 @@
 // The event-driven simulation of thread blocks on the SMs: one kernel alone (estimate_kernel) and
 // a stage of concurrent streams (simulate_stage). The rules are stated in gpu_model.h.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/gpumodel/kernel.h"
@@ -17,6 +18,13 @@ struct KernelEstimate {
   double latency_us = 0;             // launch overhead + execution (equals simulate_stage's result)
   double achieved_warps_per_sm = 0;  // time-averaged resident warps per SM over the latency
 };
+
+// Appends to `key`, as raw bytes, every field of `k` that the simulation reads (the grid, the
+// block's threads, registers and shared memory, FLOPs, DRAM and L2 bytes, math unit, class,
+// compute efficiency, tile, block floor, per-warp DRAM cap, saturation warps, exclusive): two
+// kernels with equal keys are simulated alike on one config, so a cache of stage latencies keyed
+// by its kernels' keys (a stage search's) is exact. Not read: the name and ops.
+void append_simulation_key(std::string& key, const KernelLaunch& k);
 
 // One kernel alone on the GPU, computed analytically: full waves in closed form, the last partial
 // wave with the same fluid rule as the simulation (equal to simulate_stage({{k}}) to rounding).

@@ -292,6 +292,7 @@ class Simulator {
     all.smem = 0;
     all.residents.clear();
     next_in_stream_.assign(streams_.size(), 0);
+    exclusive_running_ = -1;
     // One host thread issues the stage's launches stream by stream, in stream order within each,
     // each taking launch_us of host time: a stream's first kernel is ready when its launch is
     // issued, after every launch of the streams before it. (A later kernel of a stream needs no
@@ -417,6 +418,8 @@ class Simulator {
     for (int kid : pending_) {
       SimKernel& k = ks_[static_cast<size_t>(kid)];
       if (k.blocked && !freed_) continue;
+      // The exclusive-kernel rule: it waits while another exclusive kernel has blocks left.
+      if (k.exclusive && exclusive_running_ >= 0 && exclusive_running_ != kid) continue;
       k.blocked = false;
       while (k.dispatched < k.grid) {
         // SM groups with room for one more block, least loaded first.
@@ -434,6 +437,7 @@ class Simulator {
         small_stable_sort(room_,
                           [&](size_t a, size_t b) { return groups_[a].warps < groups_[b].warps; });
         if (k.start < 0) k.start = t;
+        if (k.exclusive) exclusive_running_ = kid;
         int64_t n = k.grid - k.dispatched;
         if (n >= sms_with_room) {
           // Full passes: every group with room gets one more block per SM, which keeps their
@@ -633,6 +637,7 @@ class Simulator {
         k.finished += int64_t{r.blocks} * g.count;
         if (k.finished == k.grid) {
           k.end = t;
+          if (r.kernel == exclusive_running_) exclusive_running_ = -1;
           const size_t s = static_cast<size_t>(k.stream);
           ++next_in_stream_[s];
           const int i = next_in_stream_[s];
@@ -664,9 +669,10 @@ class Simulator {
       }
   }
 
-  bool state_changed_ = true;  // a group changed since the rates were last computed
-  bool w_valid_ = false;       // w_ holds the current items' weights
-  bool freed_ = true;          // a block ended since the last dispatch
+  bool state_changed_ = true;   // a group changed since the rates were last computed
+  bool w_valid_ = false;        // w_ holds the current items' weights
+  bool freed_ = true;           // a block ended since the last dispatch
+  int exclusive_running_ = -1;  // the exclusive kernel with blocks left to run (-1: none)
   const Model& m_;
   std::vector<SimKernel>& ks_;
   const std::vector<std::vector<int>>& streams_;

@@ -44,6 +44,13 @@
 // kernel gets only the resources left by earlier ones (the hardware work distributor's FIFO);
 // within a kernel, blocks are spread breadth-first over the SMs (one more block per SM per pass,
 // least-loaded SMs first).
+// THE EXCLUSIVE-KERNEL RULE: a kernel marked exclusive (KernelLaunch::exclusive) is dispatched
+// only while no other exclusive kernel has blocks left to run (dispatched or not); it waits,
+// in the FIFO above, until that kernel's last block ends, while kernels that are not exclusive
+// keep being served beside it. Library convolutions are exclusive where the config states
+// library_kernels_serialize = 1 (kernel_family.h): measured on the H200 with cuDNN 9, two and
+// four convolutions on their own streams took 0.87 and 0.93 of their time one after another,
+// i.e. their kernels did not share the GPU although none fills it (their call costs did overlap).
 //
 // Every tunable number is either a field of the hardware config (GpuSpec) or a named entry of its
 // `efficiency` section (keys in gpu_efficiency, kernel.h; defaults with their reasons, and every

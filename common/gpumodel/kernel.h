@@ -84,6 +84,10 @@ struct KernelLaunch {
                                  // saturation-warps cap
   double saturation_warps = 0;   // > 0: resident warps per SM that reach the kernel's rate,
                                  // replacing compute_saturation_warps_per_sm
+  // THE EXCLUSIVE-KERNEL RULE (gpu_model.h): no block of an exclusive kernel is dispatched while
+  // another exclusive kernel has blocks left to run; a cuDNN-class convolution's GEMM kernel is
+  // one where the config's library_kernels_serialize is 1 (library_conv_call).
+  bool exclusive = false;
 };
 
 // ---------------------------------------------------------------------------------------------

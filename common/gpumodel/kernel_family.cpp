@@ -43,6 +43,11 @@ constexpr SuiteDefault kSuiteDefaults[] = {
      "assumption: a convolution call runs the implicit GEMM at the largest tile whose grid has a "
      "block per SM (the tile rule of kernel_rules.h); a config may state 1: the library's "
      "algorithm search, the fastest of its candidate kernels as the model prices them"},
+    {kLibraryKernelsSerialize, 0.0,
+     "assumption: the GEMM kernels of convolution calls on concurrent streams share the SMs like "
+     "any kernels (concurrent cuDNN convolutions measured faster than sequential ones on a V100 "
+     "in the literature this suite reproduces); a config may state 1 where its measurements show "
+     "them run one at a time"},
 };
 }  // namespace
 

@@ -62,6 +62,10 @@ inline constexpr std::string_view kWinogradFlopFraction = "winograd_flop_fractio
 // library's algorithm search; library_conv_call, model_internal.h); 0 (default): the tile rule
 // of the implicit GEMM (gemm_kernel) and no Winograd.
 inline constexpr std::string_view kLibraryAlgorithmSearch = "library_algorithm_search";
+// 1: the GEMM kernels of cuDNN-class convolution calls are exclusive (THE EXCLUSIVE-KERNEL RULE,
+// gpu_model.h): concurrent streams overlap their calls' fixed costs and other kernels, never two
+// such GEMMs; 0 (default): they share the SMs like any kernel.
+inline constexpr std::string_view kLibraryKernelsSerialize = "library_kernels_serialize";
 // The keys of the suite-kernel model and of the library-call terms (not required in a config:
 // each has a default, below).
 std::vector<std::string_view> suite_model_keys();

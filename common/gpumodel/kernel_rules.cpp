@@ -120,6 +120,8 @@ std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm&
                            c.math, spec.sm_count, t),
                winograd->cin);
   }
+  k.exclusive =
+      gpu_efficiency::suite_model_value(spec, gpu_efficiency::kLibraryKernelsSerialize) > 0;
   const double call_us = gpu_efficiency::suite_model_value(
       spec, fused_epilogue ? gpu_efficiency::kLibraryFusedCallUs : gpu_efficiency::kLibraryCallUs);
   std::vector<KernelLaunch> out;

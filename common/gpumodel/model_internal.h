@@ -134,6 +134,7 @@ struct SimKernel {
   double floor_us = 0;                       // KernelLaunch::block_floor_us
   double dram_warp_cap = -1;                 // per-warp DRAM cap (< 0: the model's)
   double sat_warps = -1;                     // saturation warps (< 0: the model's)
+  bool exclusive = false;                    // KernelLaunch::exclusive
   int stream = 0, index = 0;
   // state
   double ready = 0;
@@ -237,7 +238,8 @@ struct WinogradConv {
 // least grid x tile_m x tile_n x K x 2: the padded rows and columns of edge tiles are computed).
 // Then, when the call's fixed cost (library_call_us, or library_fused_call_us for
 // `fused_epilogue`) is > 0, a one-block set-up kernel of no work that lasts that long, launched
-// before the GEMM on its stream. Returns the call's kernels.
+// before the GEMM on its stream. The GEMM is exclusive (KernelLaunch::exclusive) where the
+// config's library_kernels_serialize is > 0. Returns the call's kernels.
 std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm& c,
                                             const WinogradConv* winograd, bool fused_epilogue);
 

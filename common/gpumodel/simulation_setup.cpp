@@ -64,6 +64,13 @@ double class_efficiency(const GpuSpec& spec, const KernelLaunch& k) {
   return 1.0;
 }
 
+namespace {
+template <typename T>
+void append_raw(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+}  // namespace
+
 SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int index,
                   EfficiencyCache* efficiency) {
   const Occupancy o = occupancy(spec, k);
@@ -87,9 +94,36 @@ SimKernel prepare(const GpuSpec& spec, const KernelLaunch& k, int stream, int in
   s.floor_us = std::max(0.0, k.block_floor_us);
   if (k.warp_bytes_per_us > 0) s.dram_warp_cap = k.warp_bytes_per_us;
   if (k.saturation_warps > 0) s.sat_warps = k.saturation_warps;
+  s.exclusive = k.exclusive;
   s.stream = stream;
   s.index = index;
   return s;
 }
 
 }  // namespace dgs::gpu_model_internal
+
+namespace dgs {
+
+// (block_simulation.h) What prepare and the occupancy read of a kernel.
+void append_simulation_key(std::string& key, const KernelLaunch& k) {
+  using gpu_model_internal::append_raw;
+  append_raw(key, k.grid_blocks);
+  append_raw(key, k.threads_per_block);
+  append_raw(key, k.registers_per_thread);
+  append_raw(key, k.shared_bytes_per_block);
+  append_raw(key, k.flops);
+  append_raw(key, k.dram_bytes);
+  append_raw(key, k.l2_bytes);
+  append_raw(key, k.math);
+  append_raw(key, k.klass);
+  append_raw(key, k.compute_efficiency);
+  append_raw(key, k.tile.m);
+  append_raw(key, k.tile.n);
+  append_raw(key, k.tile.element_bytes);
+  append_raw(key, k.block_floor_us);
+  append_raw(key, k.warp_bytes_per_us);
+  append_raw(key, k.saturation_warps);
+  append_raw(key, k.exclusive);
+}
+
+}  // namespace dgs

@@ -99,16 +99,7 @@ void append_raw(std::string& key, const T& v) {
 }
 // Everything of a kernel the simulation reads.
 void append_kernel(std::string& key, const KernelLaunch& k) {
-  append_raw(key, k.grid_blocks);
-  append_raw(key, k.threads_per_block);
-  append_raw(key, k.registers_per_thread);
-  append_raw(key, k.shared_bytes_per_block);
-  append_raw(key, k.flops);
-  append_raw(key, k.dram_bytes);
-  append_raw(key, k.l2_bytes);
-  append_raw(key, k.math);
-  append_raw(key, k.klass);
-  append_raw(key, k.compute_efficiency);
+  append_simulation_key(key, k);
 }
 }  // namespace
 

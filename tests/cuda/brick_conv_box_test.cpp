@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "common/cuda/brick_conv_box.h"
+#include "common/cuda/brick_kernels.h"
 #include "common/exec/executor.h"
+#include "common/util/error.h"
 #include "models/builder.h"
 
 namespace dgs {
@@ -172,6 +174,23 @@ TEST(BrickConvBox, DenseBoxEqualsTheReference) {
                                L.out[2] +
                            out_lo[2] + xx)],
                        "dense element " + std::to_string(n));
+}
+
+// The chain's shapes (host-only, the same function in the builds with and without CUDA).
+TEST(BrickChainDims, OutputExtentsAndBrickedSizesByHand) {
+  gpu::BrickConvLayer same;  // 3x3x3, stride 1, pad 1: the extent is kept
+  same.pad = 1;
+  gpu::BrickConvLayer down;  // 3x3x3, stride 2, pad 0: (8 - 3) / 2 + 1 = 3
+  down.stride = 2;
+  const auto d = gpu::brick_chain_dims({same, down}, {8, 8, 9});
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[1], (std::array<int64_t, 3>{8, 8, 9}));
+  EXPECT_EQ(d[2], (std::array<int64_t, 3>{3, 3, 4}));  // (9 - 3) / 2 + 1 = 4
+  gpu::BrickConvLayer wide;                            // 5x5x5 without padding on 3^3: empty
+  wide.kernel = 5;
+  EXPECT_THROW(gpu::brick_chain_dims({down, wide}, {8, 8, 8}), Error);
+  // 2 channels on 5^3 with edge 4: 2 x 2 x 2 bricks of 2 x 4^3 floats.
+  EXPECT_EQ(gpu::bricked_floats(2, {5, 5, 5}, 4), 8 * 2 * 64);
 }
 
 }  // namespace

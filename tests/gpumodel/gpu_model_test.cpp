@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tests/gpumodel/v100_spec.h"
@@ -263,6 +264,92 @@ TEST(GpuStage, KernelsThatFillTheGpuSerialise) {
   const double both = simulate_stage(v, {{a}, {a}}).latency_us;
   EXPECT_NEAR(both, 2 * one - kLaunch, 1e-9 * both);
   EXPECT_NEAR(both, kLaunch + 8 * 1e6 / (kSmRate * 0.5), 1e-9 * both);
+}
+
+TEST(GpuStage, ExclusiveKernelsRunOneAtATime) {
+  const GpuSpec v = hand_v100();
+  // The two 40-block kernels of SmallKernelsOnTwoStreamsOverlap, exclusive: the second stream's
+  // kernel (ready at 2L) waits until the first's last block ends (L + T), then runs T alone.
+  KernelLaunch a = make_kernel(40, 256, 126, 12288, 1e6, 0);
+  a.exclusive = true;
+  const double t = 1e6 / kSmRate;
+  const StageResult both = simulate_stage(v, {{a}, {a}});
+  ASSERT_EQ(both.kernels.size(), 2u);
+  EXPECT_DOUBLE_EQ(both.kernels[1].ready_us, 2 * kLaunch);
+  EXPECT_NEAR(both.kernels[1].start_us, kLaunch + t, 1e-9 * t);
+  EXPECT_NEAR(both.latency_us, kLaunch + 2 * t, 1e-9 * t);
+  // Four streams: four times T after the first launch, in the order the host issued them.
+  const StageResult four = simulate_stage(v, {{a}, {a}, {a}, {a}});
+  EXPECT_NEAR(four.latency_us, kLaunch + 4 * t, 1e-9 * t);
+  for (size_t s = 1; s < 4; ++s)
+    EXPECT_NEAR(four.kernels[s].start_us, four.kernels[s - 1].end_us, 1e-9 * t);
+  // A kernel that is not exclusive runs beside an exclusive one (its 40 blocks on the 40 free
+  // SMs), and an exclusive kernel beside it: both end at 2L + T at the latest.
+  const KernelLaunch b = make_kernel(40, 256, 126, 12288, 1e6, 0);
+  EXPECT_NEAR(simulate_stage(v, {{a}, {b}}).latency_us, 2 * kLaunch + t, 1e-9 * t);
+  EXPECT_NEAR(simulate_stage(v, {{b}, {a}}).latency_us, 2 * kLaunch + t, 1e-9 * t);
+  // Alone, or one after another on one stream, nothing changes.
+  EXPECT_NEAR(simulate_stage(v, {{a}}).latency_us, kLaunch + t, 1e-9 * t);
+  EXPECT_NEAR(simulate_stage(v, {{a, a}}).latency_us, 2 * (kLaunch + t), 1e-9 * t);
+}
+
+TEST(GpuStage, ExclusiveKernelsWaitInReadyOrder) {
+  const GpuSpec v = hand_v100();
+  // Stream 0: a short exclusive kernel (T/2), then a long one (T); stream 1: one exclusive
+  // kernel (T), ready at 3L (after stream 0's two launches). Stream 1's kernel starts when stream
+  // 0's first ends (L + T/2); stream
+  // 0's second becomes ready L after that and waits for stream 1's to end (L + 3T/2), so the
+  // stage takes L + 5T/2.
+  KernelLaunch shorter = make_kernel(40, 256, 126, 12288, 4e6, 0);
+  KernelLaunch longer = make_kernel(40, 256, 126, 12288, 8e6, 0);
+  shorter.exclusive = longer.exclusive = true;
+  const double t = 8e6 / kSmRate;
+  ASSERT_GT(t / 2, 3 * kLaunch);  // stream 1's kernel is ready before stream 0's first ends
+  const StageResult r = simulate_stage(v, {{shorter, longer}, {longer}});
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_NEAR(r.kernels[2].start_us, kLaunch + t / 2, 1e-9 * t);
+  EXPECT_NEAR(r.kernels[1].start_us, kLaunch + 1.5 * t, 1e-9 * t);
+  EXPECT_NEAR(r.latency_us, kLaunch + 2.5 * t, 1e-9 * t);
+}
+
+TEST(GpuStage, TheSimulationKeyHoldsEveryFieldTheSimulationReads) {
+  const KernelLaunch base = make_kernel(40, 256, 126, 12288, 1e6, 1e4);
+  auto key = [](const KernelLaunch& k) {
+    std::string s;
+    append_simulation_key(s, k);
+    return s;
+  };
+  const std::string k0 = key(base);
+  // Each field prepare() or the occupancy reads changes the key.
+  const std::vector<void (*)(KernelLaunch&)> changes = {
+      [](KernelLaunch& k) { k.grid_blocks += 1; },
+      [](KernelLaunch& k) { k.threads_per_block = 128; },
+      [](KernelLaunch& k) { k.registers_per_thread = 64; },
+      [](KernelLaunch& k) { k.shared_bytes_per_block = 0; },
+      [](KernelLaunch& k) { k.flops *= 2; },
+      [](KernelLaunch& k) { k.dram_bytes *= 2; },
+      [](KernelLaunch& k) { k.l2_bytes *= 2; },
+      [](KernelLaunch& k) { k.math = MathUnit::Tensor; },
+      [](KernelLaunch& k) { k.klass = KernelClass::Fused; },
+      [](KernelLaunch& k) { k.compute_efficiency = 0.3; },
+      [](KernelLaunch& k) { k.tile.m = 64; },
+      [](KernelLaunch& k) { k.tile.n = 32; },
+      [](KernelLaunch& k) { k.tile.element_bytes = 2; },
+      [](KernelLaunch& k) { k.block_floor_us = 11.2; },
+      [](KernelLaunch& k) { k.warp_bytes_per_us = 300; },
+      [](KernelLaunch& k) { k.saturation_warps = 8; },
+      [](KernelLaunch& k) { k.exclusive = true; },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    KernelLaunch k = base;
+    changes[i](k);
+    EXPECT_NE(key(k), k0) << "change " << i;
+  }
+  // The name and the ops are for reports only.
+  KernelLaunch named = base;
+  named.name = "other";
+  named.ops = {3, 4};
+  EXPECT_EQ(key(named), k0);
 }
 
 TEST(GpuStage, ConcurrentMemoryKernelsShareBandwidth) {

@@ -118,6 +118,28 @@ TEST(GpuKernelRules, ALibraryCallCostIsASetUpKernelBeforeTheConv) {
   EXPECT_EQ(kernels_for_merged_conv(n.g, {n.conv13, n.conv31}, v).size(), 2u);
 }
 
+TEST(GpuKernelRules, SerialisedLibraryConvolutionsOverlapOnlyTheirCallCosts) {
+  SmallNet n;
+  GpuSpec v = hand_v100();
+  v.efficiency["library_call_us"] = 10;
+  // Default: the GEMM shares the SMs like any kernel.
+  EXPECT_FALSE(kernels_for_op(n.g, n.conv3, v).back().exclusive);
+  v.efficiency["library_kernels_serialize"] = 1;
+  const auto ks = kernels_for_op(n.g, n.conv3, v);
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_FALSE(ks[0].exclusive);  // the call's set-up
+  EXPECT_TRUE(ks[1].exclusive);
+  EXPECT_TRUE(kernels_for_merged_conv(n.g, {n.conv13, n.conv31}, v).back().exclusive);
+  // The same call on two streams: the host issues stream 0's two launches (set-up ready at
+  // L = 5 us), then stream 1's (set-up ready at 3L); the set-ups overlap (10 us each), each GEMM
+  // is ready L after its set-up ends (stream 0's at 2L + 10), and the second GEMM starts when
+  // the first ends: the stage ends at 2L + 10 + 2 G, where G is the GEMM's time alone without
+  // its launch.
+  const double gemm = estimate_kernel(v, ks[1]).latency_us - 5;
+  ASSERT_GT(gemm, 2 * 5.0);  // stream 1's GEMM is ready (at 4L + 10) before the first ends
+  EXPECT_NEAR(simulate_stage(v, {ks, ks}).latency_us, 2 * 5 + 10 + 2 * gemm, 1e-9 * gemm);
+}
+
 TEST(GpuKernelRules, WinogradTakesItsFractionOfThreeByThreeStrideOneFlops) {
   GpuSpec v = hand_v100();
   Graph g;

@@ -294,6 +294,30 @@ TEST(ValidationReplay, TheModelMeetsTheGoalOnTheH200Run) {
     EXPECT_TRUE(p.sign_right) << p.pair.what;
 }
 
+// The live H200 run (gpu_validate on the GPU: cuDNN convolutions, stages of concurrent
+// convolutions, end-to-end schedules) priced on hw_configs/h200.json: the stages of 2 and 4
+// concurrent convolutions and IOS Fig. 1.2's schedules within the goals (20% per family,
+// 10% end to end) since the exclusive-kernel rule (common/gpumodel/gpu_model.h), and every
+// schedule-vs-schedule sign right. A change to the model that breaks them fails here.
+TEST(ValidationReplay, TheLiveH200RunsStreamsAndIosSchedulesWithinTheGoal) {
+  std::ifstream in(std::string(DGS_SOURCE_DIR) + "/validation/h200_2026-11-28_live.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::vector<ValidationRow> rows = priced_rows(
+      cases(), read_replay(ss.str(), "h200_2026-11-28_live.csv", ids()), load_gpu_spec("h200"));
+  ASSERT_EQ(rows.size(), 168u);
+  int checked = 0;
+  for (const GroupSummary& g : summarize(rows)) {
+    if (g.group == "multi_stream" || g.group == "e2e_ios") {
+      EXPECT_LT(g.mae, g.group == "e2e_ios" ? 0.10 : 0.20) << g.group;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+  for (const PairResult& p : compare_pairs(rows, validation_pairs()))
+    EXPECT_TRUE(p.sign_right) << p.pair.what;
+}
+
 // The calibration the config declares is what --calibrate fits on the same data (to the digits
 // written in hw_configs/h200.json).
 TEST(ValidationReplay, TheH200CalibrationIsReproducible) {

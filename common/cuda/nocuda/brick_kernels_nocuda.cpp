@@ -1,5 +1,5 @@
 // Built when nvcc was not found: the brick kernels' and microbenchmarks' entry points throw "no
-// CUDA support".
+// CUDA support" (brick_chain_dims and bricked_floats, host-only, are brick_chain_dims.cpp).
 #include "common/cuda/brick_kernels.h"
 #include "common/cuda/brick_microbench.h"
 #include "common/cuda/cudnn_conv3d.h"
@@ -10,13 +10,6 @@ namespace dgs::gpu {
 struct BrickChainRunner::Impl {};
 struct CudnnConv3dChain::Impl {};
 
-std::vector<std::array<int64_t, 3>> brick_chain_dims(const std::vector<BrickConvLayer>&,
-                                                     const std::array<int64_t, 3>&) {
-  throw_no_cuda("brick_chain_dims");
-}
-int64_t bricked_floats(int64_t, const std::array<int64_t, 3>&, int64_t) {
-  throw_no_cuda("bricked_floats");
-}
 void to_bricks_3d(KernelLauncher&, const float*, float*, int64_t, const std::array<int64_t, 3>&,
                   int64_t) {
   throw_no_cuda("to_bricks_3d");
