@@ -8,6 +8,8 @@
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
+#include "common/evaluate/evaluate.h"
+#include "common/hw/hardware_spec.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
 #include "reproductions/graphturbo/instances.h"
@@ -660,8 +662,7 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
   const Graph g = build_zoo_model(model, o);
   for (const Op& op : g.ops()) r.model_concats += op.kind == OpKind::Concat;
   const DsaPlan p = dsa_plan(g, &one, a, spec, &r);
-  p.plan.check(p.graph);
-  r.result = evaluate_dsa_plan(p.graph, p.plan, spec);
+  r.result = evaluate(p.graph, p.plan, dsa_hardware_spec(spec));  // checked, then priced
   r.latency_ms = r.result.latency_us * 1e-3 * double(r.iterations);
   r.throughput = double(batch) / (r.latency_ms * 1e-3);
   return r;

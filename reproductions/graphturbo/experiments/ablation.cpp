@@ -208,6 +208,9 @@ std::vector<std::pair<double, double>> stage_usage(const Graph& g, const Plan& p
   for (size_t cut : cuts) {
     Plan prefix = plan;
     prefix.stages.resize(cut);
+    // A prefix schedules only some ops, so it is not a plan of `g` and evaluate() (Plan::check:
+    // every op in a task) refuses it; the DSA model prices it directly, unchecked (the model
+    // reports no per-stage busy time from which a whole plan's evaluation could be cut).
     const EvaluationResult r = evaluate_dsa_plan(g, prefix, spec);
     const int st = resnet_stage(g, plan.stages[begin].tasks[0].ops[0]);
     const double m = value_of(r.busy_us_by_unit, "matrix"),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "common/evaluate/evaluate.h"
 #include "common/gpumodel/kernel_rules.h"
 #include "common/gpumodel/plan_evaluation.h"
 #include "common/report/report.h"
@@ -173,17 +174,16 @@ Plan gpu_plan(const Graph& g, GpuSchedule s, const std::vector<int64_t>& factors
   return p;
 }
 
-double gpu_ms(const Graph& g, GpuSchedule s, const GpuSpec& gpu,
+// The plan of schedule `s` checked and priced by evaluate() on `hw` (a GPU), its Fused tasks'
+// kernels GraphTurbo's (fused_kernels, tailor.h).
+double gpu_ms(const Graph& g, GpuSchedule s, const HardwareSpec& hw,
               const std::vector<int64_t>& factors = {}) {
   const Plan p = gpu_plan(g, s, factors);
-  p.check(g);
-  return evaluate_plan(g, p, gpu,
-                       [&factors](const Graph& gg, const Task& t, const GpuSpec& spec) {
-                         return fused_kernels(
-                             gg, t, spec, factors.empty() ? std::vector<int64_t>(4, 1) : factors);
-                       })
-             .latency_us /
-         1000;
+  EvaluationOptions o;
+  o.gpu_fused_kernels = [&factors](const Graph& gg, const Task& t, const GpuSpec& spec) {
+    return fused_kernels(gg, t, spec, factors.empty() ? std::vector<int64_t>(4, 1) : factors);
+  };
+  return evaluate(g, p, hw, o).latency_us / 1000;
 }
 
 }  // namespace
@@ -222,10 +222,11 @@ void run_table5(ExperimentContext& ctx) {
   for (int64_t batch : batches) {
     const Graph g = tailor_f16(batch);
     const std::vector<int64_t> split = tailor_algorithm1_split(batch, gpu).factors;
-    const double tvm = gpu_ms(g, GpuSchedule::Tvm, gpu);
-    const double cut = gpu_ms(g, GpuSchedule::CutlassFusion, gpu);
-    const double gt = gpu_ms(g, GpuSchedule::GraphTurbo, gpu, split);
-    const double fig18c = gpu_ms(g, GpuSchedule::GraphTurbo, gpu, kFig18cFactors);
+    const HardwareSpec& hw = ctx.hardware();
+    const double tvm = gpu_ms(g, GpuSchedule::Tvm, hw);
+    const double cut = gpu_ms(g, GpuSchedule::CutlassFusion, hw);
+    const double gt = gpu_ms(g, GpuSchedule::GraphTurbo, hw, split);
+    const double fig18c = gpu_ms(g, GpuSchedule::GraphTurbo, hw, kFig18cFactors);
     const std::vector<std::pair<std::string, std::string>> key = {{"batch", std::to_string(batch)}};
     t.add_row({batch, tvm, pd.cell(key, "tvm_ms"), cut, pd.cell(key, "cutlass_fusion_ms"),
                factors_text(split), gt, pd.cell(key, "graph_scheduling_ms"), fig18c, tvm / gt,

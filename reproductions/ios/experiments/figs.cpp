@@ -17,6 +17,48 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// The FLOPs of each stage of `s`: its kernels' as the GPU model launches them (stage_streams,
+// the kernels evaluate() prices; a merged convolution counts its padded filters).
+std::vector<double> stage_flops(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+  const Plan plan = to_plan(net, s);
+  std::vector<double> out;
+  for (const Stage& st : plan.stages) {
+    double f = 0;
+    for (const auto& stream : stage_streams(*net.graph, st, spec, {}, kernel_options(plan.options)))
+      for (const KernelLaunch& k : stream) f += k.flops;
+    out.push_back(f);
+  }
+  return out;
+}
+
+// The latency of `block`, a schedule of part `part` of `net` alone, as a part of a plan of the
+// whole network: the other parts' units one stage each (Sequential's stages), the block's stages
+// in the part's place; the plan is checked and priced by evaluate() and the latencies of the
+// block's stages (each with the synchronisation after it) are summed. (The GPU model prices
+// stages independently, so this is the block's latency alone.)
+double block_latency_us(const Network& net, const Part& part, const IosSchedule& block,
+                        const HardwareSpec& hw) {
+  IosSchedule whole;
+  whole.name = block.name;
+  size_t first = 0;
+  bool found = false;
+  for (const Part& p : net.parts) {
+    whole.part_first_stage.push_back(static_cast<int>(whole.stages.size()));
+    if (!found && p.units == part.units) {
+      found = true;
+      first = whole.stages.size();
+      whole.stages.insert(whole.stages.end(), block.stages.begin(), block.stages.end());
+    } else {
+      for (int u : p.units) whole.stages.push_back(IosStage{false, {{u}}});
+    }
+  }
+  if (!found) throw Error("IOS: block '" + part.block + "' is not a part of the network");
+  const ScheduleEval e = evaluate_schedule(net, whole, hw);
+  double us = 0;
+  for (size_t i = first; i < first + block.stages.size(); ++i) us += e.stage_us[i];
+  return us;
+}
+
 int unit_by_name(const Network& net, const std::string& name) {
   for (size_t i = 0; i < net.units.size(); ++i)
     if (net.units[i].name == name) return static_cast<int>(i);
@@ -65,7 +107,7 @@ void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string
     std::vector<double> search;
     for (const std::string& s : kScheduleNames) {
       const SearchResult& r = schedule_for(ctx, m, 1, spec, s);
-      lat.push_back(latency_ms(ctx, m, 1, spec, r.schedule));
+      lat.push_back(latency_ms(ctx, m, 1, ctx.hardware(), r.schedule));
       search.push_back(r.stats.seconds);
     }
     const double best = *std::min_element(lat.begin(), lat.end());
@@ -150,9 +192,9 @@ void frameworks_figure(ExperimentContext& ctx, bool with_paper, const std::strin
            "paper_ios_speedup", "status"});
   for (const std::string& m : evaluation_models(ctx)) {
     const double seq =
-        latency_ms(ctx, m, 1, spec, schedule_for(ctx, m, 1, spec, "Sequential").schedule);
+        latency_ms(ctx, m, 1, ctx.hardware(), schedule_for(ctx, m, 1, spec, "Sequential").schedule);
     const double ios =
-        latency_ms(ctx, m, 1, spec, schedule_for(ctx, m, 1, spec, "IOS-Both").schedule);
+        latency_ms(ctx, m, 1, ctx.hardware(), schedule_for(ctx, m, 1, spec, "IOS-Both").schedule);
     const auto pios =
         with_paper ? p.value({{"model", m}, {"framework", "IOS"}}, "latency_ms") : std::nullopt;
     for (const std::string& f : frameworks) {
@@ -188,9 +230,9 @@ void frameworks_figure(ExperimentContext& ctx, bool with_paper, const std::strin
   Series ours{"Sequential stand-in (ours)", {}};
   for (const std::string& m : evaluation_models(ctx)) {
     const double seq =
-        latency_ms(ctx, m, 1, spec, schedule_for(ctx, m, 1, spec, "Sequential").schedule);
+        latency_ms(ctx, m, 1, ctx.hardware(), schedule_for(ctx, m, 1, spec, "Sequential").schedule);
     const double ios =
-        latency_ms(ctx, m, 1, spec, schedule_for(ctx, m, 1, spec, "IOS-Both").schedule);
+        latency_ms(ctx, m, 1, ctx.hardware(), schedule_for(ctx, m, 1, spec, "IOS-Both").schedule);
     ours.values.push_back(ios / seq);
   }
   chart.series.push_back(ours);
@@ -241,23 +283,22 @@ void run_fig1_2(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   std::map<std::string, double> total;
   for (const IosSchedule& s : schedules) {
-    const ScheduleEval e = evaluate_schedule(net, s, spec);
+    const ScheduleEval e = evaluate_schedule(net, s, ctx.hardware());
+    const std::vector<double> flops_of_stage = stage_flops(net, s, spec);
     double end = 0, flops_total = 0;
     const std::string pname = s.name == "IOS (thesis)" ? "IOS" : s.name;
     for (size_t i = 0; i < s.stages.size(); ++i) {
-      IosSchedule one{s.name, {s.stages[i]}, {0}};
-      const ScheduleEval se = evaluate_schedule(net, one, spec);
+      const double flops = flops_of_stage[i];
       end += e.stage_us[i];
-      flops_total += se.flops;
-      const double tf = se.flops / (e.stage_us[i] * 1e-6) / 1e12;
+      flops_total += flops;
+      const double tf = flops / (e.stage_us[i] * 1e-6) / 1e12;
       const std::string key = std::to_string(i + 1);
       auto pv = [&](const char* col) {
         return p.value({{"schedule", pname}, {"stage", key}}, col);
       };
-      t.add_row({s.name, static_cast<int64_t>(i + 1), describe_stage(net, s.stages[i]),
-                 se.flops / 1e9, tf, 100 * tf / spec.peak_fp32_tflops, end / 1e3,
-                 cell(pv("gflops")), cell(pv("tflops")), cell(pv("utilization_pct")),
-                 cell(pv("end_ms"))});
+      t.add_row({s.name, static_cast<int64_t>(i + 1), describe_stage(net, s.stages[i]), flops / 1e9,
+                 tf, 100 * tf / spec.peak_fp32_tflops, end / 1e3, cell(pv("gflops")),
+                 cell(pv("tflops")), cell(pv("utilization_pct")), cell(pv("end_ms"))});
     }
     const double util = 100 * flops_total / (e.latency_us * 1e-6) / 1e12 / spec.peak_fp32_tflops;
     auto pt = [&](const char* col) {
@@ -359,8 +400,8 @@ void run_fig4_3(ExperimentContext& ctx) {
   const IosSchedule ios{"IOS", {{false, {{a}, {d}}}, {false, {{b}, {c}}}, {false, {{cat}}}}, {0}};
   Table t({"schedule", "latency_ms", "avg_active_warps_gpu", "active_warps_per_ms_1e8",
            "ratio_vs_sequential"});
-  const ScheduleEval es = evaluate_schedule(net, seq, spec);
-  const ScheduleEval ei = evaluate_schedule(net, ios, spec);
+  const ScheduleEval es = evaluate_schedule(net, seq, ctx.hardware());
+  const ScheduleEval ei = evaluate_schedule(net, ios, ctx.hardware());
   const double ws = es.avg_active_warps_per_sm * spec.sm_count;
   const double wi = ei.avg_active_warps_per_sm * spec.sm_count;
   // warps x ms: the number of resident warps integrated over one millisecond of
@@ -400,7 +441,7 @@ void run_fig4_6(ExperimentContext& ctx) {
   std::vector<std::string> panels;
   for (const std::string& m : models) {
     const Network& net = network(ctx, m, 1);
-    const double seq = latency_ms(ctx, m, 1, spec, sequential_schedule(net));
+    const double seq = latency_ms(ctx, m, 1, ctx.hardware(), sequential_schedule(net));
     for (int s : {8, 3}) {
       LineChart chart{"Fig. 4.6: " + m + ", s=" + std::to_string(s),
                       "r (max ops per group)",
@@ -421,7 +462,7 @@ void run_fig4_6(ExperimentContext& ctx) {
       Series ours_cost{"ours (DP + model, CPU)", {}}, pap_cost{"paper (profiling on GPU)", {}};
       for (int r : {3, 2, 1}) {
         const SearchResult res = fresh_search(net, spec, StrategySet::Both, Pruning{r, s});
-        const double lat = evaluate_schedule(net, res.schedule, spec).latency_us / 1e3;
+        const double lat = evaluate_schedule(net, res.schedule, ctx.hardware()).latency_us / 1e3;
         const auto key = std::vector<std::pair<std::string, std::string>>{
             {"model", m}, {"r", std::to_string(r)}, {"s", std::to_string(s)}};
         const auto pl = p.value(key, "latency_ms");
@@ -508,9 +549,8 @@ void run_fig4_7(ExperimentContext& ctx) {
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
       const int64_t opt = i == 0 ? 1 : 32, run = j == 0 ? 1 : 32;
-      Network one = network(ctx, m, run);
-      one.parts = {last};
-      lat[i][j] = evaluate_schedule(one, block_sched[opt], spec).latency_us / 1e3;
+      lat[i][j] =
+          block_latency_us(network(ctx, m, run), last, block_sched[opt], ctx.hardware()) / 1e3;
       x.add_row({"optimized for " + std::to_string(opt), static_cast<int64_t>(run), lat[i][j]});
     }
   ctx.emit_table("Fig. 4.7: cross-evaluation of the two block schedules", x, "_cross");
@@ -545,8 +585,8 @@ void run_fig4_8(ExperimentContext& ctx) {
   const Network& net = network(ctx, m, 1);
   const IosSchedule& seq = schedule_for(ctx, m, 1, spec, "Sequential").schedule;
   const IosSchedule& ios = schedule_for(ctx, m, 1, spec, "IOS-Both").schedule;
-  const ScheduleEval es = evaluate_schedule(net, seq, spec);
-  const ScheduleEval ei = evaluate_schedule(net, ios, spec);
+  const ScheduleEval es = evaluate_schedule(net, seq, ctx.hardware());
+  const ScheduleEval ei = evaluate_schedule(net, ios, ctx.hardware());
   ctx.note(
       "per block: the sum of the block's stage latencies (including the "
       "synchronisations after "
@@ -632,10 +672,10 @@ void run_fig4_9(ExperimentContext& ctx) {
   std::vector<double> speedups;
   for (int64_t bs : {1, 16, 32, 64, 128}) {
     chart.x.push_back(static_cast<double>(bs));
-    const double seq =
-        latency_ms(ctx, m, bs, spec, schedule_for(ctx, m, bs, spec, "Sequential").schedule);
+    const double seq = latency_ms(ctx, m, bs, ctx.hardware(),
+                                  schedule_for(ctx, m, bs, spec, "Sequential").schedule);
     const double ios =
-        latency_ms(ctx, m, bs, spec, schedule_for(ctx, m, bs, spec, "IOS-Both").schedule);
+        latency_ms(ctx, m, bs, ctx.hardware(), schedule_for(ctx, m, bs, spec, "IOS-Both").schedule);
     speedups.push_back(seq / ios);
     auto pv = [&](const std::string& s) {
       return paper_network ? p.value({{"batch", std::to_string(bs)}, {"schedule", s}}, "latency_ms")
@@ -685,7 +725,7 @@ void run_fig4_10(ExperimentContext& ctx) {
   double total_search = 0;
   for (const std::string& m : evaluation_models(ctx)) {
     const SearchResult& r = schedule_for(ctx, m, 1, spec, "IOS-Both");
-    const double ios = latency_ms(ctx, m, 1, spec, r.schedule);
+    const double ios = latency_ms(ctx, m, 1, ctx.hardware(), r.schedule);
     total_search += r.stats.seconds;
     t.add_row({m, std::string("TVM-AutoTune"), Missing{},
                cell(p.value({{"model", m}, {"framework", "TVM-AutoTune"}}, "latency_ms")),

@@ -126,8 +126,8 @@ const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string
 }
 
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
-                  const GpuSpec& spec, const IosSchedule& s) {
-  return evaluate_schedule(network(ctx, model, batch), s, spec).latency_us / 1e3;
+                  const HardwareSpec& hw, const IosSchedule& s) {
+  return evaluate_schedule(network(ctx, model, batch), s, hw).latency_us / 1e3;
 }
 
 Cell cell(std::optional<double> v) {

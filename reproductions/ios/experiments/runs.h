@@ -48,8 +48,9 @@ int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::strin
 SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
                           const Pruning& prune);
 
+// The latency of `s` on `hw` (a GPU), priced by evaluate() (evaluate_schedule).
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
-                  const GpuSpec& spec, const IosSchedule& s);
+                  const HardwareSpec& hw, const IosSchedule& s);
 
 // Paper values (the tables' own data: ExperimentContext::paper_data).
 Cell cell(std::optional<double> v);

@@ -149,8 +149,11 @@ void run_table4_1(ExperimentContext& ctx) {
 
 void run_table4_2(ExperimentContext& ctx) {
   const std::string model = ctx.options().model.empty() ? "inception_v3" : ctx.options().model;
+  const HardwareSpec& v100_hw = ctx.hardware();
   const GpuSpec& v100 = ctx.gpu();
-  const GpuSpec k80 = load_gpu_spec("k80");
+  const HardwareSpec k80_hw = load_hardware("k80");
+  if (!k80_hw.gpu) throw Error(k80_hw.file + ": the K80 config is not a GPU");
+  const GpuSpec& k80 = *k80_hw.gpu;
   common_notes(ctx, v100);
   ctx.note_calibrated_constants(k80);
   ctx.note(
@@ -179,7 +182,7 @@ void run_table4_2(ExperimentContext& ctx) {
     for (int64_t opt : batches) {
       const SearchResult& r = schedule_for(ctx, model, opt, v100, "IOS-Both");
       // The schedule is over units, which are the same at every batch size.
-      row.push_back(latency_ms(ctx, model, exec, v100, r.schedule));
+      row.push_back(latency_ms(ctx, model, exec, v100_hw, r.schedule));
       if (opt == exec) diag = row.back();
     }
     const auto pdiag = paper_ms({{"kind", "batch"},
@@ -195,13 +198,14 @@ void run_table4_2(ExperimentContext& ctx) {
                  row[i] / diag, cell(ratio(pv, pdiag))});
     }
   }
-  const std::pair<std::string, const GpuSpec*> devices[] = {{"k80", &k80}, {"v100", &v100}};
-  for (const auto& [exec_name, exec_spec] : devices) {
+  const std::pair<std::string, const HardwareSpec*> devices[] = {{"k80", &k80_hw},
+                                                                 {"v100", &v100_hw}};
+  for (const auto& [exec_name, exec_hw] : devices) {
     std::vector<double> row;
     double diag = 0;
-    for (const auto& [opt_name, opt_spec] : devices) {
-      const SearchResult& r = schedule_for(ctx, model, 1, *opt_spec, "IOS-Both");
-      row.push_back(latency_ms(ctx, model, 1, *exec_spec, r.schedule));
+    for (const auto& [opt_name, opt_hw] : devices) {
+      const SearchResult& r = schedule_for(ctx, model, 1, *opt_hw->gpu, "IOS-Both");
+      row.push_back(latency_ms(ctx, model, 1, *exec_hw, r.schedule));
       if (opt_name == exec_name) diag = row.back();
     }
     const auto pdiag =
