@@ -182,4 +182,14 @@ void common_notes(ExperimentContext& ctx, const GpuSpec& spec) {
       "(stage_ends_with_sync), so the DP's objective is the evaluated latency");
 }
 
+int unit_by_name(const Network& net, const std::string& name) {
+  for (size_t i = 0; i < net.units.size(); ++i)
+    if (net.units[i].name == name) return static_cast<int>(i);
+  throw Error("IOS: no schedule unit named '" + name + "' in graph '" + net.graph->name + "'");
+}
+
+const char* const kDpContainsSchedules =
+    "the DP minimises the same GPU model over a space that contains Sequential, IOS-Merge and "
+    "IOS-Parallel (and Greedy's stages where they fit the pruning)";
+
 }  // namespace dgs::ios
