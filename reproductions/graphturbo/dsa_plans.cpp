@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "common/dsamodel/dsa_model.h"
-#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/task_estimate.h"
 #include "common/evaluate/evaluate.h"
 #include "common/hw/hardware_spec.h"
 #include "common/util/error.h"
@@ -116,7 +116,6 @@ bool divides(const Shape& s, const Step& st, int clusters) {
 }
 
 std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
-  const std::vector<int> units = dsa_placement_units(t.placement, spec);
   // From one unit's part of the primary output (the region divided by the binding).
   std::vector<int64_t> tile = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
   for (size_t d = 0; d < tile.size() && d < t.placement.binding.size(); ++d)
@@ -129,14 +128,11 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   // that stays for the whole task is held once, one the tiles reload twice, common/dsamodel/
   // buffer_nest.h), until it fits or every axis is 1.
   const double bytes_per_cycle = spec.dram_bytes_per_cycle() / spec.clusters;
-  auto cost = [&](const DsaTaskDemand& d) {
-    double loaded = 0;
-    for (size_t i = 0; i < d.inputs.size(); ++i)
-      loaded += double(region_numel(d.needed.at(d.inputs[i]))) * d.density[i] * d.reload[i];
-    return d.compute_cycles() + loaded * double(spec.element_bytes) / bytes_per_cycle;
+  auto cost = [&](const DsaTaskEstimate& d) {
+    return d.compute_cycles + d.loaded_elements * double(spec.element_bytes) / bytes_per_cycle;
   };
   t.tile = tile;
-  int64_t ws = dsa_task_demand(g, t, spec, units).working_set_bytes;
+  int64_t ws = dsa_task_estimate(g, t, spec).working_set_bytes;
   while (ws > budget) {
     size_t best_axis = tile.size();
     int64_t best_ws = ws;
@@ -146,7 +142,7 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
       std::vector<int64_t> trial = tile;
       trial[d] = (trial[d] + 1) / 2;
       t.tile = trial;
-      const DsaTaskDemand dem = dsa_task_demand(g, t, spec, units);
+      const DsaTaskEstimate dem = dsa_task_estimate(g, t, spec);
       const double c = cost(dem);
       if (best_axis == tile.size() || c < best_cost) {
         best_axis = d;
@@ -253,8 +249,7 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
       for (int64_t x : t.placement.binding) cores *= x;
       t.placement.count = static_cast<int>(cores);
       t.tile = fit_tile(g, t, spec);
-      const std::vector<int> units = dsa_placement_units(t.placement, spec);
-      if (dsa_task_demand(g, t, spec, units).working_set_bytes > budget) return false;
+      if (dsa_task_estimate(g, t, spec).working_set_bytes > budget) return false;
     }
   }
   return true;
