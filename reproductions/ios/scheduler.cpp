@@ -579,6 +579,10 @@ ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const H
   return e;
 }
 
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+  return evaluate_schedule(net, s, gpu_hardware_spec(spec));
+}
+
 std::string describe_stage(const Network& net, const IosStage& st) {
   std::string out;
   if (st.merge && st.num_units() > 1) {

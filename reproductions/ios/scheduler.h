@@ -245,6 +245,9 @@ struct ScheduleEval {
 // then priced by the GPU model) with Conv+Relu folded (KernelOptions::fold_activation);
 // synchronisations by the GPU model's rule (needs_stage_sync), the rule GpuModelStageCost charges.
 ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const HardwareSpec& hw);
+// The same on the GPU `spec` describes (gpu_hardware_spec(spec)), for callers that hold a GpuSpec
+// only (the model's validation cases).
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec);
 
 // Readable one-line description of a stage: "[a | b -> c] merge{d,e}".
 std::string describe_stage(const Network& net, const IosStage& st);
