@@ -1,8 +1,8 @@
 #pragma once
 // The DSA model's public estimate of one plan task before timing it, for schedulers that size
-// tasks by the model (GraphTurbo's LB-fitting tile search): what the task holds in a unit's local
-// buffer, computes and loads, as the model's demand of the task (its internal dsa_task.h) says.
-// A scheduler sees the model through this and dsa_model.h, not through the demand itself.
+// tasks by the model (a tile search that fits a local buffer): what the task holds in a unit's
+// local buffer, computes and loads, as the model's demand of the task (its internal dsa_task.h)
+// says. A scheduler sees the model through this and dsa_model.h, not through the demand itself.
 #include <cstdint>
 
 #include "common/graph/graph.h"
