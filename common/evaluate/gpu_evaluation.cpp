@@ -16,6 +16,7 @@ EvaluationResult gpu_evaluation_result(const PlanEvaluation& e, const Plan& plan
   r.stages = static_cast<int64_t>(plan.stages.size());
   r.tasks = plan.num_tasks();
   r.kernels = e.kernels;
+  r.stage_latency_us = e.stage_latency_us;
   add_value(r.bytes_by_level, gpu_hardware::kL2, e.l2_bytes);
   add_value(r.bytes_by_level, gpu_hardware::kDram, e.dram_bytes);
   add_value(r.busy_us_by_unit, gpu_hardware::kStream, e.stream_busy_us);

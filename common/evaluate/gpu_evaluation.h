@@ -8,7 +8,7 @@
 namespace dgs {
 
 // The result of evaluate_plan(g, plan, spec, ...) = `e`, as an EvaluationResult:
-//   latency_us, flops, kernels from e; stages and tasks from the plan;
+//   latency_us, flops, kernels, stage_latency_us from e; stages and tasks from the plan;
 //   bytes_by_level: "l2" = e.l2_bytes, "dram" = e.dram_bytes (the levels the model counts);
 //   busy_us_by_unit: "stream" = e.stream_busy_us, "sm" = e.sm_busy_us;
 //   energy_pj_by_component: empty (the GPU model has no energy);

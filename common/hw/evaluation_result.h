@@ -49,6 +49,9 @@ struct EvaluationResult {
   int64_t stages = 0;     // plan stages evaluated
   int64_t tasks = 0;      // plan tasks evaluated
   int64_t kernels = 0;    // launches the machine executes (GPU: kernels)
+  // Each plan stage's latency, in plan order, when the model reports it (GPU model: the stage's
+  // own time, without the synchronisation charged after it); empty otherwise.
+  std::vector<double> stage_latency_us;
 
   // Bytes moved at each memory level (read + written), by level name, innermost first; only the
   // levels the model counts (GPU model: "l2" and "dram").

@@ -27,19 +27,53 @@ struct Frame {
   int64_t dep;
 };
 
-}  // namespace
+// Each brick unit's layout and, for each of its bricks, the producer bricks it reads (per dim: the
+// ops are separable per dim, the other dims whole).
+struct BrickDeps {
+  std::vector<BrickLayout> layouts;
+  std::vector<std::vector<DepMap>> deps;  // per unit, one per producer unit
+  // The dependency `k` of brick b of unit u (enumerating producers, then their boxes row-major);
+  // false past the end.
+  bool at(int u, int64_t b, int64_t k, int* pu, int64_t* pb) const {
+    const std::vector<int64_t> c = layouts[static_cast<size_t>(u)].brick_coords(b);
+    for (const DepMap& m : deps[static_cast<size_t>(u)]) {
+      int64_t n = 1;
+      std::vector<std::pair<int64_t, int64_t>> box(c.size());
+      for (size_t d = 0; d < c.size(); ++d) {
+        box[d] = m.ranges[d][static_cast<size_t>(c[d])];
+        n *= std::max<int64_t>(0, box[d].second - box[d].first + 1);
+      }
+      if (k >= n) {
+        k -= n;
+        continue;
+      }
+      std::vector<int64_t> pc(c.size());
+      for (size_t d = c.size(); d-- > 0;) {
+        const int64_t len = box[d].second - box[d].first + 1;
+        pc[d] = box[d].first + k % len;
+        k /= len;
+      }
+      *pu = m.producer;
+      *pb = layouts[static_cast<size_t>(m.producer)].logical_index(pc);
+      return true;
+    }
+    return false;
+  }
+};
 
-ConflictEstimate simulate_memoized(const Graph& g, const SubgraphAnalysis& a, int workers) {
+BrickDeps brick_deps(const Graph& g, const SubgraphAnalysis& a) {
   const std::vector<BrickUnit>& units = a.units;
   const size_t nu = units.size();
   std::map<int, int> unit_of;
   for (size_t u = 0; u < nu; ++u) unit_of[units[u].output] = static_cast<int>(u);
-  std::vector<BrickLayout> layouts;
+  BrickDeps r;
+  std::vector<BrickLayout>& layouts = r.layouts;
   for (const BrickUnit& u : units)
     layouts.emplace_back(g.tensor(u.output).shape, brick_extent(g.tensor(u.output).shape, a.edge));
 
   // Dependencies per dim (the ops are separable per dim; other dims whole).
-  std::vector<std::vector<DepMap>> deps(nu);
+  std::vector<std::vector<DepMap>>& deps = r.deps;
+  deps.resize(nu);
   for (size_t u = 0; u < nu; ++u) {
     const Shape& s = g.tensor(units[u].output).shape;
     std::map<int, DepMap> by_producer;
@@ -71,32 +105,19 @@ ConflictEstimate simulate_memoized(const Graph& g, const SubgraphAnalysis& a, in
     }
     for (auto& [p, m] : by_producer) deps[u].push_back(std::move(m));
   }
-  // The dependency `k` of brick b of unit u (enumerating producers, then their boxes row-major);
-  // returns false past the end.
+  return r;
+}
+
+}  // namespace
+
+ConflictEstimate simulate_memoized(const Graph& g, const SubgraphAnalysis& a, int workers) {
+  const std::vector<BrickUnit>& units = a.units;
+  const size_t nu = units.size();
+  const BrickDeps bd = brick_deps(g, a);
+  const std::vector<BrickLayout>& layouts = bd.layouts;
+
   auto dep_at = [&](int u, int64_t b, int64_t k, int* pu, int64_t* pb) {
-    const std::vector<int64_t> c = layouts[static_cast<size_t>(u)].brick_coords(b);
-    for (const DepMap& m : deps[static_cast<size_t>(u)]) {
-      int64_t n = 1;
-      std::vector<std::pair<int64_t, int64_t>> box(c.size());
-      for (size_t d = 0; d < c.size(); ++d) {
-        box[d] = m.ranges[d][static_cast<size_t>(c[d])];
-        n *= std::max<int64_t>(0, box[d].second - box[d].first + 1);
-      }
-      if (k >= n) {
-        k -= n;
-        continue;
-      }
-      std::vector<int64_t> pc(c.size());
-      for (size_t d = c.size(); d-- > 0;) {
-        const int64_t len = box[d].second - box[d].first + 1;
-        pc[d] = box[d].first + k % len;
-        k /= len;
-      }
-      *pu = m.producer;
-      *pb = layouts[static_cast<size_t>(m.producer)].logical_index(pc);
-      return true;
-    }
-    return false;
+    return bd.at(u, b, k, pu, pb);
   };
 
   // Tags and waiters.

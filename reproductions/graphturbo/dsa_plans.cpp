@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "common/dsamodel/dsa_model.h"
-#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/task_estimate.h"
+#include "common/evaluate/evaluate.h"
+#include "common/hw/hardware_spec.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
 #include "reproductions/graphturbo/instances.h"
@@ -114,7 +116,6 @@ bool divides(const Shape& s, const Step& st, int clusters) {
 }
 
 std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
-  const std::vector<int> units = dsa_placement_units(t.placement, spec);
   // From one unit's part of the primary output (the region divided by the binding).
   std::vector<int64_t> tile = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
   for (size_t d = 0; d < tile.size() && d < t.placement.binding.size(); ++d)
@@ -127,14 +128,11 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   // that stays for the whole task is held once, one the tiles reload twice, common/dsamodel/
   // buffer_nest.h), until it fits or every axis is 1.
   const double bytes_per_cycle = spec.dram_bytes_per_cycle() / spec.clusters;
-  auto cost = [&](const DsaTaskDemand& d) {
-    double loaded = 0;
-    for (size_t i = 0; i < d.inputs.size(); ++i)
-      loaded += double(region_numel(d.needed.at(d.inputs[i]))) * d.density[i] * d.reload[i];
-    return d.compute_cycles() + loaded * double(spec.element_bytes) / bytes_per_cycle;
+  auto cost = [&](const DsaTaskEstimate& d) {
+    return d.compute_cycles + d.loaded_elements * double(spec.element_bytes) / bytes_per_cycle;
   };
   t.tile = tile;
-  int64_t ws = dsa_task_demand(g, t, spec, units).working_set_bytes;
+  int64_t ws = dsa_task_estimate(g, t, spec).working_set_bytes;
   while (ws > budget) {
     size_t best_axis = tile.size();
     int64_t best_ws = ws;
@@ -144,7 +142,7 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
       std::vector<int64_t> trial = tile;
       trial[d] = (trial[d] + 1) / 2;
       t.tile = trial;
-      const DsaTaskDemand dem = dsa_task_demand(g, t, spec, units);
+      const DsaTaskEstimate dem = dsa_task_estimate(g, t, spec);
       const double c = cost(dem);
       if (best_axis == tile.size() || c < best_cost) {
         best_axis = d;
@@ -251,8 +249,7 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
       for (int64_t x : t.placement.binding) cores *= x;
       t.placement.count = static_cast<int>(cores);
       t.tile = fit_tile(g, t, spec);
-      const std::vector<int> units = dsa_placement_units(t.placement, spec);
-      if (dsa_task_demand(g, t, spec, units).working_set_bytes > budget) return false;
+      if (dsa_task_estimate(g, t, spec).working_set_bytes > budget) return false;
     }
   }
   return true;
@@ -437,20 +434,31 @@ std::vector<bool> tensors_reached_from(const Graph& g, const std::vector<int>& s
   return out;
 }
 
-DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
-                 DsaRun* counts, const GtParams* params) {
-  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
-  // position-embedding lookup from constant ids is not: it runs whole, once).
-  std::vector<bool> batchy = tensors_reached_from(g, g.input_tensors());
+namespace {
+
+// Whether approach `a` runs GraphTurbo's instances (GraphTurbo and V3).
+bool uses_instances(Approach a) {
+  return a == Approach::GraphTurbo || a == Approach::V3Instances;
+}
+
+// The steps of approach `a` on `g` and the kernels they launch: with instances, GraphTurbo's
+// schedule of one cluster's share (`per_cluster`), its instances in Algorithm 3's order, each cut
+// by layer (a recomputing sub-graph by its halo steps; a step whose outputs the instance's split
+// does not divide runs whole, once: factor 0); otherwise one step per layer.
+struct PlanSteps {
   std::vector<Step> steps;
   int64_t kernels = 0;
-  const bool instances = a == Approach::GraphTurbo || a == Approach::V3Instances;
-  Schedule s;
-  if (instances) {
+  Schedule schedule;  // with instances
+};
+PlanSteps plan_steps(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+                     const std::vector<bool>& batchy, DsaRun* counts, const GtParams* params) {
+  PlanSteps r;
+  if (uses_instances(a)) {
     // Scheduled on one cluster's share (the same builder at the per-cluster batch: same ops).
     if (per_cluster == nullptr) throw Error("dsa_plan: GraphTurbo needs the per-cluster graph");
-    s = schedule_graph(*per_cluster, params ? *params : stcp920_gt_params(spec));
-    kernels = static_cast<int64_t>(s.instances.size());
+    r.schedule = schedule_graph(*per_cluster, params ? *params : stcp920_gt_params(spec));
+    const Schedule& s = r.schedule;
+    r.kernels = static_cast<int64_t>(s.instances.size());
     if (counts) {
       counts->subgraphs = static_cast<int64_t>(s.grouping.subgraphs.size());
       counts->peak_bytes = 0;
@@ -465,7 +473,7 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
       if (sg.recomputes) {
         for (std::vector<int>& ops :
              halo_steps(g, layers, sg_ops, sg.best.dim, in.index, sg.best.factor))
-          steps.push_back({std::move(ops), sg.best.dim, in.index, sg.best.factor, i});
+          r.steps.push_back({std::move(ops), sg.best.dim, in.index, sg.best.factor, i});
         continue;
       }
       for (const std::vector<int>& layer : layers) {
@@ -480,46 +488,21 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
             ok = ok && batchy[size_t(t)] &&
                  divides(g.tensor(t).shape, {{}, sg.best.dim, 0, f}, spec.clusters);
         if (!ok) f = 0;  // marker: whole, once
-        steps.push_back({part, sg.best.dim, in.index, f, i});
+        r.steps.push_back({part, sg.best.dim, in.index, f, i});
       }
     }
   } else {
-    for (const std::vector<int>& layer : layers_of(g)) steps.push_back({layer, 0, 0, 1, -1});
-    kernels = static_cast<int64_t>(steps.size());
+    for (const std::vector<int>& layer : layers_of(g)) r.steps.push_back({layer, 0, 0, 1, -1});
+    r.kernels = static_cast<int64_t>(r.steps.size());
   }
+  return r;
+}
 
-  DsaPlan out;
-  Plan& plan = out.plan;
-  plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
-  plan.graph = g.name;
-  // Across-layer instruction scheduling (§4.4) is GraphTurbo's alone (V4): every other approach's
-  // loads wait for their layer's stage (no weight promotion hidden behind an earlier layer).
-  plan.options.prefetch_across_stages = a == Approach::GraphTurbo;
-  if (!instances) {
-    out.graph = g;
-    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, true))
-      plan.stages.push_back(std::move(st.stage));
-  } else {
-    // §3.5: find the crossing reads on a plan without the ops, add a Concat op per (tensor,
-    // consumer sub-graph) read in several pieces, and run it first in the consumer instance's
-    // first task that reads the tensor; its pieces are that task's transfers (movement_ops.h).
-    Plan bare;
-    std::vector<int> stage_instance;
-    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, false)) {
-      bare.stages.push_back(std::move(st.stage));
-      stage_instance.push_back(st.instance);
-    }
-    const std::vector<CrossingRead> reads = crossing_reads(g, bare, stage_instance, s);
-    std::map<std::pair<int, int>, int> concat_tensor;
-    out.graph = with_concat_ops(g, concat_sites(reads), s.grouping, &concat_tensor);
-    batchy.resize(size_t(out.graph.num_tensors()), false);
-    for (const auto& [site, xc] : concat_tensor) batchy[size_t(xc)] = batchy[size_t(site.first)];
-    std::vector<StageOfStep> built = stages_of_steps(out.graph, steps, batchy, spec, true);
-    insert_concats(out.graph, built, reads, concat_tensor, spec, &out.movement);
-    for (StageOfStep& st : built) plan.stages.push_back(std::move(st.stage));
-  }
-  const Graph& gg = out.graph;
-
+// §4.3's on-chip allocation of the plan's written tensors (cluster 0's regions): each one's
+// liveness (the last stage reading it), then first-fit into L1 per core, the LLB, or DDR, by
+// approach (TVM: DDR; AStitch: not a matrix op's output; V1: the LLB first); the tasks' scopes
+// set and the tensors counted per level in `cnt`.
+void allocate_scopes(const Graph& gg, Plan& plan, Approach a, const DsaSpec& spec, DsaRun& cnt) {
   // Written tensors per stage (cluster 0's regions) for the scope allocation.
   struct Written {
     int step, tensor;
@@ -584,9 +567,6 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
       for (int st = w.step; st <= w.last; ++st) llb[size_t(st)] += w.bytes;
     }
   }
-  DsaRun local;
-  DsaRun& cnt = counts ? *counts : local;
-  cnt.kernels = kernels;
   cnt.ddr_tensors = cnt.llb_tensors = cnt.l1_tensors = 0;
   for (const Written& w : written) {
     if (w.scope == "ddr") {
@@ -600,6 +580,55 @@ DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const Dsa
     }
   }
   for (int t : gg.output_tensors()) (void)t, ++cnt.ddr_tensors;
+}
+
+}  // namespace
+
+DsaPlan dsa_plan(const Graph& g, const Graph* per_cluster, Approach a, const DsaSpec& spec,
+                 DsaRun* counts, const GtParams* params) {
+  // Tensors whose axis 0 is the batch: graph inputs, and outputs of ops reading one (a
+  // position-embedding lookup from constant ids is not: it runs whole, once).
+  std::vector<bool> batchy = tensors_reached_from(g, g.input_tensors());
+  const bool instances = uses_instances(a);
+  PlanSteps ps = plan_steps(g, per_cluster, a, spec, batchy, counts, params);
+  const std::vector<Step>& steps = ps.steps;
+  const Schedule& s = ps.schedule;
+  DsaPlan out;
+  Plan& plan = out.plan;
+  plan.scheduler = std::string(approach_name(a)) + "-like on the DSA model";
+  plan.graph = g.name;
+  // Across-layer instruction scheduling (§4.4) is GraphTurbo's alone (V4): every other approach's
+  // loads wait for their layer's stage (no weight promotion hidden behind an earlier layer).
+  plan.options.prefetch_across_stages = a == Approach::GraphTurbo;
+  if (!instances) {
+    out.graph = g;
+    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, true))
+      plan.stages.push_back(std::move(st.stage));
+  } else {
+    // §3.5: find the crossing reads on a plan without the ops, add a Concat op per (tensor,
+    // consumer sub-graph) read in several pieces, and run it first in the consumer instance's
+    // first task that reads the tensor; its pieces are that task's transfers (movement_ops.h).
+    Plan bare;
+    std::vector<int> stage_instance;
+    for (StageOfStep& st : stages_of_steps(g, steps, batchy, spec, false)) {
+      bare.stages.push_back(std::move(st.stage));
+      stage_instance.push_back(st.instance);
+    }
+    const std::vector<CrossingRead> reads = crossing_reads(g, bare, stage_instance, s);
+    std::map<std::pair<int, int>, int> concat_tensor;
+    out.graph = with_concat_ops(g, concat_sites(reads), s.grouping, &concat_tensor);
+    batchy.resize(size_t(out.graph.num_tensors()), false);
+    for (const auto& [site, xc] : concat_tensor) batchy[size_t(xc)] = batchy[size_t(site.first)];
+    std::vector<StageOfStep> built = stages_of_steps(out.graph, steps, batchy, spec, true);
+    insert_concats(out.graph, built, reads, concat_tensor, spec, &out.movement);
+    for (StageOfStep& st : built) plan.stages.push_back(std::move(st.stage));
+  }
+  const Graph& gg = out.graph;
+
+  DsaRun local;
+  DsaRun& cnt = counts ? *counts : local;
+  cnt.kernels = ps.kernels;
+  allocate_scopes(gg, plan, a, spec, cnt);
   set_piece_bindings(plan, out.movement, spec.local_level);
   cnt.movement = count_movement(plan, out.movement, spec.local_level);
   return out;
@@ -660,8 +689,7 @@ DsaRun run_on_dsa(const std::string& model, int64_t batch, Approach a, const Dsa
   const Graph g = build_zoo_model(model, o);
   for (const Op& op : g.ops()) r.model_concats += op.kind == OpKind::Concat;
   const DsaPlan p = dsa_plan(g, &one, a, spec, &r);
-  p.plan.check(p.graph);
-  r.result = evaluate_dsa_plan(p.graph, p.plan, spec);
+  r.result = evaluate(p.graph, p.plan, dsa_hardware_spec(spec));  // checked, then priced
   r.latency_ms = r.result.latency_us * 1e-3 * double(r.iterations);
   r.throughput = double(batch) / (r.latency_ms * 1e-3);
   return r;

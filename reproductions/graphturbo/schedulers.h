@@ -27,9 +27,9 @@
 //  - GraphTurbo's and V3's plans schedule the graph with §3.5's Concat ops added
 //    (ScheduleResult::graph; same outputs, checked by run_plan in the tests).
 //
-// Not registered: the GPU schedules of Table 5 / Fig. 18 (experiments/gpu.cpp). They are built for
-// ResNet18-Tailor only (conv3x3+ReLU -> conv1x1+ReLU pairs, CUTLASS's two-conv kernels), their
-// split comes from the network's shape parameters (tailor_algorithm1_split), and their fused
+// Not registered: the GPU schedules of Table 5 / Fig. 18 (experiments/gpu_schedules.cpp). They are
+// built for ResNet18-Tailor only (conv3x3+ReLU -> conv1x1+ReLU pairs, CUTLASS's two-conv kernels),
+// their split comes from the network's shape parameters (tailor_algorithm1_split), and their fused
 // kernels are priced by a Tailor-specific kernel model; none of it is a plan of an arbitrary graph.
 #include <cstdint>
 #include <optional>

@@ -120,121 +120,141 @@ PartRule default_part_rule(const std::string& model) {
              : PartRule::Blocks;
 }
 
-Network make_network(const Graph& g, PartRule rule, int max_part_size) {
-  if (max_part_size < 1 || max_part_size > 64)
-    throw Error("IOS max part size " + std::to_string(max_part_size) + "; expected 1..64");
-  Network net;
-  net.graph = &g;
-  const std::vector<int> order = g.topo_order();
-  const int nops = g.num_ops();
-  std::vector<int> unit_of(static_cast<size_t>(nops), -1);
-  std::vector<std::vector<int>> unit_ops;  // may be merged (emptied) later
-  std::vector<UnitState> state;
-  std::vector<std::string> part_key;  // name prefix (NamePrefix rule)
-  std::vector<char> closed_by_cut;
+namespace {
 
-  auto sole_consumer = [&](int tensor, int op) {
-    const Tensor& t = g.tensor(tensor);
-    return t.role != TensorRole::Output && t.consumers.size() == 1 && t.consumers[0] == op;
-  };
-  auto key_of = [&](int op) {
-    return rule == PartRule::NamePrefix ? first_component(g.op(op).name) : std::string();
-  };
-  auto unit_key = [&](int op) {  // "<block>.<unit>" of "<block>.<unit>.<op>"
-    const std::string& n = g.op(op).name;
-    const size_t dot = n.rfind('.');
-    return dot == std::string::npos ? n : n.substr(0, dot);
-  };
-  std::map<std::string, int> unit_by_name;
-  auto new_unit = [&](int op, UnitState st) {
-    unit_ops.push_back({op});
-    state.push_back(st);
-    part_key.push_back(key_of(op));
-    unit_of[static_cast<size_t>(op)] = static_cast<int>(unit_ops.size()) - 1;
-  };
-  auto join = [&](int u, int op, UnitState st) {
-    unit_ops[static_cast<size_t>(u)].push_back(op);
-    state[static_cast<size_t>(u)] = st;
-    unit_of[static_cast<size_t>(op)] = u;
-  };
+// Whether `op` is the only reader of `tensor` (and it is not a graph output).
+bool sole_consumer(const Graph& g, int tensor, int op) {
+  const Tensor& t = g.tensor(tensor);
+  return t.role != TensorRole::Output && t.consumers.size() == 1 && t.consumers[0] == op;
+}
 
-  // Cut detection on ops: after position i of `order`, is the output of
-  // order[i] the only value still needed? live_after[i] = number of tensors
-  // produced at or before i consumed after i.
-  std::vector<int> pos(static_cast<size_t>(nops));
-  for (int i = 0; i < nops; ++i) pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
-  std::vector<int> last_use(static_cast<size_t>(g.num_tensors()), -1);
-  for (int t = 0; t < g.num_tensors(); ++t)
-    for (int c : g.tensor(t).consumers)
-      last_use[static_cast<size_t>(t)] =
-          std::max(last_use[static_cast<size_t>(t)], pos[static_cast<size_t>(c)]);
-  const std::vector<char> side_op = rule == PartRule::Blocks
-                                        ? side_input_ops(g, order)
-                                        : std::vector<char>(static_cast<size_t>(nops), 0);
-  // tensors live across the boundary after position i (produced <= i, or graph
-  // inputs, used > i); side-input values (side_input_ops) are not held live
-  std::vector<int> live_count(static_cast<size_t>(nops), 0);
-  for (int t = 0; t < g.num_tensors(); ++t) {
-    const Tensor& tt = g.tensor(t);
-    if (tt.is_param() || last_use[static_cast<size_t>(t)] < 0) continue;
-    if (is_side_value(g, t, side_op)) continue;
-    const int from = tt.producer >= 0 ? pos[static_cast<size_t>(tt.producer)] : 0;
-    for (int i = from; i < last_use[static_cast<size_t>(t)]; ++i)
-      ++live_count[static_cast<size_t>(i)];
-  }
-  auto output_is_cut = [&](int op) {
+// The name part an op belongs to under `rule` (NamePrefix: "<part>" of "<part>.<unit>.<op>").
+std::string part_key_of(const Graph& g, PartRule rule, int op) {
+  return rule == PartRule::NamePrefix ? first_component(g.op(op).name) : std::string();
+}
+
+// "<block>.<unit>" of "<block>.<unit>.<op>".
+std::string unit_key(const Graph& g, int op) {
+  const std::string& n = g.op(op).name;
+  const size_t dot = n.rfind('.');
+  return dot == std::string::npos ? n : n.substr(0, dot);
+}
+
+// Cut detection on ops: after position i of the topological order, is the output of order[i]
+// the only value still needed?
+struct CutIndex {
+  std::vector<int> pos;       // op -> its position in the order
+  std::vector<int> last_use;  // tensor -> the position of its last consumer (-1: none)
+  // position i -> tensors live across the boundary after i (produced <= i, or graph inputs,
+  // used > i); side-input values (side_input_ops) are not held live
+  std::vector<int> live_count;
+
+  bool output_is_cut(const Graph& g, int op) const {
     const int i = pos[static_cast<size_t>(op)];
     const Op& o = g.op(op);
     return live_count[static_cast<size_t>(i)] == 1 && !o.outputs.empty() &&
            last_use[static_cast<size_t>(o.outputs[0])] > i;
-  };
+  }
+};
 
+CutIndex cut_index(const Graph& g, const std::vector<int>& order,
+                   const std::vector<char>& side_op) {
+  const int nops = g.num_ops();
+  CutIndex c;
+  c.pos.assign(static_cast<size_t>(nops), 0);
+  for (int i = 0; i < nops; ++i) c.pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+  c.last_use.assign(static_cast<size_t>(g.num_tensors()), -1);
+  for (int t = 0; t < g.num_tensors(); ++t)
+    for (int cons : g.tensor(t).consumers)
+      c.last_use[static_cast<size_t>(t)] =
+          std::max(c.last_use[static_cast<size_t>(t)], c.pos[static_cast<size_t>(cons)]);
+  c.live_count.assign(static_cast<size_t>(nops), 0);
+  for (int t = 0; t < g.num_tensors(); ++t) {
+    const Tensor& tt = g.tensor(t);
+    if (tt.is_param() || c.last_use[static_cast<size_t>(t)] < 0) continue;
+    if (is_side_value(g, t, side_op)) continue;
+    const int from = tt.producer >= 0 ? c.pos[static_cast<size_t>(tt.producer)] : 0;
+    for (int i = from; i < c.last_use[static_cast<size_t>(t)]; ++i)
+      ++c.live_count[static_cast<size_t>(i)];
+  }
+  return c;
+}
+
+// The units as they form: each op's unit, each unit's ops (emptied when merged into another),
+// its pattern state and its name part.
+struct UnitBuilder {
+  std::vector<int> unit_of;
+  std::vector<std::vector<int>> unit_ops;
+  std::vector<UnitState> state;
+  std::vector<std::string> part_key;
+
+  void new_unit(int op, UnitState st, std::string key) {
+    unit_ops.push_back({op});
+    state.push_back(st);
+    part_key.push_back(std::move(key));
+    unit_of[static_cast<size_t>(op)] = static_cast<int>(unit_ops.size()) - 1;
+  }
+  void join(int u, int op, UnitState st) {
+    unit_ops[static_cast<size_t>(u)].push_back(op);
+    state[static_cast<size_t>(u)] = st;
+    unit_of[static_cast<size_t>(op)] = u;
+  }
+};
+
+// The ops of `g` grouped into units, op by op in `order` (the patterns of network.h; NamePrefix:
+// by "<part>.<unit>" names).
+UnitBuilder form_units(const Graph& g, PartRule rule, const std::vector<int>& order,
+                       const CutIndex& cuts) {
+  UnitBuilder b;
+  b.unit_of.assign(static_cast<size_t>(g.num_ops()), -1);
+  std::map<std::string, int> unit_by_name;
   for (int op : order) {
     const Op& o = g.op(op);
     const std::vector<int> ins = data_inputs(g, op);
+    const std::string key = part_key_of(g, rule, op);
     if (rule == PartRule::NamePrefix) {  // units and parts from
                                          // "<part>.<unit>.<op>" names
-      auto it = unit_by_name.find(unit_key(op));
+      auto it = unit_by_name.find(unit_key(g, op));
       if (it == unit_by_name.end()) {
-        new_unit(op, UnitState::Closed);
-        unit_by_name[unit_key(op)] = unit_of[static_cast<size_t>(op)];
+        b.new_unit(op, UnitState::Closed, key);
+        unit_by_name[unit_key(g, op)] = b.unit_of[static_cast<size_t>(op)];
       } else {
-        join(it->second, op, UnitState::Closed);
+        b.join(it->second, op, UnitState::Closed);
       }
       continue;
     }
-    const std::string key = key_of(op);
     // the unit this op may extend: its first data input's producer's unit, if
     // it is that tensor's only consumer, in the same name part, and not closed
     // by a cut
     int pu = -1;
     if (!ins.empty()) {
       const int p = g.tensor(ins[0]).producer;
-      if (p >= 0 && sole_consumer(ins[0], op)) {
-        const int u = unit_of[static_cast<size_t>(p)];
-        if (part_key[static_cast<size_t>(u)] == key &&
-            !(output_is_cut(p) && (g.op(p).kind == OpKind::Add || g.op(p).kind == OpKind::Concat)))
+      if (p >= 0 && sole_consumer(g, ins[0], op)) {
+        const int u = b.unit_of[static_cast<size_t>(p)];
+        if (b.part_key[static_cast<size_t>(u)] == key &&
+            !(cuts.output_is_cut(g, p) &&
+              (g.op(p).kind == OpKind::Add || g.op(p).kind == OpKind::Concat)))
           pu = u;
       }
     }
-    const UnitState ps = pu >= 0 ? state[static_cast<size_t>(pu)] : UnitState::Closed;
+    const UnitState ps = pu >= 0 ? b.state[static_cast<size_t>(pu)] : UnitState::Closed;
     switch (o.kind) {
       case OpKind::Conv:
         if (ps == UnitState::AfterRelu) {
-          join(pu, op, is_depthwise(g, op) ? UnitState::AfterDw : UnitState::Closed);
+          b.join(pu, op, is_depthwise(g, op) ? UnitState::AfterDw : UnitState::Closed);
         } else if (ps == UnitState::AfterDw && is_pointwise(g, op)) {
-          join(pu, op, UnitState::Closed);
+          b.join(pu, op, UnitState::Closed);
         } else {
-          new_unit(op, UnitState::ConvHead);
+          b.new_unit(op, UnitState::ConvHead, key);
         }
         break;
       case OpKind::Relu:
         if (ps == UnitState::ConvHead) {
-          join(pu, op, UnitState::Closed);
+          b.join(pu, op, UnitState::Closed);
         } else if (ps == UnitState::Terms || ps == UnitState::TermsCat) {
-          join(pu, op, UnitState::AfterRelu);
+          b.join(pu, op, UnitState::AfterRelu);
         } else {
-          new_unit(op, UnitState::AfterRelu);
+          b.new_unit(op, UnitState::AfterRelu, key);
         }
         break;
       case OpKind::Add:
@@ -244,87 +264,93 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
         std::vector<int> absorb;
         for (int t : ins) {
           const int p = g.tensor(t).producer;
-          if (p < 0 || !sole_consumer(t, op)) continue;
-          const int u = unit_of[static_cast<size_t>(p)];
-          if (state[static_cast<size_t>(u)] == UnitState::Terms &&
-              part_key[static_cast<size_t>(u)] == key && !output_is_cut(p) &&
+          if (p < 0 || !sole_consumer(g, t, op)) continue;
+          const int u = b.unit_of[static_cast<size_t>(p)];
+          if (b.state[static_cast<size_t>(u)] == UnitState::Terms &&
+              b.part_key[static_cast<size_t>(u)] == key && !cuts.output_is_cut(g, p) &&
               std::find(absorb.begin(), absorb.end(), u) == absorb.end())
             absorb.push_back(u);
         }
         const UnitState st = o.kind == OpKind::Concat ? UnitState::TermsCat : UnitState::Terms;
         if (absorb.empty()) {
-          new_unit(op, st);
+          b.new_unit(op, st, key);
         } else {
           const int keep = absorb[0];
           for (size_t i = 1; i < absorb.size(); ++i) {
-            for (int x : unit_ops[static_cast<size_t>(absorb[i])]) {
-              unit_ops[static_cast<size_t>(keep)].push_back(x);
-              unit_of[static_cast<size_t>(x)] = keep;
+            for (int x : b.unit_ops[static_cast<size_t>(absorb[i])]) {
+              b.unit_ops[static_cast<size_t>(keep)].push_back(x);
+              b.unit_of[static_cast<size_t>(x)] = keep;
             }
-            unit_ops[static_cast<size_t>(absorb[i])].clear();
+            b.unit_ops[static_cast<size_t>(absorb[i])].clear();
           }
-          join(keep, op, st);
+          b.join(keep, op, st);
         }
         break;
       }
       default:
         if (is_layout_only(o.kind) && pu >= 0 && ps != UnitState::Closed) {
-          join(pu, op, UnitState::Closed);
+          b.join(pu, op, UnitState::Closed);
         } else {
-          new_unit(op, UnitState::Closed);
+          b.new_unit(op, UnitState::Closed, key);
         }
         break;
     }
   }
+  return b;
+}
 
-  // Compact: units in topological order of their first op.
+// The units that kept ops, each's ops sorted by position, in topological order of the unit graph
+// (Kahn's algorithm, ties by first op position). Throws dgs::Error when the units form a cycle.
+std::vector<int> ordered_units(const Graph& g, UnitBuilder& b, const std::vector<int>& pos) {
   std::vector<int> live_units;
-  for (int u = 0; u < static_cast<int>(unit_ops.size()); ++u)
-    if (!unit_ops[static_cast<size_t>(u)].empty()) live_units.push_back(u);
+  for (int u = 0; u < static_cast<int>(b.unit_ops.size()); ++u)
+    if (!b.unit_ops[static_cast<size_t>(u)].empty()) live_units.push_back(u);
   for (int u : live_units) {
-    auto& ops = unit_ops[static_cast<size_t>(u)];
-    std::sort(ops.begin(), ops.end(), [&](int a, int b) {
-      return pos[static_cast<size_t>(a)] < pos[static_cast<size_t>(b)];
+    auto& ops = b.unit_ops[static_cast<size_t>(u)];
+    std::sort(ops.begin(), ops.end(), [&](int x, int y) {
+      return pos[static_cast<size_t>(x)] < pos[static_cast<size_t>(y)];
     });
   }
-  {
-    // Kahn's algorithm on the unit graph, ties by first op position.
-    std::map<int, std::set<int>> succs;
-    std::map<int, int> indeg;
-    for (int u : live_units) indeg[u] = 0;
-    for (int u : live_units)
-      for (int op : unit_ops[static_cast<size_t>(u)])
-        for (int t : data_inputs(g, op)) {
-          const int p = g.tensor(t).producer;
-          if (p < 0) continue;
-          const int pu = unit_of[static_cast<size_t>(p)];
-          if (pu != u && succs[pu].insert(u).second) ++indeg[u];
-        }
-    auto first_pos = [&](int u) {
-      return pos[static_cast<size_t>(unit_ops[static_cast<size_t>(u)][0])];
-    };
-    std::set<std::pair<int, int>> ready;
-    for (int u : live_units)
-      if (indeg[u] == 0) ready.insert({first_pos(u), u});
-    std::vector<int> sorted;
-    while (!ready.empty()) {
-      const int u = ready.begin()->second;
-      ready.erase(ready.begin());
-      sorted.push_back(u);
-      for (int v : succs[u])
-        if (--indeg[v] == 0) ready.insert({first_pos(v), v});
-    }
-    if (sorted.size() != live_units.size())
-      throw Error("graph '" + g.name +
-                  "': its IOS schedule units form a cycle; expected a DAG of units");
-    live_units = sorted;
+  std::map<int, std::set<int>> succs;
+  std::map<int, int> indeg;
+  for (int u : live_units) indeg[u] = 0;
+  for (int u : live_units)
+    for (int op : b.unit_ops[static_cast<size_t>(u)])
+      for (int t : data_inputs(g, op)) {
+        const int p = g.tensor(t).producer;
+        if (p < 0) continue;
+        const int pu = b.unit_of[static_cast<size_t>(p)];
+        if (pu != u && succs[pu].insert(u).second) ++indeg[u];
+      }
+  auto first_pos = [&](int u) {
+    return pos[static_cast<size_t>(b.unit_ops[static_cast<size_t>(u)][0])];
+  };
+  std::set<std::pair<int, int>> ready;
+  for (int u : live_units)
+    if (indeg[u] == 0) ready.insert({first_pos(u), u});
+  std::vector<int> sorted;
+  while (!ready.empty()) {
+    const int u = ready.begin()->second;
+    ready.erase(ready.begin());
+    sorted.push_back(u);
+    for (int v : succs[u])
+      if (--indeg[v] == 0) ready.insert({first_pos(v), v});
   }
-  std::vector<int> new_id(unit_ops.size(), -1);
+  if (sorted.size() != live_units.size())
+    throw Error("graph '" + g.name +
+                "': its IOS schedule units form a cycle; expected a DAG of units");
+  return sorted;
+}
+
+// net.units from the ordered units: ops, name, predecessors and the unit's kind.
+void add_units(Network& net, const Graph& g, PartRule rule, const UnitBuilder& b,
+               const std::vector<int>& live_units) {
+  std::vector<int> new_id(b.unit_ops.size(), -1);
   for (size_t i = 0; i < live_units.size(); ++i)
     new_id[static_cast<size_t>(live_units[i])] = static_cast<int>(i);
   for (int u : live_units) {
     Unit unit;
-    unit.ops = unit_ops[static_cast<size_t>(u)];
+    unit.ops = b.unit_ops[static_cast<size_t>(u)];
     std::vector<std::string> names;
     std::set<int> preds;
     for (int op : unit.ops) {
@@ -332,11 +358,11 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
       for (int t : data_inputs(g, op)) {
         const int p = g.tensor(t).producer;
         if (p < 0) continue;
-        const int pu2 = new_id[static_cast<size_t>(unit_of[static_cast<size_t>(p)])];
+        const int pu2 = new_id[static_cast<size_t>(b.unit_of[static_cast<size_t>(p)])];
         if (pu2 != static_cast<int>(net.units.size())) preds.insert(pu2);
       }
     }
-    unit.name = rule == PartRule::NamePrefix ? unit_key(unit.ops[0]) : common_prefix(names);
+    unit.name = rule == PartRule::NamePrefix ? unit_key(g, unit.ops[0]) : common_prefix(names);
     unit.preds.assign(preds.begin(), preds.end());
     const Op& head = g.op(unit.ops[0]);
     const bool relu_after = unit.ops.size() == 2 && g.op(unit.ops[1]).kind == OpKind::Relu;
@@ -357,8 +383,12 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
     }
     net.units.push_back(std::move(unit));
   }
+}
 
-  // Blocks / parts.
+// net.blocks and net.parts: NamePrefix by name part; Blocks where nothing before a unit is read
+// after it and it combines or fans out; each block cut into parts of at most max_part_size units.
+void add_blocks_and_parts(Network& net, const Graph& g, PartRule rule, const std::vector<int>& pos,
+                          const std::vector<char>& side_op, int max_part_size) {
   const int nu = static_cast<int>(net.units.size());
   std::vector<int> unit_pos_last(static_cast<size_t>(nu));  // position of the unit's last op
   std::vector<int> succ_count(static_cast<size_t>(nu), 0);
@@ -431,6 +461,23 @@ Network make_network(const Graph& g, PartRule rule, int max_part_size) {
       net.parts.push_back(std::move(p));
     }
   }
+}
+
+}  // namespace
+
+Network make_network(const Graph& g, PartRule rule, int max_part_size) {
+  if (max_part_size < 1 || max_part_size > 64)
+    throw Error("IOS max part size " + std::to_string(max_part_size) + "; expected 1..64");
+  Network net;
+  net.graph = &g;
+  const std::vector<int> order = g.topo_order();
+  const std::vector<char> side_op = rule == PartRule::Blocks
+                                        ? side_input_ops(g, order)
+                                        : std::vector<char>(static_cast<size_t>(g.num_ops()), 0);
+  const CutIndex cuts = cut_index(g, order, side_op);
+  UnitBuilder b = form_units(g, rule, order, cuts);
+  add_units(net, g, rule, b, ordered_units(g, b, cuts.pos));
+  add_blocks_and_parts(net, g, rule, cuts.pos, side_op, max_part_size);
   return net;
 }
 

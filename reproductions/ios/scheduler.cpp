@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "common/evaluate/evaluate.h"
 #include "common/gpumodel/gpu_model.h"
 #include "common/util/error.h"
 
@@ -555,18 +556,22 @@ Plan to_plan(const Network& net, const IosSchedule& s) {
   return plan;
 }
 
-ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const HardwareSpec& hw) {
+  if (!hw.gpu) throw Error(hw.file + ": IOS schedules a GPU; hardware of kind '" + hw.kind + "'");
   const Plan plan = to_plan(net, s);
-  const PlanEvaluation pe =
-      evaluate_plan(*net.graph, plan, spec);  // plan.options: kIosKernelOptions
+  const EvaluationResult r = evaluate(*net.graph, plan, hw);  // plan.options: kIosKernelOptions
   ScheduleEval e;
-  e.latency_us = pe.latency_us;
-  e.avg_active_warps_per_sm = pe.avg_active_warps_per_sm;
-  e.flops = pe.flops;
-  for (size_t i = 0; i < pe.stage_latency_us.size(); ++i)
-    e.stage_us.push_back(pe.stage_latency_us[i] +
-                         (needs_stage_sync(plan, i) ? spec.stage_sync_us : 0.0));
+  e.latency_us = r.latency_us;
+  e.avg_active_warps_per_sm = value_of(r.details, "avg_active_warps_per_sm");
+  e.flops = r.flops;
+  for (size_t i = 0; i < r.stage_latency_us.size(); ++i)
+    e.stage_us.push_back(r.stage_latency_us[i] +
+                         (needs_stage_sync(plan, i) ? hw.gpu->stage_sync_us : 0.0));
   return e;
+}
+
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec) {
+  return evaluate_schedule(net, s, gpu_hardware_spec(spec));
 }
 
 std::string describe_stage(const Network& net, const IosStage& st) {

@@ -12,6 +12,7 @@
 
 #include "common/gpumodel/gpu_model.h"
 #include "common/hw/hardware.h"
+#include "common/hw/hardware_spec.h"
 #include "common/plan/plan.h"
 #include "common/util/error.h"
 #include "reproductions/ios/dp.h"
@@ -240,9 +241,12 @@ struct ScheduleEval {
   double flops = 0;
 };
 
-// End-to-end latency under the GPU model: evaluate_plan(to_plan(net, s)) with
-// Conv+Relu folded (KernelOptions::fold_activation); synchronisations by the GPU
-// model's rule (needs_stage_sync), the rule GpuModelStageCost charges.
+// End-to-end latency of to_plan(net, s) on `hw` (a GPU) through evaluate() (the plan checked,
+// then priced by the GPU model) with Conv+Relu folded (KernelOptions::fold_activation);
+// synchronisations by the GPU model's rule (needs_stage_sync), the rule GpuModelStageCost charges.
+ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const HardwareSpec& hw);
+// The same on the GPU `spec` describes (gpu_hardware_spec(spec)), for callers that hold a GpuSpec
+// only (the model's validation cases).
 ScheduleEval evaluate_schedule(const Network& net, const IosSchedule& s, const GpuSpec& spec);
 
 // Readable one-line description of a stage: "[a | b -> c] merge{d,e}".

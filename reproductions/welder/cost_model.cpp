@@ -14,20 +14,6 @@
 
 namespace dgs::welder {
 
-std::string conn_name(Conn c) {
-  switch (c) {
-    case Conn::Host:
-      return "host";
-    case Conn::Dram:
-      return "dram";
-    case Conn::Shared:
-      return "shared";
-    case Conn::Register:
-      return "register";
-  }
-  return "?";
-}
-
 namespace {
 // Shared-memory capacity per block of Welder's cost model (artifact arch/V100.py smem_cap).
 constexpr int64_t kWelderSmemPerBlock = 49152;
@@ -116,17 +102,6 @@ WelderArch arch_from_gpu(const GpuSpec& gpu, bool fp16_tensor_cores) {
   a.eta_compute = gpu.efficiency_or("fused", a.eta_compute);
   a.gpu = gpu;
   return a;
-}
-
-int group_root(const TileGraph& g, const KernelGroup& grp) {
-  int root = -1;
-  for (int op : grp.ops) {
-    bool inner_consumer = false;
-    for (int c : g.consumers_of(op))
-      if (std::find(grp.ops.begin(), grp.ops.end(), c) != grp.ops.end()) inner_consumer = true;
-    if (!inner_consumer) root = std::max(root, op);
-  }
-  return root;
 }
 
 namespace {
@@ -320,11 +295,15 @@ std::string invalid_why(const Prepared& p, const Workspace& ws, const TileConfig
   return "";
 }
 
-// Propagates the root tile `tile` (rank `tile_rank`) through the group and costs it. Fills every
-// field of `cfg` but `why` (see invalid_why; ws.invalid says why it is invalid).
-void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* tile, size_t tile_rank,
-                   Workspace& ws, TileConfig& cfg) {
-  const TileGraph& g = *p.g;
+// Records why a tile is invalid (see invalid_why); false, for `return fail(...)`.
+bool fail(Workspace& ws, Invalid why, int op) {
+  ws.invalid = why;
+  ws.invalid_op = op;
+  return false;
+}
+
+// Clears every field of `cfg` and the workspace's verdict before a tile is evaluated.
+void reset_config(Workspace& ws, TileConfig& cfg) {
   cfg.tile.clear();
   cfg.grid = 0;
   cfg.tile_bytes = cfg.rank_bytes = cfg.sectors = cfg.unique_bytes = cfg.work_elems = 0;
@@ -337,13 +316,18 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   cfg.why.clear();
   ws.invalid = Invalid::None;
   ws.invalid_op = -1;
-  auto fail = [&](Invalid why, int op) {
-    ws.invalid = why;
-    ws.invalid_op = op;
-  };
+}
+
+// Propagates the root tile `tile` (rank `tile_rank`) through the group (each operator's output
+// region, each outside input's region, into ws) and checks that every operator covers its output
+// with the same grid; sets cfg.tile, grid, work_elems and the largest GEMM's tile. False (ws says
+// why) for an invalid tile.
+bool propagate_tile(const Prepared& p, const int64_t* tile, size_t tile_rank, Workspace& ws,
+                    TileConfig& cfg) {
+  const TileGraph& g = *p.g;
   const size_t n = p.ops.size();
   const TileOp& root = g.ops[p.ops[p.root]];
-  if (tile_rank != root.space.size()) return fail(Invalid::Rank, p.root);
+  if (tile_rank != root.space.size()) return fail(ws, Invalid::Rank, p.root);
   cfg.tile.resize(root.space.size());
   for (size_t d = 0; d < root.space.size(); ++d)
     cfg.tile[d] = std::max<int64_t>(1, std::min(tile[d], root.space[d]));
@@ -354,13 +338,13 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   for (int s : p.sinks) {
     if (s == p.root) continue;
     const TileOp& so = g.ops[p.ops[s]];
-    if (so.space != root.space) return fail(Invalid::InconsistentSinks, s);
+    if (so.space != root.space) return fail(ws, Invalid::InconsistentSinks, s);
     ws.region[s].assign(cfg.tile.begin(), cfg.tile.end());
     ws.has_region[s] = !cfg.tile.empty();
   }
   for (int i = static_cast<int>(n) - 1; i >= 0; --i) {
     const TileOp& op = g.ops[p.ops[i]];
-    if (!ws.has_region[i]) return fail(Invalid::NoTile, i);
+    if (!ws.has_region[i]) return fail(ws, Invalid::NoTile, i);
     for (const PreparedInput& in : p.inputs[i]) {
       const int64_t* r = input_region_of(p, ws, i, in, ws.region[i].data(), op.reduce.data());
       const size_t rank = g.tensors[in.tensor].shape.size();
@@ -376,7 +360,7 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
     if (grid_of(op.space, ws.region[i].data()) != cfg.grid)
-      return fail(Invalid::Unaligned, static_cast<int>(i));
+      return fail(ws, Invalid::Unaligned, static_cast<int>(i));
   }
   // Elements computed by all operators over the whole grid (recomputation included).
   cfg.work_elems = 0;
@@ -392,6 +376,14 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
     cfg.gemm_rows = r[r.size() - 2];
     cfg.gemm_cols = r.back();
   }
+  return true;
+}
+
+// The traffic of the tile over the whole grid: the outside inputs' and the group's global
+// outputs' bytes, transactions (rank_bytes) and sectors; the unique bytes DRAM serves.
+void tile_traffic(const Prepared& p, const WelderArch& arch, const Workspace& ws, TileConfig& cfg) {
+  const TileGraph& g = *p.g;
+  const size_t n = p.ops.size();
   // Traffic per tile.
   double rank = 0, sectors = 0, unique = 0, raw = 0;
   for (size_t e = 0; e < p.ext_tensors.size(); ++e) {
@@ -417,6 +409,12 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   cfg.rank_bytes = rank * grid;
   cfg.sectors = sectors * grid;
   cfg.unique_bytes = unique;
+}
+
+// The tile's shared-memory footprint (cfg.smem) and registers per block (cfg.regs).
+void tile_footprint(const Prepared& p, const WelderArch& arch, Workspace& ws, TileConfig& cfg) {
+  const TileGraph& g = *p.g;
+  const size_t n = p.ops.size();
   // Footprint: intermediates kept in shared memory live from their producer to their last
   // in-group consumer; reduction ops stage their non-shared inputs in rstep-sized buffers.
   std::fill(ws.remaining.begin(), ws.remaining.end(), 0);
@@ -469,17 +467,37 @@ void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* til
   }
   cfg.smem = peak;
   cfg.regs = 2 * max_reg_elems;  // artifact estimate: 2 x largest tile in 32-bit words
-  if (cfg.smem > arch.smem_per_block) return fail(Invalid::Smem, -1);
-  if (cfg.regs > arch.reg_cap) return fail(Invalid::Registers, -1);
+}
+
+// Propagates the root tile `tile` (rank `tile_rank`) through the group and costs it. Fills every
+// field of `cfg` but `why` (see invalid_why; ws.invalid says why it is invalid).
+void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* tile, size_t tile_rank,
+                   Workspace& ws, TileConfig& cfg) {
+  reset_config(ws, cfg);
+  if (!propagate_tile(p, tile, tile_rank, ws, cfg)) return;
+  tile_traffic(p, arch, ws, cfg);
+  tile_footprint(p, arch, ws, cfg);
+  if (cfg.smem > arch.smem_per_block) {
+    fail(ws, Invalid::Smem, -1);
+    return;
+  }
+  if (cfg.regs > arch.reg_cap) {
+    fail(ws, Invalid::Registers, -1);
+    return;
+  }
   int64_t bps = arch.max_blocks_per_sm;
   if (cfg.smem > 0) bps = std::min<int64_t>(bps, arch.smem_per_sm / cfg.smem);
   if (cfg.regs > 0) bps = std::min<int64_t>(bps, arch.reg_cap / cfg.regs);
-  if (bps < 1) return fail(Invalid::NoBlock, -1);
+  if (bps < 1) {
+    fail(ws, Invalid::NoBlock, -1);
+    return;
+  }
   cfg.blocks_per_sm = static_cast<int>(bps);
   const int64_t slots = bps * arch.sm_count;
   cfg.waves = ceil_div(cfg.grid, slots);
   cfg.priority = (cfg.rank_bytes + 1) * static_cast<double>(cfg.waves);
   // Analytic latency ("profile"): memory or compute bound, with wave quantisation.
+  const double grid = static_cast<double>(cfg.grid);
   const double util = grid / static_cast<double>(cfg.waves * slots);
   const double t_dram = cfg.unique_bytes / (arch.eta_dram * arch.dram_gbs * 1e9);
   const double t_l2 = cfg.sectors * arch.sector_bytes / (arch.eta_l2 * arch.l2_gbs * 1e9);
@@ -740,64 +758,6 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
   res.valid = true;
   res.why.clear();
   return res;
-}
-
-std::string group_signature(const TileGraph& g, const KernelGroup& grp) {
-  std::vector<int> ops = grp.ops;
-  std::sort(ops.begin(), ops.end());
-  std::ostringstream os;
-  auto local = [&](int op) {
-    auto it = std::lower_bound(ops.begin(), ops.end(), op);
-    return (it != ops.end() && *it == op) ? static_cast<int>(it - ops.begin()) : -1;
-  };
-  for (int op : ops) {
-    const TileOp& o = g.ops[op];
-    os << o.type << (o.layout_only ? "v" : "") << '(' << o.flops << ')';
-    for (auto s : o.space) os << ',' << s;
-    os << '|';
-    for (auto r : o.reduce) os << ',' << r;
-    for (const auto& in : o.inputs) {
-      const TileTensor& t = g.tensors[in.tensor];
-      const int l = t.producer >= 0 ? local(t.producer) : -1;
-      os << "<" << l << ':' << t.elem_bytes;
-      if (l < 0)
-        for (auto s : t.shape) os << ',' << s;
-      if (in.custom()) {  // answered from the source op: its input shape and attributes count
-        os << 'C' << in.graph_input;
-        for (auto d : t.shape) os << ',' << d;
-        if (g.source && o.graph_op >= 0)
-          for (const auto& [name, v] : g.source->op(o.graph_op).attrs.all()) {
-            os << name << '=';
-            std::visit(
-                [&](const auto& x) {
-                  using X = std::decay_t<decltype(x)>;
-                  if constexpr (std::is_same_v<X, std::vector<int64_t>> ||
-                                std::is_same_v<X, std::vector<double>>) {
-                    for (auto e : x) os << e << ':';
-                  } else {
-                    os << x;
-                  }
-                },
-                v);
-          }
-      }
-      for (const auto& d : in.dims) {
-        os << '[' << d.offset << (d.full ? "F" : "");
-        for (const auto& t2 : d.terms)
-          os << (t2.reduction ? o.space.size() : 0) + t2.axis << '*' << t2.coef << ';';
-        os << ']';
-      }
-      if (l >= 0) {
-        auto it = grp.edges.find({t.producer, op});
-        os << '@' << static_cast<int>(it == grp.edges.end() ? Conn::Shared : it->second);
-      }
-    }
-    const TileTensor& out = g.tensors[o.output];
-    bool outside = out.graph_output || out.consumers.empty();
-    for (int c : out.consumers) outside = outside || local(c) < 0;
-    os << (outside ? "G" : "") << out.elem_bytes << '#';
-  }
-  return os.str();
 }
 
 }  // namespace dgs::welder

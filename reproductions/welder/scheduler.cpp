@@ -400,6 +400,10 @@ Plan to_plan(const Schedule& s, const TileGraph& tg, const std::string& graph_na
     for (const auto& [e, lvl] : sg.group.edges) {
       const int gt = tg.tensors[tg.ops[e.first].output].graph_tensor;
       if (gt < 0) continue;
+      // Kept only where this task produces it: a producer placed in an earlier stage's task
+      // (another output of a multi-output operator, e.g. a Split's k after its q) wrote it there.
+      const int producer = tg.ops[e.first].graph_op;
+      if (std::find(t.ops.begin(), t.ops.end(), producer) == t.ops.end()) continue;
       const std::string m = lvl == Conn::Register ? "register" : "shared";
       auto it = t.kept.find(gt);
       if (it == t.kept.end() || m == "shared") t.kept[gt] = m;

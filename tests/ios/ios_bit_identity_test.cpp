@@ -64,7 +64,7 @@ TEST(IosBitIdentity, GpuModelSearchResultsAreUnchanged) {
     GpuModelStageCost cost(spec);
     DigestCost digest(cost);
     const IosSchedule s = ios_schedule(net, StrategySet::Both, Pruning{p.r, p.s}, digest);
-    const double lat = evaluate_schedule(net, s, spec).latency_us;
+    const double lat = evaluate_schedule(net, s, gpu_hardware_spec(spec)).latency_us;
     EXPECT_EQ(lat, p.search_latency_us) << p.model;
     EXPECT_EQ(digest.digest, p.digest) << p.model;
     EXPECT_EQ(digest.calls, p.calls) << p.model;

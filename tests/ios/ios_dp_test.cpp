@@ -421,7 +421,7 @@ TEST(IosSchedules, AllFiveSchedulesAreValidPlans) {
     for (const IosSchedule& s : all) {
       const Plan plan = to_plan(net, s);
       EXPECT_NO_THROW(plan.check(g)) << m << " " << s.name;
-      const double lat = evaluate_schedule(net, s, spec).latency_us;
+      const double lat = evaluate_schedule(net, s, gpu_hardware_spec(spec)).latency_us;
       if (s.name == "Sequential") seq = lat;
       if (s.name == "IOS-Both") both = lat;
     }
@@ -485,8 +485,8 @@ TEST(IosSchedules, GpuModelLowerBoundKeepsTheSchedule) {
       EXPECT_EQ(a.stages[i].merge, b.stages[i].merge) << m << " stage " << i;
       EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << m << " stage " << i;
     }
-    EXPECT_EQ(evaluate_schedule(net, a, spec).latency_us,
-              evaluate_schedule(net, b, spec).latency_us)
+    EXPECT_EQ(evaluate_schedule(net, a, gpu_hardware_spec(spec)).latency_us,
+              evaluate_schedule(net, b, gpu_hardware_spec(spec)).latency_us)
         << m;
     EXPECT_EQ(sp.transitions, sf.transitions) << m;
     EXPECT_EQ(sp.stages_costed, sf.stages_costed) << m;
@@ -537,8 +537,8 @@ TEST(IosSchedules, RepeatedPartsKeepTheSchedule) {
       EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << m << " stage " << i;
     }
     EXPECT_EQ(a.part_first_stage, b.part_first_stage) << m;
-    EXPECT_EQ(evaluate_schedule(net, a, spec).latency_us,
-              evaluate_schedule(net, b, spec).latency_us)
+    EXPECT_EQ(evaluate_schedule(net, a, gpu_hardware_spec(spec)).latency_us,
+              evaluate_schedule(net, b, gpu_hardware_spec(spec)).latency_us)
         << m;
     EXPECT_EQ(sr.states, ss.states) << m;
     EXPECT_EQ(sr.transitions, ss.transitions) << m;
@@ -627,7 +627,7 @@ TEST(IosSchedules, IosBothIsNeverSlowerAndTheSearchObjectiveIsTheEvaluatedLatenc
          {sequential_schedule(net), ios_schedule(net, StrategySet::Merge, Pruning{}, cost),
           ios_schedule(net, StrategySet::Parallel, Pruning{}, cost),
           ios_schedule(net, StrategySet::Both, Pruning{}, cost)}) {
-      const ScheduleEval e = evaluate_schedule(net, s, spec);
+      const ScheduleEval e = evaluate_schedule(net, s, gpu_hardware_spec(spec));
       double objective = 0;  // what the DP minimised: the sum of its stage costs
       for (const IosStage& st : s.stages) objective += cost.stage_latency_us(net, st);
       EXPECT_NEAR(e.latency_us, objective, 1e-9 * objective) << m << " " << s.name;

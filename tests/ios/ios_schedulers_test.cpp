@@ -61,7 +61,8 @@ TEST(IosSchedulers, EvaluateGivesTheReproductionsOwnLatency) {
       EXPECT_EQ(r.plan.options, to_plan(net, o.schedule).options);
       EXPECT_TRUE(r.plan.options.fold_activation);  // IOS's kernel options travel in the plan
       EXPECT_EQ(ev.tasks, r.plan.num_tasks());
-      EXPECT_DOUBLE_EQ(ev.latency_us, evaluate_schedule(net, o.schedule, spec).latency_us);
+      EXPECT_DOUBLE_EQ(ev.latency_us,
+                       evaluate_schedule(net, o.schedule, gpu_hardware_spec(spec)).latency_us);
       EXPECT_EQ(r.search.states, static_cast<int64_t>(o.stats.states));
       EXPECT_EQ(r.search.candidates, static_cast<int64_t>(o.stats.stages_costed));
       EXPECT_GE(r.search.seconds, 0.0);
@@ -94,7 +95,7 @@ TEST(IosSchedulers, OptionsAreTheReproductionsParameters) {
       run_scheduler(*find_scheduler(list, "ios"), g, hw, {{"r", "1"}, {"s", "2"}});
   const SearchResult own = fresh_search(net, *hw.gpu, StrategySet::Both, Pruning{1, 2});
   EXPECT_DOUBLE_EQ(evaluate(g, narrow.plan, hw).latency_us,
-                   evaluate_schedule(net, own.schedule, *hw.gpu).latency_us);
+                   evaluate_schedule(net, own.schedule, hw).latency_us);
   EXPECT_EQ(narrow.search.states, static_cast<int64_t>(own.stats.states));
   EXPECT_NE(narrow.search.note.find("pruning r=1 s=2"), std::string::npos) << narrow.search.note;
   const ScheduleResult two =

@@ -10,6 +10,7 @@
 #include "common/hw/hardware_spec.h"
 #include "compare/scheduler_registry.h"
 #include "models/zoo.h"
+#include "reproductions/welder/experiments/experiments.h"
 #include "reproductions/welder/schedulers.h"
 #include "tests/error_of.h"
 
@@ -87,6 +88,27 @@ TEST(WelderSchedulers, EvaluatePricesThePlansAtWeldersOwnLatency) {
   const Graph g = small_squeezenet();
   expect_same_latency_as_welder(g, load_hardware("a100"), false);
   expect_same_latency_as_welder(g, load_hardware("v100_pcie"), false);
+}
+
+// What repro_welder's items report as a latency (evaluated_latency_ms: Welder's plan through
+// evaluate()) is Welder's own sum to rounding, for every variant; an architecture without a GPU
+// config has nothing to evaluate on.
+TEST(WelderSchedulers, ItemsLatencyIsEvaluatesAndWeldersOwnToRounding) {
+  const HardwareSpec hw = load_hardware("a100");
+  const TileGraph tg = build_tile_graph(small_squeezenet());
+  const WelderArch arch = arch_from_gpu(*hw.gpu, false);
+  for (const auto& [name, v] : kVariants) {
+    ScheduleOptions o;
+    o.variant = v;
+    const Schedule s = schedule_graph(tg, arch, o);
+    const double ms = evaluated_latency_ms(tg, s, arch);
+    EXPECT_NEAR(ms, s.metrics.latency_ms, 1e-12 * ms) << name;
+  }
+  const Schedule s = schedule_graph(tg, arch, ScheduleOptions{});
+  EXPECT_NE(error_of([&] {
+              evaluated_latency_ms(tg, s, v100_arch());
+            }).find("has no GPU config to evaluate plans on"),
+            std::string::npos);
 }
 
 TEST(WelderSchedulers, Fp16GraphsUseTensorCoresUnlessTurnedOff) {

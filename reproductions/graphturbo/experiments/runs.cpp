@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/run_cache.h"
 #include "common/hw/config_files.h"
@@ -115,6 +116,12 @@ void note_constants(ExperimentContext& ctx) {
       "task that reads it; its pieces are copies (between levels) or redistributions (L1 to L1 "
       "with another binding) by the paper's rules, costed as the model's transfers "
       "(reproductions/graphturbo/movement_ops.h)");
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
 }
 
 }  // namespace dgs::graphturbo

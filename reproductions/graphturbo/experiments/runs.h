@@ -51,4 +51,7 @@ inline constexpr const char* kAStitchAndTvmStandIn =
 // Notes every open constant of the scheduler and the plans, and the machine.
 void note_constants(ExperimentContext& ctx);
 
+// A number as text for a claim or a note (shortest of 6 significant digits).
+std::string num(double v);
+
 }  // namespace dgs::graphturbo

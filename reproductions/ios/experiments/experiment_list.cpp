@@ -1,5 +1,6 @@
 // The experiments of repro_ios: one entry per table and figure of the IOS thesis (Ding, U. Toronto
-// 2022; MLSys'21), each a function of figs.cpp or tables.cpp.
+// 2022; MLSys'21), each a function of the file named after it (fig4_7.cpp; fig4_1_4_4.cpp holds the
+// two figures the thesis makes of one experiment on two GPUs, likewise fig4_2_4_5.cpp).
 #include "reproductions/ios/experiments/experiment_list.h"
 
 #include "reproductions/ios/experiments/experiments.h"

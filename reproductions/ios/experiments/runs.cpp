@@ -126,8 +126,8 @@ const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string
 }
 
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
-                  const GpuSpec& spec, const IosSchedule& s) {
-  return evaluate_schedule(network(ctx, model, batch), s, spec).latency_us / 1e3;
+                  const HardwareSpec& hw, const IosSchedule& s) {
+  return evaluate_schedule(network(ctx, model, batch), s, hw).latency_us / 1e3;
 }
 
 Cell cell(std::optional<double> v) {
@@ -181,5 +181,15 @@ void common_notes(ExperimentContext& ctx, const GpuSpec& spec) {
       "the end-to-end evaluation (the GPU model's evaluate_plan) charges the same rule "
       "(stage_ends_with_sync), so the DP's objective is the evaluated latency");
 }
+
+int unit_by_name(const Network& net, const std::string& name) {
+  for (size_t i = 0; i < net.units.size(); ++i)
+    if (net.units[i].name == name) return static_cast<int>(i);
+  throw Error("IOS: no schedule unit named '" + name + "' in graph '" + net.graph->name + "'");
+}
+
+const char* const kDpContainsSchedules =
+    "the DP minimises the same GPU model over a space that contains Sequential, IOS-Merge and "
+    "IOS-Parallel (and Greedy's stages where they fit the pruning)";
 
 }  // namespace dgs::ios

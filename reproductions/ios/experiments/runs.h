@@ -2,6 +2,7 @@
 // Helpers shared by the IOS experiments: networks and searches cached for the whole run (so that
 // `--all` searches each (network, batch, GPU, strategy, pruning) once), paper values and claims.
 // An experiment's GPU is ExperimentContext::gpu() (--hw or the experiment's default_hardware).
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,8 +49,9 @@ int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::strin
 SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
                           const Pruning& prune);
 
+// The latency of `s` on `hw` (a GPU), priced by evaluate() (evaluate_schedule).
 double latency_ms(const ExperimentContext& ctx, const std::string& model, int64_t batch,
-                  const GpuSpec& spec, const IosSchedule& s);
+                  const HardwareSpec& hw, const IosSchedule& s);
 
 // Paper values (the tables' own data: ExperimentContext::paper_data).
 Cell cell(std::optional<double> v);
@@ -62,5 +64,15 @@ Claim make_claim(const ExperimentContext& ctx, const std::string& id, const std:
 
 // The notes every IOS experiment repeats: cost model, units, pruning.
 void common_notes(ExperimentContext& ctx, const GpuSpec& spec);
+
+// A value the thesis does not print (a table cell without a paper value, a chart gap).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The schedule unit of `net` named `name`; throws dgs::Error naming it when there is none.
+int unit_by_name(const Network& net, const std::string& name);
+
+// Why a claim that IOS-Both is at least as fast as Sequential, IOS-Merge or IOS-Parallel cannot
+// deviate (informational).
+extern const char* const kDpContainsSchedules;
 
 }  // namespace dgs::ios

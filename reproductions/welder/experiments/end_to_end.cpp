@@ -57,7 +57,8 @@ std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, con
   for (const auto& [m, zo] : e2e_cases(ctx, st)) {
     ctx.progress(gpu.name + " " + st.label() + " " + m->label);
     const auto s = zoo_variants(m->zoo, zo, arch, {Variant::AnsorLike, Variant::Welder});
-    out[m->label] = s[0].metrics.latency_ms / s[1].metrics.latency_ms;
+    const TileGraph& tg = zoo_tile_graph(m->zoo, zo);
+    out[m->label] = evaluated_latency_ms(tg, s[0], arch) / evaluated_latency_ms(tg, s[1], arch);
   }
   return out;
 }
@@ -114,7 +115,10 @@ std::vector<double> values_of(const std::map<std::string, double>& m) {
 
 }  // namespace
 
-void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
+namespace {
+
+// Refuses a --model that is not one of Table 2's models (UsageError naming them).
+void check_model_option(const ExperimentContext& ctx, const std::string& fig) {
   if (const std::string& only = ctx.options().model; !only.empty()) {
     std::string names;
     bool known = false;
@@ -126,6 +130,96 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
       throw UsageError("--model " + only + ": fig " + fig +
                        " runs the Table 2 models; --model picks one of them (" + names + ")");
   }
+}
+
+// Schedules every case of the figure (and Fig. 12's V100 comparison), one per CPU at a time.
+void prefetch_e2e_cases(ExperimentContext& ctx, const std::string& fig,
+                        const std::vector<E2eSetting>& settings) {
+  std::vector<ZooVariantsCase> cases;
+  for (const E2eSetting& st : settings) {
+    const WelderArch a = experiment_arch(ctx, st.tc);
+    for (const auto& [mp, zo] : e2e_cases(ctx, st)) cases.push_back({mp->zoo, zo, a, kAllVariants});
+  }
+  if (fig == "12") {
+    const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
+    for (const E2eSetting& st : settings) {
+      const WelderArch a = arch_from_gpu(v100, st.tc);
+      for (const auto& [mp, zo] : e2e_cases(ctx, st))
+        cases.push_back({mp->zoo, zo, a, {Variant::AnsorLike, Variant::Welder}});
+    }
+  }
+  ctx.progress("scheduling " + std::to_string(cases.size()) + " cases, one per CPU at a time");
+  prefetch_zoo_variants(cases);
+}
+
+// A geomean speedup of data/welder/speedups.csv and its source.
+double e2e_paper_value(const PaperData& pd, const std::string& f, const std::string& setting) {
+  return paper_number(pd, {{"figure", f}, {"setting", setting}}, "geomean_speedup");
+}
+std::string e2e_paper_source(const PaperData& pd, const std::string& f,
+                             const std::string& setting) {
+  return pd.source({{"figure", f}, {"setting", setting}});
+}
+
+// Fig. 10's claims against Fig. 9: the TensorCore gains over the SIMT ones at batch 1.
+void add_tensor_core_claims(ExperimentContext& ctx, const PaperData& pd,
+                            const std::map<std::string, double>& speed_bs1,
+                            std::vector<Claim>& claims) {
+  // The paper's TensorCore claims compare Fig. 10 with Fig. 9 (FP32, SIMT) at batch 1.
+  const auto simt = speedups_vs_ansor_like(ctx, ctx.gpu(), {DType::F32, false, 1});
+  const double g_tc = geomean(values_of(speed_bs1)), g_simt = geomean(values_of(simt));
+  std::ostringstream txt;
+  txt << std::setprecision(3)
+      << "batch 1: speedups larger with TensorCore than on SIMT (paper: vs each of the 6 "
+         "baselines in both figures, e.g. TensorRT 1.53x vs 1.47x; ours: geomean vs Ansor-like "
+      << g_tc << "x TC vs " << g_simt << "x SIMT)";
+  claims.push_back(stand_in_claim({txt.str(), e2e_paper_source(pd, "fig10", "FP16 TC bs1"), 1,
+                                   g_tc > g_simt ? 1.0 : 0.0, ClaimKind::Ordering, "1=yes"},
+                                  kAnsorStandIn));
+  if (speed_bs1.count("NeRF") && simt.count("NeRF")) {
+    const double paper = e2e_paper_value(pd, "fig10", "FP16 TC bs1 NeRF") /
+                         e2e_paper_value(pd, "fig9", "FP32 bs1 NeRF");
+    claims.push_back(stand_in_claim(
+        {"NeRF: gain on TensorCore over gain on SIMT (paper: vs TensorRT 2.34x / 1.16x)",
+         e2e_paper_source(pd, "fig10", "FP16 TC bs1 NeRF"), paper,
+         speed_bs1.at("NeRF") / simt.at("NeRF"), ClaimKind::Ratio, "x"},
+        kTensorRtStandIn));
+  }
+}
+
+// Fig. 12's claim: the geomean over all cases similar on the RTX 3090 and the V100.
+void add_v100_claim(ExperimentContext& ctx, const PaperData& pd,
+                    const std::vector<E2eSetting>& settings, const std::vector<double>& all_cases,
+                    std::vector<Claim>& claims) {
+  // The V100 of the comparison (a second machine); --hw replaces it too, as it replaces the
+  // RTX 3090.
+  const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
+  std::vector<double> v100_cases;
+  for (const E2eSetting& st : settings)
+    for (double x : values_of(speedups_vs_ansor_like(ctx, v100, st))) v100_cases.push_back(x);
+  const double g3090 = geomean(all_cases), gv100 = geomean(v100_cases);
+  ctx.note_calibrated_constants(v100);
+  // "Similar": the relative difference of the two geomeans, in %.
+  const double paper = 100 * (e2e_paper_value(pd, "fig12", "RTX 3090 34 cases") /
+                                  e2e_paper_value(pd, "fig12", "V100 34 cases") -
+                              1);
+  std::ostringstream txt;
+  txt << std::setprecision(3) << "geomean speedup over all " << all_cases.size()
+      << " cases similar on RTX 3090 and V100: 3090/V100 - 1 (paper: vs TensorRT 1.40x / "
+         "1.36x; ours: "
+      << g3090 << "x / " << gv100 << "x)";
+  claims.push_back(stand_in_claim({txt.str(), e2e_paper_source(pd, "fig12", "RTX 3090 34 cases"),
+                                   paper, 100 * (g3090 / gv100 - 1), ClaimKind::Percentage, "%"},
+                                  kTensorRtStandIn));
+  ctx.out() << "  paper: Welder vs TensorRT on RTX 3090, geomean of 34 cases "
+            << e2e_paper_value(pd, "fig12", "RTX 3090 34 cases")
+            << "x: not reproduced (the suite has no TensorRT)\n";
+}
+
+}  // namespace
+
+void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
+  check_model_option(ctx, fig);
   DType dt = DType::F32;
   bool tc = false;
   if (fig == "10") dt = DType::F16, tc = true;
@@ -152,25 +246,7 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
         "Ansor-like fusion on the RTX 3090 with the same on the V100 (the paper's point: the "
         "gain carries over across GPUs)");
   }
-  // Every case of the figure (and Fig. 12's V100 comparison) scheduled one per CPU at a time.
-  {
-    std::vector<ZooVariantsCase> cases;
-    for (const E2eSetting& st : settings) {
-      const WelderArch a = experiment_arch(ctx, st.tc);
-      for (const auto& [mp, zo] : e2e_cases(ctx, st))
-        cases.push_back({mp->zoo, zo, a, kAllVariants});
-    }
-    if (fig == "12") {
-      const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
-      for (const E2eSetting& st : settings) {
-        const WelderArch a = arch_from_gpu(v100, st.tc);
-        for (const auto& [mp, zo] : e2e_cases(ctx, st))
-          cases.push_back({mp->zoo, zo, a, {Variant::AnsorLike, Variant::Welder}});
-      }
-    }
-    ctx.progress("scheduling " + std::to_string(cases.size()) + " cases, one per CPU at a time");
-    prefetch_zoo_variants(cases);
-  }
+  prefetch_e2e_cases(ctx, fig, settings);
   Table t({"setting", "model", "welder_ms", "welder_base_ms", "welder_none_ms", "ansor_like_ms",
            "speedup_vs_ansor_like", "kernels_welder"});
   const PaperData pd = ctx.paper_data("speedups.csv");
@@ -187,14 +263,16 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
       const Table2Model& m = *mp;
       ctx.progress(st.label() + " " + m.label);
       const auto s = zoo_variants(m.zoo, zo, a, kAllVariants);
-      const double speed = s[0].metrics.latency_ms / s[3].metrics.latency_ms;
+      const TileGraph& tg = zoo_tile_graph(m.zoo, zo);
+      double ms[4];
+      for (size_t i = 0; i < 4; ++i) ms[i] = evaluated_latency_ms(tg, s[i], a);
+      const double speed = ms[0] / ms[3];
       sp.push_back(speed);
       cs.speedups[m.label] = speed;
       all_cases.push_back(speed);
       if (st.batch == 1 && !speed_bs1.count(m.label)) speed_bs1[m.label] = speed;
-      t.add_row({st.label(), m.label, s[3].metrics.latency_ms, s[2].metrics.latency_ms,
-                 s[1].metrics.latency_ms, s[0].metrics.latency_ms, speed,
-                 int64_t{s[3].metrics.kernels}});
+      t.add_row(
+          {st.label(), m.label, ms[3], ms[2], ms[1], ms[0], speed, int64_t{s[3].metrics.kernels}});
     }
     cs.geomean = geomean(sp);
     if (fig == "12") continue;  // its claim is over all 34 cases, below
@@ -237,72 +315,21 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
                                          : ", FP32") +
                      (tc ? ", tensor cores" : "") + ")",
                  t);
-  auto paper_value = [&](const std::string& f, const std::string& setting) {
-    return paper_number(pd, {{"figure", f}, {"setting", setting}}, "geomean_speedup");
-  };
-  auto paper_source = [&](const std::string& f, const std::string& setting) {
-    return pd.source({{"figure", f}, {"setting", setting}});
-  };
   if (fig == "11" && !speed_bs1.empty()) {
     const double mx = *std::max_element(all_cases.begin(), all_cases.end());
-    const double paper = paper_value("fig11", "FP16 SIMT max");
-    claims.push_back(
-        stand_in_claim({"Welder vs Ansor largest per-model speedup, FP16 SIMT",
-                        paper_source("fig11", "FP16 SIMT max"), paper, mx, ClaimKind::Ratio, "x"},
-                       kAnsorStandIn));
+    const double paper = e2e_paper_value(pd, "fig11", "FP16 SIMT max");
+    claims.push_back(stand_in_claim(
+        {"Welder vs Ansor largest per-model speedup, FP16 SIMT",
+         e2e_paper_source(pd, "fig11", "FP16 SIMT max"), paper, mx, ClaimKind::Ratio, "x"},
+        kAnsorStandIn));
   }
-  if (fig == "10" && !speed_bs1.empty()) {
-    // The paper's TensorCore claims compare Fig. 10 with Fig. 9 (FP32, SIMT) at batch 1.
-    const auto simt = speedups_vs_ansor_like(ctx, ctx.gpu(), {DType::F32, false, 1});
-    const double g_tc = geomean(values_of(speed_bs1)), g_simt = geomean(values_of(simt));
-    std::ostringstream txt;
-    txt << std::setprecision(3)
-        << "batch 1: speedups larger with TensorCore than on SIMT (paper: vs each of the 6 "
-           "baselines in both figures, e.g. TensorRT 1.53x vs 1.47x; ours: geomean vs Ansor-like "
-        << g_tc << "x TC vs " << g_simt << "x SIMT)";
-    claims.push_back(stand_in_claim({txt.str(), paper_source("fig10", "FP16 TC bs1"), 1,
-                                     g_tc > g_simt ? 1.0 : 0.0, ClaimKind::Ordering, "1=yes"},
-                                    kAnsorStandIn));
-    if (speed_bs1.count("NeRF") && simt.count("NeRF")) {
-      const double paper =
-          paper_value("fig10", "FP16 TC bs1 NeRF") / paper_value("fig9", "FP32 bs1 NeRF");
-      claims.push_back(stand_in_claim(
-          {"NeRF: gain on TensorCore over gain on SIMT (paper: vs TensorRT 2.34x / 1.16x)",
-           paper_source("fig10", "FP16 TC bs1 NeRF"), paper, speed_bs1.at("NeRF") / simt.at("NeRF"),
-           ClaimKind::Ratio, "x"},
-          kTensorRtStandIn));
-    }
-  }
-  if (fig == "12" && !all_cases.empty()) {
-    // The V100 of the comparison (a second machine); --hw replaces it too, as it replaces the
-    // RTX 3090.
-    const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
-    std::vector<double> v100_cases;
-    for (const E2eSetting& st : settings)
-      for (double x : values_of(speedups_vs_ansor_like(ctx, v100, st))) v100_cases.push_back(x);
-    const double g3090 = geomean(all_cases), gv100 = geomean(v100_cases);
-    ctx.note_calibrated_constants(v100);
-    // "Similar": the relative difference of the two geomeans, in %.
-    const double paper =
-        100 *
-        (paper_value("fig12", "RTX 3090 34 cases") / paper_value("fig12", "V100 34 cases") - 1);
-    std::ostringstream txt;
-    txt << std::setprecision(3) << "geomean speedup over all " << all_cases.size()
-        << " cases similar on RTX 3090 and V100: 3090/V100 - 1 (paper: vs TensorRT 1.40x / "
-           "1.36x; ours: "
-        << g3090 << "x / " << gv100 << "x)";
-    claims.push_back(stand_in_claim({txt.str(), paper_source("fig12", "RTX 3090 34 cases"), paper,
-                                     100 * (g3090 / gv100 - 1), ClaimKind::Percentage, "%"},
-                                    kTensorRtStandIn));
-    ctx.out() << "  paper: Welder vs TensorRT on RTX 3090, geomean of 34 cases "
-              << paper_value("fig12", "RTX 3090 34 cases")
-              << "x: not reproduced (the suite has no TensorRT)\n";
-  }
+  if (fig == "10" && !speed_bs1.empty()) add_tensor_core_claims(ctx, pd, speed_bs1, claims);
+  if (fig == "12" && !all_cases.empty()) add_v100_claim(ctx, pd, settings, all_cases, claims);
   if (fig == "12") {
     E2eChartSetting& all = chart_settings.emplace_back();
     all.label = "all " + std::to_string(all_cases.size()) + " cases";
     all.geomean = geomean(all_cases);
-    all.paper_geomean = paper_value("fig12", "RTX 3090 34 cases");
+    all.paper_geomean = e2e_paper_value(pd, "fig12", "RTX 3090 34 cases");
     all.paper_baseline = "TensorRT";
   }
   ctx.emit_svg(end_to_end_chart(

@@ -17,6 +17,16 @@ WelderArch experiment_arch(const ExperimentContext& ctx, bool fp16_tc);
 // A zoo model (or --model) as a tile-graph.
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts);
 
+// The latency of schedule `s` of `tg` in milliseconds as evaluate() prices the plan Welder writes
+// (to_plan) on arch's GPU (arch.gpu, required), each Fused task's kernels the ones Welder's search
+// chose (welder_fused_kernels): the plan checked, then the GPU model. Every latency an item reports
+// is this one. It equals Welder's own sum of its kernels' profiled latencies (s.metrics.latency_ms)
+// up to rounding, since each stage is one kernel on one stream and the model adds nothing between
+// them (tests/welder/welder_evaluate_test.cpp). Welder's other figures (memory transactions, IRS,
+// kernel counts) are its own tile-traffic model's (cost_model.h), which the GPU model does not
+// count: its kernels' traffic is DRAM and L2 bytes, not Welder's 32-B sectors of every tile.
+double evaluated_latency_ms(const TileGraph& tg, const Schedule& s, const WelderArch& arch);
+
 // Schedules `tg` with every variant in `variants` (in order).
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
                                    const std::vector<Variant>& variants);

@@ -106,49 +106,41 @@ const std::vector<Variant>& fig13_variants() {
   return variants;
 }
 
-void run_fig13(ExperimentContext& ctx) {
-  if (ctx.options().mode == RunMode::Measured) {
-    measure_fig13(ctx);
-    return;
-  }
-  const WelderArch arch = noted_experiment_arch(ctx, false);
-  const std::string user_model = ctx.options().model;
-  if (user_model.empty()) {
-    ctx.note(
-        "models (artifact artifacts/Figure13): NAFNet (width 16, 256x256), ViT-S/32 and Swin-T "
-        "(224x224), batch 64, FP32; the paper's text does not name them");
-    ctx.note(
-        "averages: arithmetic mean over the three models of the per-model reductions "
-        "(the paper says 'averaged' without saying how)");
-  } else {
-    ctx.note("model: " + model_display_name(user_model) + " (--model " + user_model +
-             "), batch 64, FP32; the paper's values and claims are for its three models (NAFNet, "
-             "ViT-S/32, Swin-T averaged) and are compared with this one model's reductions");
-  }
-  ctx.note(
-      "model mode; --mode measured runs each variant's kernels on the GPU through the "
-      "suite's generic tile-program interpreter (one launch per kernel of the plan)");
-  std::vector<Fig13Model> models = fig13_models();
-  if (!user_model.empty()) models = {{user_model, model_display_name(user_model)}};
-  ZooOptions zo;
-  zo.batch = kFig13Batch;
-  zo.dim_values = ctx.options().dims;
-  Table t({"model", "variant", "latency_ms", "kernels", "transactions_M", "irs_mib", "algorithm"});
-  t.precision = 4;
-  // metrics[model][variant]
+namespace {
+
+// Fig. 13's runs on each model: the tables the item writes and the metrics its claims read.
+struct Fig13Runs {
+  Table t{{"model", "variant", "latency_ms", "kernels", "transactions_M", "irs_mib", "algorithm"}};
+  // metrics[model][variant] (the latency evaluate()'s)
   std::map<std::string, std::map<Variant, PlanMetrics>> m;
   Table groups = group_table();
-  Table bd({"model", "variant", "transactions_in_conv_matmul_kernels_pct",
-            "irs_from_lone_conv_matmul_kernels_pct"});
-  Table tradeoff({"model", "merged_welder_kernels", "merged_transactions_M",
+  Table bd{{"model", "variant", "transactions_in_conv_matmul_kernels_pct",
+            "irs_from_lone_conv_matmul_kernels_pct"}};
+  Table tradeoff{{"model", "merged_welder_kernels", "merged_transactions_M",
                   "base_kernels_of_their_ops", "base_transactions_M", "merged_latency_ms",
-                  "base_latency_ms"});
-  Table sens(
-      {"model", "variant", "connect_cost", "latency_ms", "kernels", "transactions_M", "irs_mib"});
+                  "base_latency_ms"}};
+  Table sens{
+      {"model", "variant", "connect_cost", "latency_ms", "kernels", "transactions_M", "irs_mib"}};
   // Sensitivity study: metrics[model][variant] with levels chosen by transactions.
   std::map<std::string, std::map<Variant, PlanMetrics>> m_tr;
   std::string tradeoff_text;  // per model: merged kernels vs their base kernels
   std::string more_text;      // models whose merged kernels raise transactions, lower latency
+};
+
+// The four variants of every model of `models` (batch `zo`), and the sensitivity study's two.
+Fig13Runs fig13_runs(ExperimentContext& ctx, const std::vector<Fig13Model>& models,
+                     const ZooOptions& zo, const WelderArch& arch) {
+  Fig13Runs r;
+  r.t.precision = 4;
+  Table& t = r.t;
+  auto& m = r.m;
+  Table& groups = r.groups;
+  Table& bd = r.bd;
+  Table& tradeoff = r.tradeoff;
+  Table& sens = r.sens;
+  auto& m_tr = r.m_tr;
+  std::string& tradeoff_text = r.tradeoff_text;
+  std::string& more_text = r.more_text;
   for (const auto& fm : models) {
     const TileGraph& tg = zoo_tile_graph(fm.zoo, zo);
     const auto scheds = zoo_variants(fm.zoo, zo, arch, fig13_variants());
@@ -178,10 +170,11 @@ void run_fig13(ExperimentContext& ctx) {
         o.connect_cost = ConnectCost::Transactions;
         o.regions = &regions;
         const Schedule st = schedule_graph(tg, arch, o);
-        m_tr[fm.label][v] = st.metrics;
-        sens.add_row({fm.label, variant_name(v), std::string("transactions"), st.metrics.latency_ms,
-                      int64_t{st.metrics.kernels}, st.metrics.transactions / 1e6,
-                      st.metrics.irs_mib});
+        PlanMetrics pm = st.metrics;
+        pm.latency_ms = evaluated_latency_ms(tg, st, arch);
+        m_tr[fm.label][v] = pm;
+        sens.add_row({fm.label, variant_name(v), std::string("transactions"), pm.latency_ms,
+                      int64_t{pm.kernels}, pm.transactions / 1e6, pm.irs_mib});
       }
     }
     for (const auto& s : scheds) {
@@ -192,58 +185,56 @@ void run_fig13(ExperimentContext& ctx) {
         ctx.emit_file("_plan_" + model_display_name(fm.zoo) + ".json",
                       plan_to_json(plan, *tg.source));
       }
-      m[fm.label][s.variant] = s.metrics;
+      PlanMetrics pm = s.metrics;  // the latency evaluate()'s, the rest Welder's own model's
+      pm.latency_ms = evaluated_latency_ms(tg, s, arch);
+      m[fm.label][s.variant] = pm;
       const Breakdown b = breakdown(tg, s);
       bd.add_row(
           {fm.label, variant_name(s.variant), b.heavy_transactions_pct, b.lone_heavy_irs_pct});
-      t.add_row({fm.label, variant_name(s.variant), s.metrics.latency_ms,
-                 int64_t{s.metrics.kernels}, s.metrics.transactions / 1e6, s.metrics.irs_mib,
-                 s.algorithm});
+      t.add_row({fm.label, variant_name(s.variant), pm.latency_ms, int64_t{pm.kernels},
+                 pm.transactions / 1e6, pm.irs_mib, s.algorithm});
     }
   }
-  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), model mode, " + arch.name, t);
-  ctx.emit_file("_kernels.csv", to_csv(groups));
-  ctx.emit_table("Figure 13 - where transactions and IRS remain (model mode)", bd, "_breakdown");
-  ctx.emit_table(
-      "Figure 13 - Welder kernels merging several Welder-base kernels, against those kernels",
-      tradeoff, "_fusion_tradeoff");
-  ctx.emit_table(
-      "Figure 13 - sensitivity (not the paper's rule): connection levels chosen by "
-      "transactions instead of the modelled latency",
-      sens, "_sensitivity");
-  if (user_model.empty()) {  // the deviations of the paper's three models
-    ctx.note(
-        "deviation, transactions (Welder vs base): the reported transactions are L1-level 32-B "
-        "sectors incl. L2 hits, as nvprof's gld/gst counts; most of them are re-reads of "
-        "convolution/matrix-product operands per tile (breakdown table). Welder kernels that "
-        "merge several Welder-base kernels, against those base kernels (fusion_tradeoff table): " +
-        tradeoff_text + ". In " + (more_text.empty() ? std::string("no model") : more_text) +
-        " they execute more transactions at a lower modelled latency. Cause: Fig. 7 (line 8) "
-        "keeps the level whose kernels profile fastest, and the suite's profile is the GPU "
-        "model. A fused kernel holding a LayerNorm and the MatMul(s) after it (ViT, Swin-T) "
-        "runs on tiles of a few rows: the LayerNorm needs whole rows, the grid-alignment rule "
-        "then makes the MatMul's tile span its whole output row, and the kept intermediate tile "
-        "must fit the 48 KiB of shared memory; every tile then re-reads whole weight matrices "
-        "(L2 hits). "
-        "The GPU model still rates such a kernel faster than the separate ones: it charges the "
-        "re-reads at the L2 bandwidth, overlapped with compute, and caps a matrix product's "
-        "compute rate by its tile's operand intensity against the SM's shared-memory bandwidth "
-        "(the operand rule, common/gpumodel/kernel.h), which binds only for tiles of 1-3 rows; "
-        "these tiles have 8-10 rows, so they run at the fused-kernel rate with many resident "
-        "warps, while the separate Welder-base matrix products (tiles ranked for one wave) run "
-        "with few; a real GPU likely runs the thin tiles below that rate, which the paper's "
-        "profiling on the V100 would see. The cost model and the Fig. 7 loop follow the paper; "
-        "the gap comes from the latency model");
-    ctx.note(
-        "deviation, IRS (Welder vs base): NAFNet keeps its full-resolution convolutions as lone "
-        "kernels (breakdown table): a 3x3 depthwise conv joins its producer only with a tile "
-        "covering a whole channel (the artifact's grid-alignment rule; 256x256 floats = 256 KiB "
-        "> 48 KiB shared memory), and the 1x1 convs beside it are faster alone under the GPU model "
-        "than in fused groups whose tiles fit shared memory; Swin-T is close to the paper, ViT "
-        "and NAFNet pull the mean down (per-model values in the table)");
-  }
+  return r;
+}
 
-  // Picture: four panels.
+// The notes on Fig. 13's two deviations from the paper (transactions and IRS, Welder vs base).
+void note_fig13_deviations(ExperimentContext& ctx, const std::string& tradeoff_text,
+                           const std::string& more_text) {
+  ctx.note(
+      "deviation, transactions (Welder vs base): the reported transactions are L1-level 32-B "
+      "sectors incl. L2 hits, as nvprof's gld/gst counts; most of them are re-reads of "
+      "convolution/matrix-product operands per tile (breakdown table). Welder kernels that "
+      "merge several Welder-base kernels, against those base kernels (fusion_tradeoff table): " +
+      tradeoff_text + ". In " + (more_text.empty() ? std::string("no model") : more_text) +
+      " they execute more transactions at a lower modelled latency. Cause: Fig. 7 (line 8) "
+      "keeps the level whose kernels profile fastest, and the suite's profile is the GPU "
+      "model. A fused kernel holding a LayerNorm and the MatMul(s) after it (ViT, Swin-T) "
+      "runs on tiles of a few rows: the LayerNorm needs whole rows, the grid-alignment rule "
+      "then makes the MatMul's tile span its whole output row, and the kept intermediate tile "
+      "must fit the 48 KiB of shared memory; every tile then re-reads whole weight matrices "
+      "(L2 hits). "
+      "The GPU model still rates such a kernel faster than the separate ones: it charges the "
+      "re-reads at the L2 bandwidth, overlapped with compute, and caps a matrix product's "
+      "compute rate by its tile's operand intensity against the SM's shared-memory bandwidth "
+      "(the operand rule, common/gpumodel/kernel.h), which binds only for tiles of 1-3 rows; "
+      "these tiles have 8-10 rows, so they run at the fused-kernel rate with many resident "
+      "warps, while the separate Welder-base matrix products (tiles ranked for one wave) run "
+      "with few; a real GPU likely runs the thin tiles below that rate, which the paper's "
+      "profiling on the V100 would see. The cost model and the Fig. 7 loop follow the paper; "
+      "the gap comes from the latency model");
+  ctx.note(
+      "deviation, IRS (Welder vs base): NAFNet keeps its full-resolution convolutions as lone "
+      "kernels (breakdown table): a 3x3 depthwise conv joins its producer only with a tile "
+      "covering a whole channel (the artifact's grid-alignment rule; 256x256 floats = 256 KiB "
+      "> 48 KiB shared memory), and the 1x1 convs beside it are faster alone under the GPU model "
+      "than in fused groups whose tiles fit shared memory; Swin-T is close to the paper, ViT "
+      "and NAFNet pull the mean down (per-model values in the table)");
+}
+
+// The four panels of the figure (latency, kernels, transactions, IRS per model and variant).
+std::string fig13_panels(const std::vector<Fig13Model>& models,
+                         std::map<std::string, std::map<Variant, PlanMetrics>>& m) {
   std::vector<std::string> panels;
   const char* metric_names[4] = {"Latency (ms)", "GPU kernels", "Global memory transactions (M)",
                                  "IRS (MiB)"};
@@ -265,9 +256,46 @@ void run_fig13(ExperimentContext& ctx) {
     }
     panels.push_back(bar_chart_svg(c, 480, 320));
   }
-  ctx.emit_svg(panels_svg(panels, 2));
+  return panels_svg(panels, 2);
+}
 
-  // Claims: mean of per-model reductions.
+// The sensitivity note: Welder vs base when both pick each edge's level by transactions.
+void note_fig13_sensitivity(ExperimentContext& ctx, const std::vector<Fig13Model>& models,
+                            std::map<std::string, std::map<Variant, PlanMetrics>>& m_tr,
+                            const std::string& user_model) {
+  double red[4] = {0, 0, 0, 0};
+  for (const auto& fm : models) {
+    const PlanMetrics& a = m_tr[fm.label][Variant::Base];
+    const PlanMetrics& b = m_tr[fm.label][Variant::Welder];
+    red[0] += reduction_pct(a.latency_ms, b.latency_ms);
+    red[1] += reduction_pct(a.kernels, b.kernels);
+    red[2] += reduction_pct(a.transactions, b.transactions);
+    red[3] += reduction_pct(a.irs_mib, b.irs_mib);
+  }
+  const double n = static_cast<double>(models.size());
+  const Fig13PaperValues paper_values(ctx);
+  auto pv = [&](const char* metric) {
+    return fixed(paper_values.value("welder_vs_base", metric), 0);
+  };
+  ctx.note(
+      "sensitivity (sensitivity table; not the paper's rule, no claim uses it): when both "
+      "Welder-base and Welder pick each edge's level by the transactions of the kernels it "
+      "touches instead of the modelled latency (tiles still chosen as before), Welder vs "
+      "base reduces latency by " +
+      fixed(red[0] / n, 1) + "%, kernels by " + fixed(red[1] / n, 1) + "%, transactions by " +
+      fixed(red[2] / n, 1) + "% and IRS by " + fixed(red[3] / n, 1) + "% (mean of per-model" +
+      (user_model.empty() ? "; paper: " + pv("latency_reduction") + ", " + pv("kernel_reduction") +
+                                ", " + pv("transaction_reduction") + ", " + pv("irs_reduction")
+                          : std::string()) +
+      ")" +
+      (red[2] > 0 ? std::string(": the transactions then fall, as in the paper, so their "
+                                "deviation comes from the fusions the latency model accepts")
+                  : std::string(": the transactions do not fall either")));
+}
+
+// Fig. 13's claims: the per-model reductions' means against the paper's.
+std::vector<Claim> fig13_claims(ExperimentContext& ctx, const std::vector<Fig13Model>& models,
+                                std::map<std::string, std::map<Variant, PlanMetrics>>& m) {
   auto mean_red = [&](Variant from, Variant to, int metric) {
     double sum = 0;
     for (const auto& fm : models) {
@@ -281,38 +309,6 @@ void run_fig13(ExperimentContext& ctx) {
     }
     return sum / static_cast<double>(models.size());
   };
-  {
-    // Sensitivity: Welder vs base when both pick levels by transactions.
-    double red[4] = {0, 0, 0, 0};
-    for (const auto& fm : models) {
-      const PlanMetrics& a = m_tr[fm.label][Variant::Base];
-      const PlanMetrics& b = m_tr[fm.label][Variant::Welder];
-      red[0] += reduction_pct(a.latency_ms, b.latency_ms);
-      red[1] += reduction_pct(a.kernels, b.kernels);
-      red[2] += reduction_pct(a.transactions, b.transactions);
-      red[3] += reduction_pct(a.irs_mib, b.irs_mib);
-    }
-    const double n = static_cast<double>(models.size());
-    const Fig13PaperValues paper_values(ctx);
-    auto pv = [&](const char* metric) {
-      return fixed(paper_values.value("welder_vs_base", metric), 0);
-    };
-    ctx.note(
-        "sensitivity (sensitivity table; not the paper's rule, no claim uses it): when both "
-        "Welder-base and Welder pick each edge's level by the transactions of the kernels it "
-        "touches instead of the modelled latency (tiles still chosen as before), Welder vs "
-        "base reduces latency by " +
-        fixed(red[0] / n, 1) + "%, kernels by " + fixed(red[1] / n, 1) + "%, transactions by " +
-        fixed(red[2] / n, 1) + "% and IRS by " + fixed(red[3] / n, 1) + "% (mean of per-model" +
-        (user_model.empty()
-             ? "; paper: " + pv("latency_reduction") + ", " + pv("kernel_reduction") + ", " +
-                   pv("transaction_reduction") + ", " + pv("irs_reduction")
-             : std::string()) +
-        ")" +
-        (red[2] > 0 ? std::string(": the transactions then fall, as in the paper, so their "
-                                  "deviation comes from the fusions the latency model accepts")
-                    : std::string(": the transactions do not fall either")));
-  }
   const Fig13PaperValues fig13_paper(ctx);
   auto paper = [&](const std::string& cmp, const std::string& metric) {
     return fig13_paper.value(cmp, metric);
@@ -362,6 +358,53 @@ void run_fig13(ExperimentContext& ctx) {
     c.stand_in = kAnsorStandIn;
     claims.push_back(c);
   }
+  return claims;
+}
+
+}  // namespace
+
+void run_fig13(ExperimentContext& ctx) {
+  if (ctx.options().mode == RunMode::Measured) {
+    measure_fig13(ctx);
+    return;
+  }
+  const WelderArch arch = noted_experiment_arch(ctx, false);
+  const std::string user_model = ctx.options().model;
+  if (user_model.empty()) {
+    ctx.note(
+        "models (artifact artifacts/Figure13): NAFNet (width 16, 256x256), ViT-S/32 and Swin-T "
+        "(224x224), batch 64, FP32; the paper's text does not name them");
+    ctx.note(
+        "averages: arithmetic mean over the three models of the per-model reductions "
+        "(the paper says 'averaged' without saying how)");
+  } else {
+    ctx.note("model: " + model_display_name(user_model) + " (--model " + user_model +
+             "), batch 64, FP32; the paper's values and claims are for its three models (NAFNet, "
+             "ViT-S/32, Swin-T averaged) and are compared with this one model's reductions");
+  }
+  ctx.note(
+      "model mode; --mode measured runs each variant's kernels on the GPU through the "
+      "suite's generic tile-program interpreter (one launch per kernel of the plan)");
+  std::vector<Fig13Model> models = fig13_models();
+  if (!user_model.empty()) models = {{user_model, model_display_name(user_model)}};
+  ZooOptions zo;
+  zo.batch = kFig13Batch;
+  zo.dim_values = ctx.options().dims;
+  Fig13Runs r = fig13_runs(ctx, models, zo, arch);
+  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), model mode, " + arch.name, r.t);
+  ctx.emit_file("_kernels.csv", to_csv(r.groups));
+  ctx.emit_table("Figure 13 - where transactions and IRS remain (model mode)", r.bd, "_breakdown");
+  ctx.emit_table(
+      "Figure 13 - Welder kernels merging several Welder-base kernels, against those kernels",
+      r.tradeoff, "_fusion_tradeoff");
+  ctx.emit_table(
+      "Figure 13 - sensitivity (not the paper's rule): connection levels chosen by "
+      "transactions instead of the modelled latency",
+      r.sens, "_sensitivity");
+  if (user_model.empty()) note_fig13_deviations(ctx, r.tradeoff_text, r.more_text);
+  ctx.emit_svg(fig13_panels(models, r.m));
+  note_fig13_sensitivity(ctx, models, r.m_tr, user_model);
+  const std::vector<Claim> claims = fig13_claims(ctx, models, r.m);
   if (user_model.empty()) {
     ctx.emit_claims(claims);
   } else {

@@ -116,7 +116,7 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
       row.model = fm.label;
       row.variant = variant_name(v);
       row.kernels_model = s->metrics.kernels;
-      row.model_ms = s->metrics.latency_ms;
+      row.model_ms = evaluated_latency_ms(tg, *s, arch);
       int64_t computed = 0;
       for (const TileProgram& k : np.kernels) computed += k.computed_elements();
       row.computed_m = computed / 1000000;

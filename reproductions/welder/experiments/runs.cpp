@@ -4,10 +4,13 @@
 #include <sstream>
 
 #include "cli/run_cache.h"
+#include "common/evaluate/evaluate.h"
+#include "common/hw/hardware_spec.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 
 #include "reproductions/welder/experiments/experiments.h"
+#include "reproductions/welder/schedulers.h"
 
 namespace dgs::welder {
 
@@ -23,6 +26,16 @@ WelderArch noted_experiment_arch(ExperimentContext& ctx, bool fp16_tc) {
 
 TileGraph model_tile_graph(const std::string& name, const ZooOptions& opts) {
   return build_tile_graph(load_model_at_batch(name, opts));
+}
+
+double evaluated_latency_ms(const TileGraph& tg, const Schedule& s, const WelderArch& arch) {
+  if (!arch.gpu) throw Error("welder: " + arch.name + " has no GPU config to evaluate plans on");
+  if (!tg.source) throw Error("welder: a tile-graph without its source graph has no plan");
+  std::vector<int> group_stage;
+  const Plan plan = to_plan(s, tg, tg.source->name, &group_stage);
+  EvaluationOptions o;
+  o.gpu_fused_kernels = welder_fused_kernels(s, tg, arch, plan, group_stage);
+  return evaluate(*tg.source, plan, gpu_hardware_spec(*arch.gpu), o).latency_us / 1000.0;
 }
 
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,

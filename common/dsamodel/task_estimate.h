@@ -1,0 +1,29 @@
+#pragma once
+// The DSA model's public estimate of one plan task before timing it, for schedulers that size
+// tasks by the model (a tile search that fits a local buffer): what the task holds in a unit's
+// local buffer, computes and loads, as the model's demand of the task (its internal dsa_task.h)
+// says. A scheduler sees the model through this and dsa_model.h, not through the demand itself.
+#include <cstdint>
+
+#include "common/graph/graph.h"
+#include "common/hw/dsa_spec.h"
+#include "common/plan/plan.h"
+
+namespace dgs {
+
+struct DsaTaskEstimate {
+  // Per unit: what its local buffer holds at once (the loop nest's working set, tiles' second
+  // buffers included; the whole of its part untiled).
+  int64_t working_set_bytes = 0;
+  // Per unit: matrix, vector and data-movement cycles (the array's fill and drain included).
+  double compute_cycles = 0;
+  // All units: the elements the task's loads move from memory, summed over its inputs (each
+  // input's needed region x the share of it the loads touch x how often the loop nest loads it).
+  double loaded_elements = 0;
+};
+
+// The estimate of task `t` on the units its placement names. Throws dgs::Error (one line) for a
+// placement the machine lacks or an op that needs a unit the config lacks.
+DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& spec);
+
+}  // namespace dgs
