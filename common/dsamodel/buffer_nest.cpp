@@ -121,6 +121,22 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   return best;
 }
 
+double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile) {
+  const double bw = spec.local_bandwidth();
+  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
+  double moved = p.out_bytes;
+  for (const NestInput& x : p.inputs) moved += x.needed;
+  const double port =
+      bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
+  const double dram = share > 0 ? moved / share : 0;
+  const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
+  const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
+                        p.array.fill_cycles + (narrowest > 0 ? out_tile / narrowest : 0);
+  const double energy = p.array.energy_pj + p.other_port_bytes * 8 * spec.local_pj_per_bit +
+                        moved * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  return cycles * energy;
+}
+
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names) {
   std::string s;
   for (int l : m.order) {

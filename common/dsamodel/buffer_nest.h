@@ -68,6 +68,11 @@ struct NestMapping {
 
 NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity);
 
+// A floor under the energy x cycles of every mapping of `p`'s task, whatever its tiling, whose
+// output tile is `out_tile` bytes: every input loaded once, the output stored once, and only that
+// output tile before the first compute or after the last (`p`'s own trips and tiles unused).
+double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile);
+
 // "K>P>C" style: the loops inner to outer, with `names` per output loop and 'R' the reduction.
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names);
 

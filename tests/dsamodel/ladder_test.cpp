@@ -139,5 +139,47 @@ TEST(DsaLadder, AGemmBoundByDram) {
   EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
 }
 
+// ResNet-50's layer3.0.downsample.0: a 1x1 convolution of stride 2, x [1, 512, 28, 28] ->
+// [1, 1024, 14, 14], weights [1024, 512, 1, 1]. It reads a quarter of x's pixels: 512 x 14 x 14 =
+// 100352 bytes, the weights 524288 bytes, and writes 200704 bytes. The whole does not fit the
+// 128 KiB buffer, but x does: in tiles of 16 output channels x 14 x 14 one loop runs, over the
+// output channels, and it selects the weights' tiles and the output's, not x's (x's channel index
+// does not vary with the output channel when there is one group): x stays (100352), the weights'
+// tiles (16 x 512 = 8192) and the output's (16 x 196 = 3136) are double-buffered: 123008 bytes,
+// and every operand crosses DRAM once: 825344 bytes. The tile search (dsa_fitting_tile, every
+// combination of the axes' halvings) finds such a tile: each operand read once, no more DRAM
+// traffic than the three operands.
+Graph downsample() {
+  Graph g;
+  g.name = "layer3.0.downsample.0";
+  const int x = g.add_input("x", {1, 512, 28, 28});
+  const int w = g.add_weight("w", {1024, 512, 1, 1});
+  const int o = g.add_op(OpKind::Conv, "conv", {x, w},
+                         {{"kernel_shape", std::vector<int64_t>{1, 1}},
+                          {"strides", std::vector<int64_t>{2, 2}},
+                          {"pads", std::vector<int64_t>{0, 0, 0, 0}}},
+                         1, {"y"});
+  g.mark_output(g.op(o).outputs[0]);
+  return g;
+}
+
+TEST(DsaLadder, AStridedConvolutionHoldsItsInput) {
+  const DsaSpec spec = engine();
+  const Graph g = downsample();
+  EXPECT_THROW(run(g, on_engine(), spec), Error);  // untiled: 825344 bytes
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine({1, 16, 14, 14}), spec, {0});
+  EXPECT_EQ(d.tiles, 64);
+  EXPECT_EQ(d.working_set_bytes, 100352 + 2 * 8192 + 2 * 3136);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));  // x and w loaded once
+  EXPECT_EQ(d.stays, (std::vector<bool>{true, false}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine({1, 16, 14, 14}), spec).bytes_by_level, "hbm"),
+                   825344);
+  const std::vector<int64_t> fit = dsa_fitting_tile(g, on_engine(), spec, {0}, spec.local_bytes);
+  const DsaTaskDemand f = dsa_task_demand(g, on_engine(fit), spec, {0});
+  EXPECT_LE(f.working_set_bytes, spec.local_bytes);
+  EXPECT_EQ(f.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine(fit), spec).bytes_by_level, "hbm"), 825344);
+}
+
 }  // namespace
 }  // namespace dgs
