@@ -41,6 +41,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   NestMapping m;
   m.loaded.resize(p.inputs.size());
   m.once.resize(p.inputs.size());
+  m.held.resize(p.inputs.size());
   do {
     for (double ch : chunks) {
       const bool split = ch > 1;
@@ -62,10 +63,11 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
           if (inside) again *= p.trips[static_cast<size_t>(l)];
         }
         const double sweep = std::max(x.needed, x.tile * selecting);
-        m.loaded[i] = sweep * again;
-        m.once[i] = selecting <= 1 && !by_reduction;
+        m.loaded[i] = x.resident ? x.needed : sweep * again;
+        m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
         const double tile = by_reduction ? x.tile / ch : x.tile;
-        ws += tile * (m.once[i] ? 1 : 2);
+        m.held[i] = x.resident ? std::max(x.needed, tile) : tile * (m.once[i] ? 1 : 2);
+        ws += m.held[i];
         second += m.once[i] ? 0 : tile;
         moved += m.loaded[i];
       }
@@ -111,6 +113,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       best.reduction_chunks = ch;
       best.loaded = m.loaded;
       best.once = m.once;
+      best.held = m.held;
       best.working_set = ws;
       best.second_buffers = second;
       best.cycles = cycles;

@@ -168,6 +168,8 @@ std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region
   k += '|';
   k += t.reduction.range.axis;
   num(t.reduction.range.range.size());
+  k += '|';
+  for (int x : t.pinned) num(x);
   for (const auto& [tensor, r] : needed) {
     k += '|';
     num(tensor);
@@ -227,6 +229,7 @@ struct UntiledDemand {
   std::vector<int64_t> split;
   std::string axis;
   double per_unit = 0;
+  double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
 };
 
 // `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
@@ -240,6 +243,7 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   d.units = units;
   d.reload.assign(d.inputs.size(), 1.0);
   d.stays.assign(d.inputs.size(), true);
+  d.held.assign(d.inputs.size(), 0.0);
   const int64_t n = static_cast<int64_t>(units.size());
   const double nd = static_cast<double>(n);
   u.primary = task_primary_tensor(g, t);
@@ -304,7 +308,12 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   }
 
   double in_bytes = 0, kept_bytes = 0, out_bytes = 0;
-  for (size_t i = 0; i < d.inputs.size(); ++i) in_bytes += input_bytes(i);
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    in_bytes += input_bytes(i);
+    d.held[i] = input_bytes(i) / nd;
+    if (std::find(t.pinned.begin(), t.pinned.end(), d.inputs[i]) != t.pinned.end())
+      u.pinned_per_unit += d.held[i];
+  }
   for (int x : d.kept) kept_bytes += bytes_of(d.needed.at(x), spec);
   for (int x : d.written) out_bytes += bytes_of(task_written_region(g, t, x), spec);
   u.per_unit = (in_bytes + kept_bytes + out_bytes) / nd;
@@ -471,6 +480,7 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
     for (size_t l = 0; l < loop_selects.size(); ++l)
       if (loop_selects[l] & (1u << i)) in.relevant |= 1u << l;
     in.reduced = reduced.count(x) > 0;
+    in.resident = std::find(t.pinned.begin(), t.pinned.end(), x) != t.pinned.end();
     prob.inputs.push_back(in);
   }
   prob.out_tile = bytes_of(tile, spec);
@@ -484,6 +494,12 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   return tp;
 }
 
+// The working set of a tiled task its buffer nest does not cover (several written tensors):
+// everything in tiles, double-buffered, except the weights it pins (whole).
+double fallback_working_set(const UntiledDemand& u, int64_t tiles) {
+  return 2 * (u.per_unit - u.pinned_per_unit) / static_cast<double>(tiles) + u.pinned_per_unit;
+}
+
 // The demand of `t` with its tile (the buffer level of its loop nest, buffer_nest.h, over the
 // unit's part), from its untiled parts.
 DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
@@ -493,9 +509,12 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   const TileProblem tp = tile_problem(g, t, spec, u);
   if (!tp.nest) {
     d.tiles = tp.tiles;
-    d.working_set_bytes =
-        static_cast<int64_t>(std::ceil(2 * u.per_unit / static_cast<double>(d.tiles)));
-    d.last_tile_bytes = d.working_set_bytes / 2;
+    d.working_set_bytes = static_cast<int64_t>(std::ceil(fallback_working_set(u, d.tiles)));
+    d.last_tile_bytes = static_cast<int64_t>(std::ceil(
+        (u.per_unit - u.pinned_per_unit) / static_cast<double>(d.tiles) + u.pinned_per_unit));
+    for (size_t i = 0; i < d.inputs.size(); ++i)
+      if (std::find(t.pinned.begin(), t.pinned.end(), d.inputs[i]) == t.pinned.end())
+        d.held[i] *= 2 / static_cast<double>(d.tiles);
     return d;
   }
   const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
@@ -503,6 +522,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     const double need = tp.prob.inputs[i].needed;
     d.reload[i] = need > 0 ? std::max(1.0, m.loaded[i] / need) : 1.0;
     d.stays[i] = m.once[i];
+    d.held[i] = m.held[i];
   }
   d.tiles = static_cast<int64_t>(m.tiles);
   d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));
@@ -613,7 +633,7 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
     Priced q;
     q.tiles = tp.tiles;
     q.edp = u.d.nest_cycles * u.d.nest_energy_pj;
-    q.ws = static_cast<int64_t>(std::ceil(2 * u.per_unit / static_cast<double>(tp.tiles)));
+    q.ws = static_cast<int64_t>(std::ceil(fallback_working_set(u, tp.tiles)));
     if (tp.nest) {
       const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
       q.edp = m.cycles * m.energy_pj;

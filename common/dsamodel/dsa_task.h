@@ -26,6 +26,10 @@ struct DsaTaskDemand {
   // whether it is loaded once and stays for the whole task.
   std::vector<double> reload;
   std::vector<bool> stays;
+  // Per input: the bytes per unit its working set counts for it (its tile, twice when
+  // double-buffered; whole when it stays, and always for a weight the task pins, Task::pinned,
+  // which is resident for the whole task).
+  std::vector<double> held;
   // Per input (aligned with `inputs`): the part of its needed region (a box) that its loads
   // move, access_numel / region elements (iteration_space.h): below 1 where a window smaller
   // than its stride reads only some rows of the box (a 1x1 conv of stride 2: about a quarter).

@@ -181,5 +181,48 @@ TEST(DsaLadder, AStridedConvolutionHoldsItsInput) {
   EXPECT_DOUBLE_EQ(value_of(run(g, on_engine(fit), spec).bytes_by_level, "hbm"), 825344);
 }
 
+// A pinned weight in a tiled task: 1024 x 256 x 128, rows 0-511 in one task, 512-1023 in a
+// later one on the same engine, tiles of 64 rows x 32 columns (two loops: the rows select A's
+// and y's tiles, the columns B's and y's). The first task pins B (Task::pinned): B is resident
+// for its whole run (it is whole in the buffer by its end, and stays for the later task), so it
+// is loaded once and counted whole (32768) beside A's tiles (16384, double-buffered, loaded once
+// with the columns inside the rows) and y's (2048, double-buffered): 69632 bytes; streamed in
+// column tiles it would count 2 x 8192. With 64 KiB of buffer the pinning task does not fit
+// (unpinned it does: 53248 bytes at most). The later task reads B in place: its buffer need is
+// its working set less what that counts for B (B is counted once, resident).
+TEST(DsaLadder, APinnedWeightCountsWholeInATiledTask) {
+  const DsaSpec spec = engine();
+  const Graph g = gemm(1024, 256, 128);
+  const int y = g.op(0).outputs[0], b = g.op(0).inputs[1];
+  Task first = on_engine({64, 32});
+  first.regions[y] = {{0, 512}, {0, 128}};
+  Task later = on_engine({64, 32});
+  later.regions[y] = {{512, 1024}, {0, 128}};
+  first.pinned = {b};
+  const DsaTaskDemand d = dsa_task_demand(g, first, spec, {0});
+  EXPECT_EQ(d.held, (std::vector<double>{2 * 16384, 32768}));
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  EXPECT_EQ(d.stays, (std::vector<bool>{false, true}));
+  EXPECT_EQ(d.working_set_bytes, 2 * 16384 + 32768 + 2 * 2048);
+  Task unpinned = first;
+  unpinned.pinned.clear();
+  EXPECT_LE(dsa_task_demand(g, unpinned, spec, {0}).working_set_bytes, 53248);
+
+  Plan p;
+  p.scheduler = "ladder";
+  p.stages = {Stage{{first}}, Stage{{later}}};
+  p.options.prefetch_across_stages = false;  // one task in the buffer at a time
+  const EvaluationResult r = evaluate_dsa_plan(g, p, spec);
+  const DsaTaskDemand l = dsa_task_demand(g, later, spec, {0});
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"),
+                   std::max(69632.0, 32768 + l.working_set_bytes - l.held[1]));
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 262144 + 32768 + 131072);  // B once
+  const DsaSpec small = dsa_with_local_bytes(spec, 65536);
+  EXPECT_THROW(evaluate_dsa_plan(g, p, small), Error);
+  Plan streamed = p;
+  streamed.stages[0].tasks[0].pinned.clear();
+  EXPECT_NO_THROW(evaluate_dsa_plan(g, streamed, small));
+}
+
 }  // namespace
 }  // namespace dgs
