@@ -131,18 +131,44 @@ namespace {
 
 // The regions task `t` needs (task_needed_regions, Gather tables narrowed) and, for those whose
 // loads move only part of their box, that part (dsa_task.h: density).
-std::map<int, Region> needed_regions(const Graph& g, const Task& t,
-                                     std::map<int, double>& density) {
+std::map<int, Region> boxes_and_density(std::map<int, AccessRegion> access,
+                                        std::map<int, double>& density) {
   std::map<int, Region> needed;
-  for (auto& [tensor, access] : task_needed_access(g, t)) {
-    const int64_t box = region_numel(access.region);
-    const int64_t read = access_numel(access);
+  for (auto& [tensor, a] : access) {
+    const int64_t box = region_numel(a.region);
+    const int64_t read = access_numel(a);
     if (box > 0 && read < box)
       density[tensor] = static_cast<double>(read) / static_cast<double>(box);
-    needed[tensor] = std::move(access.region);
+    needed[tensor] = std::move(a.region);
   }
+  return needed;
+}
+
+std::map<int, Region> needed_regions(const Graph& g, const Task& t,
+                                     std::map<int, double>& density) {
+  std::map<int, Region> needed = boxes_and_density(task_needed_access(g, t), density);
   narrow_gather_tables(g, t, needed);
   return needed;
+}
+
+// The same for a task of one op (no Gather) that writes only its output `out`, over output
+// region `r`, on the op's iteration space `s` (its reduction slice applied): what
+// task_needed_access gives such a task, without building it.
+std::map<int, Region> one_op_regions(const Graph& g, int op, const IterationSpace& s, int out,
+                                     const Region& r, std::map<int, double>& density) {
+  std::map<int, AccessRegion> access;
+  access[out] = AccessRegion{r, r, true, {}};
+  const Op& o = g.op(op);
+  const std::vector<AccessRegion> in = input_access_regions(g, op, s, r);
+  for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i) {
+    if (o.inputs[i] < 0) continue;
+    const auto it = access.find(o.inputs[i]);
+    if (it == access.end())
+      access[o.inputs[i]] = in[i];
+    else
+      it->second = access_union(it->second, in[i]);
+  }
+  return boxes_and_density(std::move(access), density);
 }
 
 double density_of(const std::map<int, double>& density, int tensor) {
@@ -230,7 +256,23 @@ struct UntiledDemand {
   std::string axis;
   double per_unit = 0;
   double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
+  // The reduction axis the task's one ungrouped matrix op may run in chunks ("" none), and the
+  // op's iteration space with half that axis (the operands a chunk shrinks).
+  std::string chunk_axis;
+  int64_t chunk_extent = 0;
+  IterationSpace half_space;
+  // A tiled task of one op (not a Gather) that writes only its output: the op's iteration space
+  // with its reduction slice, for its tiles' regions (one_op_regions).
+  bool one_op = false;
+  IterationSpace op_space;
 };
+
+// The iteration space of `op` (output 0): the active memo's (no copy) or `copy`.
+const IterationSpace& space_of(const Graph& g, int op, IterationSpace& copy) {
+  if (IterationSpaceMemo* memo = IterationSpaceMemo::active(g)) return memo->space(op);
+  copy = iteration_space(g, op);
+  return copy;
+}
 
 // `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
 UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
@@ -307,6 +349,26 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     u.other_port += operands / nd;
   }
 
+  if (tiled && u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
+    IterationSpace copy;
+    for (const ReductionAxis& ax : space_of(g, u.matrix, copy).reduction_axes)
+      if ((ax.name == "c_in" || ax.name == "k") &&
+          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
+        u.chunk_axis = ax.name;
+        u.chunk_extent = ax.extent;
+      }
+    if (!u.chunk_axis.empty() && u.chunk_extent >= 2)
+      u.half_space =
+          iteration_space_for_slice(g, u.matrix, {u.chunk_axis, {0, u.chunk_extent / 2}});
+  }
+  if (tiled && t.ops.size() == 1 && g.op(t.ops[0]).kind != OpKind::Gather &&
+      d.written.size() == 1 && d.written[0] == u.primary &&
+      g.op(t.ops[0]).outputs.at(0) == u.primary) {
+    u.one_op = true;
+    u.op_space = t.reduction.active() ? iteration_space_for_slice(g, t.ops[0], t.reduction.range)
+                                      : iteration_space(g, t.ops[0]);
+  }
+
   double in_bytes = 0, kept_bytes = 0, out_bytes = 0;
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     in_bytes += input_bytes(i);
@@ -374,6 +436,7 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   std::vector<std::string>& loop_names = tp.loop_names;
   std::map<int, double> scratch, origin_density;
   auto need_of = [&](const Region& r, std::map<int, double>& density) {
+    if (u.one_op) return one_op_regions(g, t.ops[0], u.op_space, primary, r, density);
     Task one = t;
     one.regions[primary] = r;
     return needed_regions(g, one, density);
@@ -385,7 +448,8 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   std::vector<uint32_t> selects(tile.size(), 0);
   std::vector<bool> known(tile.size(), false);
   if (t.ops.size() == 1 && primary == g.op(t.ops[0]).outputs.at(0)) {
-    const IterationSpace space = iteration_space(g, t.ops[0]);
+    IterationSpace copy;
+    const IterationSpace& space = space_of(g, t.ops[0], copy);
     const Op& o = g.op(t.ops[0]);
     bool affine = true;
     for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k)
@@ -435,20 +499,15 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   // what the ops before it in the task compute them from (e.g. §3.5's Concat pieces), by the
   // shared iteration spaces.
   std::set<int> reduced;
-  if (u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
+  if (!u.chunk_axis.empty()) {
     const Op& mo = g.op(u.matrix);
-    std::string axis_name;
-    int64_t extent = 0;
-    for (const ReductionAxis& ax : iteration_space(g, u.matrix).reduction_axes)
-      if ((ax.name == "c_in" || ax.name == "k") &&
-          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
-        axis_name = ax.name;
-        extent = ax.extent;
-      }
+    const std::string& axis_name = u.chunk_axis;
+    const int64_t extent = u.chunk_extent;
     const auto mout = origin.find(mo.outputs.at(0));
     if (!axis_name.empty() && extent >= 2 && mout != origin.end()) {
-      const std::vector<Region> half =
-          input_regions_for_slice(g, u.matrix, mout->second, {axis_name, {0, extent / 2}});
+      std::vector<Region> half;
+      for (AccessRegion& a : input_access_regions(g, u.matrix, u.half_space, mout->second))
+        half.push_back(std::move(a.region));
       std::map<int, Region> seeds;  // operands computed inside the task
       for (size_t k = 0; k < mo.inputs.size() && k < half.size(); ++k) {
         const int x = mo.inputs[k];
