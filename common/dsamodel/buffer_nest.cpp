@@ -41,6 +41,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   NestMapping m;
   m.loaded.resize(p.inputs.size());
   m.once.resize(p.inputs.size());
+  m.held.resize(p.inputs.size());
   do {
     for (double ch : chunks) {
       const bool split = ch > 1;
@@ -62,10 +63,11 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
           if (inside) again *= p.trips[static_cast<size_t>(l)];
         }
         const double sweep = std::max(x.needed, x.tile * selecting);
-        m.loaded[i] = sweep * again;
-        m.once[i] = selecting <= 1 && !by_reduction;
+        m.loaded[i] = x.resident ? x.needed : sweep * again;
+        m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
         const double tile = by_reduction ? x.tile / ch : x.tile;
-        ws += tile * (m.once[i] ? 1 : 2);
+        m.held[i] = x.resident ? std::max(x.needed, tile) : tile * (m.once[i] ? 1 : 2);
+        ws += m.held[i];
         second += m.once[i] ? 0 : tile;
         moved += m.loaded[i];
       }
@@ -111,6 +113,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       best.reduction_chunks = ch;
       best.loaded = m.loaded;
       best.once = m.once;
+      best.held = m.held;
       best.working_set = ws;
       best.second_buffers = second;
       best.cycles = cycles;
@@ -119,6 +122,22 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
     }
   } while (std::next_permutation(order.begin(), order.end()));
   return best;
+}
+
+double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile) {
+  const double bw = spec.local_bandwidth();
+  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
+  double moved = p.out_bytes;
+  for (const NestInput& x : p.inputs) moved += x.needed;
+  const double port =
+      bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
+  const double dram = share > 0 ? moved / share : 0;
+  const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
+  const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
+                        p.array.fill_cycles + (narrowest > 0 ? out_tile / narrowest : 0);
+  const double energy = p.array.energy_pj + p.other_port_bytes * 8 * spec.local_pj_per_bit +
+                        moved * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  return cycles * energy;
 }
 
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names) {

@@ -14,9 +14,10 @@
 // chunk; the output is written once. Every loop order is tried.
 //
 // Working set: per input its tile, twice (double-buffered) when the task loads it more than
-// once, once when it stays for the whole task; the output tile twice when there are several
-// (the store of one overlaps the next), plus the partial-sum tile when the reduction is tiled;
-// intermediates kept inside the task, twice when tiled.
+// once, once when it stays for the whole task (a resident input: its whole needed bytes); the
+// output tile twice when there are several (the store of one overlaps the next), plus the
+// partial-sum tile when the reduction is tiled; intermediates kept inside the task, twice when
+// tiled.
 //
 // The mapping: of those whose working set fits `capacity`, the one with the least energy x
 // cycles (the objective of array_nest.h). Cycles: the longest of the array, its port with the
@@ -39,6 +40,9 @@ struct NestInput {
   double tile = 0;        // bytes one tile needs (whole reduction)
   uint32_t relevant = 0;  // bit l: loop l selects its tile
   bool reduced = false;   // an operand of the matrix op: its tile shrinks with the reduction
+  // Held whole for the whole task (a weight the task pins, Task::pinned): loaded once, charged
+  // in the working set at its needed bytes, whatever the loop order.
+  bool resident = false;
 };
 
 struct NestProblem {
@@ -59,6 +63,7 @@ struct NestMapping {
   double reduction_chunks = 1;
   std::vector<double> loaded;  // per input: bytes loaded over the task (>= its needed bytes)
   std::vector<bool> once;      // per input: loaded once and kept for the whole task
+  std::vector<double> held;    // per input: what the working set counts for it
   double working_set = 0;
   double second_buffers = 0;  // of the working set, the second buffers of what is double-buffered
   double cycles = 0;
@@ -67,6 +72,11 @@ struct NestMapping {
 };
 
 NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity);
+
+// A floor under the energy x cycles of every mapping of `p`'s task, whatever its tiling, whose
+// output tile is `out_tile` bytes: every input loaded once, the output stored once, and only that
+// output tile before the first compute or after the last (`p`'s own trips and tiles unused).
+double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile);
 
 // "K>P>C" style: the loops inner to outer, with `names` per output loop and 'R' the reduction.
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names);

@@ -496,7 +496,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   pieces.clear();
   Piece from_dram{0, Level::Dram, nullptr, 0};
   double dram_once = 0;        // of from_dram, each region once (no re-reads)
-  double pinned_in_place = 0;  // per unit: inputs pinned there, in its working set already
+  double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
@@ -504,8 +504,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const double refetch = d.reload[i];
     const double touched = d.density[i];  // of the region's box, what its loads move
     if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
-      pinned_in_place += static_cast<double>(region_numel(need)) * s_.element_bytes * touched / n;
-      continue;  // pinned on its units by an earlier task: read in place
+      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
+      continue;                      // pinned on its units by an earlier task: read in place
     }
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
       continue;  // still in the buffer since an earlier task of its units: read in place
@@ -601,7 +601,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const size_t ui = static_cast<size_t>(u);
     // A double-buffered task may start loading once its unit's previous task has started its
     // last tile (which then holds its last_tile_bytes), if both fit beside the residents.
-    const double ws = static_cast<double>(d.working_set_bytes) + kept_out;
+    const double ws = needs[k];  // tiled: the working set and kept outputs, less what is pinned
     const bool across = p_.options.prefetch_across_stages;
     const bool prefetch =
         across && tiled &&
@@ -703,17 +703,18 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       unit_done =
           std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
     }
-    if (tiled) {  // the last tile needs no second buffers
+    // The last tile needs no second buffers (of what the task adds, ws).
+    const double second =
+        std::min(ws, static_cast<double>(d.working_set_bytes - d.last_tile_bytes));
+    if (tiled) {
       events_[ui].push_back({load_start, ws});
-      const double last = static_cast<double>(d.last_tile_bytes);
-      events_[ui].push_back(
-          {ce - compute / tiles, -(static_cast<double>(d.working_set_bytes) - last)});
-      events_[ui].push_back({unit_done, -last - kept_out});
+      events_[ui].push_back({ce - compute / tiles, -second});
+      events_[ui].push_back({unit_done, -(ws - second)});
     } else {  // inputs already resident here are not loaded again
       events_[ui].push_back({load_start, needs[k]});
       events_[ui].push_back({unit_done, -needs[k]});
     }
-    prev_last_[ui] = tiled ? static_cast<double>(d.last_tile_bytes) + kept_out : 0;
+    prev_last_[ui] = tiled ? ws - second : 0;
     unit_free_[ui] = std::max(unit_free_[ui], tiled ? ce : unit_done);
     unit_end_[ui] = std::max(unit_end_[ui], unit_done);
     last_tile_start_[ui] = tiled ? ce - compute / tiles : unit_done;

@@ -131,18 +131,44 @@ namespace {
 
 // The regions task `t` needs (task_needed_regions, Gather tables narrowed) and, for those whose
 // loads move only part of their box, that part (dsa_task.h: density).
-std::map<int, Region> needed_regions(const Graph& g, const Task& t,
-                                     std::map<int, double>& density) {
+std::map<int, Region> boxes_and_density(std::map<int, AccessRegion> access,
+                                        std::map<int, double>& density) {
   std::map<int, Region> needed;
-  for (auto& [tensor, access] : task_needed_access(g, t)) {
-    const int64_t box = region_numel(access.region);
-    const int64_t read = access_numel(access);
+  for (auto& [tensor, a] : access) {
+    const int64_t box = region_numel(a.region);
+    const int64_t read = access_numel(a);
     if (box > 0 && read < box)
       density[tensor] = static_cast<double>(read) / static_cast<double>(box);
-    needed[tensor] = std::move(access.region);
+    needed[tensor] = std::move(a.region);
   }
+  return needed;
+}
+
+std::map<int, Region> needed_regions(const Graph& g, const Task& t,
+                                     std::map<int, double>& density) {
+  std::map<int, Region> needed = boxes_and_density(task_needed_access(g, t), density);
   narrow_gather_tables(g, t, needed);
   return needed;
+}
+
+// The same for a task of one op (no Gather) that writes only its output `out`, over output
+// region `r`, on the op's iteration space `s` (its reduction slice applied): what
+// task_needed_access gives such a task, without building it.
+std::map<int, Region> one_op_regions(const Graph& g, int op, const IterationSpace& s, int out,
+                                     const Region& r, std::map<int, double>& density) {
+  std::map<int, AccessRegion> access;
+  access[out] = AccessRegion{r, r, true, {}};
+  const Op& o = g.op(op);
+  const std::vector<AccessRegion> in = input_access_regions(g, op, s, r);
+  for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i) {
+    if (o.inputs[i] < 0) continue;
+    const auto it = access.find(o.inputs[i]);
+    if (it == access.end())
+      access[o.inputs[i]] = in[i];
+    else
+      it->second = access_union(it->second, in[i]);
+  }
+  return boxes_and_density(std::move(access), density);
 }
 
 double density_of(const std::map<int, double>& density, int tensor) {
@@ -168,6 +194,8 @@ std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region
   k += '|';
   k += t.reduction.range.axis;
   num(t.reduction.range.range.size());
+  k += '|';
+  for (int x : t.pinned) num(x);
   for (const auto& [tensor, r] : needed) {
     k += '|';
     num(tensor);
@@ -227,7 +255,24 @@ struct UntiledDemand {
   std::vector<int64_t> split;
   std::string axis;
   double per_unit = 0;
+  double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
+  // The reduction axis the task's one ungrouped matrix op may run in chunks ("" none), and the
+  // op's iteration space with half that axis (the operands a chunk shrinks).
+  std::string chunk_axis;
+  int64_t chunk_extent = 0;
+  IterationSpace half_space;
+  // A tiled task of one op (not a Gather) that writes only its output: the op's iteration space
+  // with its reduction slice, for its tiles' regions (one_op_regions).
+  bool one_op = false;
+  IterationSpace op_space;
 };
+
+// The iteration space of `op` (output 0): the active memo's (no copy) or `copy`.
+const IterationSpace& space_of(const Graph& g, int op, IterationSpace& copy) {
+  if (IterationSpaceMemo* memo = IterationSpaceMemo::active(g)) return memo->space(op);
+  copy = iteration_space(g, op);
+  return copy;
+}
 
 // `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
 UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
@@ -240,6 +285,7 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   d.units = units;
   d.reload.assign(d.inputs.size(), 1.0);
   d.stays.assign(d.inputs.size(), true);
+  d.held.assign(d.inputs.size(), 0.0);
   const int64_t n = static_cast<int64_t>(units.size());
   const double nd = static_cast<double>(n);
   u.primary = task_primary_tensor(g, t);
@@ -303,8 +349,33 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     u.other_port += operands / nd;
   }
 
+  if (tiled && u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
+    IterationSpace copy;
+    for (const ReductionAxis& ax : space_of(g, u.matrix, copy).reduction_axes)
+      if ((ax.name == "c_in" || ax.name == "k") &&
+          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
+        u.chunk_axis = ax.name;
+        u.chunk_extent = ax.extent;
+      }
+    if (!u.chunk_axis.empty() && u.chunk_extent >= 2)
+      u.half_space =
+          iteration_space_for_slice(g, u.matrix, {u.chunk_axis, {0, u.chunk_extent / 2}});
+  }
+  if (tiled && t.ops.size() == 1 && g.op(t.ops[0]).kind != OpKind::Gather &&
+      d.written.size() == 1 && d.written[0] == u.primary &&
+      g.op(t.ops[0]).outputs.at(0) == u.primary) {
+    u.one_op = true;
+    u.op_space = t.reduction.active() ? iteration_space_for_slice(g, t.ops[0], t.reduction.range)
+                                      : iteration_space(g, t.ops[0]);
+  }
+
   double in_bytes = 0, kept_bytes = 0, out_bytes = 0;
-  for (size_t i = 0; i < d.inputs.size(); ++i) in_bytes += input_bytes(i);
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    in_bytes += input_bytes(i);
+    d.held[i] = input_bytes(i) / nd;
+    if (std::find(t.pinned.begin(), t.pinned.end(), d.inputs[i]) != t.pinned.end())
+      u.pinned_per_unit += d.held[i];
+  }
   for (int x : d.kept) kept_bytes += bytes_of(d.needed.at(x), spec);
   for (int x : d.written) out_bytes += bytes_of(task_written_region(g, t, x), spec);
   u.per_unit = (in_bytes + kept_bytes + out_bytes) / nd;
@@ -321,12 +392,32 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   return u;
 }
 
-// The demand of `t` with its tile (the buffer level of its loop nest, buffer_nest.h, over the
-// unit's part), from its untiled parts.
-DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
-                           const UntiledDemand& u) {
-  DsaTaskDemand d = u.d;
-  if (t.tile.empty()) return d;
+// Whether an index term takes more than one value over `range` of its axis (a term of a
+// convolution's input channel, (k / (K / G)) x (C / G), is constant over k when G = 1: the output
+// channels' tiles then read the same input).
+bool term_varies(const IndexTerm& term, const Interval& range) {
+  if (term.coef == 0 || range.size() <= 1) return false;
+  auto floor_div = [](int64_t a, int64_t b) {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+  };
+  const int64_t d = std::max<int64_t>(1, term.divisor);
+  return floor_div(range.lo, d) != floor_div(range.hi - 1, d);
+}
+
+// The buffer level of `t`'s loop nest with its (non-empty) tile: the problem for
+// map_buffer_nest (buffer_nest.h) over the unit's part, or, for a task with several written
+// tensors (or an empty tile), only its tile count (`nest` false).
+struct TileProblem {
+  bool nest = false;
+  int64_t tiles = 1;  // output tiles per unit
+  NestProblem prob;
+  std::vector<std::string> loop_names;
+};
+
+TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
+                         const UntiledDemand& u) {
+  const DsaTaskDemand& d = u.d;
+  TileProblem tp;
   const int64_t n = static_cast<int64_t>(d.units.size());
   const double nd = static_cast<double>(n);
   const int primary = u.primary;
@@ -336,17 +427,16 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   for (size_t a = 0; a < tile.size() && a < t.tile.size(); ++a) {
     trips_of_axis[a] = std::ceil(static_cast<double>(unit_primary[a].size()) /
                                  static_cast<double>(std::max<int64_t>(1, t.tile[a])));
-    d.tiles *= static_cast<int64_t>(trips_of_axis[a]);
+    tp.tiles *= static_cast<int64_t>(trips_of_axis[a]);
     tile[a].hi = std::min(tile[a].hi, tile[a].lo + t.tile[a]);
   }
-  if (d.written.size() != 1 || d.written[0] != primary || region_empty(tile)) {
-    d.working_set_bytes =
-        static_cast<int64_t>(std::ceil(2 * u.per_unit / static_cast<double>(d.tiles)));
-    d.last_tile_bytes = d.working_set_bytes / 2;
-    return d;
-  }
+  if (d.written.size() != 1 || d.written[0] != primary || region_empty(tile)) return tp;
+  tp.nest = true;
+  NestProblem& prob = tp.prob;
+  std::vector<std::string>& loop_names = tp.loop_names;
   std::map<int, double> scratch, origin_density;
   auto need_of = [&](const Region& r, std::map<int, double>& density) {
+    if (u.one_op) return one_op_regions(g, t.ops[0], u.op_space, primary, r, density);
     Task one = t;
     one.regions[primary] = r;
     return needed_regions(g, one, density);
@@ -358,7 +448,8 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   std::vector<uint32_t> selects(tile.size(), 0);
   std::vector<bool> known(tile.size(), false);
   if (t.ops.size() == 1 && primary == g.op(t.ops[0]).outputs.at(0)) {
-    const IterationSpace space = iteration_space(g, t.ops[0]);
+    IterationSpace copy;
+    const IterationSpace& space = space_of(g, t.ops[0], copy);
     const Op& o = g.op(t.ops[0]);
     bool affine = true;
     for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k)
@@ -370,7 +461,9 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
           if (o.inputs[k] != d.inputs[i]) continue;
           for (const AxisIndex& dim : space.inputs[k].dims)
             for (const IndexTerm& term : dim.terms)
-              if (!term.reduction && term.axis == static_cast<int>(a)) selects[a] |= 1u << i;
+              if (!term.reduction && term.axis == static_cast<int>(a) &&
+                  term_varies(term, unit_primary[a]))
+                selects[a] |= 1u << i;
         }
     }
   }
@@ -388,9 +481,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
       if (!same) selects[a] |= 1u << i;
     }
   }
-  NestProblem prob;
   std::vector<uint32_t> loop_selects;
-  std::vector<std::string> loop_names;
   for (size_t a = 0; a < tile.size(); ++a) {
     if (trips_of_axis[a] <= 1) continue;
     size_t l = 0;
@@ -408,20 +499,15 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   // what the ops before it in the task compute them from (e.g. §3.5's Concat pieces), by the
   // shared iteration spaces.
   std::set<int> reduced;
-  if (u.matrix >= 0 && u.shape.groups <= 1 && !t.reduction.active()) {
+  if (!u.chunk_axis.empty()) {
     const Op& mo = g.op(u.matrix);
-    std::string axis_name;
-    int64_t extent = 0;
-    for (const ReductionAxis& ax : iteration_space(g, u.matrix).reduction_axes)
-      if ((ax.name == "c_in" || ax.name == "k") &&
-          reduction_slice_error(g, u.matrix, {ax.name, {0, ax.extent}}).empty()) {
-        axis_name = ax.name;
-        extent = ax.extent;
-      }
+    const std::string& axis_name = u.chunk_axis;
+    const int64_t extent = u.chunk_extent;
     const auto mout = origin.find(mo.outputs.at(0));
     if (!axis_name.empty() && extent >= 2 && mout != origin.end()) {
-      const std::vector<Region> half =
-          input_regions_for_slice(g, u.matrix, mout->second, {axis_name, {0, extent / 2}});
+      std::vector<Region> half;
+      for (AccessRegion& a : input_access_regions(g, u.matrix, u.half_space, mout->second))
+        half.push_back(std::move(a.region));
       std::map<int, Region> seeds;  // operands computed inside the task
       for (size_t k = 0; k < mo.inputs.size() && k < half.size(); ++k) {
         const int x = mo.inputs[k];
@@ -453,6 +539,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     for (size_t l = 0; l < loop_selects.size(); ++l)
       if (loop_selects[l] & (1u << i)) in.relevant |= 1u << l;
     in.reduced = reduced.count(x) > 0;
+    in.resident = std::find(t.pinned.begin(), t.pinned.end(), x) != t.pinned.end();
     prob.inputs.push_back(in);
   }
   prob.out_tile = bytes_of(tile, spec);
@@ -463,16 +550,43 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   prob.array = u.array;
   prob.other_cycles = d.vector_cycles + d.move_cycles;
   prob.other_port_bytes = u.other_port;
-  const NestMapping m = map_buffer_nest(prob, spec, static_cast<double>(spec.local_bytes));
+  return tp;
+}
+
+// The working set of a tiled task its buffer nest does not cover (several written tensors):
+// everything in tiles, double-buffered, except the weights it pins (whole).
+double fallback_working_set(const UntiledDemand& u, int64_t tiles) {
+  return 2 * (u.per_unit - u.pinned_per_unit) / static_cast<double>(tiles) + u.pinned_per_unit;
+}
+
+// The demand of `t` with its tile (the buffer level of its loop nest, buffer_nest.h, over the
+// unit's part), from its untiled parts.
+DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
+                           const UntiledDemand& u) {
+  DsaTaskDemand d = u.d;
+  if (t.tile.empty()) return d;
+  const TileProblem tp = tile_problem(g, t, spec, u);
+  if (!tp.nest) {
+    d.tiles = tp.tiles;
+    d.working_set_bytes = static_cast<int64_t>(std::ceil(fallback_working_set(u, d.tiles)));
+    d.last_tile_bytes = static_cast<int64_t>(std::ceil(
+        (u.per_unit - u.pinned_per_unit) / static_cast<double>(d.tiles) + u.pinned_per_unit));
+    for (size_t i = 0; i < d.inputs.size(); ++i)
+      if (std::find(t.pinned.begin(), t.pinned.end(), d.inputs[i]) == t.pinned.end())
+        d.held[i] *= 2 / static_cast<double>(d.tiles);
+    return d;
+  }
+  const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
   for (size_t i = 0; i < d.inputs.size(); ++i) {
-    const double need = prob.inputs[i].needed;
+    const double need = tp.prob.inputs[i].needed;
     d.reload[i] = need > 0 ? std::max(1.0, m.loaded[i] / need) : 1.0;
     d.stays[i] = m.once[i];
+    d.held[i] = m.held[i];
   }
   d.tiles = static_cast<int64_t>(m.tiles);
   d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));
   d.last_tile_bytes = static_cast<int64_t>(std::ceil(m.working_set - m.second_buffers));
-  d.loop_order = nest_order_name(m, loop_names);
+  d.loop_order = nest_order_name(m, tp.loop_names);
   d.nest_cycles = m.cycles;
   d.nest_energy_pj = m.energy_pj;
   return d;
@@ -515,44 +629,125 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
   return d;
 }
 
+namespace {
+
+// The tile extents an axis of `extent` may take: the extent and its halvings (rounded up), down
+// to 1.
+std::vector<int64_t> halvings(int64_t extent) {
+  std::vector<int64_t> v;
+  for (int64_t e = std::max<int64_t>(1, extent);; e = (e + 1) / 2) {
+    v.push_back(e);
+    if (e == 1) break;
+  }
+  return v;
+}
+
+}  // namespace
+
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget) {
   if (task_written_tensors(g, t).size() != 1) return {};
-  const IterationSpaceMemo spaces(g);  // each halving asks for the tile's regions again
+  const IterationSpaceMemo spaces(g);  // every candidate asks for its tile's regions again
   t.tile.clear();
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
   const UntiledDemand u =
       untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), true);
   const int64_t n = static_cast<int64_t>(units.size());
-  std::vector<int64_t> tile = region_shape(unit_part(u.primary_region, u.split, n));
-  t.tile = tile;
-  DsaTaskDemand d = tiled_demand(g, t, spec, u);
-  auto edp = [](const DsaTaskDemand& x) { return x.nest_cycles * x.nest_energy_pj; };
-  double current = edp(d);
-  for (;;) {
-    std::vector<int64_t> best_tile;
-    double best = 0;
-    int64_t best_ws = 0;
-    for (size_t a = 0; a < tile.size(); ++a) {
-      if (tile[a] <= 1) continue;
-      std::vector<int64_t> cand = tile;
-      cand[a] = (cand[a] + 1) / 2;
-      t.tile = cand;
-      const DsaTaskDemand c = tiled_demand(g, t, spec, u);
-      if (best_tile.empty() || edp(c) < best || (edp(c) == best && c.working_set_bytes < best_ws)) {
-        best_tile = cand;
-        best = edp(c);
-        best_ws = c.working_set_bytes;
+  const std::vector<int64_t> whole = region_shape(unit_part(u.primary_region, u.split, n));
+
+  // The candidates: every combination of the axes' halvings, by output-tile volume (smallest
+  // first), the whole part first of all (a good bound early).
+  std::vector<std::vector<int64_t>> cands(1);
+  for (int64_t e : whole) {
+    std::vector<std::vector<int64_t>> next;
+    for (const std::vector<int64_t>& c : cands)
+      for (int64_t x : halvings(e)) {
+        next.push_back(c);
+        next.back().push_back(x);
+      }
+    cands = std::move(next);
+  }
+  auto volume = [](const std::vector<int64_t>& c) {
+    double v = 1;
+    for (int64_t x : c) v *= static_cast<double>(x);
+    return v;
+  };
+  std::stable_sort(cands.begin(), cands.end(),
+                   [&](const auto& x, const auto& y) { return volume(x) < volume(y); });
+  cands.insert(cands.begin(), whole);
+
+  // Each candidate: its buffer nest's best mapping (map_buffer_nest: every loop order and
+  // reduction chunking) and so its working set and energy x cycles.
+  struct Priced {
+    double edp = 0;
+    int64_t ws = 0;
+    int64_t tiles = 1;
+  };
+  double floor_energy_cycles = -1;  // nest_edp_floor's parts, from the whole part's problem
+  NestProblem whole_problem;
+  auto price = [&](const std::vector<int64_t>& cand) {
+    t.tile = cand;
+    const TileProblem tp = tile_problem(g, t, spec, u);
+    Priced q;
+    q.tiles = tp.tiles;
+    q.edp = u.d.nest_cycles * u.d.nest_energy_pj;
+    q.ws = static_cast<int64_t>(std::ceil(fallback_working_set(u, tp.tiles)));
+    if (tp.nest) {
+      const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
+      q.edp = m.cycles * m.energy_pj;
+      q.ws = static_cast<int64_t>(std::ceil(m.working_set));
+      q.tiles = static_cast<int64_t>(m.tiles);
+      if (floor_energy_cycles < 0) {
+        whole_problem = tp.prob;
+        floor_energy_cycles = 0;
       }
     }
-    const bool over = d.working_set_bytes > budget;
-    if (best_tile.empty() || (!over && best >= current)) break;
-    tile = best_tile;
-    current = best;
-    d.working_set_bytes = best_ws;
+    return q;
+  };
+  // Skipped without pricing: a candidate at least as large on every axis as one over the budget
+  // (its working set is no smaller, except where a whole axis keeps an operand once: whole
+  // extents are compared only with whole extents), and, once one fits, every candidate whose
+  // floor (nest_edp_floor: every operand loaded once, only its output tile before the first
+  // compute and after the last) is above the best (the floor grows with the volume: the search
+  // ends there).
+  std::vector<std::vector<int64_t>> over;
+  auto dominates_over = [&](const std::vector<int64_t>& c) {
+    for (const std::vector<int64_t>& o : over) {
+      bool ge = true;
+      for (size_t a = 0; a < c.size() && ge; ++a)
+        ge = c[a] >= o[a] && (c[a] != whole[a] || o[a] == whole[a]);
+      if (ge) return true;
+    }
+    return false;
+  };
+  std::vector<int64_t> best_tile, smallest_tile;
+  Priced best, smallest;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const std::vector<int64_t>& cand = cands[i];
+    if (i > 0 && cand == whole) continue;  // priced first
+    if (!best_tile.empty() && floor_energy_cycles >= 0 &&
+        nest_edp_floor(whole_problem, spec, volume(cand) * spec.element_bytes) > best.edp)
+      break;
+    if (dominates_over(cand)) continue;
+    const Priced q = price(cand);
+    if (smallest_tile.empty() || q.ws < smallest.ws) {
+      smallest_tile = cand;
+      smallest = q;
+    }
+    if (q.ws > budget) {
+      over.push_back(cand);
+      continue;
+    }
+    // Ties: the fewer tiles, then the smaller working set.
+    if (best_tile.empty() || q.edp < best.edp ||
+        (q.edp == best.edp &&
+         (q.tiles < best.tiles || (q.tiles == best.tiles && q.ws < best.ws)))) {
+      best_tile = cand;
+      best = q;
+    }
   }
-  return tile;
+  return best_tile.empty() ? smallest_tile : best_tile;
 }
 
 }  // namespace dgs

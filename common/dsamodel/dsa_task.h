@@ -26,6 +26,10 @@ struct DsaTaskDemand {
   // whether it is loaded once and stays for the whole task.
   std::vector<double> reload;
   std::vector<bool> stays;
+  // Per input: the bytes per unit its working set counts for it (its tile, twice when
+  // double-buffered; whole when it stays, and always for a weight the task pins, Task::pinned,
+  // which is resident for the whole task).
+  std::vector<double> held;
   // Per input (aligned with `inputs`): the part of its needed region (a box) that its loads
   // move, access_numel / region elements (iteration_space.h): below 1 where a window smaller
   // than its stride reads only some rows of the box (a 1x1 conv of stride 2: about a quarter).
@@ -75,10 +79,15 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
                               const std::vector<int>& units, DsaDemandCache* cache = nullptr);
 
 // The tile for task `t` on `units` (its `tile` is ignored) with the least loop-nest energy x
-// cycles (nest_energy_pj x nest_cycles, the mappers' objective) among those whose working set
-// fits `budget`: from the whole of one unit's part, halving one axis at a time, the halving with
-// the least (ties: the smaller working set), while that is less or the working set is over the
-// budget. Tasks with several written tensors are not tiled (empty).
+// cycles (nest_energy_pj x nest_cycles, the mappers' objective: each candidate with its buffer
+// nest's best loop order and reduction chunking, buffer_nest.h) among those whose working set
+// fits `budget` (ties: the fewer tiles, then the smaller working set; none fits: the smallest
+// working set). The candidates: every combination of the axes' extents and their halvings
+// (rounded up) over one unit's part, so a tile that keeps a whole operand resident (a whole
+// axis) is among them. Bounded: a candidate at least as large on every axis as one over the
+// budget is skipped, and the search ends, in order of output-tile volume, at the first whose
+// floor (nest_edp_floor: every operand loaded once) is above the best found. Tasks with several
+// written tensors are not tiled (empty).
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget);
 

@@ -63,7 +63,7 @@ Plan layer_split_test_plan(const Graph& g, const DsaSpec& spec, int64_t parts_pe
         u = (u + 1) % spec.units();
         if (tile.empty()) {
           // The model's tile for the task on one unit (dsa_fitting_tile: the least energy x
-          // cycles of its loop nest among the halvings that fit the local buffer).
+          // cycles of its loop nest among the axes' halvings that fit the local buffer).
           tile = dsa_fitting_tile(g, t, spec, {0}, spec.local_bytes);
           if (tile.empty()) tile = region_shape(r);
         }

@@ -70,6 +70,10 @@ std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region
 
 std::vector<AccessRegion> input_access_regions_for_slice(const Graph& g, int op, const Region& tile,
                                                          const ReductionRange& r) {
+  return input_access_regions(g, op, iteration_space_for_slice(g, op, r), tile);
+}
+
+IterationSpace iteration_space_for_slice(const Graph& g, int op, const ReductionRange& r) {
   // The checks of reduction_slice_error without building its message (this runs for every
   // atom and partial-sum task); the message only when one fails.
   const Op& o = g.op(op);
@@ -93,7 +97,7 @@ std::vector<AccessRegion> input_access_regions_for_slice(const Graph& g, int op,
         a.offset += t.coef * r.range.lo;
       }
   }
-  return input_access_regions(g, op, s, tile);
+  return s;
 }
 
 }  // namespace dgs

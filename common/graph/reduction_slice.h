@@ -30,6 +30,10 @@ std::string reduction_slice_error(const Graph& g, int op, const ReductionRange& 
 // empty.
 std::vector<Region> input_regions_for_slice(const Graph& g, int op, const Region& tile,
                                             const ReductionRange& r);
+// The iteration space of `op` (output 0) with range `r` of its reduction axis in place of the
+// whole axis (what the two functions below evaluate the tile on). Throws dgs::Error when
+// reduction_slice_error is not empty.
+IterationSpace iteration_space_for_slice(const Graph& g, int op, const ReductionRange& r);
 // The same with what input_access_regions says besides the box (the touched counts, ...).
 std::vector<AccessRegion> input_access_regions_for_slice(const Graph& g, int op, const Region& tile,
                                                          const ReductionRange& r);

@@ -139,5 +139,90 @@ TEST(DsaLadder, AGemmBoundByDram) {
   EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
 }
 
+// ResNet-50's layer3.0.downsample.0: a 1x1 convolution of stride 2, x [1, 512, 28, 28] ->
+// [1, 1024, 14, 14], weights [1024, 512, 1, 1]. It reads a quarter of x's pixels: 512 x 14 x 14 =
+// 100352 bytes, the weights 524288 bytes, and writes 200704 bytes. The whole does not fit the
+// 128 KiB buffer, but x does: in tiles of 16 output channels x 14 x 14 one loop runs, over the
+// output channels, and it selects the weights' tiles and the output's, not x's (x's channel index
+// does not vary with the output channel when there is one group): x stays (100352), the weights'
+// tiles (16 x 512 = 8192) and the output's (16 x 196 = 3136) are double-buffered: 123008 bytes,
+// and every operand crosses DRAM once: 825344 bytes. The tile search (dsa_fitting_tile, every
+// combination of the axes' halvings) finds such a tile: each operand read once, no more DRAM
+// traffic than the three operands.
+Graph downsample() {
+  Graph g;
+  g.name = "layer3.0.downsample.0";
+  const int x = g.add_input("x", {1, 512, 28, 28});
+  const int w = g.add_weight("w", {1024, 512, 1, 1});
+  const int o = g.add_op(OpKind::Conv, "conv", {x, w},
+                         {{"kernel_shape", std::vector<int64_t>{1, 1}},
+                          {"strides", std::vector<int64_t>{2, 2}},
+                          {"pads", std::vector<int64_t>{0, 0, 0, 0}}},
+                         1, {"y"});
+  g.mark_output(g.op(o).outputs[0]);
+  return g;
+}
+
+TEST(DsaLadder, AStridedConvolutionHoldsItsInput) {
+  const DsaSpec spec = engine();
+  const Graph g = downsample();
+  EXPECT_THROW(run(g, on_engine(), spec), Error);  // untiled: 825344 bytes
+  const DsaTaskDemand d = dsa_task_demand(g, on_engine({1, 16, 14, 14}), spec, {0});
+  EXPECT_EQ(d.tiles, 64);
+  EXPECT_EQ(d.working_set_bytes, 100352 + 2 * 8192 + 2 * 3136);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));  // x and w loaded once
+  EXPECT_EQ(d.stays, (std::vector<bool>{true, false}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine({1, 16, 14, 14}), spec).bytes_by_level, "hbm"),
+                   825344);
+  const std::vector<int64_t> fit = dsa_fitting_tile(g, on_engine(), spec, {0}, spec.local_bytes);
+  const DsaTaskDemand f = dsa_task_demand(g, on_engine(fit), spec, {0});
+  EXPECT_LE(f.working_set_bytes, spec.local_bytes);
+  EXPECT_EQ(f.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine(fit), spec).bytes_by_level, "hbm"), 825344);
+}
+
+// A pinned weight in a tiled task: 1024 x 256 x 128, rows 0-511 in one task, 512-1023 in a
+// later one on the same engine, tiles of 64 rows x 32 columns (two loops: the rows select A's
+// and y's tiles, the columns B's and y's). The first task pins B (Task::pinned): B is resident
+// for its whole run (it is whole in the buffer by its end, and stays for the later task), so it
+// is loaded once and counted whole (32768) beside A's tiles (16384, double-buffered, loaded once
+// with the columns inside the rows) and y's (2048, double-buffered): 69632 bytes; streamed in
+// column tiles it would count 2 x 8192. With 64 KiB of buffer the pinning task does not fit
+// (unpinned it does: 53248 bytes at most). The later task reads B in place: its buffer need is
+// its working set less what that counts for B (B is counted once, resident).
+TEST(DsaLadder, APinnedWeightCountsWholeInATiledTask) {
+  const DsaSpec spec = engine();
+  const Graph g = gemm(1024, 256, 128);
+  const int y = g.op(0).outputs[0], b = g.op(0).inputs[1];
+  Task first = on_engine({64, 32});
+  first.regions[y] = {{0, 512}, {0, 128}};
+  Task later = on_engine({64, 32});
+  later.regions[y] = {{512, 1024}, {0, 128}};
+  first.pinned = {b};
+  const DsaTaskDemand d = dsa_task_demand(g, first, spec, {0});
+  EXPECT_EQ(d.held, (std::vector<double>{2 * 16384, 32768}));
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  EXPECT_EQ(d.stays, (std::vector<bool>{false, true}));
+  EXPECT_EQ(d.working_set_bytes, 2 * 16384 + 32768 + 2 * 2048);
+  Task unpinned = first;
+  unpinned.pinned.clear();
+  EXPECT_LE(dsa_task_demand(g, unpinned, spec, {0}).working_set_bytes, 53248);
+
+  Plan p;
+  p.scheduler = "ladder";
+  p.stages = {Stage{{first}}, Stage{{later}}};
+  p.options.prefetch_across_stages = false;  // one task in the buffer at a time
+  const EvaluationResult r = evaluate_dsa_plan(g, p, spec);
+  const DsaTaskDemand l = dsa_task_demand(g, later, spec, {0});
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"),
+                   std::max(69632.0, 32768 + l.working_set_bytes - l.held[1]));
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 262144 + 32768 + 131072);  // B once
+  const DsaSpec small = dsa_with_local_bytes(spec, 65536);
+  EXPECT_THROW(evaluate_dsa_plan(g, p, small), Error);
+  Plan streamed = p;
+  streamed.stages[0].tasks[0].pinned.clear();
+  EXPECT_NO_THROW(evaluate_dsa_plan(g, streamed, small));
+}
+
 }  // namespace
 }  // namespace dgs
