@@ -116,7 +116,7 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
   // larger batches one after the other (their atomic DAGs, plans and simulations take gigabytes
   // there: side by side they double the peak memory). An error is LS's first, as when LS runs
   // before AD.
-  parallel_map(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
+  parallel_for(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
     if (part == 0) {
       StrategyRun& ls = run->ls;
       const std::vector<Layer> layers = graph_layers(g);
@@ -125,7 +125,7 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
       const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
       ls.result = evaluate_dsa_plan(g, ls_plan, spec);
       ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
-      return 0;
+      return;
     }
     StrategyRun& ad = run->ad;
     IterativeSearch search = iterative_atomic_search(g, spec, seed);
@@ -147,7 +147,6 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
     run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
     run->ideal_us =
         ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
-    return 0;
   });
   return std::move(*run);
 }
