@@ -2,9 +2,11 @@
 // Runs `work(i)` for every i in [0, n) on `threads` workers (the calling thread is one of them)
 // that take indices from a shared counter. The order in which indices run is unspecified: a
 // caller that needs a deterministic result writes each index's result to its own slot. An
-// exception thrown by `work` stops the handing out of indices; parallel_for rethrows the first
-// one after every worker has joined, on the calling
-// thread, so a worker's error reaches the caller instead of terminating the process.
+// exception thrown by `work` stops the handing out of indices; once every worker has joined,
+// parallel_for rethrows, on the calling thread, the exception of the lowest index that threw --
+// the one a loop in index order would have thrown, since indices are handed out in increasing
+// order (every lower index has run by then) -- so a worker's error reaches the caller instead
+// of terminating the process, and which error does not depend on the thread count.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -20,14 +22,18 @@ template <typename F>
 void parallel_for(int64_t n, int threads, F&& work) {
   std::atomic<int64_t> next{0};
   std::mutex failed;
-  std::exception_ptr first;
+  std::exception_ptr first;  // of the lowest index that threw
+  int64_t first_index = n;
   auto worker = [&] {
     for (int64_t i = next++; i < n; i = next++) {
       try {
         work(i);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(failed);
-        if (!first) first = std::current_exception();
+        if (i < first_index) {
+          first = std::current_exception();
+          first_index = i;
+        }
         next = n;  // no more indices
       }
     }
@@ -43,29 +49,14 @@ void parallel_for(int64_t n, int threads, F&& work) {
 // f(i) for every i in [0, n) on `threads` workers, each result into its own slot, returned in
 // index order: the result does not depend on the order in which the indices finish. T (f's
 // result) must be default-constructible and not bool (slots are written concurrently). If any
-// f(i) throws, no further index starts and, once every worker has joined, the exception of the
-// lowest index that threw is rethrown -- the one a loop in index order would have thrown, since
-// indices are handed out in increasing order (every lower index has run by then).
+// f(i) throws, parallel_for's rule applies: no further index starts and the exception of the
+// lowest index that threw is rethrown.
 template <typename F>
 auto parallel_map(int64_t n, int threads, F&& f) {
   using T = std::decay_t<std::invoke_result_t<F&, int64_t>>;
   static_assert(!std::is_same_v<T, bool>, "parallel_map: vector<bool> slots are not independent");
   std::vector<T> out(static_cast<size_t>(std::max<int64_t>(0, n)));
-  std::vector<std::exception_ptr> failed(out.size());
-  try {
-    parallel_for(n, threads, [&](int64_t i) {
-      try {
-        out[static_cast<size_t>(i)] = f(i);
-      } catch (...) {
-        failed[static_cast<size_t>(i)] = std::current_exception();
-        throw;  // parallel_for stops handing out indices
-      }
-    });
-  } catch (...) {
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
-    throw;
-  }
+  parallel_for(n, threads, [&](int64_t i) { out[static_cast<size_t>(i)] = f(i); });
   return out;
 }
 

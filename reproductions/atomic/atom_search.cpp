@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "common/graph/iteration_space.h"
+
 namespace dgs::atomic {
 
 namespace {
@@ -38,6 +40,7 @@ std::vector<ShapeOption> half_performance_options(std::vector<ShapeOption> optio
 std::vector<std::vector<ShapeOption>> all_shape_options(const Graph& g,
                                                         const std::vector<Layer>& layers,
                                                         const DsaSpec& spec) {
+  const IterationSpaceMemo spaces(g);  // every shape's regions come from its layer's space
   std::vector<std::vector<ShapeOption>> all;
   const int64_t pe_r = spec.matrix_tile_rows > 0 ? spec.matrix_tile_rows : 1;
   const int64_t pe_c = spec.matrix_tile_columns > 0 ? spec.matrix_tile_columns : 1;

@@ -11,12 +11,14 @@
 // the SA's result (its final state S, seed --seed) for atoms admitted within half the engine
 // buffer and within each of kBudgetHalvings halvings of that; then, for the budget whose SA
 // atoms ran fastest, the atoms Algorithm 1's lines 11-14 give at the target cycles S x 2^k,
-// k = 1 .. kTargetDoublings (every layer's shape closest to that target). The atoms a smaller
-// buffer would be given stay candidates on a larger one (they fit it), so a larger buffer does
-// not lose the atom sets that ran well on a smaller one (Fig. 13): its larger admitted atoms,
-// closer to the same targets, give fewer atoms per layer and less parallelism, and on ResNet-50
-// the fastest atoms fit 32 KiB whatever the buffer (reached by kBudgetHalvings = 3 from 64 to
-// 512 KiB; a 1 MiB buffer would not reach them).
+// k = 1 .. kTargetDoublings (every layer's shape closest to that target). The SA's atoms of a
+// smaller buffer's budgets down to kSmallestAtomBudget stay candidates on a larger one (they fit
+// it): its larger admitted atoms, closer to the same targets, give fewer atoms per layer and
+// less parallelism, and on ResNet-50 the fastest atoms fit 32 KiB whatever the buffer (reached
+// by kBudgetHalvings = 3 from 64 to 512 KiB; a 1 MiB buffer would not reach them). Budgets below
+// the floor, and the target doublings of budgets other than the fastest one, are not: at 32 KiB
+// the search misses the 16 KiB buffer's plan (a doubling of 8 KiB atoms), which is why Fig. 13
+// adds every smaller buffer's plan as a candidate (kFig13SmallerPlans, sweeps.cpp).
 // The SA's energy (spread of atom cycles) does not rank latency on our model: larger targets
 // give fewer, larger atoms with fewer Rounds and less per-Round communication, which the energy
 // cannot see. The even split of LS is NOT a candidate: the paper's atoms come from Algorithm 1

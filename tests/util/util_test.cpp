@@ -121,6 +121,22 @@ TEST(ParallelFor, RethrowsAWorkersExceptionOnTheCallingThread) {
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), 100);
 }
 
+// The exception rethrown is the lowest failing index's even when a higher index throws first
+// (index 0 throws after index 1 has): the one a loop in index order would throw.
+TEST(ParallelFor, RethrowsTheLowestFailingIndexsExceptionWhateverFinishesFirst) {
+  for (int threads : {1, 2, 4}) {
+    try {
+      parallel_for(2, threads, [&](int64_t i) {
+        if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        throw Error("index " + std::to_string(i) + " failed");
+      });
+      ADD_FAILURE() << "no exception, " << threads << " threads";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "index 0 failed") << threads << " threads";
+    }
+  }
+}
+
 // Results come back in index order whatever the thread count and finishing order.
 TEST(ParallelMap, KeepsIndexOrder) {
   for (int threads : {1, 2, 4}) {

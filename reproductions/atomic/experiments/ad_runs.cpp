@@ -3,7 +3,7 @@
 
 #include <ctime>
 
-#include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
@@ -43,7 +43,8 @@ AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
 double run_ls(const Graph& g, const DsaSpec& spec, int batch) {
   const std::vector<Layer> layers = graph_layers(g);
   const AtomicDag ls = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
-  return evaluate_dsa_plan(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), spec).latency_us;
+  return evaluate(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), dsa_hardware_spec(spec))
+      .latency_us;
 }
 
 }  // namespace dgs::atomic

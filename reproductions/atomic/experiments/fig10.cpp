@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
@@ -81,8 +81,8 @@ void run_fig10(ExperimentContext& ctx) {
         const AtomicDag& dag = stage == 0 ? runs[n]->ls.dag : runs[n]->ad.dag;
         const ScheduleOptions& o = stage == 2 ? rules : plain;
         const char* name = stage == 0 ? "base" : stage == 1 ? "+SA" : "+DP";
-        return evaluate_dsa_plan(g, atom_plan(g, dag, schedule_atoms(g, dag, spec, o), spec, name),
-                                 spec)
+        return evaluate(g, atom_plan(g, dag, schedule_atoms(g, dag, spec, o), spec, name),
+                        dsa_hardware_spec(spec))
             .latency_us;
       });
   for (size_t n = 0; n < nets.size(); ++n) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
@@ -97,8 +97,8 @@ void run_fig8(ExperimentContext& ctx) {
           }
           // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
           const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
-          r.even_us = evaluate_dsa_plan(
-                          g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"), spec)
+          r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
+                               dsa_hardware_spec(spec))
                           .latency_us;
           return r;
         });

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "cli/run_cache.h"
-#include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
@@ -116,16 +116,16 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
   // larger batches one after the other (their atomic DAGs, plans and simulations take gigabytes
   // there: side by side they double the peak memory). An error is LS's first, as when LS runs
   // before AD.
-  parallel_map(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
+  parallel_for(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
     if (part == 0) {
       StrategyRun& ls = run->ls;
       const std::vector<Layer> layers = graph_layers(g);
       ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
       ls.schedule = ls_schedule(ls.dag, spec);
       const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
-      ls.result = evaluate_dsa_plan(g, ls_plan, spec);
+      ls.result = evaluate(g, ls_plan, dsa_hardware_spec(spec));
       ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);
-      return 0;
+      return;
     }
     StrategyRun& ad = run->ad;
     IterativeSearch search = iterative_atomic_search(g, spec, seed);
@@ -141,13 +141,12 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
     DsaSpec free_mesh = spec;
     free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
     free_mesh.noc_hop_cycles = 0;
-    const double t_free = evaluate_dsa_plan(g, ad_plan, free_mesh).latency_us;
+    const double t_free = evaluate(g, ad_plan, dsa_hardware_spec(free_mesh)).latency_us;
     run->ad_noc_overhead_pct =
         ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
     run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
     run->ideal_us =
         ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
-    return 0;
   });
   return std::move(*run);
 }

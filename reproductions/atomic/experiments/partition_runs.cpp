@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "cli/run_cache.h"
-#include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "models/zoo.h"
 
 namespace dgs::atomic {
@@ -16,7 +16,8 @@ StrategyRun partition_run(const Graph& g, const RegionLayout& layout, const DsaS
   StrategyRun run;
   run.dag = build_atomic_dag(g, layout.shapes, spec);
   run.schedule = region_pipeline_schedule(g, run.dag, layout, spec);
-  run.result = evaluate_dsa_plan(g, atom_plan(g, run.dag, run.schedule, spec, name), spec);
+  run.result =
+      evaluate(g, atom_plan(g, run.dag, run.schedule, spec, name), dsa_hardware_spec(spec));
   run.layer_utilisation_pct = layer_utilisation_pct(run.dag, run.schedule, spec);
   return run;
 }

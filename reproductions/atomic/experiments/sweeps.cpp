@@ -191,7 +191,8 @@ void run_fig12(ExperimentContext& ctx) {
 void run_fig13(ExperimentContext& ctx) {
   const DsaSpec& base = ctx.hardware().dsa.value();
   const PaperData paper = ctx.paper_data("fig13.csv");
-  Table t({"dnn", "sram_kib", "ad_us", "ad_perf_norm", "gain_over_half_size"});
+  Table t({"dnn", "sram_kib", "ad_us", "ad_perf_norm", "gain_over_half_size", "search_us",
+           "plan_sram_kib"});
   LineChart chart;
   chart.title = "Fig. 13: AD performance vs SRAM per engine (8 x 8 engines)";
   chart.x_label = "SRAM per engine (KiB)";
@@ -204,12 +205,24 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    const std::vector<double> ad =
+    // The search at each SRAM size on its own (its atoms and buffering made for that size).
+    const std::vector<double> searched =
         parallel_map(static_cast<int64_t>(kSramKib.size()), available_cpus(), [&](int64_t i) {
           return run_ad(g, dsa_with_local_bytes(base, kSramKib[static_cast<size_t>(i)] * 1024),
                         ctx.options().seed)
               .ad_us;
         });
+    // kFig13SmallerPlans: an engine with more SRAM can run the plan found for a smaller SRAM
+    // (same array, same port; it leaves the rest of its buffer unused), so its candidates include
+    // those plans, each priced where it was made: AD time = the least over this size and every
+    // smaller size of the sweep.
+    std::vector<double> ad(searched.size());
+    std::vector<size_t> made_for(searched.size());
+    for (size_t i = 0; i < searched.size(); ++i) {
+      made_for[i] = i;
+      if (i > 0 && ad[i - 1] < searched[i]) made_for[i] = made_for[i - 1];
+      ad[i] = searched[made_for[i]];
+    }
     Series series{model_display_name(w.zoo), {}};
     // Performance = 1 / time, normalised to the largest SRAM; gain of each doubling.
     size_t knee_index = 0;
@@ -222,7 +235,7 @@ void run_fig13(ExperimentContext& ctx) {
       }
       if (knee_index > 0 && i == knee_index + 1) gain_above = gain;
       t.add_row({model_display_name(w.zoo), kSramKib[i], ad[i], ad.back() / ad[i],
-                 i == 0 ? Cell{Missing{}} : Cell{gain}});
+                 i == 0 ? Cell{Missing{}} : Cell{gain}, searched[i], kSramKib[made_for[i]]});
       series.values.push_back(ad.back() / ad[i]);
     }
     chart.series.push_back(series);
@@ -236,25 +249,37 @@ void run_fig13(ExperimentContext& ctx) {
                       .kind = ClaimKind::Ordering,
                       .unit = "yes/no",
                       .stand_in = stand_in});
-    claims.push_back({.text = model_display_name(w.zoo) +
-                              ": performance does not fall as the SRAM grows (1 = yes)",
-                      .source = "Sec. V-C (Fig. 13 text: 'the results do benefit from increased "
-                                "buffer size')",
-                      .paper = 1,
-                      .ours =
-                          [&] {
-                            for (size_t i = 1; i < ad.size(); ++i)
-                              if (ad[i] > ad[i - 1] * (1 + 1e-9)) return 0.0;
-                            return 1.0;
-                          }(),
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = stand_in});
+    claims.push_back(
+        {.text =
+             model_display_name(w.zoo) + ": performance does not fall as the SRAM grows (1 = yes)",
+         .source = "Sec. V-C (Fig. 13 text: 'the results do benefit from increased buffer size')",
+         .paper = 1,
+         .ours =
+             [&] {
+               for (size_t i = 1; i < ad.size(); ++i)
+                 if (ad[i] > ad[i - 1] * (1 + 1e-9)) return 0.0;
+               return 1.0;
+             }(),
+         .kind = ClaimKind::Ordering,
+         .unit = "yes/no",
+         .stand_in = stand_in,
+         .informational = "holds by construction: a larger SRAM's candidates include the plans "
+                          "of every smaller one (kFig13SmallerPlans); the searches alone are "
+                          "in search_us"});
   }
   ctx.note(
       "8 x 8 engines of 16 x 16 PEs (the config), only the SRAM per engine changes (its port "
       "stays 64 bits); AD as in Fig. 8; batch 1 (the paper does not state Fig. 13's batch); the "
       "paper does not name Fig. 13's networks: ours is ResNet-50, one of its eight");
+  ctx.note(
+      "kFig13SmallerPlans (a search rule of ours; the paper does not say how its search uses a "
+      "larger buffer): an engine with more SRAM can run the plan found for any smaller SRAM of "
+      "the sweep, leaving the rest of its buffer unused (same array, same 64-bit port), so those "
+      "plans are candidates too: ad_us = the least search_us at this SRAM or a smaller one, "
+      "plan_sram_kib = the SRAM whose plan that is; search_us = the iterative search at this "
+      "SRAM alone (its atoms admitted within its own budgets, kSmallestAtomBudget, "
+      "iterative_search.h). Latency therefore cannot rise as the SRAM grows (that claim is "
+      "informational); the size and the knee of the gain stay checked");
   ctx.note("gain_over_half_size = AD time at half the SRAM / AD time here");
   ctx.emit_table("Fig. 13: execution time vs SRAM per engine", t);
   ctx.emit_svg(line_chart_svg(chart));
