@@ -80,7 +80,8 @@ inline int to_int(const Graph& g, int op, int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-inline void set_4d(const Graph& g, int op, TensorDesc& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+inline void set_4d(const Graph& g, int op, TensorDesc& t, int64_t n, int64_t c, int64_t h,
+                   int64_t w) {
   DGS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(t.d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                              to_int(g, op, n, "N"), to_int(g, op, c, "C"),
                                              to_int(g, op, h, "H"), to_int(g, op, w, "W")));

@@ -35,8 +35,7 @@ bool identity_access(const TileGraph& g, int producer, int consumer) {
     for (size_t d = 0; d < in.dims.size(); ++d) {
       const AxisIndex& a = in.dims[d];
       if (a.full || a.terms.size() != 1 || a.terms[0].reduction ||
-          a.terms[0].axis != static_cast<int>(d) || a.terms[0].coef != 1 ||
-          a.terms[0].divisor != 1)
+          a.terms[0].axis != static_cast<int>(d) || a.terms[0].coef != 1 || a.terms[0].divisor != 1)
         return false;
     }
   }
