@@ -19,6 +19,9 @@ struct BreakdownRow {
   TimeBreakdown base = {};                                      // the cuDNN baseline of the group
   double paper_rel = std::numeric_limits<double>::quiet_NaN();  // paper's total / cuDNN
   std::string paper_source = {};
+  // The same schedule as a plan, checked and priced by evaluate() (evaluated.h), in us; NaN when
+  // the row has none.
+  double evaluated_us = std::numeric_limits<double>::quiet_NaN();
 
   double rel() const { return t.total_us / base.total_us; }
   double speedup_pct() const { return (base.total_us / t.total_us - 1) * 100; }  // reading (A)
@@ -27,7 +30,7 @@ struct BreakdownRow {
 
 // Columns: group, variant, total_ms, rel_time, paper_rel_time, speedup_pct, dram, idle,
 // compute, atomic_compulsory, atomic_conflict, other (relative to the group's cuDNN total),
-// dram_change_pct, bricks, atomics_compulsory, atomics_conflict.
+// dram_change_pct, bricks, atomics_compulsory, atomics_conflict, evaluate_ms (evaluated_us).
 Table breakdown_table(const std::vector<BreakdownRow>& rows);
 // Memory bar (DRAM, idle) and compute bar (compute, atomics, other) per row; dashed line at 1.
 std::string breakdown_svg(const std::string& title, const std::vector<BreakdownRow>& rows);
@@ -39,5 +42,7 @@ std::string paper_source(const ExperimentContext& ctx, const std::string& figure
 
 // The notes every model-mode figure carries (the model's constants and open choices).
 void note_model(ExperimentContext& ctx);
+// The note of Figs. 8, 10 and 11: which columns are BrickDL's own model and which evaluate()'s.
+void note_evaluated(ExperimentContext& ctx);
 
 }  // namespace dgs::brickdl

@@ -5,6 +5,7 @@
 
 #include "models/zoo.h"
 #include "reproductions/brickdl/experiments/breakdown_report.h"
+#include "reproductions/brickdl/experiments/evaluated.h"
 #include "reproductions/brickdl/experiments/experiments.h"
 #include "reproductions/brickdl/experiments/measured.h"
 #include "reproductions/brickdl/experiments/workloads.h"
@@ -20,8 +21,14 @@ std::vector<int> all_ops(const Graph& g) {
   return g.topo_order();
 }
 
-BreakdownRow cudnn_row(const std::string& group, const TimeBreakdown& base) {
-  return {.group = group, .variant = "cuDNN", .t = base, .base = base};
+// The cuDNN row of a proxy (every op of `g`), with the baseline plan through evaluate().
+BreakdownRow cudnn_row(const std::string& group, const Graph& g, const TimeBreakdown& base,
+                       const HardwareSpec& hw) {
+  return {.group = group,
+          .variant = "cuDNN",
+          .t = base,
+          .base = base,
+          .evaluated_us = evaluate_cudnn(g, all_ops(g), hw).latency_us};
 }
 
 const BreakdownRow& best_merged(const std::vector<BreakdownRow>& rows) {
@@ -66,14 +73,20 @@ void run_fig10(ExperimentContext& ctx) {
   const TimeBreakdown base = price_cudnn(g, all_ops(g), spec);
   const std::vector<std::pair<std::string, std::vector<int>>> configs = {
       {"2+2+2", {2, 2, 2}}, {"3+3", {3, 3}}, {"4+2", {4, 2}}, {"6", {6}}};
-  std::vector<BreakdownRow> rows = {cudnn_row("6 layers", base)};
+  std::vector<BreakdownRow> rows = {cudnn_row("6 layers", g, base, ctx.hardware())};
   for (const auto& [name, layers] : configs) {
     const std::vector<NamedSubgraph> subs = split_conv_chain(g, layers);
+    std::vector<std::vector<int>> parts;
+    for (const NamedSubgraph& s : subs) parts.push_back(s.ops);
     for (MergeVariant v : kVariants) {
       TimeBreakdown sum;
       for (const NamedSubgraph& s : subs)
         sum += price_merged(g, analyze_subgraph(g, s.ops, edge), v, spec);
-      BreakdownRow r{.group = name, .variant = variant_name(v), .t = sum, .base = base};
+      BreakdownRow r{.group = name,
+                     .variant = variant_name(v),
+                     .t = sum,
+                     .base = base,
+                     .evaluated_us = evaluate_merged(g, parts, v, edge, ctx.hardware()).latency_us};
       if (name == "3+3" && v == MergeVariant::Memoized) {
         r.paper_rel = 1 / (1 + paper_value(ctx, "fig10", "best_speedup_pct") / 100);
         r.paper_source = paper_source(ctx, "fig10", "best_speedup_pct");
@@ -169,6 +182,7 @@ void run_fig10(ExperimentContext& ctx) {
   claims.push_back(brick);
   ctx.emit_claims(claims);
   note_model(ctx);
+  note_evaluated(ctx);
   ctx.note(
       "the proxy's kernel size and padding are not stated: 3x3x3, pad 0 (112 -> 100), 64 -> "
       "64 channels, batch 1, Conv + bias + ReLU per layer (models/brickdl_proxies.cpp)");
@@ -187,7 +201,7 @@ void run_fig11(ExperimentContext& ctx) {
   const Graph g = build_zoo_model("brickdl_proxy3");
   const std::vector<int> ops = all_ops(g);
   const TimeBreakdown base = price_cudnn(g, ops, spec);
-  std::vector<BreakdownRow> rows = {cudnn_row("3 layers", base)};
+  std::vector<BreakdownRow> rows = {cudnn_row("3 layers", g, base, ctx.hardware())};
   for (int64_t edge : kBrickEdges) {
     const SubgraphAnalysis a = analyze_subgraph(g, ops, edge);
     const std::string name = std::to_string(edge) + "^3";
@@ -195,7 +209,8 @@ void run_fig11(ExperimentContext& ctx) {
       BreakdownRow r{.group = name,
                      .variant = variant_name(v),
                      .t = price_merged(g, a, v, spec),
-                     .base = base};
+                     .base = base,
+                     .evaluated_us = evaluate_merged(g, {ops}, v, edge, ctx.hardware()).latency_us};
       if (edge == 16 && v == MergeVariant::Memoized) {
         r.paper_rel = 1 / (1 + paper_value(ctx, "fig11", "best_speedup_pct") / 100);
         r.paper_source = paper_source(ctx, "fig11", "best_speedup_pct");
@@ -252,6 +267,7 @@ void run_fig11(ExperimentContext& ctx) {
   };
   ctx.emit_claims(claims);
   note_model(ctx);
+  note_evaluated(ctx);
   ctx.note(
       "the proxy's kernel size and padding are not stated: 3x3x3, pad 0 (224 -> 218), 64 -> "
       "64 channels, batch 1, Conv + bias + ReLU per layer");
