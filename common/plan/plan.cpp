@@ -4,63 +4,47 @@
 #include <algorithm>
 #include <set>
 
+#include "common/util/enum_names.h"
 #include "common/util/error.h"
 
 namespace dgs {
 
 namespace {
 
-template <class E, size_t N>
-std::string_view name_of(const std::pair<E, std::string_view> (&names)[N], E v) {
-  for (const auto& [e, n] : names)
-    if (e == v) return n;
-  return "?";
-}
-
-template <class E, size_t N>
-E value_of(const std::pair<E, std::string_view> (&names)[N], std::string_view s, const char* what) {
-  std::string all;
-  for (const auto& [e, n] : names) {
-    if (n == s) return e;
-    all += (all.empty() ? "" : ", ") + std::string(n);
-  }
-  throw Error("unknown " + std::string(what) + " '" + std::string(s) + "'; expected one of " + all);
-}
-
-constexpr std::pair<TaskKind, std::string_view> kTaskKinds[] = {
+constexpr EnumNames<TaskKind> kTaskKinds[] = {
     {TaskKind::Sequential, "sequential"}, {TaskKind::Merged, "merged"}, {TaskKind::Fused, "fused"}};
-constexpr std::pair<UnitKind, std::string_view> kUnitKinds[] = {
+constexpr EnumNames<UnitKind> kUnitKinds[] = {
     {UnitKind::None, "none"},       {UnitKind::Stream, "stream"}, {UnitKind::SmSet, "sm_set"},
     {UnitKind::Cluster, "cluster"}, {UnitKind::Core, "core"},     {UnitKind::Engine, "engine"}};
-constexpr std::pair<HaloMode, std::string_view> kHaloModes[] = {{HaloMode::Recompute, "recompute"},
-                                                                {HaloMode::Share, "share"}};
-constexpr std::pair<Accumulation, std::string_view> kAccumulations[] = {{Accumulation::Sum, "sum"}};
+constexpr EnumNames<HaloMode> kHaloModes[] = {{HaloMode::Recompute, "recompute"},
+                                              {HaloMode::Share, "share"}};
+constexpr EnumNames<Accumulation> kAccumulations[] = {{Accumulation::Sum, "sum"}};
 
 }  // namespace
 
 std::string_view task_kind_name(TaskKind k) {
-  return name_of(kTaskKinds, k);
+  return enum_name(kTaskKinds, k);
 }
 TaskKind task_kind_from_name(std::string_view s) {
-  return value_of(kTaskKinds, s, "task kind");
+  return enum_from_name(kTaskKinds, s, "task kind");
 }
 std::string_view unit_kind_name(UnitKind k) {
-  return name_of(kUnitKinds, k);
+  return enum_name(kUnitKinds, k);
 }
 UnitKind unit_kind_from_name(std::string_view s) {
-  return value_of(kUnitKinds, s, "unit kind");
+  return enum_from_name(kUnitKinds, s, "unit kind");
 }
 std::string_view halo_mode_name(HaloMode m) {
-  return name_of(kHaloModes, m);
+  return enum_name(kHaloModes, m);
 }
 HaloMode halo_mode_from_name(std::string_view s) {
-  return value_of(kHaloModes, s, "halo mode");
+  return enum_from_name(kHaloModes, s, "halo mode");
 }
 std::string_view accumulation_name(Accumulation a) {
-  return name_of(kAccumulations, a);
+  return enum_name(kAccumulations, a);
 }
 Accumulation accumulation_from_name(std::string_view s) {
-  return value_of(kAccumulations, s, "accumulation rule");
+  return enum_from_name(kAccumulations, s, "accumulation rule");
 }
 
 Placement stream_placement(int s) {

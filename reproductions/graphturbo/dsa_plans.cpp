@@ -10,6 +10,7 @@
 #include "common/dsamodel/task_estimate.h"
 #include "common/evaluate/evaluate.h"
 #include "common/hw/hardware_spec.h"
+#include "common/util/enum_names.h"
 #include "common/util/error.h"
 #include "models/zoo.h"
 #include "reproductions/graphturbo/instances.h"
@@ -17,22 +18,12 @@
 
 namespace dgs::graphturbo {
 
+constexpr EnumNames<Approach> kApproachNames[] = {
+    {Approach::Tvm, "TVM"}, {Approach::AStitch, "AStitch"}, {Approach::V1Llb, "V1"},
+    {Approach::V2L1, "V2"}, {Approach::V3Instances, "V3"},  {Approach::GraphTurbo, "GraphTurbo"}};
+
 std::string_view approach_name(Approach a) {
-  switch (a) {
-    case Approach::Tvm:
-      return "TVM";
-    case Approach::AStitch:
-      return "AStitch";
-    case Approach::V1Llb:
-      return "V1";
-    case Approach::V2L1:
-      return "V2";
-    case Approach::V3Instances:
-      return "V3";
-    case Approach::GraphTurbo:
-      return "GraphTurbo";
-  }
-  return "?";
+  return enum_name(kApproachNames, a);
 }
 
 GtParams stcp920_gt_params(const DsaSpec& spec) {

@@ -7,22 +7,18 @@
 #include <variant>
 #include <vector>
 
+#include "common/util/enum_names.h"
 #include "reproductions/welder/cost_model.h"
 
 namespace dgs::welder {
 
+constexpr EnumNames<Conn> kConnNames[] = {{Conn::Host, "host"},
+                                          {Conn::Dram, "dram"},
+                                          {Conn::Shared, "shared"},
+                                          {Conn::Register, "register"}};
+
 std::string conn_name(Conn c) {
-  switch (c) {
-    case Conn::Host:
-      return "host";
-    case Conn::Dram:
-      return "dram";
-    case Conn::Shared:
-      return "shared";
-    case Conn::Register:
-      return "register";
-  }
-  return "?";
+  return std::string(enum_name(kConnNames, c));
 }
 
 int group_root(const TileGraph& g, const KernelGroup& grp) {

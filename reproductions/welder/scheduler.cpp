@@ -9,17 +9,25 @@
 
 namespace dgs::welder {
 
+// Each variant's label in reports and its scheduler's name.
+struct VariantNames {
+  Variant variant;
+  std::string_view label, scheduler;
+};
+constexpr VariantNames kVariantNames[] = {{Variant::None, "Welder-none", "welder.none"},
+                                          {Variant::Base, "Welder-base", "welder.base"},
+                                          {Variant::Welder, "Welder", "welder"},
+                                          {Variant::AnsorLike, "Ansor-like", "welder.ansor"}};
+
 std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::None:
-      return "Welder-none";
-    case Variant::Base:
-      return "Welder-base";
-    case Variant::Welder:
-      return "Welder";
-    case Variant::AnsorLike:
-      return "Ansor-like";
-  }
+  for (const VariantNames& n : kVariantNames)
+    if (n.variant == v) return std::string(n.label);
+  return "?";
+}
+
+std::string scheduler_name(Variant v) {
+  for (const VariantNames& n : kVariantNames)
+    if (n.variant == v) return std::string(n.scheduler);
   return "?";
 }
 

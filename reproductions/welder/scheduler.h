@@ -24,6 +24,9 @@ namespace dgs::welder {
 
 enum class Variant { None, Base, Welder, AnsorLike };
 std::string variant_name(Variant v);  // "Welder-none", "Welder-base", "Welder", "Ansor-like"
+// The scheduler name of a variant (schedulers.h): "welder.none", "welder.base", "welder",
+// "welder.ansor".
+std::string scheduler_name(Variant v);
 
 // What the graph-connecting step minimises when it picks an edge's level. The paper's rule
 // (Fig. 7 line 8) keeps the level whose kernels profile fastest: Latency, the "profile" being the

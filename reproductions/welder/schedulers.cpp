@@ -11,20 +11,6 @@ namespace dgs {
 
 namespace welder {
 
-std::string scheduler_name(Variant v) {
-  switch (v) {
-    case Variant::Welder:
-      return "welder";
-    case Variant::Base:
-      return "welder.base";
-    case Variant::None:
-      return "welder.none";
-    case Variant::AnsorLike:
-      return "welder.ansor";
-  }
-  return "?";
-}
-
 FusedKernelFn welder_fused_kernels(const Schedule& s, const TileGraph& tg, const WelderArch& arch,
                                    const Plan& plan, const std::vector<int>& group_stage) {
   if (group_stage.size() != s.groups.size())

@@ -28,8 +28,7 @@ SchedulerList welder_schedulers();
 
 namespace dgs::welder {
 
-// The scheduler name of a variant ("welder", "welder.base", "welder.none", "welder.ansor").
-std::string scheduler_name(Variant v);
+// scheduler_name(Variant), the scheduler name of a variant, is declared in scheduler.h.
 
 // The FusedKernelFn of schedule `s` of `tg` written as `plan` (to_plan with `group_stage`): the
 // Fused task of a stage gets the kernels of the groups mapped to that stage (group_kernel of each

@@ -54,6 +54,14 @@ std::string paper_source(const ExperimentContext& ctx, const std::string& figure
   return ctx.paper_data("claims.csv").source({{"figure", figure}, {"key", key}});
 }
 
+Claim paper_claim(const ExperimentContext& ctx, const std::string& figure, const std::string& key,
+                  const std::string& text, double ours, ClaimKind kind, const std::string& unit,
+                  const std::string& informational) {
+  Claim c{text, paper_source(ctx, figure, key), paper_value(ctx, figure, key), ours, kind, unit};
+  c.informational = informational;
+  return c;
+}
+
 void note_model(ExperimentContext& ctx) {
   ctx.note(
       "model mode: the suite's GPU model (common/gpumodel, estimate_kernel) prices every "

@@ -40,6 +40,12 @@ double paper_value(const ExperimentContext& ctx, const std::string& figure, cons
 std::string paper_source(const ExperimentContext& ctx, const std::string& figure,
                          const std::string& key);
 
+// A claim on the paper value `key` of `figure` (data/brickdl/claims.csv), with its source;
+// `informational` non-empty: why it cannot deviate or is not compared.
+Claim paper_claim(const ExperimentContext& ctx, const std::string& figure, const std::string& key,
+                  const std::string& text, double ours, ClaimKind kind, const std::string& unit,
+                  const std::string& informational = "");
+
 // The notes every model-mode figure carries (the model's constants and open choices).
 void note_model(ExperimentContext& ctx);
 // The note of Figs. 8, 10 and 11: which columns are BrickDL's own model and which evaluate()'s.

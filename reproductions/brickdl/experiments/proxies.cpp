@@ -45,6 +45,44 @@ const BreakdownRow& find_row(const std::vector<BreakdownRow>& rows, const std::s
   throw Error("no row " + group + " " + variant);
 }
 
+// Marks the paper's best case (`group` memoized, with `f`'s best_speedup_pct as its time relative
+// to cuDNN) and emits the figure's breakdown table and chart.
+void emit_breakdown(ExperimentContext& ctx, const std::string& f, const std::string& group,
+                    std::vector<BreakdownRow>& rows, const std::string& table_title,
+                    const std::string& svg_title) {
+  for (BreakdownRow& r : rows)
+    if (r.group == group && r.variant == "memoized") {
+      r.paper_rel = 1 / (1 + paper_value(ctx, f, "best_speedup_pct") / 100);
+      r.paper_source = paper_source(ctx, f, "best_speedup_pct");
+    }
+  ctx.emit_table(table_title, breakdown_table(rows));
+  ctx.emit_svg(breakdown_svg(svg_title, rows));
+}
+
+// Figs. 10 and 11's claims on the paper's best case, `group` memoized (paper values `best_key`,
+// best_speedup_pct and best_dram_reduction_pct of `f`): that it is the best merged case (an
+// ordering), its speedup over cuDNN and its cut of DRAM time (`dram_what`: the paper's word).
+std::vector<Claim> best_case_claims(const ExperimentContext& ctx, const std::string& f,
+                                    const std::vector<BreakdownRow>& rows, const std::string& group,
+                                    const std::string& best_key, const std::string& dram_what) {
+  const BreakdownRow& best = best_merged(rows);
+  const BreakdownRow& m = find_row(rows, group, "memoized");
+  return {
+      {"best merged case is " + group + " memoized (1 = yes; ours: " + best.group + " " +
+           best.variant + ")",
+       paper_source(ctx, f, best_key), paper_value(ctx, f, best_key),
+       best.group == group && best.variant == "memoized" ? 1.0 : 0.0, ClaimKind::Ordering,
+       "yes/no"},
+      {group + " memoized speedup over cuDNN", paper_source(ctx, f, "best_speedup_pct"),
+       speedup_x(paper_value(ctx, f, "best_speedup_pct")), speedup_x(m.speedup_pct()),
+       ClaimKind::Ratio, "x"},
+      {group + " memoized DRAM " + dram_what + " time reduction vs cuDNN",
+       paper_source(ctx, f, "best_dram_reduction_pct"),
+       paper_value(ctx, f, "best_dram_reduction_pct"), -m.dram_change_pct(), ClaimKind::Percentage,
+       "%"},
+  };
+}
+
 void analysis_notes(ExperimentContext& ctx, const Graph& g, const std::vector<int>& ops,
                     int64_t edge, const std::string& what) {
   const SubgraphAnalysis a = analyze_subgraph(g, ops, edge);
@@ -82,25 +120,19 @@ void run_fig10(ExperimentContext& ctx) {
       TimeBreakdown sum;
       for (const NamedSubgraph& s : subs)
         sum += price_merged(g, analyze_subgraph(g, s.ops, edge), v, spec);
-      BreakdownRow r{.group = name,
-                     .variant = variant_name(v),
-                     .t = sum,
-                     .base = base,
-                     .evaluated_us = evaluate_merged(g, parts, v, edge, ctx.hardware()).latency_us};
-      if (name == "3+3" && v == MergeVariant::Memoized) {
-        r.paper_rel = 1 / (1 + paper_value(ctx, "fig10", "best_speedup_pct") / 100);
-        r.paper_source = paper_source(ctx, "fig10", "best_speedup_pct");
-      }
-      rows.push_back(r);
+      rows.push_back(
+          {.group = name,
+           .variant = variant_name(v),
+           .t = sum,
+           .base = base,
+           .evaluated_us = evaluate_merged(g, parts, v, edge, ctx.hardware()).latency_us});
     }
   }
-  ctx.emit_table("Fig. 10: six-layer proxy (112^3 x 64, 8^3 bricks), time relative to cuDNN",
-                 breakdown_table(rows));
-  ctx.emit_svg(breakdown_svg("Fig. 10: six-layer proxy, merge configurations (model)", rows));
+  emit_breakdown(ctx, "fig10", "3+3", rows,
+                 "Fig. 10: six-layer proxy (112^3 x 64, 8^3 bricks), time relative to cuDNN",
+                 "Fig. 10: six-layer proxy, merge configurations (model)");
 
   // ---- claims (Fig. 10), one place -------------------------------------------------------------
-  const BreakdownRow& best = best_merged(rows);
-  const BreakdownRow& m33 = find_row(rows, "3+3", "memoized");
   int six_slower = 0, padded_more_compute = 0;
   for (const auto& [name, layers] : configs) {
     six_slower += name == "6" ? (find_row(rows, name, "padded").rel() > 1) +
@@ -110,48 +142,27 @@ void run_fig10(ExperimentContext& ctx) {
         find_row(rows, name, "padded").t.compute_us > find_row(rows, name, "memoized").t.compute_us;
   }
   const std::string f = "fig10";
-  std::vector<Claim> claims = {
-      // ordering: the best merged case
-      {"best merged case is 3+3 memoized (1 = yes; ours: " + best.group + " " + best.variant + ")",
-       paper_source(ctx, f, "best_is_3p3_memoized"), paper_value(ctx, f, "best_is_3p3_memoized"),
-       best.group == "3+3" && best.variant == "memoized" ? 1.0 : 0.0, ClaimKind::Ordering,
-       "yes/no"},
-      // speedup
-      {"3+3 memoized speedup over cuDNN", paper_source(ctx, f, "best_speedup_pct"),
-       speedup_x(paper_value(ctx, f, "best_speedup_pct")), speedup_x(m33.speedup_pct()),
-       ClaimKind::Ratio, "x"},
-      // percentage
-      {"3+3 memoized DRAM transfer time reduction vs cuDNN",
-       paper_source(ctx, f, "best_dram_reduction_pct"),
-       paper_value(ctx, f, "best_dram_reduction_pct"), -m33.dram_change_pct(),
-       ClaimKind::Percentage, "%"},
-  };
+  std::vector<Claim> claims =
+      best_case_claims(ctx, f, rows, "3+3", "best_is_3p3_memoized", "transfer");
   // Informational unless the model can make it deviate: when every merged variant of every
   // configuration is slower than cuDNN on the model, "the all-six merge is slower" says nothing
   // of the all-six merge.
   int merged_faster = 0;
   for (const BreakdownRow& r : rows) merged_faster += r.variant != "cuDNN" && r.rel() < 1;
-  Claim six{"variants of the all-six merge slower than cuDNN",
-            paper_source(ctx, f, "six_merged_slower_variants"),
-            paper_value(ctx, f, "six_merged_slower_variants"),
-            static_cast<double>(six_slower),
-            ClaimKind::Count,
-            "variants"};
+  Claim six = paper_claim(ctx, f, "six_merged_slower_variants",
+                          "variants of the all-six merge slower than cuDNN",
+                          static_cast<double>(six_slower), ClaimKind::Count, "variants");
   if (merged_faster == 0)
     six.informational =
         "cannot tell the all-six merge apart: every merged variant of every configuration is "
         "slower than cuDNN on the model";
   claims.push_back(six);
-  Claim padded{"configurations where padded computes more than memoized",
-               paper_source(ctx, f, "padded_compute_higher_configs"),
-               paper_value(ctx, f, "padded_compute_higher_configs"),
-               static_cast<double>(padded_more_compute),
-               ClaimKind::Count,
-               "configs"};
-  padded.informational =
+  claims.push_back(paper_claim(
+      ctx, f, "padded_compute_higher_configs",
+      "configurations where padded computes more than memoized",
+      static_cast<double>(padded_more_compute), ClaimKind::Count, "configs",
       "cannot deviate: the model's padded FLOPs are the memoized ones scaled by the padded "
-      "regions' element counts (>= 1, perf_model.h)";
-  claims.push_back(padded);
+      "regions' element counts (>= 1, perf_model.h)"));
   // §4.3's microbenchmarked constants: T_atomic is a model input here (an assumption, not a
   // result); T_brick the model's compute time per 8^3 brick (a result, but the paper states no
   // channel count for its microbenchmark).
@@ -206,25 +217,19 @@ void run_fig11(ExperimentContext& ctx) {
     const SubgraphAnalysis a = analyze_subgraph(g, ops, edge);
     const std::string name = std::to_string(edge) + "^3";
     for (MergeVariant v : kVariants) {
-      BreakdownRow r{.group = name,
-                     .variant = variant_name(v),
-                     .t = price_merged(g, a, v, spec),
-                     .base = base,
-                     .evaluated_us = evaluate_merged(g, {ops}, v, edge, ctx.hardware()).latency_us};
-      if (edge == 16 && v == MergeVariant::Memoized) {
-        r.paper_rel = 1 / (1 + paper_value(ctx, "fig11", "best_speedup_pct") / 100);
-        r.paper_source = paper_source(ctx, "fig11", "best_speedup_pct");
-      }
-      rows.push_back(r);
+      rows.push_back(
+          {.group = name,
+           .variant = variant_name(v),
+           .t = price_merged(g, a, v, spec),
+           .base = base,
+           .evaluated_us = evaluate_merged(g, {ops}, v, edge, ctx.hardware()).latency_us});
     }
   }
-  ctx.emit_table("Fig. 11: three-layer proxy (224^3 x 64), brick sizes, time relative to cuDNN",
-                 breakdown_table(rows));
-  ctx.emit_svg(breakdown_svg("Fig. 11: three-layer proxy, brick sizes (model)", rows));
+  emit_breakdown(ctx, "fig11", "16^3", rows,
+                 "Fig. 11: three-layer proxy (224^3 x 64), brick sizes, time relative to cuDNN",
+                 "Fig. 11: three-layer proxy, brick sizes (model)");
 
   // ---- claims (Fig. 11), one place -------------------------------------------------------------
-  const BreakdownRow& best = best_merged(rows);
-  const BreakdownRow& m16 = find_row(rows, "16^3", "memoized");
   int four_worst = 0, thirtytwo_slower = 0;
   for (const char* v : {"padded", "memoized"}) {
     double worst = 0;
@@ -236,35 +241,26 @@ void run_fig11(ExperimentContext& ctx) {
   }
   const std::string f = "fig11";
   const BrickSizeChoice rule = choose_brick_size(subgraph_blocked_extents(g, ops));
-  std::vector<Claim> claims = {
-      // ordering
-      {"best merged case is 16^3 memoized (1 = yes; ours: " + best.group + " " + best.variant + ")",
-       paper_source(ctx, f, "best_is_16_memoized"), paper_value(ctx, f, "best_is_16_memoized"),
-       best.group == "16^3" && best.variant == "memoized" ? 1.0 : 0.0, ClaimKind::Ordering,
-       "yes/no"},
-      // speedup
-      {"16^3 memoized speedup over cuDNN", paper_source(ctx, f, "best_speedup_pct"),
-       speedup_x(paper_value(ctx, f, "best_speedup_pct")), speedup_x(m16.speedup_pct()),
-       ClaimKind::Ratio, "x"},
-      // percentage
-      {"16^3 memoized DRAM transaction time reduction vs cuDNN",
-       paper_source(ctx, f, "best_dram_reduction_pct"),
-       paper_value(ctx, f, "best_dram_reduction_pct"), -m16.dram_change_pct(),
-       ClaimKind::Percentage, "%"},
-      // exact count
-      {"variants for which 4^3 is the slowest brick", paper_source(ctx, f, "brick4_worst_variants"),
-       paper_value(ctx, f, "brick4_worst_variants"), static_cast<double>(four_worst),
-       ClaimKind::Count, "variants"},
-      // exact count
-      {"variants for which 32^3 is slower than 16^3",
-       paper_source(ctx, f, "brick32_slower_than_16_variants"),
-       paper_value(ctx, f, "brick32_slower_than_16_variants"),
-       static_cast<double>(thirtytwo_slower), ClaimKind::Count, "variants"},
-      // exact count: the brick-size rule (§3.3.3) on 224^3
-      {"brick edge the rho <= tau rule picks for 224^3",
-       paper_source(ctx, f, "rule_brick_edge_224"), paper_value(ctx, f, "rule_brick_edge_224"),
-       static_cast<double>(rule.edge), ClaimKind::Count, "B"},
-  };
+  std::vector<Claim> claims =
+      best_case_claims(ctx, f, rows, "16^3", "best_is_16_memoized", "transaction");
+  claims.insert(
+      claims.end(),
+      {
+          // exact count
+          {"variants for which 4^3 is the slowest brick",
+           paper_source(ctx, f, "brick4_worst_variants"),
+           paper_value(ctx, f, "brick4_worst_variants"), static_cast<double>(four_worst),
+           ClaimKind::Count, "variants"},
+          // exact count
+          {"variants for which 32^3 is slower than 16^3",
+           paper_source(ctx, f, "brick32_slower_than_16_variants"),
+           paper_value(ctx, f, "brick32_slower_than_16_variants"),
+           static_cast<double>(thirtytwo_slower), ClaimKind::Count, "variants"},
+          // exact count: the brick-size rule (§3.3.3) on 224^3
+          {"brick edge the rho <= tau rule picks for 224^3",
+           paper_source(ctx, f, "rule_brick_edge_224"), paper_value(ctx, f, "rule_brick_edge_224"),
+           static_cast<double>(rule.edge), ClaimKind::Count, "B"},
+      });
   ctx.emit_claims(claims);
   note_model(ctx);
   note_evaluated(ctx);

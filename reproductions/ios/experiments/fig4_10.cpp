@@ -13,13 +13,10 @@
 namespace dgs::ios {
 
 void run_fig4_10(ExperimentContext& ctx) {
-  const GpuSpec& spec = ctx.gpu();
-  common_notes(ctx, spec);
-  ctx.note(
-      "TVM-AutoTune is not in the suite: its bars and its 208 GPU hours "
-      "are the paper's; IOS's "
-      "cost here is the search time of the DP with the GPU model on this "
-      "CPU, not GPU hours");
+  const GpuSpec& spec = gpu_and_notes(
+      ctx,
+      "TVM-AutoTune is not in the suite: its bars and its 208 GPU hours are the paper's; IOS's "
+      "cost here is the search time of the DP with the GPU model on this CPU, not GPU hours");
   const PaperData p = ctx.paper_data("fig4_10.csv");
   Table t({"model", "framework", "latency_ms", "paper_latency_ms", "status", "cpu_search_s"});
   double total_search = 0;

@@ -13,13 +13,10 @@
 namespace dgs::ios {
 
 void run_fig4_3(ExperimentContext& ctx) {
-  const GpuSpec& spec = ctx.gpu();
-  common_notes(ctx, spec);
-  ctx.note(
-      "active warps: the GPU model's time-averaged resident warps (x "
-      "SMs), not CUPTI samples; "
-      "Sequential a,b,c,d vs the thesis' IOS schedule {a,d},{b,c} on the "
-      "Fig. 1.2 graph, as the "
+  const GpuSpec& spec = gpu_and_notes(
+      ctx,
+      "active warps: the GPU model's time-averaged resident warps (x SMs), not CUPTI samples; "
+      "Sequential a,b,c,d vs the thesis' IOS schedule {a,d},{b,c} on the Fig. 1.2 graph, as the "
       "authors' script runs them");
   ctx.note(
       "known deviation (not fitted): the model's IOS/Sequential active-warp ratio is about 1.90x "

@@ -25,13 +25,10 @@ const char* const kFig4_6RerunSource = "Fig. 4.6 re-run (authors' artifact READM
 }  // namespace
 
 void run_fig4_6(ExperimentContext& ctx) {
-  const GpuSpec& spec = ctx.gpu();
-  common_notes(ctx, spec);
-  ctx.note(
-      "search seconds: wall time of the C++ DP with the GPU model on this "
-      "machine (one core), "
-      "fresh caches for each (r, s); the thesis' seconds are dominated by "
-      "profiling on the GPU");
+  const GpuSpec& spec = gpu_and_notes(
+      ctx,
+      "search seconds: wall time of the C++ DP with the GPU model on this machine (one core), "
+      "fresh caches for each (r, s); the thesis' seconds are dominated by profiling on the GPU");
   const PaperData p = ctx.paper_data("fig4_6.csv");
   const std::vector<std::string> models =
       ctx.options().model.empty() ? std::vector<std::string>{"inception_v3", "nasnet_large"}

@@ -13,13 +13,10 @@
 namespace dgs::ios {
 
 void run_fig4_9(ExperimentContext& ctx) {
-  const GpuSpec& spec = ctx.gpu();
-  common_notes(ctx, spec);
-  ctx.note(
-      "TVM-cuDNN, TASO and TensorRT are not in the suite: the paper's "
-      "TensorRT latencies are "
-      "shown, the others are not reproduced (TASO runs out of memory at "
-      "batch 128 in the thesis)");
+  const GpuSpec& spec = gpu_and_notes(
+      ctx,
+      "TVM-cuDNN, TASO and TensorRT are not in the suite: the paper's TensorRT latencies are "
+      "shown, the others are not reproduced (TASO runs out of memory at batch 128 in the thesis)");
   const std::string m = ctx.options().model.empty() ? "inception_v3" : ctx.options().model;
   const PaperData p = ctx.paper_data("fig4_9.csv");
   // The thesis' values and claim are Inception V3's: with another --model only ours are shown.

@@ -161,6 +161,13 @@ Claim make_claim(const ExperimentContext& ctx, const std::string& id, const std:
   return c;
 }
 
+const GpuSpec& gpu_and_notes(ExperimentContext& ctx, const std::string& note) {
+  const GpuSpec& spec = ctx.gpu();
+  common_notes(ctx, spec);
+  ctx.note(note);
+  return spec;
+}
+
 void common_notes(ExperimentContext& ctx, const GpuSpec& spec) {
   ctx.note("model mode: stage latencies from the suite's GPU performance model (" + spec.name +
            ", " + spec.file + "), not measured; the thesis measured every stage on the GPU");

@@ -64,6 +64,8 @@ Claim make_claim(const ExperimentContext& ctx, const std::string& id, const std:
 
 // The notes every IOS experiment repeats: cost model, units, pruning.
 void common_notes(ExperimentContext& ctx, const GpuSpec& spec);
+// The item's GPU (ctx.gpu()) after the common notes and then the item's own `note`.
+const GpuSpec& gpu_and_notes(ExperimentContext& ctx, const std::string& note);
 
 // A value the thesis does not print (a table cell without a paper value, a chart gap).
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
