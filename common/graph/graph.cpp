@@ -4,6 +4,7 @@
 #include <array>
 #include <queue>
 #include <sstream>
+#include <type_traits>
 
 #include "common/graph/shape_inference.h"
 
@@ -144,43 +145,51 @@ namespace {
 [[noreturn]] void wrong_type(const std::string& name, const char* expected) {
   throw Error("attribute '" + name + "' has the wrong type; expected " + expected);
 }
+
+// The value of attribute `name` in `values` as a T, `def` when it is absent; throws naming
+// `expected` when it holds another type.
+template <class T>
+T get_as(const std::map<std::string, AttrValue>& values, const std::string& name, const T& def,
+         const char* expected) {
+  auto it = values.find(name);
+  if (it == values.end()) return def;
+  if (auto p = std::get_if<T>(&it->second)) return *p;
+  if constexpr (std::is_same_v<T, double>)
+    if (auto p = std::get_if<int64_t>(&it->second)) return static_cast<double>(*p);
+  wrong_type(name, expected);
+}
 }  // namespace
 
 int64_t Attributes::get_int(const std::string& name, int64_t def) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return def;
-  if (auto p = std::get_if<int64_t>(&it->second)) return *p;
-  wrong_type(name, "an int");
+  return get_as(values_, name, def, "an int");
 }
 double Attributes::get_float(const std::string& name, double def) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return def;
-  if (auto p = std::get_if<double>(&it->second)) return *p;
-  if (auto p = std::get_if<int64_t>(&it->second)) return static_cast<double>(*p);
-  wrong_type(name, "a float");
+  return get_as(values_, name, def, "a float");
 }
 std::string Attributes::get_string(const std::string& name, const std::string& def) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return def;
-  if (auto p = std::get_if<std::string>(&it->second)) return *p;
-  wrong_type(name, "a string");
+  return get_as(values_, name, def, "a string");
 }
 std::vector<int64_t> Attributes::get_ints(const std::string& name,
                                           const std::vector<int64_t>& def) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return def;
-  if (auto p = std::get_if<std::vector<int64_t>>(&it->second)) return *p;
-  wrong_type(name, "a list of ints");
+  return get_as(values_, name, def, "a list of ints");
 }
 std::vector<double> Attributes::get_floats(const std::string& name,
                                            const std::vector<double>& def) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) return def;
-  if (auto p = std::get_if<std::vector<double>>(&it->second)) return *p;
-  wrong_type(name, "a list of floats");
+  return get_as(values_, name, def, "a list of floats");
 }
 
 // --- Graph ------------------------------------------------------------------------------------
+namespace {
+Tensor new_tensor(const std::string& name, Shape shape, DType dtype, TensorRole role) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  t.role = role;
+  return t;
+}
+}  // namespace
+
 int Graph::add_tensor(Tensor t) {
   if (t.name.empty()) throw Error("graph '" + name + "': a tensor has an empty name");
   if (tensor_by_name_.count(t.name)) {
@@ -193,29 +202,15 @@ int Graph::add_tensor(Tensor t) {
 }
 
 int Graph::add_input(const std::string& n, Shape shape, DType dtype) {
-  Tensor t;
-  t.name = n;
-  t.shape = std::move(shape);
-  t.dtype = dtype;
-  t.role = TensorRole::Input;
-  return add_tensor(std::move(t));
+  return add_tensor(new_tensor(n, std::move(shape), dtype, TensorRole::Input));
 }
 
 int Graph::add_weight(const std::string& n, Shape shape, DType dtype) {
-  Tensor t;
-  t.name = n;
-  t.shape = std::move(shape);
-  t.dtype = dtype;
-  t.role = TensorRole::Weight;
-  return add_tensor(std::move(t));
+  return add_tensor(new_tensor(n, std::move(shape), dtype, TensorRole::Weight));
 }
 
 int Graph::add_constant_ints(const std::string& n, std::vector<int64_t> values) {
-  Tensor t;
-  t.name = n;
-  t.shape = {static_cast<int64_t>(values.size())};
-  t.dtype = DType::I64;
-  t.role = TensorRole::Constant;
+  Tensor t = new_tensor(n, {static_cast<int64_t>(values.size())}, DType::I64, TensorRole::Constant);
   t.int_data = std::move(values);
   return add_tensor(std::move(t));
 }
@@ -225,11 +220,7 @@ int Graph::add_constant_floats(const std::string& n, Shape shape, std::vector<fl
     throw Error("constant '" + n + "': " + std::to_string(values.size()) + " values for shape " +
                 shape_str(shape));
   }
-  Tensor t;
-  t.name = n;
-  t.shape = std::move(shape);
-  t.dtype = DType::F32;
-  t.role = TensorRole::Constant;
+  Tensor t = new_tensor(n, std::move(shape), DType::F32, TensorRole::Constant);
   t.float_data = std::move(values);
   return add_tensor(std::move(t));
 }

@@ -35,6 +35,15 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// A spec of `kind` with the config's name and file; the caller fills in the rest.
+HardwareSpec named_spec(const char* kind, const std::string& name, const std::string& file) {
+  HardwareSpec h;
+  h.kind = kind;
+  h.name = name;
+  h.file = file;
+  return h;
+}
+
 }  // namespace
 
 bool HardwareSpec::has_memory_level(std::string_view level) const {
@@ -55,10 +64,7 @@ std::vector<std::string> HardwareSpec::unit_kinds() const {
 
 HardwareSpec gpu_hardware_spec(const GpuSpec& spec) {
   using namespace gpu_hardware;
-  HardwareSpec h;
-  h.kind = "gpu";
-  h.name = spec.name;
-  h.file = spec.file;
+  HardwareSpec h = named_spec("gpu", spec.name, spec.file);
   h.memory_levels = {std::string(kRegister), std::string(kShared), std::string(kL2),
                      std::string(kDram), std::string(kHost)};
   h.units = {{std::string(kStream), PlacementUnit::kUnbounded, {}},
@@ -69,10 +75,7 @@ HardwareSpec gpu_hardware_spec(const GpuSpec& spec) {
 
 HardwareSpec dsa_hardware_spec(const DsaSpec& spec) {
   using namespace dsa_hardware;
-  HardwareSpec h;
-  h.kind = "dsa";
-  h.name = spec.name;
-  h.file = spec.file;
+  HardwareSpec h = named_spec("dsa", spec.name, spec.file);
   h.memory_levels.push_back(spec.local_level);
   if (!spec.global_level.empty()) h.memory_levels.push_back(spec.global_level);
   h.memory_levels.push_back(spec.dram_level);

@@ -45,20 +45,21 @@ const char* color(size_t i) {
   return kPalette[i % kPaletteSize];
 }
 
-std::string px(double v) {
+// `v` printed by printf's `format`, a negative zero ("-0", "-0.00") without its sign.
+std::string printed(double v, const char* format) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::snprintf(buf, sizeof buf, format, v);
   std::string s = buf;
-  if (s == "-0.00") s = "0.00";
+  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);
   return s;
 }
 
+std::string px(double v) {
+  return printed(v, "%.2f");
+}
+
 std::string number_label(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  std::string s = buf;
-  if (s == "-0") s = "0";
-  return s;
+  return printed(v, "%.6g");
 }
 
 std::string esc(const std::string& s) {
@@ -345,6 +346,27 @@ double left_margin(const Axis& ya, const std::string& y_label) {
   return (y_label.empty() ? 12 : 30) + widest_tick_label(ya) * kTickCharWidth + 8;
 }
 
+// The plot area of a chart with a y axis `ya`: its left and right edges (x0, x1), the title and
+// the legend rows above it, and its top (y0).
+struct ChartFrame {
+  double x0, x1;
+  TitleLayout title;
+  std::vector<LegendEntry> legend;
+  double y0;
+};
+ChartFrame chart_frame(const Axis& ya, const std::string& y_label, const std::string& title,
+                       const std::vector<Series>& series, int width) {
+  ChartFrame f;
+  f.x0 = left_margin(ya, y_label);
+  f.x1 = width - kRightMargin;
+  f.title = title_layout(title, width);
+  const double legend_top = kLegendTop + f.title.extra_height();
+  int legend_rows = 0;
+  f.legend = legend_layout(series, f.x0, f.x1, legend_top, &legend_rows);
+  f.y0 = legend_top + legend_rows * kLegendRowHeight + 10;
+  return f;
+}
+
 }  // namespace
 
 std::string bar_chart_svg(const BarChart& c, int width, int height) {
@@ -360,13 +382,10 @@ std::string bar_chart_svg(const BarChart& c, int width, int height) {
   if (std::isfinite(c.reference_y)) all.push_back(c.reference_y);
   const Axis ya = make_axis(all, c.log_y, /*include_zero=*/true);
 
-  const double x0 = left_margin(ya, c.y_label);
-  const double x1 = width - kRightMargin;
-  const TitleLayout title = title_layout(c.title, width);
-  const double legend_top = kLegendTop + title.extra_height();
-  int legend_rows = 0;
-  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, legend_top, &legend_rows);
-  const double y0 = legend_top + legend_rows * kLegendRowHeight + 10;
+  const ChartFrame frame = chart_frame(ya, c.y_label, c.title, c.series, width);
+  const double x0 = frame.x0, x1 = frame.x1, y0 = frame.y0;
+  const TitleLayout& title = frame.title;
+  const std::vector<LegendEntry>& legend = frame.legend;
 
   const size_t ncat = std::max<size_t>(c.categories.size(), 1);
   const double group_w = (x1 - x0) / ncat;
@@ -454,13 +473,10 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
   const Axis xa =
       c.log_x ? make_log_axis_at_values(c.x) : make_axis(c.x, false, /*include_zero=*/false);
 
-  const double x0 = left_margin(ya, c.y_label);
-  const double x1 = width - kRightMargin;
-  const TitleLayout title = title_layout(c.title, width);
-  const double legend_top = kLegendTop + title.extra_height();
-  int legend_rows = 0;
-  const std::vector<LegendEntry> legend = legend_layout(c.series, x0, x1, legend_top, &legend_rows);
-  const double y0 = legend_top + legend_rows * kLegendRowHeight + 10;
+  const ChartFrame frame = chart_frame(ya, c.y_label, c.title, c.series, width);
+  const double x0 = frame.x0, x1 = frame.x1, y0 = frame.y0;
+  const TitleLayout& title = frame.title;
+  const std::vector<LegendEntry>& legend = frame.legend;
   const double y1 = height - (c.x_label.empty() ? 30 : 46);
   auto xmap = [&](double v) { return x0 + xa.frac(v) * (x1 - x0); };
   auto ymap = [&](double v) { return y1 - ya.frac(v) * (y1 - y0); };

@@ -82,19 +82,21 @@ Built build_plain(int64_t batch, DType dtype, const TailorShape& shape) {
   return {b.finish({x}), std::move(stages)};
 }
 
-}  // namespace
-
-Graph resnet18_tailor(int64_t batch, DType dtype, const TailorShape& shape) {
-  return build_plain(batch, dtype, shape).graph;
-}
-
-TailorNetwork tailor_per_layer(int64_t batch, DType dtype, const TailorShape& shape) {
+// The plain network with each stage run as one kernel, or (`split_convs`) as a conv3x3 kernel and
+// a conv1x1 kernel (each conv with its activation).
+TailorNetwork plain_network(int64_t batch, DType dtype, const TailorShape& shape,
+                            const char* schedule, bool split_convs) {
   Built b = build_plain(batch, dtype, shape);
   TailorNetwork n;
   n.graph = std::move(b.graph);
-  n.schedule = "per-layer";
+  n.schedule = schedule;
   for (size_t s = 0; s < b.stages.size(); ++s) {
     const std::vector<int>& o = b.stages[s].ops;
+    if (!split_convs) {
+      n.kernels.push_back(o);
+      n.kernel_names.push_back(stage_name(int(s)));
+      continue;
+    }
     n.kernels.push_back({o[0], o[1]});
     n.kernel_names.push_back(stage_name(int(s)) + ".conv3x3");
     n.kernels.push_back({o[2], o[3]});
@@ -103,16 +105,18 @@ TailorNetwork tailor_per_layer(int64_t batch, DType dtype, const TailorShape& sh
   return n;
 }
 
+}  // namespace
+
+Graph resnet18_tailor(int64_t batch, DType dtype, const TailorShape& shape) {
+  return build_plain(batch, dtype, shape).graph;
+}
+
+TailorNetwork tailor_per_layer(int64_t batch, DType dtype, const TailorShape& shape) {
+  return plain_network(batch, dtype, shape, "per-layer", /*split_convs=*/true);
+}
+
 TailorNetwork tailor_two_conv(int64_t batch, DType dtype, const TailorShape& shape) {
-  Built b = build_plain(batch, dtype, shape);
-  TailorNetwork n;
-  n.graph = std::move(b.graph);
-  n.schedule = "two-conv fusion";
-  for (size_t s = 0; s < b.stages.size(); ++s) {
-    n.kernels.push_back(b.stages[s].ops);
-    n.kernel_names.push_back(stage_name(int(s)));
-  }
-  return n;
+  return plain_network(batch, dtype, shape, "two-conv fusion", /*split_convs=*/false);
 }
 
 TailorNetwork tailor_instance_split(int64_t batch, DType dtype, int split_stages, int instances,

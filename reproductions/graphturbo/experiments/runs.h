@@ -44,6 +44,11 @@ const DsaSpec& stcp920_int8();
 inline constexpr const char* kTvmStandIn =
     "the suite's TVM-like plan (one kernel per TVM-fused layer, outputs to DDR, batches per "
     "cluster by its LLB rule) for TVM v0.8";
+// `c` as a claim against the suite's TVM stand-in (Claim::stand_in = kTvmStandIn).
+inline Claim against_tvm_stand_in(Claim c) {
+  c.stand_in = kTvmStandIn;
+  return c;
+}
 inline constexpr const char* kAStitchStandIn = "the suite's AStitch-like plan for AStitch";
 inline constexpr const char* kAStitchAndTvmStandIn =
     "the suite's AStitch-like and TVM-like plans for AStitch and TVM v0.8";

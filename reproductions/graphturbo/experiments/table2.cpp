@@ -63,14 +63,9 @@ void run_table2(ExperimentContext& ctx) {
       g.informational = "one candidate (the even share " + std::to_string(m.batch) +
                         " / 4 clusters): nothing was tuned";
     claims.push_back(g);
-    Claim thr{m.name + ": TVM throughput (" + unit + ")",
-              pd.source(key),
-              std::get<double>(pthr),
-              r.tvm.throughput,
-              ClaimKind::Time,
-              unit};
-    thr.stand_in = kTvmStandIn;
-    claims.push_back(thr);
+    claims.push_back(
+        against_tvm_stand_in({m.name + ": TVM throughput (" + unit + ")", pd.source(key),
+                              std::get<double>(pthr), r.tvm.throughput, ClaimKind::Time, unit}));
   }
   ctx.note(
       "GraphTurbo's batches per cluster: the paper's autotuning (§5.1) over the candidates listed "
