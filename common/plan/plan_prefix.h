@@ -1,8 +1,8 @@
 #pragma once
 // The first stages of a plan as a plan of their own: the sub-graph of the ops they schedule
 // (common/graph/subgraph.h) and those stages, renumbered onto it. Pricing prefixes of growing
-// length with evaluate() gives the model's running totals at each cut (e.g. GraphTurbo Fig. 17's
-// per-stage utilisation) through the same check and model as a whole plan.
+// length with evaluate() gives the model's running totals at each cut (e.g. a per-stage
+// utilisation, from differences of busy time) through the same check and model as a whole plan.
 #include <cstddef>
 
 #include "common/graph/subgraph.h"
