@@ -146,21 +146,8 @@ class RateMemo {
   std::vector<uint64_t>& sig() { return sig_; }
   // The stored rates (as bits) of a state with the current signature, or nullptr.
   const uint64_t* find() {
-    // Four independent multiply chains (a signature is a dozen words; one chain's latency
-    // dominated a lookup), combined at the end.
-    constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
-    uint64_t h0 = sig_.size(), h1 = 1, h2 = 2, h3 = 3;
-    const size_t n = sig_.size();
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      h0 = (h0 ^ sig_[i]) * kMul;
-      h1 = (h1 ^ sig_[i + 1]) * kMul;
-      h2 = (h2 ^ sig_[i + 2]) * kMul;
-      h3 = (h3 ^ sig_[i + 3]) * kMul;
-    }
-    for (; i < n; ++i) h0 = (h0 ^ sig_[i]) * kMul;
-    uint64_t h = (((h0 * kMul) ^ h1) * kMul ^ h2) * kMul ^ h3;
-    h *= kMul;
+    uint64_t h = sig_.size();
+    for (uint64_t x : sig_) h = (h ^ x) * 0x9e3779b97f4a7c15ull;
     hash_ = h ^ (h >> 29);
     for (size_t i = hash_ & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
