@@ -67,7 +67,8 @@ IosStage to_ios_stage(const Part& part, const StageChoice& c) {
 
 }  // namespace
 
-const std::vector<KernelLaunch>& GpuModelStageCost::unit_kernels(const Network& net, int unit) {
+const std::vector<KernelLaunch>& GpuModelStageCost::compute_unit_kernels(const Network& net,
+                                                                         int unit) {
   if (net_ != &net || unit_known_.size() != net.units.size()) {
     net_ = &net;
     unit_kernels_.assign(net.units.size(), {});
@@ -104,7 +105,7 @@ void append_kernel(std::string& key, const KernelLaunch& k) {
 }
 }  // namespace
 
-int32_t GpuModelStageCost::unit_signature(const Network& net, int unit) {
+int32_t GpuModelStageCost::compute_unit_signature(const Network& net, int unit) {
   unit_kernels(net, unit);  // resets the caches when `net` changes
   int32_t& sig = unit_signature_[static_cast<size_t>(unit)];
   if (sig < 0) {

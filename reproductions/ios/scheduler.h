@@ -111,9 +111,23 @@ class GpuModelStageCost : public StageCostModel {
   int64_t simulated_kernels() const { return simulated_kernels_; }  // summed over simulations
 
  private:
-  const std::vector<KernelLaunch>& unit_kernels(const Network& net, int unit);
+  // The unit's kernels (computed once; the caches reset when `net` changes). Inline for the
+  // known units of the current network: the searches ask millions of times.
+  const std::vector<KernelLaunch>& unit_kernels(const Network& net, int unit) {
+    const size_t u = static_cast<size_t>(unit);
+    if (net_ == &net && unit_known_.size() == net.units.size() && unit_known_[u])
+      return unit_kernels_[u];
+    return compute_unit_kernels(net, unit);
+  }
+  const std::vector<KernelLaunch>& compute_unit_kernels(const Network& net, int unit);
   // A small id per distinct kernel sequence of a unit (equal ids: identical kernels).
-  int32_t unit_signature(const Network& net, int unit);
+  int32_t unit_signature(const Network& net, int unit) {
+    const size_t u = static_cast<size_t>(unit);
+    if (net_ == &net && unit_known_.size() == net.units.size() && unit_signature_[u] >= 0)
+      return unit_signature_[u];
+    return compute_unit_signature(net, unit);
+  }
+  int32_t compute_unit_signature(const Network& net, int unit);
   const KernelWorkBound& unit_bound(const Network& net, int unit);
   // Appends the key of the concurrent stage `stage` (each group cut to (*lengths)[g] units when
   // given): its units' signatures per group and the L2 residency rule's savings, which it also
