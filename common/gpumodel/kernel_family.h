@@ -53,8 +53,9 @@ inline constexpr std::string_view kL2LatencyUs = "l2_latency_us";
 // Library-call terms of cuDNN-class convolutions (kernels_for_op, kernel_rules.h): the fixed time
 // of one convolution call beyond its GEMM kernel (us), the same for the fused
 // Conv+bias+activation call, and the fraction of a 3x3 stride-1 convolution's multiply-adds the
-// library's Winograd algorithm performs. Defaults: 0, 0, 1 (no such term; the configs whose
-// constants were calibrated without them keep their results).
+// library's Winograd algorithm performs (F(2x2,3x3); < 1 also offers F(2x2,5x5) for 5x5, at its
+// own fraction: library_conv_call, model_internal.h). Defaults: 0, 0, 1 (no such term; the configs
+// whose constants were calibrated without them keep their results).
 inline constexpr std::string_view kLibraryCallUs = "library_call_us";
 inline constexpr std::string_view kLibraryFusedCallUs = "library_fused_call_us";
 inline constexpr std::string_view kWinogradFlopFraction = "winograd_flop_fraction";

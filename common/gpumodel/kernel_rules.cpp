@@ -83,13 +83,21 @@ std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm&
                                             const WinogradConv* winograd, bool fused_epilogue) {
   KernelLaunch k = gemm_kernel(c.name, c.batch, c.M, c.N, c.K, c.flops, c.dram_bytes, c.dt, c.math,
                                spec.sm_count);
-  const double fraction =
+  const double fraction3 =
       gpu_efficiency::suite_model_value(spec, gpu_efficiency::kWinogradFlopFraction);
-  // Winograd's transforms cost a fixed time that only a grid filling the GPU repays: the library
-  // takes it where the implicit GEMM runs the largest tile (gemm_kernel's rule) and fills it.
-  const bool winograd_too = winograd != nullptr && c.math == MathUnit::Fp32 && fraction > 0 &&
-                            fraction < 1 && k.tile.m == kGemmTiles[0].first &&
-                            k.tile.n == kGemmTiles[0].second && k.grid_blocks >= spec.sm_count;
+  // Winograd's transforms cost a fixed time that only a problem filling the GPU repays: the
+  // library takes it where the implicit GEMM's grid fills the GPU at the smallest tile.
+  constexpr auto kSmallestTile = kGemmTiles[std::size(kGemmTiles) - 1];
+  const bool winograd_too =
+      winograd != nullptr && c.math == MathUnit::Fp32 && fraction3 > 0 && fraction3 < 1 &&
+      c.batch * ceil_div(c.M, kSmallestTile.first) * ceil_div(c.N, kSmallestTile.second) >=
+          spec.sm_count;
+  // F(2x2, r x r): (r+1)^2 multiplies per 2x2 outputs and input channel instead of 4 r^2; the
+  // config states r = 3's fraction (16/36), r = 5's is that times (36/100) / (16/36).
+  const int64_t r = winograd != nullptr ? winograd->kernel : 3;
+  const int64_t transformed = (r + 1) * (r + 1);
+  const double fraction =
+      fraction3 * (static_cast<double>(transformed) / (4.0 * r * r)) / (16.0 / 36.0);
   if (gpu_efficiency::suite_model_value(spec, gpu_efficiency::kLibraryAlgorithmSearch) <= 0) {
     if (winograd_too) {
       k.flops *= fraction;
@@ -111,13 +119,12 @@ std::vector<KernelLaunch> library_conv_call(const GpuSpec& spec, const ConvGemm&
       consider(gemm_kernel(c.name, c.batch, c.M, c.N, c.K, c.flops, c.dram_bytes, c.dt, c.math,
                            spec.sm_count, t),
                c.K);
-    // Winograd F(2x2,3x3), its transforms inside the kernel: per element of the 4x4
-    // transformed tile one GEMM of tiles x C_out x C_in.
-    constexpr int64_t kTransformedValues = 16;
+    // Winograd F(2x2, r x r), its transforms inside the kernel: per element of the
+    // (r+1) x (r+1) transformed tile one GEMM of tiles x C_out x C_in.
     for (int t = 0; winograd_too && t < kTiles; ++t)
-      consider(gemm_kernel(c.name + ":winograd", kTransformedValues, winograd->tiles,
-                           winograd->cout, winograd->cin, c.flops * fraction, c.dram_bytes, c.dt,
-                           c.math, spec.sm_count, t),
+      consider(gemm_kernel(c.name + ":winograd", transformed, winograd->tiles, winograd->cout,
+                           winograd->cin, c.flops * fraction, c.dram_bytes, c.dt, c.math,
+                           spec.sm_count, t),
                winograd->cin);
   }
   k.exclusive =
@@ -203,14 +210,17 @@ KernelLaunch simple_kernel(const std::string& name, KernelRule rule, int64_t thr
   return k;
 }
 
-// A 3x3, stride-1, dilation-1, group-1 2-D convolution (the shapes Winograd F(2x2,3x3)
-// covers) as its GEMM stage sees it; false otherwise.
+// A 3x3 or 5x5, stride-1, dilation-1, group-1 2-D convolution (the shapes Winograd F(2x2,3x3)
+// and F(2x2,5x5) cover) as its GEMM stage sees it; false otherwise.
 bool winograd_conv(const Graph& g, int op, const ConvDims& d, WinogradConv* w) {
   if (d.group != 1) return false;
   const Window win = resolve_window(g, op);
   if (win.kernel.size() != 2) return false;
+  const int64_t r = win.kernel[0];
+  if (r != 3 && r != 5) return false;
   for (size_t i = 0; i < 2; ++i)
-    if (win.kernel[i] != 3 || win.strides[i] != 1 || win.dilations[i] != 1) return false;
+    if (win.kernel[i] != r || win.strides[i] != 1 || win.dilations[i] != 1) return false;
+  w->kernel = r;
   const Shape& y = g.tensor(g.op(op).outputs[0]).shape;
   w->tiles = d.n * ceil_div(y[2], 2) * ceil_div(y[3], 2);
   w->cin = d.cin;

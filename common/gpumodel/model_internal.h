@@ -215,25 +215,28 @@ struct ConvGemm {
   MathUnit math = MathUnit::Fp32;
 };
 
-// A convolution that Winograd F(2x2,3x3) covers (2-D 3x3, stride 1, dilation 1, group 1), as
-// its GEMM stage sees it: the 2x2 output tiles of all images, the channels.
+// A convolution that Winograd F(2x2, r x r) covers (2-D r x r with r = 3 or 5, stride 1,
+// dilation 1, group 1), as its GEMM stage sees it: the 2x2 output tiles of all images, the
+// channels, r.
 struct WinogradConv {
   int64_t tiles = 0;  // N * ceil(OH / 2) * ceil(OW / 2)
   int64_t cin = 0, cout = 0;
+  int64_t kernel = 3;  // r of the r x r kernel
 };
 
 // THE LIBRARY-CALL TERMS of one cuDNN-class convolution call of implicit GEMM `c` (stated at
-// kernels_for_op, kernel_rules.h). Winograd F(2x2,3x3) is a candidate when `winograd` is given
-// (a shape Winograd covers), the math is FP32, the config's winograd_flop_fraction is < 1 and
-// the implicit GEMM at gemm_kernel's tile rule runs the largest tile with a grid that fills the
-// GPU (its transforms cost a fixed time only such a grid repays). The call's kernel: with the
-// config's library_algorithm_search = 0 (the default), the implicit GEMM at the tile rule, its
-// FLOPs times winograd_flop_fraction where Winograd is a candidate; with 1, the library's
+// kernels_for_op, kernel_rules.h). Winograd F(2x2, r x r) is a candidate when `winograd` is
+// given (a shape Winograd covers), the math is FP32, the config's winograd_flop_fraction (F(2x2,
+// 3x3)'s, 16/36) is < 1 and the implicit GEMM's grid at the smallest tile of kGemmTiles fills the
+// GPU (its transforms cost a fixed time only a problem of that size repays); its fraction of the
+// FLOPs is winograd_flop_fraction x ((r+1)^2 / (4 r^2)) / (16/36) (5x5: 36/100). The call's
+// kernel: with the config's library_algorithm_search = 0 (the default), the implicit GEMM at the
+// tile rule, its FLOPs times that fraction where Winograd is a candidate; with 1, the library's
 // algorithm search (cudnnFind times its candidates and runs the fastest) as the model sees it:
 // every candidate priced alone (estimate_kernel) and the fastest taken (ties: the earlier),
 // the candidates being the implicit GEMM at each tile of kGemmTiles and, where Winograd is a
-// candidate, Winograd at each tile: 16 batched GEMMs (one per element of the 4x4 transformed
-// tile) of tiles x C_out x C_in whose FLOPs are the implicit GEMM's times winograd_flop_fraction
+// candidate, Winograd at each tile: (r+1)^2 batched GEMMs (one per element of the transformed
+// tile) of tiles x C_out x C_in whose FLOPs are the implicit GEMM's times the fraction
 // (transforms inside the kernel, uncounted); each candidate issues its whole tiles (FLOPs at
 // least grid x tile_m x tile_n x K x 2: the padded rows and columns of edge tiles are computed).
 // Then, when the call's fixed cost (library_call_us, or library_fused_call_us for

@@ -157,10 +157,47 @@ TEST(GpuKernelRules, WinogradTakesItsFractionOfThreeByThreeStrideOneFlops) {
   const KernelLaunch k = kernels_for_op(g, c, v)[0];
   EXPECT_DOUBLE_EQ(k.flops, flops * 16 / 36);
   EXPECT_EQ(k.name, "c:implicit_gemm_128x64+winograd");
-  // Stride 2: implicit GEMM. Batch 1 (SmallNet: 98 blocks of 64 x 64): implicit GEMM.
+  // Stride 2: implicit GEMM.
   EXPECT_DOUBLE_EQ(kernels_for_op(g, c2, v)[0].flops, 2.0 * 8 * 784 * 128 * 576);
+  // The candidacy is the grid at the smallest tile (64 x 32). SmallNet's batch-1 conv
+  // (M = 3136, N = 128): 25 x 2 = 50 blocks of 128 x 64 leave SMs idle, but 49 x 4 = 196 of
+  // 64 x 32 fill the 80: Winograd, on the tile rule's 64 x 64 (98 blocks).
   SmallNet n;
-  EXPECT_EQ(kernels_for_op(n.g, n.conv3, v)[0].name, "conv3:implicit_gemm_64x64");
+  const KernelLaunch small = kernels_for_op(n.g, n.conv3, v)[0];
+  EXPECT_EQ(small.name, "conv3:implicit_gemm_64x64+winograd");
+  EXPECT_DOUBLE_EQ(small.flops, kernels_for_op(n.g, n.conv3, hand_v100())[0].flops * 16 / 36);
+  // On 14 x 14 (M = 196): 4 x 4 = 16 blocks of 64 x 32 do not fill the GPU: implicit GEMM.
+  const int x14 = g.add_input("x14", {1, 64, 14, 14});
+  const int c14 = g.add_op(OpKind::Conv, "c14", {x14, w}, conv_attrs(1, 1));
+  EXPECT_EQ(kernels_for_op(g, c14, v)[0].name, "c14:implicit_gemm_64x32");
+  EXPECT_DOUBLE_EQ(kernels_for_op(g, c14, v)[0].flops, 2.0 * 196 * 128 * 576);
+}
+
+TEST(GpuKernelRules, WinogradCoversFiveByFiveWithItsOwnFraction) {
+  // F(2x2,5x5): 6 x 6 = 36 multiplies per 2x2 outputs and input channel instead of 4 x 25 =
+  // 100; the config states F(2x2,3x3)'s 16/36, so 5x5 takes 16/36 x (36/100) / (16/36) = 0.36.
+  GpuSpec v = hand_v100();
+  Graph g;
+  g.name = "winograd5";
+  const int x = g.add_input("x", {8, 64, 56, 56});
+  const int w = g.add_weight("w", {128, 64, 5, 5});
+  const int c = g.add_op(OpKind::Conv, "c", {x, w}, conv_attrs(2, 2));
+  g.mark_output(g.op(c).outputs[0]);
+  const double flops = 2.0 * 8 * 3136 * 128 * 1600;
+  EXPECT_DOUBLE_EQ(kernels_for_op(g, c, v)[0].flops, flops);  // default: implicit GEMM
+  v.efficiency["winograd_flop_fraction"] = 16.0 / 36;
+  EXPECT_NEAR(kernels_for_op(g, c, v)[0].flops, flops * 0.36, 1e-6 * flops);
+  // The algorithm search: Winograd at a tile is 36 batched GEMMs of tiles x C_out x C_in
+  // (tiles = 8 x 28 x 28 = 6272), the fastest here (0.36 of the FLOPs, the grid fills the GPU).
+  v.efficiency["library_algorithm_search"] = 1;
+  const KernelLaunch k = kernels_for_op(g, c, v).at(0);
+  EXPECT_NE(k.name.find(":winograd:implicit_gemm_"), std::string::npos) << k.name;
+  EXPECT_EQ(k.grid_blocks,
+            36 * ((6272 + k.tile.m - 1) / k.tile.m) * ((128 + k.tile.n - 1) / k.tile.n));
+  // A 7x7 kernel has no Winograd candidate: implicit GEMM.
+  const int w7 = g.add_weight("w7", {128, 64, 7, 7});
+  const int c7 = g.add_op(OpKind::Conv, "c7", {x, w7}, conv_attrs(3, 3));
+  EXPECT_EQ(kernels_for_op(g, c7, v).at(0).name.find("winograd"), std::string::npos);
 }
 
 TEST(GpuKernelRules, AlgorithmSearchRunsTheFastestCandidateWithItsPaddedTiles) {
