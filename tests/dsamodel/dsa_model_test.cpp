@@ -480,6 +480,36 @@ TEST(DsaModel, ClustersShareTensorsThroughTheirGlobalBuffer) {
             "capacity 8388608");
 }
 
+// STCP920 stages a DDR tensor that a task reads more than once through its cluster's LLB: a GEMM
+// A [2048, 32] x B [32, 2048] (fp16: 131072 bytes each) on one core in tiles of 64 x 64 (32 x 32
+// tiles; the reduction, one row of the 32 x 64 MME, cannot be chunked). Neither A nor B fits the
+// 64 KiB L1 whole, so whichever loop runs inside, one operand is loaded once and the other 32
+// times: 33 x 131072 = 4325376 bytes loaded. DDR gives A and B once (262144 bytes) into the
+// LLB, which gives every load (4325376 bytes written and read there); y (8 MiB) is stored to
+// DDR. With an LLB too small to hold A and B, every load comes from DDR.
+TEST(DsaModel, DdrReReadsAreStagedThroughTheLlb) {
+  Graph g;
+  g.name = "gemm";
+  const int a = g.add_input("A", {2048, 32});
+  const int b = g.add_weight("B", {32, 2048});
+  const int m = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
+  g.mark_output(g.op(m).outputs[0]);
+  Task t = task_on({m}, UnitKind::Core, {0, 0});
+  t.tile = {64, 64};
+  const Plan p = plan_of({{t}});
+  DsaSpec spec = load_dsa_spec("stcp920");
+  const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(d.reload[0] + d.reload[1], 33);
+  const EvaluationResult r = evaluate_dsa_plan(g, p, spec);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "ddr"), 262144 + 8388608);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "llb"), 33 * 131072);
+  spec.global_bytes = 262143;
+  const EvaluationResult unstaged = evaluate_dsa_plan(g, p, spec);
+  EXPECT_DOUBLE_EQ(value_of(unstaged.bytes_by_level, "ddr"), 33 * 131072 + 8388608);
+  EXPECT_DOUBLE_EQ(value_of(unstaged.bytes_by_level, "llb"), 0);
+  EXPECT_GT(unstaged.latency_us, r.latency_us);
+}
+
 TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
   for (const char* name : {"stcp920", "atomic_mesh", "atomic_prototype"}) {
     const HardwareSpec hw = load_hardware(name);
