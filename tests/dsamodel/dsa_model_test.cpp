@@ -79,6 +79,15 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   const ArrayNest nest = array_nest(matrix_shape(g, 0, all, mesh()), mesh());
   EXPECT_EQ(nest.steps, 384);
   EXPECT_EQ(nest.port_bytes(), 1536 + 2048 + 3072);
+  EXPECT_EQ(nest.fill_cycles, 30);
+  // With one weight register per PE the next fold's weights cannot wait in the PEs: fill and
+  // drain once per fold (6 x 30), and a fold's weights are read again for every pixel block
+  // the registers cannot hold them through, so the port carries more.
+  DsaSpec one_weight = mesh();
+  one_weight.pe_weight_registers = 1;
+  const ArrayNest unbuffered = array_nest(matrix_shape(g, 0, all, one_weight), one_weight);
+  EXPECT_EQ(unbuffered.fill_cycles, 6 * 30);
+  EXPECT_GE(unbuffered.port_bytes(), nest.port_bytes());
   // yx (YX-Partition as the paper defines it: a GEMM's rows down the array, one column): 4 folds
   // of 16 PEs, 48 x 32 steps each (6144). The order 16 output columns, 32 channels, 3 x 16
   // columns, 4 folds keeps 16 partial sums per PE (of 24) through the whole reduction and each
@@ -88,6 +97,11 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   const OpCycles yx = op_cycles(g, 0, all, dsa_with_dataflow(mesh(), DsaDataflow::YX));
   EXPECT_EQ(yx.folds, 4);
   EXPECT_EQ(yx.cycles, 6144 + 30);
+  // yx keeps the partial sums stationary: with one per PE a fold must drain before the next
+  // starts, so fill and drain come once per fold (4 x 30).
+  DsaSpec yx_one_sum = dsa_with_dataflow(mesh(), DsaDataflow::YX);
+  yx_one_sum.pe_output_registers = 1;
+  EXPECT_EQ(array_nest(matrix_shape(g, 0, all, yx_one_sum), yx_one_sum).fill_cycles, 4 * 30);
   // STCP920's 32 x 64 MME (fp16, 256 B/cycle): one fold of 64 rows; the port carries
   // (2048 + 1536 + 3072) x 2 bytes = 52 cycles, below them; + 94 fill and drain.
   const OpCycles stcp = op_cycles(g, 0, all, load_dsa_spec("stcp920"));

@@ -112,6 +112,23 @@ TEST(DsaLadder, AGemmBoundByDram) {
   EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
 }
 
+// 64 x 4096 x 64 in one output tile (the whole 64 x 64 output, 4096 bytes): A and B (262144
+// bytes each) do not fit the 128 KiB buffer, so the buffer nest chunks the reduction (chunks of
+// at least the array's 16 rows). The partial sums (64 x 64 x 4 bytes) stay in the buffer through
+// every chunk and y is written once: DRAM carries A, B and y once each (528384 bytes) whatever
+// the number of chunks the mapper picks.
+TEST(DsaLadder, AReductionInChunksKeepsItsPartialSums) {
+  const DsaSpec spec = one_engine();
+  const Graph g = one_gemm(64, 4096, 64);
+  const DsaTaskDemand d = dsa_task_demand(g, op0_task({64, 64}), spec, {0});
+  EXPECT_GT(d.tiles, 1);  // reduction chunks
+  EXPECT_EQ(d.loop_order, "R");
+  EXPECT_LE(d.working_set_bytes, spec.local_bytes);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, op0_task({64, 64}), spec).bytes_by_level, "hbm"),
+                   262144 + 262144 + 4096);
+}
+
 // ResNet-50's layer3.0.downsample.0: a 1x1 convolution of stride 2, x [1, 512, 28, 28] ->
 // [1, 1024, 14, 14], weights [1024, 512, 1, 1]. It reads a quarter of x's pixels: 512 x 14 x 14 =
 // 100352 bytes, the weights 524288 bytes, and writes 200704 bytes. The whole does not fit the
