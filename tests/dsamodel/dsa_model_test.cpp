@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/error_of.h"
 
 #include "common/dsamodel/array_nest.h"
@@ -77,6 +79,15 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   const ArrayNest nest = array_nest(matrix_shape(g, 0, all, mesh()), mesh());
   EXPECT_EQ(nest.steps, 384);
   EXPECT_EQ(nest.port_bytes(), 1536 + 2048 + 3072);
+  EXPECT_EQ(nest.fill_cycles, 30);
+  // With one weight register per PE the next fold's weights cannot wait in the PEs: fill and
+  // drain once per fold (6 x 30), and a fold's weights are read again for every pixel block
+  // the registers cannot hold them through, so the port carries more.
+  DsaSpec one_weight = mesh();
+  one_weight.pe_weight_registers = 1;
+  const ArrayNest unbuffered = array_nest(matrix_shape(g, 0, all, one_weight), one_weight);
+  EXPECT_EQ(unbuffered.fill_cycles, 6 * 30);
+  EXPECT_GE(unbuffered.port_bytes(), nest.port_bytes());
   // yx (YX-Partition as the paper defines it: a GEMM's rows down the array, one column): 4 folds
   // of 16 PEs, 48 x 32 steps each (6144). The order 16 output columns, 32 channels, 3 x 16
   // columns, 4 folds keeps 16 partial sums per PE (of 24) through the whole reduction and each
@@ -86,6 +97,11 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
   const OpCycles yx = op_cycles(g, 0, all, dsa_with_dataflow(mesh(), DsaDataflow::YX));
   EXPECT_EQ(yx.folds, 4);
   EXPECT_EQ(yx.cycles, 6144 + 30);
+  // yx keeps the partial sums stationary: with one per PE a fold must drain before the next
+  // starts, so fill and drain come once per fold (4 x 30).
+  DsaSpec yx_one_sum = dsa_with_dataflow(mesh(), DsaDataflow::YX);
+  yx_one_sum.pe_output_registers = 1;
+  EXPECT_EQ(array_nest(matrix_shape(g, 0, all, yx_one_sum), yx_one_sum).fill_cycles, 4 * 30);
   // STCP920's 32 x 64 MME (fp16, 256 B/cycle): one fold of 64 rows; the port carries
   // (2048 + 1536 + 3072) x 2 bytes = 52 cycles, below them; + 94 fill and drain.
   const OpCycles stcp = op_cycles(g, 0, all, load_dsa_spec("stcp920"));
@@ -478,6 +494,36 @@ TEST(DsaModel, ClustersShareTensorsThroughTheirGlobalBuffer) {
             "capacity 8388608");
 }
 
+// STCP920 stages a DDR tensor that a task reads more than once through its cluster's LLB: a GEMM
+// A [2048, 32] x B [32, 2048] (fp16: 131072 bytes each) on one core in tiles of 64 x 64 (32 x 32
+// tiles; the reduction, one row of the 32 x 64 MME, cannot be chunked). Neither A nor B fits the
+// 64 KiB L1 whole, so whichever loop runs inside, one operand is loaded once and the other 32
+// times: 33 x 131072 = 4325376 bytes loaded. DDR gives A and B once (262144 bytes) into the
+// LLB, which gives every load (4325376 bytes written and read there); y (8 MiB) is stored to
+// DDR. With an LLB too small to hold A and B, every load comes from DDR.
+TEST(DsaModel, DdrReReadsAreStagedThroughTheLlb) {
+  Graph g;
+  g.name = "gemm";
+  const int a = g.add_input("A", {2048, 32});
+  const int b = g.add_weight("B", {32, 2048});
+  const int m = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
+  g.mark_output(g.op(m).outputs[0]);
+  Task t = task_on({m}, UnitKind::Core, {0, 0});
+  t.tile = {64, 64};
+  const Plan p = plan_of({{t}});
+  DsaSpec spec = load_dsa_spec("stcp920");
+  const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(d.reload[0] + d.reload[1], 33);
+  const EvaluationResult r = evaluate_dsa_plan(g, p, spec);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "ddr"), 262144 + 8388608);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "llb"), 33 * 131072);
+  spec.global_bytes = 262143;
+  const EvaluationResult unstaged = evaluate_dsa_plan(g, p, spec);
+  EXPECT_DOUBLE_EQ(value_of(unstaged.bytes_by_level, "ddr"), 33 * 131072 + 8388608);
+  EXPECT_DOUBLE_EQ(value_of(unstaged.bytes_by_level, "llb"), 0);
+  EXPECT_GT(unstaged.latency_us, r.latency_us);
+}
+
 TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
   for (const char* name : {"stcp920", "atomic_mesh", "atomic_prototype"}) {
     const HardwareSpec hw = load_hardware(name);
@@ -494,6 +540,28 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
               macs / (hw.dsa->matrix_macs_per_cycle * hw.dsa->units()))
         << name;
     EXPECT_GT(value_of(r.energy_pj_by_component, "mac"), 0) << name;
+  }
+}
+
+// A plan made for a smaller buffer runs on a larger one (its tiles fit) and is not slower there
+// on the mesh: the mapper, buffering, weights_stay and prefetch only gain room (Atomic's Fig. 13
+// re-prices the plan of each smaller SRAM on the larger engine, kFig13SmallerPlans). The
+// layer-split plan of ResNet-50 made for 16 KiB of buffer, priced on 16 KiB to 512 KiB.
+// Not so on STCP920 (not asserted): there the timeline stages a task's DRAM re-reads through the
+// cluster's LLB, which the mapper's per-task estimate (buffer_nest.h) does not see; with more
+// room it picks loop orders that load less by its estimate (no reduction chunks), the same DDR
+// bytes in the timeline, and some run longer (this plan: 8553 us at 16 KiB, 8666 at 128 KiB).
+TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerMeshEngine) {
+  const DsaSpec base = mesh();
+  for (const char* model : {"resnet50", "vgg19"}) {
+    const Graph g = build_zoo_model(model);
+    const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
+    double previous = INFINITY;
+    for (int64_t kib = 16; kib <= 512; kib *= 2) {
+      const double us = evaluate_dsa_plan(g, p, dsa_with_local_bytes(base, kib * 1024)).latency_us;
+      EXPECT_LE(us, previous * (1 + 1e-12)) << model << " at " << kib << " KiB";
+      previous = us;
+    }
   }
 }
 

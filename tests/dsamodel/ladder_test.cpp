@@ -9,37 +9,10 @@
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
+#include "tests/dsamodel/ladder_fixture.h"
 
 namespace dgs {
 namespace {
-
-// One engine of the mesh with `bytes_per_cycle` of DRAM (its share: 128 GB/s / 64 = 4 B/cycle).
-DsaSpec engine(double bytes_per_cycle = 4) {
-  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
-  DsaSpec e = dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
-  e.dram_bandwidth_gbs = bytes_per_cycle * e.clock_mhz / 1e3;
-  return e;
-}
-
-Graph gemm(int64_t m, int64_t c, int64_t n) {
-  Graph g;
-  g.name = "gemm";
-  const int a = g.add_input("A", {m, c});
-  const int b = g.add_weight("B", {c, n});
-  const int op = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
-  g.mark_output(g.op(op).outputs[0]);
-  return g;
-}
-
-Task on_engine(std::vector<int64_t> tile = {}) {
-  Task t;
-  t.kind = TaskKind::Fused;
-  t.ops = {0};
-  t.placement.unit = UnitKind::Engine;
-  t.placement.index = {0, 0};
-  t.tile = std::move(tile);
-  return t;
-}
 
 EvaluationResult run(const Graph& g, const Task& t, const DsaSpec& spec) {
   Plan p;
@@ -61,19 +34,19 @@ double cycles(const EvaluationResult& r, const DsaSpec& spec) {
 // Load A and B (98304 bytes at 4 B/cycle, + 50): 24626; compute 32798; store y (32768 bytes,
 // + 50): 8242. Total 65666.
 TEST(DsaLadder, AGemmThatFits) {
-  const DsaSpec spec = engine();
-  const Graph g = gemm(256, 256, 128);
-  const DsaTaskDemand d = dsa_task_demand(g, on_engine(), spec, {0});
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(256, 256, 128);
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task(), spec, {0});
   EXPECT_EQ(d.working_set_bytes, 131072);
   EXPECT_EQ(d.matrix_cycles, 32768 + 30);
   EXPECT_GE(d.operand_bytes, 65536 + 32768 + 32768);
   EXPECT_LE(d.operand_bytes, 32768 * 8);
-  const EvaluationResult r = run(g, on_engine(), spec);
+  const EvaluationResult r = run(g, ladder_task(), spec);
   EXPECT_DOUBLE_EQ(cycles(r, spec), 24626 + 32798 + 8242);
   EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 32798);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 65536 + 32768 + 32768);
   // One byte less of buffer and the task is refused.
-  EXPECT_THROW(run(g, on_engine(), dsa_with_local_bytes(spec, 131071)), Error);
+  EXPECT_THROW(run(g, ladder_task(), dsa_with_local_bytes(spec, 131071)), Error);
 }
 
 // 1024 x 256 x 128 (A 256 KiB) in tiles of 128 rows: one loop, over the rows, that selects A's
@@ -86,23 +59,23 @@ TEST(DsaLadder, AGemmThatFits) {
 // 8 = 9222.25); y (131072 bytes, 32818 cycles with the latency) streams out from the first tile
 // on, and its last tile's eighth (4102.25) ends the task.
 TEST(DsaLadder, AGemmThatMustTile) {
-  const DsaSpec spec = engine();
-  const Graph g = gemm(1024, 256, 128);
-  EXPECT_THROW(run(g, on_engine(), spec), Error);  // untiled: 425984 bytes
-  const DsaTaskDemand d = dsa_task_demand(g, on_engine({128, 128}), spec, {0});
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(1024, 256, 128);
+  EXPECT_THROW(run(g, ladder_task(), spec), Error);  // untiled: 425984 bytes
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task({128, 128}), spec, {0});
   EXPECT_EQ(d.tiles, 8);
   EXPECT_EQ(d.working_set_bytes, 131072);
   EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));  // A and B loaded once
   EXPECT_EQ(d.stays, (std::vector<bool>{false, true}));
   EXPECT_GE(d.operand_bytes, 262144 + 32768 + 131072);  // each operand at least once
   const double compute = std::max(131072.0, (d.operand_bytes + 425984) / 8) + 30;
-  const EvaluationResult r = run(g, on_engine({128, 128}), spec);
+  const EvaluationResult r = run(g, ladder_task({128, 128}), spec);
   EXPECT_DOUBLE_EQ(cycles(r, spec), 9222.25 + compute + 4102.25);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 262144 + 32768 + 131072);
   EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 131072);
   // The model's own tile search (dsa_fitting_tile) finds a tile that fits.
-  const std::vector<int64_t> fit = dsa_fitting_tile(g, on_engine(), spec, {0}, spec.local_bytes);
-  EXPECT_LE(dsa_task_demand(g, on_engine(fit), spec, {0}).working_set_bytes, spec.local_bytes);
+  const std::vector<int64_t> fit = dsa_fitting_tile(g, ladder_task(), spec, {0}, spec.local_bytes);
+  EXPECT_LE(dsa_task_demand(g, ladder_task(fit), spec, {0}).working_set_bytes, spec.local_bytes);
 }
 
 // 1024 x 16 x 16: one fold of 1024 rows (1024 steps + 30), but every row brings 16 input bytes
@@ -110,12 +83,12 @@ TEST(DsaLadder, AGemmThatMustTile) {
 // bytes = 4128 cycles, + 30: the port, not the array, sets the compute (4158). Load 16640 bytes
 // (4160 + 50), compute 4158, store 16384 (4096 + 50): 12514.
 TEST(DsaLadder, AGemmBoundByThePort) {
-  const DsaSpec spec = engine();
-  const Graph g = gemm(1024, 16, 16);
-  const DsaTaskDemand d = dsa_task_demand(g, on_engine(), spec, {0});
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(1024, 16, 16);
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task(), spec, {0});
   EXPECT_EQ(d.matrix_cycles, 1024 + 30);
   EXPECT_EQ(d.operand_bytes, 33024);
-  const EvaluationResult r = run(g, on_engine(), spec);
+  const EvaluationResult r = run(g, ladder_task(), spec);
   EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix") * spec.clock_mhz, 1054);
   EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 4158);
   EXPECT_DOUBLE_EQ(cycles(r, spec), 4210 + 4158 + 4146);
@@ -128,15 +101,32 @@ TEST(DsaLadder, AGemmBoundByThePort) {
 // 106526 cycles). Loads end at 163840 + 50; y waits for the DRAM channel until the loads have
 // passed (163840) and ends at 163840 + 50 + 16384 = 180274, which ends the task.
 TEST(DsaLadder, AGemmBoundByDram) {
-  const DsaSpec spec = engine(1);
-  const Graph g = gemm(64, 512, 256);
-  const DsaTaskDemand d = dsa_task_demand(g, on_engine({64, 32}), spec, {0});
+  const DsaSpec spec = ladder_engine(1);
+  const Graph g = ladder_gemm(64, 512, 256);
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task({64, 32}), spec, {0});
   EXPECT_EQ(d.working_set_bytes, 32768 + 2 * 16384 + 2 * 2048);
   EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
-  const EvaluationResult r = run(g, on_engine({64, 32}), spec);
+  const EvaluationResult r = run(g, ladder_task({64, 32}), spec);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 180224);
   EXPECT_DOUBLE_EQ(cycles(r, spec), 180274);
   EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
+}
+
+// 64 x 4096 x 64 in one output tile (the whole 64 x 64 output, 4096 bytes): A and B (262144
+// bytes each) do not fit the 128 KiB buffer, so the buffer nest chunks the reduction (chunks of
+// at least the array's 16 rows). The partial sums (64 x 64 x 4 bytes) stay in the buffer through
+// every chunk and y is written once: DRAM carries A, B and y once each (528384 bytes) whatever
+// the number of chunks the mapper picks.
+TEST(DsaLadder, AReductionInChunksKeepsItsPartialSums) {
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(64, 4096, 64);
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task({64, 64}), spec, {0});
+  EXPECT_GT(d.tiles, 1);  // reduction chunks
+  EXPECT_EQ(d.loop_order, "R");
+  EXPECT_LE(d.working_set_bytes, spec.local_bytes);
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(value_of(run(g, ladder_task({64, 64}), spec).bytes_by_level, "hbm"),
+                   262144 + 262144 + 4096);
 }
 
 // ResNet-50's layer3.0.downsample.0: a 1x1 convolution of stride 2, x [1, 512, 28, 28] ->
@@ -164,21 +154,21 @@ Graph downsample() {
 }
 
 TEST(DsaLadder, AStridedConvolutionHoldsItsInput) {
-  const DsaSpec spec = engine();
+  const DsaSpec spec = ladder_engine();
   const Graph g = downsample();
-  EXPECT_THROW(run(g, on_engine(), spec), Error);  // untiled: 825344 bytes
-  const DsaTaskDemand d = dsa_task_demand(g, on_engine({1, 16, 14, 14}), spec, {0});
+  EXPECT_THROW(run(g, ladder_task(), spec), Error);  // untiled: 825344 bytes
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task({1, 16, 14, 14}), spec, {0});
   EXPECT_EQ(d.tiles, 64);
   EXPECT_EQ(d.working_set_bytes, 100352 + 2 * 8192 + 2 * 3136);
   EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));  // x and w loaded once
   EXPECT_EQ(d.stays, (std::vector<bool>{true, false}));
-  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine({1, 16, 14, 14}), spec).bytes_by_level, "hbm"),
+  EXPECT_DOUBLE_EQ(value_of(run(g, ladder_task({1, 16, 14, 14}), spec).bytes_by_level, "hbm"),
                    825344);
-  const std::vector<int64_t> fit = dsa_fitting_tile(g, on_engine(), spec, {0}, spec.local_bytes);
-  const DsaTaskDemand f = dsa_task_demand(g, on_engine(fit), spec, {0});
+  const std::vector<int64_t> fit = dsa_fitting_tile(g, ladder_task(), spec, {0}, spec.local_bytes);
+  const DsaTaskDemand f = dsa_task_demand(g, ladder_task(fit), spec, {0});
   EXPECT_LE(f.working_set_bytes, spec.local_bytes);
   EXPECT_EQ(f.reload, (std::vector<double>{1, 1}));
-  EXPECT_DOUBLE_EQ(value_of(run(g, on_engine(fit), spec).bytes_by_level, "hbm"), 825344);
+  EXPECT_DOUBLE_EQ(value_of(run(g, ladder_task(fit), spec).bytes_by_level, "hbm"), 825344);
 }
 
 // A pinned weight in a tiled task: 1024 x 256 x 128, rows 0-511 in one task, 512-1023 in a
@@ -191,12 +181,12 @@ TEST(DsaLadder, AStridedConvolutionHoldsItsInput) {
 // (unpinned it does: 53248 bytes at most). The later task reads B in place: its buffer need is
 // its working set less what that counts for B (B is counted once, resident).
 TEST(DsaLadder, APinnedWeightCountsWholeInATiledTask) {
-  const DsaSpec spec = engine();
-  const Graph g = gemm(1024, 256, 128);
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(1024, 256, 128);
   const int y = g.op(0).outputs[0], b = g.op(0).inputs[1];
-  Task first = on_engine({64, 32});
+  Task first = ladder_task({64, 32});
   first.regions[y] = {{0, 512}, {0, 128}};
-  Task later = on_engine({64, 32});
+  Task later = ladder_task({64, 32});
   later.regions[y] = {{512, 1024}, {0, 128}};
   first.pinned = {b};
   const DsaTaskDemand d = dsa_task_demand(g, first, spec, {0});

@@ -18,19 +18,10 @@
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/report/report.h"
+#include "tests/dsamodel/ladder_fixture.h"
 
 namespace dgs {
 namespace {
-
-// One engine of the mesh with the engine's equal share of the HBM (128 GB/s over 64 engines = 4
-// B/cycle at 500 MHz), as the script sets ZigZag up.
-DsaSpec one_engine(DsaDataflow dataflow) {
-  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
-  DsaSpec e = dsa_with_dataflow(
-      dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns), dataflow);
-  e.dram_bandwidth_gbs = mesh.dram_bandwidth_gbs / mesh.units();
-  return e;
-}
 
 struct Layer {
   std::string network, name, kind, dataflow;
@@ -177,7 +168,9 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
   std::map<std::string, std::vector<double>> err;      // dataflow.metric -> errors per layer
   std::map<std::string, double> ours_total, zz_total;  // dataflow/network/metric
   for (const Layer& l : layers) {
-    const DsaSpec spec = one_engine(l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
+    // One engine of the mesh with its equal share of the HBM, as the script sets ZigZag up.
+    const DsaSpec spec =
+        dsa_with_dataflow(ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
     const Priced q = price(l, spec);
     const std::map<std::string, std::pair<double, double>> cmp = {
         {"cycles", {q.cycles, l.zz.at("EDP.latency_cycles")}},

@@ -4,15 +4,20 @@
 // mesh, 16 KiB .. 512 KiB. AD (and LS for reference) latency per point, normalised to the best.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "common/dsamodel/dsa_model.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/experiments/ad_runs.h"
 #include "reproductions/atomic/experiments/experiments.h"
+#include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/paper_networks.h"
+#include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
 
@@ -59,6 +64,36 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
   s.local_bytes_per_cycle =
       base.local_bytes_per_cycle * static_cast<double>(sram) / static_cast<double>(kBankBytes);
   return s;
+}
+
+// Fig. 13's prices: [j][i] for j <= i = the plan that the iterative search finds at SRAM size
+// kSramKib[j], priced by the DSA model on the engine of size kSramKib[i] (j == i: the search's own
+// result). The searches run one size per CPU at a time; a plan made for a smaller SRAM fits a
+// larger one (same array, same port, the same tiles), so the model prices it there as it is.
+std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec& base,
+                                                   uint64_t seed) {
+  const size_t n = kSramKib.size();
+  const auto engine = [&](size_t i) { return dsa_with_local_bytes(base, kSramKib[i] * 1024); };
+  struct Searched {
+    double us = 0;
+    Plan plan;
+  };
+  const std::vector<Searched> searched =
+      parallel_map(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
+        const DsaSpec s = engine(static_cast<size_t>(i));
+        const IterativeSearch r = iterative_atomic_search(g, s, seed);
+        return Searched{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+      });
+  const std::vector<double> flat =
+      parallel_map(static_cast<int64_t>(n * n), available_cpus(), [&](int64_t k) {
+        const size_t j = static_cast<size_t>(k) / n, i = static_cast<size_t>(k) % n;
+        if (i < j) return double{NAN};
+        if (i == j) return searched[j].us;
+        return evaluate_dsa_plan(g, searched[j].plan, engine(i)).latency_us;
+      });
+  std::vector<std::vector<double>> us(n, std::vector<double>(n, NAN));
+  for (size_t k = 0; k < n * n; ++k) us[k / n][k % n] = flat[k];
+  return us;
 }
 
 std::string label(const SweepNetwork& w) {
@@ -193,6 +228,8 @@ void run_fig13(ExperimentContext& ctx) {
   const PaperData paper = ctx.paper_data("fig13.csv");
   Table t({"dnn", "sram_kib", "ad_us", "ad_perf_norm", "gain_over_half_size", "search_us",
            "plan_sram_kib"});
+  Table plans({"dnn", "plan_sram_kib", "sram_kib", "ad_us", "over_own_sram"});
+  int slower_on_larger = 0;  // (plan, larger engine) pairs slower than on the plan's own engine
   LineChart chart;
   chart.title = "Fig. 13: AD performance vs SRAM per engine (8 x 8 engines)";
   chart.x_label = "SRAM per engine (KiB)";
@@ -205,23 +242,24 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    // The search at each SRAM size on its own (its atoms and buffering made for that size).
-    const std::vector<double> searched =
-        parallel_map(static_cast<int64_t>(kSramKib.size()), available_cpus(), [&](int64_t i) {
-          return run_ad(g, dsa_with_local_bytes(base, kSramKib[static_cast<size_t>(i)] * 1024),
-                        ctx.options().seed)
-              .ad_us;
-        });
-    // kFig13SmallerPlans: an engine with more SRAM can run the plan found for a smaller SRAM
-    // (same array, same port; it leaves the rest of its buffer unused), so its candidates include
-    // those plans, each priced where it was made: AD time = the least over this size and every
-    // smaller size of the sweep.
-    std::vector<double> ad(searched.size());
-    std::vector<size_t> made_for(searched.size());
-    for (size_t i = 0; i < searched.size(); ++i) {
+    const std::vector<std::vector<double>> us = fig13_plan_prices(g, base, ctx.options().seed);
+    // kFig13SmallerPlans: AD time = the least over this size's own plan and every smaller size's
+    // plan on this engine (ties: the own plan, then the smaller size's).
+    const size_t n = kSramKib.size();
+    std::vector<double> ad(n);
+    std::vector<size_t> made_for(n);
+    for (size_t i = 0; i < n; ++i) {
       made_for[i] = i;
-      if (i > 0 && ad[i - 1] < searched[i]) made_for[i] = made_for[i - 1];
-      ad[i] = searched[made_for[i]];
+      ad[i] = us[i][i];
+      for (size_t j = 0; j < i; ++j) {
+        if (us[j][i] < ad[i]) {
+          ad[i] = us[j][i];
+          made_for[i] = j;
+        }
+        plans.add_row(
+            {model_display_name(w.zoo), kSramKib[j], kSramKib[i], us[j][i], us[j][i] / us[j][j]});
+        if (us[j][i] > us[j][j] * (1 + 1e-9)) ++slower_on_larger;
+      }
     }
     Series series{model_display_name(w.zoo), {}};
     // Performance = 1 / time, normalised to the largest SRAM; gain of each doubling.
@@ -235,7 +273,7 @@ void run_fig13(ExperimentContext& ctx) {
       }
       if (knee_index > 0 && i == knee_index + 1) gain_above = gain;
       t.add_row({model_display_name(w.zoo), kSramKib[i], ad[i], ad.back() / ad[i],
-                 i == 0 ? Cell{Missing{}} : Cell{gain}, searched[i], kSramKib[made_for[i]]});
+                 i == 0 ? Cell{Missing{}} : Cell{gain}, us[i][i], kSramKib[made_for[i]]});
       series.values.push_back(ad.back() / ad[i]);
     }
     chart.series.push_back(series);
@@ -262,10 +300,7 @@ void run_fig13(ExperimentContext& ctx) {
              }(),
          .kind = ClaimKind::Ordering,
          .unit = "yes/no",
-         .stand_in = stand_in,
-         .informational = "holds by construction: a larger SRAM's candidates include the plans "
-                          "of every smaller one (kFig13SmallerPlans); the searches alone are "
-                          "in search_us"});
+         .stand_in = stand_in});
   }
   ctx.note(
       "8 x 8 engines of 16 x 16 PEs (the config), only the SRAM per engine changes (its port "
@@ -274,14 +309,18 @@ void run_fig13(ExperimentContext& ctx) {
   ctx.note(
       "kFig13SmallerPlans (a search rule of ours; the paper does not say how its search uses a "
       "larger buffer): an engine with more SRAM can run the plan found for any smaller SRAM of "
-      "the sweep, leaving the rest of its buffer unused (same array, same 64-bit port), so those "
-      "plans are candidates too: ad_us = the least search_us at this SRAM or a smaller one, "
-      "plan_sram_kib = the SRAM whose plan that is; search_us = the iterative search at this "
-      "SRAM alone (its atoms admitted within its own budgets, kSmallestAtomBudget, "
-      "iterative_search.h). Latency therefore cannot rise as the SRAM grows (that claim is "
-      "informational); the size and the knee of the gain stay checked");
+      "the sweep (same array, same 64-bit port, its tiles fit), so those plans are candidates "
+      "too, each priced by the DSA model on this engine (fig13_plans.csv: every plan on every "
+      "larger engine, over_own_sram = that time / the plan's time on the SRAM it was made for): "
+      "ad_us = the least of them and this SRAM's own plan, plan_sram_kib = the SRAM whose plan "
+      "that is; search_us = the iterative search at this SRAM alone (its atoms admitted within "
+      "its own budgets, kSmallestAtomBudget, iterative_search.h). Latency can still rise with "
+      "the SRAM where a plan runs slower on a larger engine (the model's mapper and buffering "
+      "use the room), so the claim stays checked; pairs slower on the larger engine: " +
+      std::to_string(slower_on_larger) + " of " + std::to_string(plans.rows().size()));
   ctx.note("gain_over_half_size = AD time at half the SRAM / AD time here");
   ctx.emit_table("Fig. 13: execution time vs SRAM per engine", t);
+  ctx.emit_table("Fig. 13: each SRAM size's plan on every larger engine", plans, "_plans");
   ctx.emit_svg(line_chart_svg(chart));
   ctx.emit_claims(claims);
 }
