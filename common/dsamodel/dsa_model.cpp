@@ -12,6 +12,7 @@
 #include "common/dsamodel/busy_intervals.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/mesh_noc.h"
+#include "common/dsamodel/region_index.h"
 #include "common/graph/iteration_space.h"
 #include "common/util/error.h"
 
@@ -47,79 +48,6 @@ struct Piece {
   Level level = Level::Dram;
   const std::vector<int>* units = nullptr;
   double available = 0;
-};
-
-// Which of a tensor's regions (numbered in the order added) may overlap a query region, so that
-// a task's reads are not each tested against every write of the tensor (and its writes against
-// every read): atom plans have thousands of each per tensor. Regions are bucketed by their start
-// on one axis (the one the first region splits finest); the candidates are a superset of the
-// overlapping ones, and the caller tests each exactly as before and restores the list order.
-class RegionIndex {
- public:
-  explicit RegionIndex(const Shape& shape) : shape_(shape) {}
-
-  void add(const Region& r) {
-    const uint32_t i = count_++;
-    if (axis_ < 0 && !linear_) choose_axis(r);
-    if (linear_) return;
-    const size_t a = static_cast<size_t>(axis_);
-    if (r.size() != shape_.size() || r[a].lo < 0 || r[a].lo >= shape_[a]) {
-      always_.push_back(i);  // outside the buckets: a candidate of every query
-      return;
-    }
-    max_len_ = std::max(max_len_, r[a].hi - r[a].lo);
-    buckets_[static_cast<size_t>(r[a].lo / width_)].push_back(i);
-  }
-
-  // Calls f(number) for every region that may overlap `q` (in no particular order).
-  template <typename F>
-  void for_each_candidate(const Region& q, F&& f) const {
-    if (linear_ || axis_ < 0 || q.size() != shape_.size()) {
-      for (uint32_t i = 0; i < count_; ++i) f(i);
-      return;
-    }
-    for (const uint32_t i : always_) f(i);
-    const size_t a = static_cast<size_t>(axis_);
-    // A region overlaps q on the axis only if it starts in (q.lo - max_len, q.hi).
-    const int64_t from = std::max<int64_t>(0, q[a].lo - max_len_ + 1);
-    const int64_t to = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
-    if (from <= to)
-      for (int64_t b = from / width_; b <= to / width_; ++b)
-        for (const uint32_t i : buckets_[static_cast<size_t>(b)]) f(i);
-  }
-
- private:
-  void choose_axis(const Region& r) {
-    if (shape_.empty() || r.size() != shape_.size()) {
-      linear_ = true;
-      return;
-    }
-    double finest = 2;
-    for (size_t d = 0; d < shape_.size(); ++d) {
-      if (shape_[d] <= 1) continue;
-      const double part = static_cast<double>(r[d].size()) / static_cast<double>(shape_[d]);
-      if (part < finest) {
-        finest = part;
-        axis_ = static_cast<int>(d);
-      }
-    }
-    if (axis_ < 0) {
-      linear_ = true;
-      return;
-    }
-    const int64_t extent = shape_[static_cast<size_t>(axis_)];
-    width_ = std::max<int64_t>({1, r[static_cast<size_t>(axis_)].size(), (extent + 65535) / 65536});
-    buckets_.resize(static_cast<size_t>((extent + width_ - 1) / width_));
-  }
-
-  Shape shape_;
-  int axis_ = -1;
-  bool linear_ = false;  // no useful axis: every region is a candidate
-  int64_t width_ = 1;    // of a bucket, on the axis
-  int64_t max_len_ = 0;  // the longest bucketed region on the axis
-  uint32_t count_ = 0;
-  std::vector<std::vector<uint32_t>> buckets_;  // by start on the axis / width_
-  std::vector<uint32_t> always_;
 };
 
 // The number of elements two boxes of the same tensor have in common (no allocation: this runs
@@ -322,6 +250,20 @@ class Simulator {
   }
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
+  // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
+  // the pre-pass recorded, in stage order), or -1 when none does.
+  int64_t last_later_read(int x, const Region& region, size_t si) const {
+    const auto ri = read_index_.find(x);
+    if (ri == read_index_.end()) return -1;
+    const std::vector<std::pair<size_t, Region>>& reads = reads_.at(x);
+    const int64_t last = ri->second.last_candidate(region, [&](uint32_t i) {
+      // In stage order: no read before one at or before stage si is after it either.
+      if (reads[i].first <= si) return RegionIndex::Match::NoneBelow;
+      return overlap_numel(reads[i].second, region) != 0 ? RegionIndex::Match::Yes
+                                                         : RegionIndex::Match::No;
+    });
+    return last < 0 ? -1 : static_cast<int64_t>(reads[static_cast<size_t>(last)].first);
+  }
   // Whether every unit of `units` keeps `need` of tensor x pinned (Task::pinned).
   bool pinned_on_every_unit(const std::vector<int>& units, int x, const Region& need) const {
     for (int u : units) {
@@ -751,24 +693,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     // stage reads: after the tensor's last read).
     const auto lr = last_read_stage_.find(x);
     size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
-    size_t region_release = 0;
-    bool region_read = false;
-    // reads_[x] is in stage order: the last read overlapping the region after this stage.
-    const std::vector<std::pair<size_t, Region>>& reads = reads_[x];
-    // (the read with the largest number among those after stage si that overlap it)
-    int64_t last_read = -1;
-    const auto ri = read_index_.find(x);
-    if (ri != read_index_.end())
-      ri->second.for_each_candidate(region, [&](uint32_t i) {
-        if (static_cast<int64_t>(i) > last_read && reads[i].first > si &&
-            overlap_numel(reads[i].second, region) != 0)
-          last_read = i;
-      });
-    if (last_read >= 0) {
-      region_read = true;
-      region_release = reads[static_cast<size_t>(last_read)].first;
-    }
-    if (region_read) release = region_release;
+    const int64_t region_release = last_later_read(x, region, si);
+    if (region_release >= 0) release = static_cast<size_t>(region_release);
     if (level == Level::Local) {
       for (int u : d.units) {
         resident_local_[static_cast<size_t>(u)] += bytes / n;
