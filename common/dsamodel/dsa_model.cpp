@@ -50,30 +50,6 @@ struct Piece {
   double available = 0;
 };
 
-// The number of elements two boxes of the same tensor have in common (no allocation: this runs
-// for every pair of a read and a write of a tensor).
-int64_t overlap_numel(const Region& a, const Region& b) {
-  int64_t n = 1;
-  for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
-    const int64_t lo = std::max(a[d].lo, b[d].lo), hi = std::min(a[d].hi, b[d].hi);
-    if (hi <= lo) return 0;
-    n *= hi - lo;
-  }
-  return n;
-}
-
-// Whether region_intersect(held, need) == need, without allocating: `held` holds every element
-// of `need` (an empty `need` only where its empty intervals sit inside `held`'s).
-bool region_contains_exactly(const Region& held, const Region& need) {
-  if (held.size() != need.size()) return false;
-  for (size_t d = 0; d < need.size(); ++d) {
-    const int64_t lo = std::max(held[d].lo, need[d].lo);
-    const int64_t hi = std::max(lo, std::min(held[d].hi, need[d].hi));
-    if (lo != need[d].lo || hi != need[d].hi) return false;
-  }
-  return true;
-}
-
 class Simulator {
  public:
   Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
@@ -250,6 +226,14 @@ class Simulator {
   }
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
+  struct InputPieces {
+    Piece from_dram{0, Level::Dram, nullptr, 0};  // also in pieces_ when it has bytes
+    double dram_once = 0;                         // of from_dram, each region once (no re-reads)
+    double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
+  };
+  InputPieces gather_pieces(const DsaTaskDemand& d);
+  void record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+                     WriteRecord* home);
   // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
   // the pre-pass recorded, in stage order), or -1 when none does.
   int64_t last_later_read(int x, const Region& region, size_t si) const {
@@ -404,15 +388,6 @@ class Simulator {
   int64_t transfers_ = 0;
 };
 
-std::vector<int64_t> region_key(const Region& r) {
-  std::vector<int64_t> k;
-  for (const Interval& i : r) {
-    k.push_back(i.lo);
-    k.push_back(i.hi);
-  }
-  return k;
-}
-
 void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                          double& stage_end) {
   const Task& t = p_.stages[si].tasks[ti];
@@ -421,8 +396,6 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   const bool tiled = !t.tile.empty();
   const double tiles = static_cast<double>(d.tiles);
 
-  // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
-  // one transfer (one DMA descriptor list), ready when its last piece is.
   // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
   written_regions_.clear();
   written_elems_.clear();
@@ -435,54 +408,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     return written_elems_[static_cast<size_t>(w - d.written.begin())];
   };
   std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
-  pieces.clear();
-  Piece from_dram{0, Level::Dram, nullptr, 0};
-  double dram_once = 0;        // of from_dram, each region once (no re-reads)
-  double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
-  for (size_t i = 0; i < d.inputs.size(); ++i) {
-    const int x = d.inputs[i];
-    const Region& need = d.needed.at(x);
-    const auto it = writes_.find(x);
-    const double refetch = d.reload[i];
-    const double touched = d.density[i];  // of the region's box, what its loads move
-    if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
-      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
-      continue;                      // pinned on its units by an earlier task: read in place
-    }
-    if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
-      continue;  // still in the buffer since an earlier task of its units: read in place
-    }
-    if (it == writes_.end() || !on_chip_.count(x)) {
-      // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
-      // region as one DMA read, available when the tensor's last write is.
-      from_dram.bytes +=
-          static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
-      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
-      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
-      continue;
-    }
-    // The writes overlapping the region, in the order they were made.
-    overlaps_.clear();
-    const auto wx = write_index_.find(x);
-    if (wx != write_index_.end())
-      wx->second.for_each_candidate(need, [&](uint32_t wi) {
-        const int64_t common = overlap_numel(it->second[wi].region, need);
-        if (common != 0) overlaps_.push_back({wi, common});
-      });
-    std::sort(overlaps_.begin(), overlaps_.end());
-    for (const auto& [wi, common] : overlaps_) {
-      const WriteRecord& w = it->second[wi];
-      const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
-      if (w.level == Level::Dram) {
-        from_dram.bytes += bytes;
-        dram_once += static_cast<double>(common) * s_.element_bytes * touched;
-        from_dram.available = std::max(from_dram.available, w.end);
-      } else {
-        pieces.push_back({bytes, w.level, w.units, w.end});
-      }
-    }
-  }
-  if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  const InputPieces inputs = gather_pieces(d);
+  const Piece& from_dram = inputs.from_dram;
+  const double dram_once = inputs.dram_once;
+  const double pinned_in_place = inputs.pinned_in_place;
   // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
   // or several cores reading the same region) pass through its cluster's global buffer when
   // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
@@ -670,7 +599,75 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   hold_params(d);
   if (!t.pinned.empty()) pin_params(t, d, si, task_end, label());
 
-  // Where the written tensors now live.
+  record_writes(si, ti, d, task_end, home);  // home: set only for a partial follower
+  stage_end = std::max(stage_end, task_end);
+}
+
+// The pieces of every input of a task into pieces_: the writes it intersects, or DRAM.
+// Everything read from DRAM is one transfer (one DMA descriptor list), ready when its last
+// piece is.
+Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
+  std::vector<Piece>& pieces = pieces_;
+  pieces.clear();
+  InputPieces r;
+  Piece& from_dram = r.from_dram;
+  double& dram_once = r.dram_once;
+  double& pinned_in_place = r.pinned_in_place;
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int x = d.inputs[i];
+    const Region& need = d.needed.at(x);
+    const auto it = writes_.find(x);
+    const double refetch = d.reload[i];
+    const double touched = d.density[i];  // of the region's box, what its loads move
+    if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
+      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
+      continue;                      // pinned on its units by an earlier task: read in place
+    }
+    if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
+      continue;  // still in the buffer since an earlier task of its units: read in place
+    }
+    if (it == writes_.end() || !on_chip_.count(x)) {
+      // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
+      // region as one DMA read, available when the tensor's last write is.
+      from_dram.bytes +=
+          static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
+      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
+      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
+      continue;
+    }
+    // The writes overlapping the region, in the order they were made.
+    overlaps_.clear();
+    const auto wx = write_index_.find(x);
+    if (wx != write_index_.end())
+      wx->second.for_each_candidate(need, [&](uint32_t wi) {
+        const int64_t common = overlap_numel(it->second[wi].region, need);
+        if (common != 0) overlaps_.push_back({wi, common});
+      });
+    std::sort(overlaps_.begin(), overlaps_.end());
+    for (const auto& [wi, common] : overlaps_) {
+      const WriteRecord& w = it->second[wi];
+      const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
+      if (w.level == Level::Dram) {
+        from_dram.bytes += bytes;
+        dram_once += static_cast<double>(common) * s_.element_bytes * touched;
+        from_dram.available = std::max(from_dram.available, w.end);
+      } else {
+        pieces.push_back({bytes, w.level, w.units, w.end});
+      }
+    }
+  }
+  if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  return r;
+}
+
+// Where the tensors task ti of stage si wrote now live (its output regions, their levels and
+// releases); a later partial sum of a group (`home` non-null) only moves its home's end.
+void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+                              WriteRecord* home) {
+  const Task& t = p_.stages[si].tasks[ti];
+  auto label = [&] { return dsa_task_label(g_, t, si, ti); };
+  const double n = static_cast<double>(d.units.size());
+  const bool partial_follower = home != nullptr;
   for (size_t k = 0; k < d.written.size(); ++k) {
     const int x = d.written[k];
     const auto sc = t.scope.find(x);
@@ -714,7 +711,6 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       releases_[release].push_back({n_units_ + c, bytes});
     }
   }
-  stage_end = std::max(stage_end, task_end);
 }
 
 double peak_of(std::vector<std::pair<double, double>> ev) {

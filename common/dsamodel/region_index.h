@@ -1,7 +1,8 @@
 #pragma once
 // An index of the regions of one tensor that the DSA model's timeline has seen (its writes, or
 // its reads), so that a task's reads are not each tested against every write of the tensor (and
-// its writes against every read); internal to common/dsamodel (dsa_model.cpp).
+// its writes against every read), and the box tests it needs without allocating; internal to
+// common/dsamodel (dsa_model.cpp).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -119,5 +120,39 @@ class RegionIndex {
   std::vector<std::vector<uint32_t>> buckets_;  // by start on the axis / width_
   std::vector<uint32_t> always_;
 };
+
+// The number of elements two boxes of the same tensor have in common (no allocation: this runs
+// for every pair of a read and a write of a tensor).
+inline int64_t overlap_numel(const Region& a, const Region& b) {
+  int64_t n = 1;
+  for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
+    const int64_t lo = std::max(a[d].lo, b[d].lo), hi = std::min(a[d].hi, b[d].hi);
+    if (hi <= lo) return 0;
+    n *= hi - lo;
+  }
+  return n;
+}
+
+// Whether region_intersect(held, need) == need, without allocating: `held` holds every element
+// of `need` (an empty `need` only where its empty intervals sit inside `held`'s).
+inline bool region_contains_exactly(const Region& held, const Region& need) {
+  if (held.size() != need.size()) return false;
+  for (size_t d = 0; d < need.size(); ++d) {
+    const int64_t lo = std::max(held[d].lo, need[d].lo);
+    const int64_t hi = std::max(lo, std::min(held[d].hi, need[d].hi));
+    if (lo != need[d].lo || hi != need[d].hi) return false;
+  }
+  return true;
+}
+
+// A region as a map key: its bounds, lo and hi per axis.
+inline std::vector<int64_t> region_key(const Region& r) {
+  std::vector<int64_t> k;
+  for (const Interval& i : r) {
+    k.push_back(i.lo);
+    k.push_back(i.hi);
+  }
+  return k;
+}
 
 }  // namespace dgs
