@@ -12,6 +12,7 @@
 #include "common/dsamodel/busy_intervals.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/mesh_noc.h"
+#include "common/dsamodel/region_index.h"
 #include "common/graph/iteration_space.h"
 #include "common/util/error.h"
 
@@ -48,103 +49,6 @@ struct Piece {
   const std::vector<int>* units = nullptr;
   double available = 0;
 };
-
-// Which of a tensor's regions (numbered in the order added) may overlap a query region, so that
-// a task's reads are not each tested against every write of the tensor (and its writes against
-// every read): atom plans have thousands of each per tensor. Regions are bucketed by their start
-// on one axis (the one the first region splits finest); the candidates are a superset of the
-// overlapping ones, and the caller tests each exactly as before and restores the list order.
-class RegionIndex {
- public:
-  explicit RegionIndex(const Shape& shape) : shape_(shape) {}
-
-  void add(const Region& r) {
-    const uint32_t i = count_++;
-    if (axis_ < 0 && !linear_) choose_axis(r);
-    if (linear_) return;
-    const size_t a = static_cast<size_t>(axis_);
-    if (r.size() != shape_.size() || r[a].lo < 0 || r[a].lo >= shape_[a]) {
-      always_.push_back(i);  // outside the buckets: a candidate of every query
-      return;
-    }
-    max_len_ = std::max(max_len_, r[a].hi - r[a].lo);
-    buckets_[static_cast<size_t>(r[a].lo / width_)].push_back(i);
-  }
-
-  // Calls f(number) for every region that may overlap `q` (in no particular order).
-  template <typename F>
-  void for_each_candidate(const Region& q, F&& f) const {
-    if (linear_ || axis_ < 0 || q.size() != shape_.size()) {
-      for (uint32_t i = 0; i < count_; ++i) f(i);
-      return;
-    }
-    for (const uint32_t i : always_) f(i);
-    const size_t a = static_cast<size_t>(axis_);
-    // A region overlaps q on the axis only if it starts in (q.lo - max_len, q.hi).
-    const int64_t from = std::max<int64_t>(0, q[a].lo - max_len_ + 1);
-    const int64_t to = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
-    if (from <= to)
-      for (int64_t b = from / width_; b <= to / width_; ++b)
-        for (const uint32_t i : buckets_[static_cast<size_t>(b)]) f(i);
-  }
-
- private:
-  void choose_axis(const Region& r) {
-    if (shape_.empty() || r.size() != shape_.size()) {
-      linear_ = true;
-      return;
-    }
-    double finest = 2;
-    for (size_t d = 0; d < shape_.size(); ++d) {
-      if (shape_[d] <= 1) continue;
-      const double part = static_cast<double>(r[d].size()) / static_cast<double>(shape_[d]);
-      if (part < finest) {
-        finest = part;
-        axis_ = static_cast<int>(d);
-      }
-    }
-    if (axis_ < 0) {
-      linear_ = true;
-      return;
-    }
-    const int64_t extent = shape_[static_cast<size_t>(axis_)];
-    width_ = std::max<int64_t>({1, r[static_cast<size_t>(axis_)].size(), (extent + 65535) / 65536});
-    buckets_.resize(static_cast<size_t>((extent + width_ - 1) / width_));
-  }
-
-  Shape shape_;
-  int axis_ = -1;
-  bool linear_ = false;  // no useful axis: every region is a candidate
-  int64_t width_ = 1;    // of a bucket, on the axis
-  int64_t max_len_ = 0;  // the longest bucketed region on the axis
-  uint32_t count_ = 0;
-  std::vector<std::vector<uint32_t>> buckets_;  // by start on the axis / width_
-  std::vector<uint32_t> always_;
-};
-
-// The number of elements two boxes of the same tensor have in common (no allocation: this runs
-// for every pair of a read and a write of a tensor).
-int64_t overlap_numel(const Region& a, const Region& b) {
-  int64_t n = 1;
-  for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
-    const int64_t lo = std::max(a[d].lo, b[d].lo), hi = std::min(a[d].hi, b[d].hi);
-    if (hi <= lo) return 0;
-    n *= hi - lo;
-  }
-  return n;
-}
-
-// Whether region_intersect(held, need) == need, without allocating: `held` holds every element
-// of `need` (an empty `need` only where its empty intervals sit inside `held`'s).
-bool region_contains_exactly(const Region& held, const Region& need) {
-  if (held.size() != need.size()) return false;
-  for (size_t d = 0; d < need.size(); ++d) {
-    const int64_t lo = std::max(held[d].lo, need[d].lo);
-    const int64_t hi = std::max(lo, std::min(held[d].hi, need[d].hi));
-    if (lo != need[d].lo || hi != need[d].hi) return false;
-  }
-  return true;
-}
 
 class Simulator {
  public:
@@ -322,6 +226,28 @@ class Simulator {
   }
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
+  struct InputPieces {
+    Piece from_dram{0, Level::Dram, nullptr, 0};  // also in pieces_ when it has bytes
+    double dram_once = 0;                         // of from_dram, each region once (no re-reads)
+    double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
+  };
+  InputPieces gather_pieces(const DsaTaskDemand& d);
+  void record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+                     WriteRecord* home);
+  // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
+  // the pre-pass recorded, in stage order), or -1 when none does.
+  int64_t last_later_read(int x, const Region& region, size_t si) const {
+    const auto ri = read_index_.find(x);
+    if (ri == read_index_.end()) return -1;
+    const std::vector<std::pair<size_t, Region>>& reads = reads_.at(x);
+    const int64_t last = ri->second.last_candidate(region, [&](uint32_t i) {
+      // In stage order: no read before one at or before stage si is after it either.
+      if (reads[i].first <= si) return RegionIndex::Match::NoneBelow;
+      return overlap_numel(reads[i].second, region) != 0 ? RegionIndex::Match::Yes
+                                                         : RegionIndex::Match::No;
+    });
+    return last < 0 ? -1 : static_cast<int64_t>(reads[static_cast<size_t>(last)].first);
+  }
   // Whether every unit of `units` keeps `need` of tensor x pinned (Task::pinned).
   bool pinned_on_every_unit(const std::vector<int>& units, int x, const Region& need) const {
     for (int u : units) {
@@ -462,15 +388,6 @@ class Simulator {
   int64_t transfers_ = 0;
 };
 
-std::vector<int64_t> region_key(const Region& r) {
-  std::vector<int64_t> k;
-  for (const Interval& i : r) {
-    k.push_back(i.lo);
-    k.push_back(i.hi);
-  }
-  return k;
-}
-
 void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                          double& stage_end) {
   const Task& t = p_.stages[si].tasks[ti];
@@ -479,8 +396,6 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   const bool tiled = !t.tile.empty();
   const double tiles = static_cast<double>(d.tiles);
 
-  // The pieces of every input: the writes it intersects, or DRAM. Everything read from DRAM is
-  // one transfer (one DMA descriptor list), ready when its last piece is.
   // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
   written_regions_.clear();
   written_elems_.clear();
@@ -493,54 +408,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     return written_elems_[static_cast<size_t>(w - d.written.begin())];
   };
   std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
-  pieces.clear();
-  Piece from_dram{0, Level::Dram, nullptr, 0};
-  double dram_once = 0;        // of from_dram, each region once (no re-reads)
-  double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
-  for (size_t i = 0; i < d.inputs.size(); ++i) {
-    const int x = d.inputs[i];
-    const Region& need = d.needed.at(x);
-    const auto it = writes_.find(x);
-    const double refetch = d.reload[i];
-    const double touched = d.density[i];  // of the region's box, what its loads move
-    if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
-      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
-      continue;                      // pinned on its units by an earlier task: read in place
-    }
-    if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
-      continue;  // still in the buffer since an earlier task of its units: read in place
-    }
-    if (it == writes_.end() || !on_chip_.count(x)) {
-      // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
-      // region as one DMA read, available when the tensor's last write is.
-      from_dram.bytes +=
-          static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
-      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
-      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
-      continue;
-    }
-    // The writes overlapping the region, in the order they were made.
-    overlaps_.clear();
-    const auto wx = write_index_.find(x);
-    if (wx != write_index_.end())
-      wx->second.for_each_candidate(need, [&](uint32_t wi) {
-        const int64_t common = overlap_numel(it->second[wi].region, need);
-        if (common != 0) overlaps_.push_back({wi, common});
-      });
-    std::sort(overlaps_.begin(), overlaps_.end());
-    for (const auto& [wi, common] : overlaps_) {
-      const WriteRecord& w = it->second[wi];
-      const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
-      if (w.level == Level::Dram) {
-        from_dram.bytes += bytes;
-        dram_once += static_cast<double>(common) * s_.element_bytes * touched;
-        from_dram.available = std::max(from_dram.available, w.end);
-      } else {
-        pieces.push_back({bytes, w.level, w.units, w.end});
-      }
-    }
-  }
-  if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  const InputPieces inputs = gather_pieces(d);
+  const Piece& from_dram = inputs.from_dram;
+  const double dram_once = inputs.dram_once;
+  const double pinned_in_place = inputs.pinned_in_place;
   // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
   // or several cores reading the same region) pass through its cluster's global buffer when
   // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
@@ -728,7 +599,75 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   hold_params(d);
   if (!t.pinned.empty()) pin_params(t, d, si, task_end, label());
 
-  // Where the written tensors now live.
+  record_writes(si, ti, d, task_end, home);  // home: set only for a partial follower
+  stage_end = std::max(stage_end, task_end);
+}
+
+// The pieces of every input of a task into pieces_: the writes it intersects, or DRAM.
+// Everything read from DRAM is one transfer (one DMA descriptor list), ready when its last
+// piece is.
+Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
+  std::vector<Piece>& pieces = pieces_;
+  pieces.clear();
+  InputPieces r;
+  Piece& from_dram = r.from_dram;
+  double& dram_once = r.dram_once;
+  double& pinned_in_place = r.pinned_in_place;
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int x = d.inputs[i];
+    const Region& need = d.needed.at(x);
+    const auto it = writes_.find(x);
+    const double refetch = d.reload[i];
+    const double touched = d.density[i];  // of the region's box, what its loads move
+    if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
+      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
+      continue;                      // pinned on its units by an earlier task: read in place
+    }
+    if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
+      continue;  // still in the buffer since an earlier task of its units: read in place
+    }
+    if (it == writes_.end() || !on_chip_.count(x)) {
+      // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
+      // region as one DMA read, available when the tensor's last write is.
+      from_dram.bytes +=
+          static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
+      dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
+      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
+      continue;
+    }
+    // The writes overlapping the region, in the order they were made.
+    overlaps_.clear();
+    const auto wx = write_index_.find(x);
+    if (wx != write_index_.end())
+      wx->second.for_each_candidate(need, [&](uint32_t wi) {
+        const int64_t common = overlap_numel(it->second[wi].region, need);
+        if (common != 0) overlaps_.push_back({wi, common});
+      });
+    std::sort(overlaps_.begin(), overlaps_.end());
+    for (const auto& [wi, common] : overlaps_) {
+      const WriteRecord& w = it->second[wi];
+      const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
+      if (w.level == Level::Dram) {
+        from_dram.bytes += bytes;
+        dram_once += static_cast<double>(common) * s_.element_bytes * touched;
+        from_dram.available = std::max(from_dram.available, w.end);
+      } else {
+        pieces.push_back({bytes, w.level, w.units, w.end});
+      }
+    }
+  }
+  if (from_dram.bytes > 0) pieces.push_back(from_dram);
+  return r;
+}
+
+// Where the tensors task ti of stage si wrote now live (its output regions, their levels and
+// releases); a later partial sum of a group (`home` non-null) only moves its home's end.
+void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+                              WriteRecord* home) {
+  const Task& t = p_.stages[si].tasks[ti];
+  auto label = [&] { return dsa_task_label(g_, t, si, ti); };
+  const double n = static_cast<double>(d.units.size());
+  const bool partial_follower = home != nullptr;
   for (size_t k = 0; k < d.written.size(); ++k) {
     const int x = d.written[k];
     const auto sc = t.scope.find(x);
@@ -751,24 +690,8 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     // stage reads: after the tensor's last read).
     const auto lr = last_read_stage_.find(x);
     size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
-    size_t region_release = 0;
-    bool region_read = false;
-    // reads_[x] is in stage order: the last read overlapping the region after this stage.
-    const std::vector<std::pair<size_t, Region>>& reads = reads_[x];
-    // (the read with the largest number among those after stage si that overlap it)
-    int64_t last_read = -1;
-    const auto ri = read_index_.find(x);
-    if (ri != read_index_.end())
-      ri->second.for_each_candidate(region, [&](uint32_t i) {
-        if (static_cast<int64_t>(i) > last_read && reads[i].first > si &&
-            overlap_numel(reads[i].second, region) != 0)
-          last_read = i;
-      });
-    if (last_read >= 0) {
-      region_read = true;
-      region_release = reads[static_cast<size_t>(last_read)].first;
-    }
-    if (region_read) release = region_release;
+    const int64_t region_release = last_later_read(x, region, si);
+    if (region_release >= 0) release = static_cast<size_t>(region_release);
     if (level == Level::Local) {
       for (int u : d.units) {
         resident_local_[static_cast<size_t>(u)] += bytes / n;
@@ -788,7 +711,6 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       releases_[release].push_back({n_units_ + c, bytes});
     }
   }
-  stage_end = std::max(stage_end, task_end);
 }
 
 double peak_of(std::vector<std::pair<double, double>> ev) {

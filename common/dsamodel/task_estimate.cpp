@@ -11,10 +11,17 @@ DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& 
   DsaTaskEstimate e;
   e.working_set_bytes = d.working_set_bytes;
   e.compute_cycles = d.compute_cycles();
-  for (size_t i = 0; i < d.inputs.size(); ++i)
-    e.loaded_elements +=
-        double(region_numel(d.needed.at(d.inputs[i]))) * d.density[i] * d.reload[i];
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const double numel = static_cast<double>(region_numel(d.needed.at(d.inputs[i])));
+    e.loaded_elements += numel * d.density[i] * d.reload[i];
+    e.loaded_bytes += numel * spec.element_bytes * d.density[i] * d.reload[i];
+  }
   return e;
+}
+
+std::vector<int64_t> dsa_task_tile(const Graph& g, const Task& t, const DsaSpec& spec,
+                                   int64_t budget) {
+  return dsa_fitting_tile(g, t, spec, dsa_placement_units(t.placement, spec), budget);
 }
 
 }  // namespace dgs

@@ -4,6 +4,7 @@
 // local buffer, computes and loads, as the model's demand of the task (its internal dsa_task.h)
 // says. A scheduler sees the model through this and dsa_model.h, not through the demand itself.
 #include <cstdint>
+#include <vector>
 
 #include "common/graph/graph.h"
 #include "common/hw/dsa_spec.h"
@@ -20,10 +21,19 @@ struct DsaTaskEstimate {
   // All units: the elements the task's loads move from memory, summed over its inputs (each
   // input's needed region x the share of it the loads touch x how often the loop nest loads it).
   double loaded_elements = 0;
+  // The same in bytes (each input's needed bytes x share touched x reloads, summed).
+  double loaded_bytes = 0;
 };
 
 // The estimate of task `t` on the units its placement names. Throws dgs::Error (one line) for a
 // placement the machine lacks or an op that needs a unit the config lacks.
 DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& spec);
+
+// The model's own tile for task `t` (its `tile` ignored) on the units its placement names, among
+// those whose working set fits `budget` bytes per unit: the least loop-nest energy x cycles (the
+// search of the model's mapper, dsa_task.h's dsa_fitting_tile); empty for a task with several
+// written tensors (not tiled). Throws dgs::Error as dsa_task_estimate does.
+std::vector<int64_t> dsa_task_tile(const Graph& g, const Task& t, const DsaSpec& spec,
+                                   int64_t budget);
 
 }  // namespace dgs

@@ -8,23 +8,13 @@
 #include <unordered_map>
 #include <variant>
 
-#include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
+#include "common/dsamodel/task_estimate.h"
 #include "common/util/hash.h"
 
 namespace dgs::atomic {
 
 namespace {
-
-// The model's working set and the bytes a task loads from memory.
-std::pair<int64_t, double> demand_of(const Graph& g, const Task& t, const DsaSpec& spec) {
-  const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
-  double loaded = 0;
-  for (size_t i = 0; i < d.inputs.size(); ++i)
-    loaded += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) * spec.element_bytes *
-              d.density[i] * d.reload[i];
-  return {d.working_set_bytes, loaded};
-}
 
 // The contents a tiling depends on, as a cache-key prefix: a hash of everything in the graph
 // (ops with their attributes, tensors with their shapes, types, roles and constant values) and
@@ -145,14 +135,17 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   Task t = atom_base_task(dag, atom, spec, 0);
   AtomTiling r;
   if (l.splittable) {
-    const std::vector<int64_t> tile = dsa_fitting_tile(g, t, spec, {0}, spec.local_bytes / 2);
+    // The atom's task is placed on engine 0 alone (atom_base_task): the model's units {0}.
+    const std::vector<int64_t> tile = dsa_task_tile(g, t, spec, spec.local_bytes / 2);
     if (!tile.empty()) {  // one whole tile may still run its reduction in chunks
       t.kind = TaskKind::Fused;
       t.tile = tile;
       r.tile = tile;
     }
   }
-  std::tie(r.working_bytes, r.loaded_bytes) = demand_of(g, t, spec);
+  const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
+  r.working_bytes = e.working_set_bytes;
+  r.loaded_bytes = e.loaded_bytes;
   {
     const std::unique_lock<std::shared_mutex> write(shared_lock);
     if (shared.size() < kSharedLimit) return shared.emplace(key, std::move(r)).first->second;

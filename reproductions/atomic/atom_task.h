@@ -1,12 +1,12 @@
 #pragma once
 // One atom as a Plan v2 task, and the one accounting of buffer bytes that the buffering
 // (schedule.h, Algorithm 3) and the DSA model (common/dsamodel) share: an atom's working set is
-// the model's own (dsa_task_demand's working_set_bytes of the atom's task), so a schedule whose
+// the model's own (dsa_task_estimate's working_set_bytes of the atom's task), so a schedule whose
 // buffering keeps `resident + working set <= buffer` on every engine in every Round is one the
 // model accepts.
 //
 // Tiling: an atom runs tile by tile (double-buffered, in the loop order the DSA model's loop
-// nest chooses, common/dsamodel/buffer_nest.h) with the tile dsa_fitting_tile gives for half its
+// nest chooses, common/dsamodel/buffer_nest.h) with the tile dsa_task_tile gives for half its
 // engine's buffer (the other half holds kept outputs): the least energy x cycles of its loop
 // nest among the halvings of its region whose working set fits (a whole region as its one
 // tile may still run its reduction in chunks).

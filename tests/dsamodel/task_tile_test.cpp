@@ -1,0 +1,65 @@
+// The DSA model's public tile search (task_estimate.h: dsa_task_tile), which schedulers tile
+// tasks by without the model's internals: the model's own search on the placement's units, a
+// tile that fits the budget it was given, and a placement the machine lacks refused; and the
+// estimate's loads in bytes.
+#include <gtest/gtest.h>
+
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/task_estimate.h"
+#include "common/util/error.h"
+
+namespace dgs {
+namespace {
+
+// A [m, c] x B [c, n] -> y, as one task on engine [0, 0] of a one-engine atomic_mesh.
+struct TileCase {
+  DsaSpec spec;
+  Graph g;
+  Task t;
+};
+
+TileCase tile_case(int64_t m, int64_t c, int64_t n, UnitKind unit = UnitKind::Engine) {
+  TileCase k;
+  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
+  k.spec = dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  k.g.name = "gemm";
+  const int a = k.g.add_input("A", {m, c});
+  const int b = k.g.add_weight("B", {c, n});
+  const int op = k.g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y"});
+  k.g.mark_output(k.g.op(op).outputs[0]);
+  k.t.kind = TaskKind::Fused;
+  k.t.ops = {op};
+  k.t.placement.unit = unit;
+  k.t.placement.index = {0, 0};
+  return k;
+}
+
+// 1024 x 512 x 512 does not fit 128 KiB whole: the public search gives the model's own tile for
+// unit 0, and that tile's working set fits the budget.
+TEST(DsaTaskTile, IsTheModelsSearchOnThePlacementsUnitsAndFits) {
+  TileCase k = tile_case(1024, 512, 512);
+  const int64_t budget = k.spec.local_bytes / 2;
+  const std::vector<int64_t> tile = dsa_task_tile(k.g, k.t, k.spec, budget);
+  ASSERT_EQ(tile.size(), 2u);
+  EXPECT_EQ(tile, dsa_fitting_tile(k.g, k.t, k.spec, {0}, budget));
+  EXPECT_LT(tile[0] * tile[1], 1024 * 512);
+  k.t.tile = tile;
+  EXPECT_LE(dsa_task_estimate(k.g, k.t, k.spec).working_set_bytes, budget);
+}
+
+// loaded_bytes: each input's needed elements x touched share x reloads, in bytes.
+TEST(DsaTaskTile, TheEstimatesLoadsInBytesAreItsElementsTimesTheElementSize) {
+  TileCase k = tile_case(512, 256, 256);
+  k.t.tile = {64, 64};
+  const DsaTaskEstimate e = dsa_task_estimate(k.g, k.t, k.spec);
+  EXPECT_GE(e.loaded_elements, 512 * 256 + 256 * 256);
+  EXPECT_DOUBLE_EQ(e.loaded_bytes, e.loaded_elements * k.spec.element_bytes);
+}
+
+TEST(DsaTaskTile, APlacementTheMachineLacksIsRefused) {
+  const TileCase k = tile_case(64, 64, 64, UnitKind::Core);
+  EXPECT_THROW(dsa_task_tile(k.g, k.t, k.spec, k.spec.local_bytes), Error);
+}
+
+}  // namespace
+}  // namespace dgs
