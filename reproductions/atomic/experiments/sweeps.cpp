@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/experiments/ad_runs.h"
@@ -69,7 +70,8 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
 // Fig. 13's prices: [j][i] for j <= i = the plan that the iterative search finds at SRAM size
 // kSramKib[j], priced by the DSA model on the engine of size kSramKib[i] (j == i: the search's own
 // result). The searches run one size per CPU at a time; a plan made for a smaller SRAM fits a
-// larger one (same array, same port, the same tiles), so the model prices it there as it is.
+// larger one (same array, same port, the same tiles), so evaluate() checks it against the larger
+// engine and the shared model prices it there as it is.
 std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec& base,
                                                    uint64_t seed) {
   const size_t n = kSramKib.size();
@@ -89,7 +91,7 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
         const size_t j = static_cast<size_t>(k) / n, i = static_cast<size_t>(k) % n;
         if (i < j) return double{NAN};
         if (i == j) return searched[j].us;
-        return evaluate_dsa_plan(g, searched[j].plan, engine(i)).latency_us;
+        return evaluate(g, searched[j].plan, dsa_hardware_spec(engine(i))).latency_us;
       });
   std::vector<std::vector<double>> us(n, std::vector<double>(n, NAN));
   for (size_t k = 0; k < n * n; ++k) us[k / n][k % n] = flat[k];
