@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <utility>
 
 #include "common/report/report.h"
 #include "common/util/error.h"
@@ -184,6 +187,18 @@ std::string Claim::verdict() const {
   if (!informational.empty()) return "informational";
   if (!calibrated.empty()) return "calibration point";
   return holds() ? "holds" : "deviates";
+}
+
+Claim yes_no_claim(std::string text, std::string source, std::optional<bool> yes,
+                   std::string stand_in, std::string informational) {
+  return Claim{.text = std::move(text),
+               .source = std::move(source),
+               .paper = 1,
+               .ours = yes ? (*yes ? 1.0 : 0.0) : std::numeric_limits<double>::quiet_NaN(),
+               .kind = ClaimKind::Ordering,
+               .unit = "yes/no",
+               .stand_in = std::move(stand_in),
+               .informational = std::move(informational)};
 }
 
 void ClaimTally::add(const Claim& c) {

@@ -193,6 +193,12 @@ struct Claim {
   std::string verdict() const;
 };
 
+// A yes/no claim the paper makes (its value 1, kind Ordering, unit "yes/no"): ours is 1 when
+// `yes` holds, 0 when not, NaN when the case did not run (nullopt). stand_in and informational as
+// in Claim.
+Claim yes_no_claim(std::string text, std::string source, std::optional<bool> yes,
+                   std::string stand_in = {}, std::string informational = {});
+
 // Counts of a claims block: checked claims holding/deviating, about the paper's own method and
 // against stand-ins apart, and the rows that are not counted.
 struct ClaimTally {

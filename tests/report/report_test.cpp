@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "common/report/report.h"
@@ -369,6 +370,23 @@ TEST(Claims, HoldsByTheRuleOfItsKind) {
   EXPECT_FALSE(holds(ClaimKind::Ratio, 1, kNaN));
   EXPECT_DOUBLE_EQ((Claim{"c", "s", 2.0, 0, ClaimKind::Ratio, ""}.tolerance()), 0.2);
   EXPECT_DOUBLE_EQ((Claim{"c", "s", 50, 0, ClaimKind::Percentage, ""}.tolerance()), 10);
+}
+
+TEST(Claims, YesNoClaimIsAnOrderingAgainstThePapersYes) {
+  const Claim yes = yes_no_claim("a before b (1 = yes)", "Sec. 1", true, "the stand-in");
+  EXPECT_EQ(yes.paper, 1);
+  EXPECT_EQ(yes.ours, 1);
+  EXPECT_EQ(yes.kind, ClaimKind::Ordering);
+  EXPECT_EQ(yes.unit, "yes/no");
+  EXPECT_EQ(yes.stand_in, "the stand-in");
+  EXPECT_EQ(yes.verdict(), "holds");
+  const Claim no = yes_no_claim("a before b (1 = yes)", "Sec. 1", false);
+  EXPECT_EQ(no.ours, 0);
+  EXPECT_EQ(no.verdict(), "deviates");
+  const Claim not_run =
+      yes_no_claim("a before b (1 = yes)", "Sec. 1", std::nullopt, {}, "not run: too big");
+  EXPECT_TRUE(std::isnan(not_run.ours));
+  EXPECT_EQ(not_run.verdict(), "informational");
 }
 
 // Every kind of claim, in a case where it must deviate: the effect of the other sign, however

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -124,6 +125,12 @@ void run_fig9(ExperimentContext& ctx) {
   // and CNN-P above LS ('exceeds LS in all cases'); a network not compared is a row saying why.
   const std::string cnnp_above_src = "Sec. V-B (Fig. 9 text: CNN-P 'exceeds LS in all cases')";
   const std::string both = stand_ins({kDpStandIn, kCnnpStandIn});
+  const auto il_slower_text = [](const std::string& net) {
+    return paper_name_of(net) + ": IL-Pipe slower than LS at batch 20, KC-P (1 = yes)";
+  };
+  const std::string il_slower_src =
+      "Sec. V-B (Fig. 9 text: IL-Pipe 'is even slower than LS when processing NASNet and PNASNet "
+      "of KC-Partition case')";
   for (const DsaDataflow df : {DsaDataflow::KC, DsaDataflow::YX}) {
     const DsaSpec spec = item_spec(base, df);
     const std::string dfn(dsa_dataflow_name(df));
@@ -143,16 +150,11 @@ void run_fig9(ExperimentContext& ctx) {
                    .informational = not_run.empty() ? "" : "not run: " + not_run,
                    .paper_high = paper.value(key, "high")};
     };
-    auto above = [&](const std::string& net, double ours, const std::string& not_run) {
-      return Claim{.text = paper_name_of(net) + ": CNN-P above LS in throughput at batch 20, " +
-                           label + " (1 = yes)",
-                   .source = cnnp_above_src,
-                   .paper = 1,
-                   .ours = ours,
-                   .kind = ClaimKind::Ordering,
-                   .unit = "yes/no",
-                   .stand_in = kCnnpStandIn,
-                   .informational = not_run.empty() ? "" : "not run: " + not_run};
+    auto above = [&](const std::string& net, std::optional<bool> yes, const std::string& not_run) {
+      return yes_no_claim(paper_name_of(net) + ": CNN-P above LS in throughput at batch 20, " +
+                              label + " (1 = yes)",
+                          cnnp_above_src, yes, kCnnpStandIn,
+                          not_run.empty() ? "" : "not run: " + not_run);
     };
     for (const std::string& net : networks_run(kBatch, df)) {
       ctx.progress(dfn + " " + net);
@@ -172,17 +174,10 @@ void run_fig9(ExperimentContext& ctx) {
       ad_s.values.push_back(ad);
       ideal_s.values.push_back(ideal);
       claims.push_back(range(net, ad / cnnp, ""));
-      claims.push_back(above(net, cnnp > ls ? 1.0 : 0.0, ""));
+      claims.push_back(above(net, cnnp > ls, ""));
       if (df == DsaDataflow::KC && (net == "nasnet_large" || net == "pnasnet5_large"))
         claims.push_back(
-            {.text = paper_name_of(net) + ": IL-Pipe slower than LS at batch 20, KC-P (1 = yes)",
-             .source = "Sec. V-B (Fig. 9 text: IL-Pipe 'is even slower than LS when "
-                       "processing NASNet and PNASNet of KC-Partition case')",
-             .paper = 1,
-             .ours = ilpipe < ls ? 1.0 : 0.0,
-             .kind = ClaimKind::Ordering,
-             .unit = "yes/no",
-             .stand_in = kIlPipeStandIn});
+            yes_no_claim(il_slower_text(net), il_slower_src, ilpipe < ls, kIlPipeStandIn));
       for (const auto& [name, run] : {std::pair<std::string, const StrategySummary*>{"LS", &b.ls},
                                       {"CNN-P", &b.cnnp},
                                       {"IL-Pipe", &b.ilpipe},
@@ -196,20 +191,10 @@ void run_fig9(ExperimentContext& ctx) {
     }
     for (const LeftOut& l : not_compared(spec, df, seed)) {
       claims.push_back(range(l.zoo, NAN, l.why));
-      claims.push_back(above(l.zoo, NAN, l.why));
+      claims.push_back(above(l.zoo, std::nullopt, l.why));
       if (df == DsaDataflow::KC && (l.zoo == "nasnet_large" || l.zoo == "pnasnet5_large")) {
-        Claim c{
-            .text = paper_name_of(l.zoo) + ": IL-Pipe slower than LS at batch 20, KC-P (1 = yes)",
-            .source =
-                "Sec. V-B (Fig. 9 text: IL-Pipe 'is even slower than LS when processing "
-                "NASNet and PNASNet of KC-Partition case')",
-            .paper = 1,
-            .ours = NAN,
-            .kind = ClaimKind::Ordering,
-            .unit = "yes/no",
-            .stand_in = kIlPipeStandIn,
-            .informational = "not run: " + l.why};
-        claims.push_back(c);
+        claims.push_back(yes_no_claim(il_slower_text(l.zoo), il_slower_src, std::nullopt,
+                                      kIlPipeStandIn, "not run: " + l.why));
       }
       ctx.note(dfn + " " + l.zoo + ": not run (" + l.why + ")");
     }
@@ -352,6 +337,11 @@ void run_fig11(ExperimentContext& ctx) {
   auto first_three = [](const std::string& net) {
     return net == "vgg19" || net == "resnet50" || net == "resnet152";
   };
+  auto most_text = [](const std::string& net) {
+    return paper_name_of(net) +
+           ": IL-Pipe and AD the two most energy-efficient of the four strategies (1 = yes: both "
+           "below LS and CNN-P)";
+  };
   auto above_text = [&](const std::string& net) {
     return first_three(net) ? paper_name_of(net) +
                                   ": AD above IL-Pipe in energy, as on the paper's first 3 "
@@ -389,42 +379,16 @@ void run_fig11(ExperimentContext& ctx) {
     }
     const double ls = total_of["LS"], cnnp = total_of["CNN-P"], ilpipe = total_of["IL-Pipe"],
                  ad = total_of["AD"];
-    claims.push_back({.text = paper_name_of(net) +
-                              ": IL-Pipe and AD the two most energy-efficient of the four "
-                              "strategies (1 = yes: both below LS and CNN-P)",
-                      .source = most_src,
-                      .paper = 1,
-                      .ours = std::max(ad, ilpipe) < std::min(ls, cnnp) ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = all_four});
-    claims.push_back({.text = above_text(net),
-                      .source = il_src,
-                      .paper = 1,
-                      .ours = (first_three(net) ? ad > ilpipe : ad < ilpipe) ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = ad_il});
+    claims.push_back(yes_no_claim(most_text(net), most_src,
+                                  std::max(ad, ilpipe) < std::min(ls, cnnp), all_four));
+    claims.push_back(
+        yes_no_claim(above_text(net), il_src, first_three(net) ? ad > ilpipe : ad < ilpipe, ad_il));
   }
   for (const LeftOut& l : not_compared(spec, DsaDataflow::KC, seed)) {
-    claims.push_back({.text = paper_name_of(l.zoo) +
-                              ": IL-Pipe and AD the two most energy-efficient of the four "
-                              "strategies (1 = yes: both below LS and CNN-P)",
-                      .source = most_src,
-                      .paper = 1,
-                      .ours = NAN,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = all_four,
-                      .informational = "not run: " + l.why});
-    claims.push_back({.text = above_text(l.zoo),
-                      .source = il_src,
-                      .paper = 1,
-                      .ours = NAN,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = ad_il,
-                      .informational = "not run: " + l.why});
+    claims.push_back(
+        yes_no_claim(most_text(l.zoo), most_src, std::nullopt, all_four, "not run: " + l.why));
+    claims.push_back(
+        yes_no_claim(above_text(l.zoo), il_src, std::nullopt, ad_il, "not run: " + l.why));
   }
   ctx.note(
       "Fig. 11 shows 7 of the 8 workloads (the text's first 3 and other four; which one is "

@@ -79,14 +79,11 @@ void run_fig5(ExperimentContext& ctx) {
                      static_cast<int64_t>(dag.atoms.size()),
                      sum / static_cast<double>(dag.atoms.size()), cv_random, cv_sa,
                      static_cast<int64_t>(sa.energy.size())});
-    claims.push_back({.text = net + ": atom cycles concentrate (CV after SA below the random "
-                                    "shapes' CV; 1 = yes)",
-                      .source = "Sec. IV-A, Fig. 5a ('most of the computing cycles are "
-                                "concentrated to a same region')",
-                      .paper = 1,
-                      .ours = cv_sa < cv_random ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no"});
+    claims.push_back(yes_no_claim(net + ": atom cycles concentrate (CV after SA below the random "
+                                        "shapes' CV; 1 = yes)",
+                                  "Sec. IV-A, Fig. 5a ('most of the computing cycles are "
+                                  "concentrated to a same region')",
+                                  cv_sa < cv_random));
   }
   // (b) on ResNet-50: SA's accepted energy and the GA's population mean per evaluation.
   const Graph g = build_zoo_model("resnet50", {.batch = 1});
@@ -112,14 +109,12 @@ void run_fig5(ExperimentContext& ctx) {
   }
   line.series = {sa_s, ga_s};
   const double ga_best = shape_energy(options, ga.choice);
-  claims.push_back({.text = "SA stops at a lower spread than GA on the same evaluations "
-                            "(ResNet-50; 1 = yes)",
-                    .source = "Sec. IV-A, Fig. 5b ('SA converges more quickly and stops at "
-                              "lower Var')",
-                    .paper = 1,
-                    .ours = sa.energy.back() < ga_best ? 1.0 : 0.0,
-                    .kind = ClaimKind::Ordering,
-                    .unit = "yes/no"});
+  claims.push_back(
+      yes_no_claim("SA stops at a lower spread than GA on the same evaluations "
+                   "(ResNet-50; 1 = yes)",
+                   "Sec. IV-A, Fig. 5b ('SA converges more quickly and stops at "
+                   "lower Var')",
+                   sa.energy.back() < ga_best));
   ctx.note("SA constants (not in the paper): iterations " + std::to_string(k.iterations) +
            ", Len = " + format_cell(k.step_fraction, 3) + " x initial mean cycles, lambda " +
            format_cell(k.cooling, 3) + ", Temp0 = initial energy, stop at CV " +

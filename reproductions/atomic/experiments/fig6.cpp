@@ -66,7 +66,6 @@ void run_fig6(ExperimentContext& ctx) {
     for (int a : s.rounds[r].atoms)
       per_layer[static_cast<size_t>(dag.atoms[static_cast<size_t>(a)].layer)].values.back() += 1;
   }
-  auto yes = [](bool b) { return b ? 1.0 : 0.0; };
   const bool intra = labels.size() >= 8 && kinds[0] == "intra-layer" && kinds[1] == "intra-layer" &&
                      kinds[3] == "intra-layer" && kinds[5] == "intra-layer";
   const bool round3 = labels.size() >= 3 && has(labels[2], "1-9") && kinds[2] == "same depth";
@@ -80,34 +79,14 @@ void run_fig6(ExperimentContext& ctx) {
   const bool round8 = labels.size() >= 8 && kinds[7] == "batch level";
   const std::string src = "Sec. IV-B, Fig. 6(c)";
   std::vector<Claim> claims = {
-      {.text = "Rounds 1, 2, 4 and 6 run atoms of one layer (intra-layer) (1 = yes)",
-       .source = src,
-       .paper = 1,
-       .ours = yes(intra),
-       .kind = ClaimKind::Ordering,
-       .unit = "yes/no",
-       .stand_in = kDpStandIn},
-      {.text = "Round 3 runs atom 1-9 beside atoms of layer 2, at the same depth (1 = yes)",
-       .source = src,
-       .paper = 1,
-       .ours = yes(round3),
-       .kind = ClaimKind::Ordering,
-       .unit = "yes/no",
-       .stand_in = kDpStandIn},
-      {.text = "Round 7 runs atoms 4-1 and 4-3 while layer 3 is unfinished (1 = yes)",
-       .source = src,
-       .paper = 1,
-       .ours = yes(round7),
-       .kind = ClaimKind::Ordering,
-       .unit = "yes/no",
-       .stand_in = kDpStandIn},
-      {.text = "Round 8 runs atoms of the next sample (batch level) (1 = yes)",
-       .source = src,
-       .paper = 1,
-       .ours = yes(round8),
-       .kind = ClaimKind::Ordering,
-       .unit = "yes/no",
-       .stand_in = kDpStandIn}};
+      yes_no_claim("Rounds 1, 2, 4 and 6 run atoms of one layer (intra-layer) (1 = yes)", src,
+                   intra, kDpStandIn),
+      yes_no_claim("Round 3 runs atom 1-9 beside atoms of layer 2, at the same depth (1 = yes)",
+                   src, round3, kDpStandIn),
+      yes_no_claim("Round 7 runs atoms 4-1 and 4-3 while layer 3 is unfinished (1 = yes)", src,
+                   round7, kDpStandIn),
+      yes_no_claim("Round 8 runs atoms of the next sample (batch level) (1 = yes)", src, round8,
+                   kDpStandIn)};
   ctx.note(
       "the figure's image is not in our source: the DAG is built from the text (fig6_toy.h): "
       "layers 1 and 2 at depth 0 with 9 and 7 atoms, layer 3 (their sum, 9 atoms on a 3 x 3 "

@@ -118,24 +118,17 @@ void run_search_time(ExperimentContext& ctx) {
     const double paper_s = paper.value(key, "search_s").value_or(NAN);
     chart.categories.push_back(w.paper_name);
     ps.values.push_back(paper_s);
-    claims.push_back({.text = w.paper_name + ": our search is faster than the paper's (1 = yes)",
-                      .source = paper.source(key),
-                      .paper = 1,
-                      .ours = s.cpu_s < paper_s ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .informational = "different machines and search spaces (the paper's DP "
-                                       "explores options we prune); reported, not compared"});
+    claims.push_back(
+        yes_no_claim(w.paper_name + ": our search is faster than the paper's (1 = yes)",
+                     paper.source(key), s.cpu_s < paper_s, {},
+                     "different machines and search spaces (the paper's DP "
+                     "explores options we prune); reported, not compared"));
     if (w.zoo == "resnet50" || w.zoo == "resnet1001") {
       const double target = w.zoo == "resnet50" ? kResNet50TargetS : kResNet1001TargetS;
-      claims.push_back({.text = w.paper_name + ": search under " +
-                                std::to_string(static_cast<int>(target)) + " s (1 = yes)",
-                        .source = "issue target (not a paper number)",
-                        .paper = 1,
-                        .ours = s.cpu_s < target ? 1.0 : 0.0,
-                        .kind = ClaimKind::Ordering,
-                        .unit = "yes/no",
-                        .informational = "our speed target, not the paper's"});
+      claims.push_back(yes_no_claim(w.paper_name + ": search under " +
+                                        std::to_string(static_cast<int>(target)) + " s (1 = yes)",
+                                    "issue target (not a paper number)", s.cpu_s < target, {},
+                                    "our speed target, not the paper's"));
     }
   }
   ctx.note(

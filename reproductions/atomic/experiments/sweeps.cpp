@@ -179,26 +179,19 @@ void run_fig12(ExperimentContext& ctx) {
           "ResNet-152 and NasNet reach theirs at 4 x 4)";
     claims.push_back(c);
     // U shape: the minimum is inside the sweep, both ends slower.
-    claims.push_back({.text = who + " (batch " + std::to_string(w.batch) +
-                              "): U-shaped curve, both ends slower than the minimum (1 = yes)",
-                      .source = "Sec. V-C (Fig. 12 text: 'the curves are all in the U shape')",
-                      .paper = 1,
-                      .ours = (best > 0 && best + 1 < ad.size()) ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = kDpStandIn});
+    claims.push_back(
+        yes_no_claim(who + " (batch " + std::to_string(w.batch) +
+                         "): U-shaped curve, both ends slower than the minimum (1 = yes)",
+                     "Sec. V-C (Fig. 12 text: 'the curves are all in the U shape')",
+                     best > 0 && best + 1 < ad.size(), kDpStandIn));
   }
   // The doubled batch (the last two rows of the default list, or --model's two) keeps the minimum.
   if (best_of_batch.size() >= 2) {
     const size_t k = best_of_batch.size();
-    claims.push_back({.text = "doubling the batch does not move the minimum (1 = yes)",
-                      .source = "Sec. V-C (Fig. 12 text: 'the doubled batch size does not change "
-                                "the trend')",
-                      .paper = 1,
-                      .ours = best_of_batch[k - 1] == best_of_batch[k - 2] ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = kDpStandIn});
+    claims.push_back(
+        yes_no_claim("doubling the batch does not move the minimum (1 = yes)",
+                     "Sec. V-C (Fig. 12 text: 'the doubled batch size does not change the trend')",
+                     best_of_batch[k - 1] == best_of_batch[k - 2], kDpStandIn));
   }
   ctx.note(
       "each point: n x n engines of (128/n) x (128/n) PEs and 8 MiB / n^2 SRAM; the SRAM port "
@@ -280,29 +273,16 @@ void run_fig13(ExperimentContext& ctx) {
     }
     chart.series.push_back(series);
     const std::string stand_in = kDpStandIn;
-    claims.push_back({.text = model_display_name(w.zoo) +
-                              ": gains slow down past 128 KB: 128->256 KiB gains less than "
-                              "64->128 KiB (1 = yes)",
-                      .source = paper.source(key),
-                      .paper = 1,
-                      .ours = gain_above < gain_below ? 1.0 : 0.0,
-                      .kind = ClaimKind::Ordering,
-                      .unit = "yes/no",
-                      .stand_in = stand_in});
-    claims.push_back(
-        {.text =
-             model_display_name(w.zoo) + ": performance does not fall as the SRAM grows (1 = yes)",
-         .source = "Sec. V-C (Fig. 13 text: 'the results do benefit from increased buffer size')",
-         .paper = 1,
-         .ours =
-             [&] {
-               for (size_t i = 1; i < ad.size(); ++i)
-                 if (ad[i] > ad[i - 1] * (1 + 1e-9)) return 0.0;
-               return 1.0;
-             }(),
-         .kind = ClaimKind::Ordering,
-         .unit = "yes/no",
-         .stand_in = stand_in});
+    claims.push_back(yes_no_claim(model_display_name(w.zoo) +
+                                      ": gains slow down past 128 KB: 128->256 KiB gains less "
+                                      "than 64->128 KiB (1 = yes)",
+                                  paper.source(key), gain_above < gain_below, stand_in));
+    bool never_slower = true;
+    for (size_t i = 1; i < ad.size(); ++i) never_slower &= ad[i] <= ad[i - 1] * (1 + 1e-9);
+    claims.push_back(yes_no_claim(
+        model_display_name(w.zoo) + ": performance does not fall as the SRAM grows (1 = yes)",
+        "Sec. V-C (Fig. 13 text: 'the results do benefit from increased buffer size')",
+        never_slower, stand_in));
   }
   ctx.note(
       "8 x 8 engines of 16 x 16 PEs (the config), only the SRAM per engine changes (its port "
