@@ -101,6 +101,27 @@ TEST(PlanPrefix, TheOtherRulesStillHold) {
             std::string::npos);
 }
 
+// A prefix that ends between the partial sums of one region would leave a value that is not final:
+// refused, while a cut after the group passes.
+TEST(PlanPrefix, ACutInsideAPartialSumGroupIsRefused) {
+  const Graph g = conv_relu_graph();
+  Plan p;
+  p.scheduler = "test";
+  for (const Interval& r : {Interval{0, 2}, Interval{2, 4}}) {
+    Task t = prefix_task(g.find_op("conv"));
+    t.reduction.range = {"c_in", r};
+    p.stages.push_back({.tasks = {t}});
+  }
+  p.stages.push_back({.tasks = {prefix_task(g.find_op("relu"))}});
+  EXPECT_NO_THROW(p.check(g));
+  EXPECT_NE(error_of([&] {
+              check_plan_prefix(g, first(p, 1));
+            }).find("partial sums over 'c_in' stop at 2"),
+            std::string::npos);
+  EXPECT_NO_THROW(check_plan_prefix(g, first(p, 2)));
+  EXPECT_NO_THROW(check_plan_prefix(g, p));
+}
+
 // Through evaluate_prefix, a prefix is checked against the hardware and costs what the model
 // gives for the same stages; with every stage it is evaluate().
 TEST(EvaluatePrefix, CostsWhatTheModelGivesAndAllStagesAreEvaluate) {
