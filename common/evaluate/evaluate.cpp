@@ -1,9 +1,13 @@
 // Evaluation dispatched on the hardware's kind.
 #include "common/evaluate/evaluate.h"
 
+#include <string>
+
 #include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate_prefix.h"
 #include "common/evaluate/gpu_evaluation.h"
 #include "common/evaluate/plan_target.h"
+#include "common/plan/plan_check.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -37,6 +41,14 @@ constexpr KindEvaluator kEvaluators[] = {
     {"dsa", &evaluate_on_dsa},
 };
 
+// The model of hw.kind on a checked plan (or prefix).
+EvaluationResult evaluate_checked(const Graph& g, const Plan& plan, const HardwareSpec& hw,
+                                  const EvaluationOptions& options) {
+  for (const KindEvaluator& e : kEvaluators)
+    if (e.kind == hw.kind) return e.evaluate(g, plan, hw, options);
+  return {};
+}
+
 }  // namespace
 
 std::vector<std::string> evaluated_hardware_kinds() {
@@ -64,9 +76,21 @@ EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& 
   require_evaluator(hw);
   const PlanTarget target = plan_target(hw);
   plan.check(g, &target);
-  for (const KindEvaluator& e : kEvaluators)
-    if (e.kind == hw.kind) return e.evaluate(g, plan, hw, options);
-  return {};
+  return evaluate_checked(g, plan, hw, options);
+}
+
+EvaluationResult evaluate_prefix(const Graph& g, const Plan& plan, size_t stages,
+                                 const HardwareSpec& hw, const EvaluationOptions& options) {
+  if (stages > plan.stages.size())
+    throw Error("plan '" + plan.scheduler + "' of graph '" + g.name + "': a prefix of " +
+                std::to_string(stages) + " stages, but the plan has " +
+                std::to_string(plan.stages.size()));
+  require_evaluator(hw);
+  Plan prefix = plan;
+  prefix.stages.resize(stages);
+  const PlanTarget target = plan_target(hw);
+  check_plan_prefix(g, prefix, &target);
+  return evaluate_checked(g, prefix, hw, options);
 }
 
 }  // namespace dgs

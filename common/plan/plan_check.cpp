@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/plan/plan.h"
+#include "common/plan/plan_check.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -43,11 +44,13 @@ bool regions_overlap(const Region& a, const Region& b) {
 
 class Checker {
  public:
-  Checker(const Plan& p, const Graph& g, const PlanTarget* target)
+  Checker(const Plan& p, const Graph& g, const PlanTarget* target, bool prefix)
       : p_(p),
         g_(g),
         target_(target),
-        where_("plan '" + p.scheduler + "' of graph '" + g.name + "'") {}
+        prefix_(prefix),
+        where_("plan '" + p.scheduler + "' of graph '" + g.name + "'" +
+               (prefix ? " (a prefix)" : "")) {}
 
   void run() {
     for (size_t si = 0; si < p_.stages.size(); ++si) {
@@ -59,7 +62,7 @@ class Checker {
     }
     for (size_t si = 0; si < p_.stages.size(); ++si)
       for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) check_task({si, ti});
-    check_every_op_placed();
+    if (!prefix_) check_every_op_placed();
     collect_writes();
     for (const auto& [tensor, writes] : writes_) check_tiling(tensor, writes);
     check_reads();
@@ -261,7 +264,7 @@ class Checker {
       }
     }
     for (int out : g_.output_tensors())
-      if (!writes_.count(out) && g_.tensor(out).producer >= 0)
+      if (!prefix_ && !writes_.count(out) && g_.tensor(out).producer >= 0)
         fail("graph output " + tensor_name(out) + " is written by no task");
   }
 
@@ -339,7 +342,7 @@ class Checker {
       active.push_back(w);
     }
     const int64_t total = numel(shape);
-    if (volume != total)
+    if (volume != total && !prefix_)
       fail(std::to_string(total - volume) + " of " + std::to_string(total) + " elements of " +
            tensor_name(tensor) + " (op " + op_name(g_.tensor(tensor).producer) +
            ") are written by no task" + gap_example(shape, boxes) +
@@ -432,15 +435,35 @@ class Checker {
                    " writes " + region_str(w.region) +
                    " of it; expected its producers in an earlier stage");
             }
+            if (prefix_) check_read_written(op, at, in, *regs[i], wit->second);
           }
         }
       }
     }
   }
 
+  // A prefix: the region `read` of `tensor` that op `op` of task `at` reads is written whole by
+  // earlier stages (the writes do not overlap, so their overlaps with it add up to its volume; a
+  // partial-sum group counts once, by its first range).
+  void check_read_written(int op, TaskRef at, int tensor, const Region& read,
+                          const std::vector<Write>& writes) const {
+    int64_t covered = 0;
+    for (const Write& w : writes)
+      if (w.at.stage < at.stage && regions_overlap(w.region, read) &&
+          (!w.reduction.active() || w.reduction.range.range.lo == 0))
+        covered += region_numel(region_intersect(w.region, read));
+    const int64_t total = region_numel(read);
+    if (covered != total)
+      fail("op " + op_name(op) + " (" + at.str() + ") reads region " + region_str(read) + " of " +
+           tensor_name(tensor) + ", of which " + std::to_string(total - covered) + " of " +
+           std::to_string(total) +
+           " elements no earlier stage writes; expected its producers in an earlier stage");
+  }
+
   const Plan& p_;
   const Graph& g_;
   const PlanTarget* target_;
+  bool prefix_ = false;
   std::string where_;
   std::map<int, std::vector<Write>> writes_;
   std::vector<std::vector<int>> written_;  // per task, in stage order
@@ -450,7 +473,11 @@ class Checker {
 }  // namespace
 
 void Plan::check(const Graph& g, const PlanTarget* target) const {
-  Checker(*this, g, target).run();
+  Checker(*this, g, target, /*prefix=*/false).run();
+}
+
+void check_plan_prefix(const Graph& g, const Plan& plan, const PlanTarget* target) {
+  Checker(plan, g, target, /*prefix=*/true).run();
 }
 
 }  // namespace dgs

@@ -131,6 +131,32 @@ TEST(Layering, PaperMethodIncludesNoExperiments) {
   EXPECT_GE(papers, 6);  // the five papers and the template
 }
 
+// Schedulers and experiments see a machine through HardwareSpec and the models' public headers
+// (issue 24): no file of reproductions/, cli/, compare/, apps/ or examples/ includes a header
+// internal to a model (what one task asks of the DSA before timing, the DSA timeline's indexes,
+// the GPU model's shared internals).
+TEST(Layering, SchedulersIncludeNoModelInternals) {
+  const std::set<std::string> internal = {
+      "common/dsamodel/dsa_task.h", "common/dsamodel/region_index.h",
+      "common/dsamodel/busy_intervals.h", "common/gpumodel/model_internal.h"};
+  for (const std::string& h : internal)
+    ASSERT_TRUE(fs::exists(kRoot / h)) << h << " moved: update this test's list";
+  const std::regex inc(R"re(#include\s+"(common/[a-z_]+/[a-z_]+\.h)")re");
+  int files = 0;
+  for (const char* top : {"reproductions", "cli", "compare", "apps", "examples"}) {
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / top)) {
+      if (!e.is_regular_file() || !is_source(e.path())) continue;
+      ++files;
+      const std::string text = read(e.path());
+      for (std::sregex_iterator m(text.begin(), text.end(), inc), end; m != end; ++m)
+        EXPECT_FALSE(internal.count((*m)[1].str()))
+            << fs::relative(e.path(), kRoot).string() << " includes " << (*m)[1].str()
+            << ", internal to its model; expected the model's public interface";
+    }
+  }
+  EXPECT_GT(files, 100);
+}
+
 TEST(Layering, NoPaperNamesInCommon) {
   const std::regex paper(
       R"(\bIOS\b|\bIos[A-Z]\w*|kIos\w*|\bios_\w+|[Ww]elder|WELDER|GraphTurbo|[Gg]raph[Tt]urbo|BrickDL|[Bb]rick[Dd][Ll]|[Aa]tomic [Dd]ataflow|AtomicDataflow)");

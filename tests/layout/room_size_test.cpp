@@ -31,10 +31,6 @@ const std::map<std::string, int> kFileExceptions = {
 };
 const std::map<std::string, int> kFunctionExceptions = {
     {"common/dsamodel/dsa_model.cpp: Simulator::run_task", 213},
-    {"reproductions/atomic/experiments/fig8.cpp: run_fig8", 164},
-    {"reproductions/brickdl/experiments/measured.cpp: run_measured_chain", 152},
-    {"reproductions/welder/experiments/measured.cpp: measure_fig2", 163},
-    {"reproductions/welder/experiments/measured_fig13.cpp: measure_fig13", 200},
 };
 
 std::string read(const fs::path& p) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/util/resources.h"
+#include "reproductions/papers.h"
 #include "tests/reliability/onnx_model_builder.h"
 #include "tests/reliability/subprocess_run.h"
 
@@ -273,14 +274,15 @@ TEST_F(BadInput, Flags) {
                  2, {"none.json"});
 }
 
-// The command-line cases for each of the five repro_* executables (they share cli/, and
-// each must keep refusing in the same words): an unknown flag, figure, table, model and hardware
-// config, a --seed that is not a non-negative integer, an --out that is a file, a bad --shard, a
+// The command-line cases for the repro_* executable of every paper of the paper list
+// (reproductions/papers.inc; they share cli/, and each must keep refusing in the same words): an
+// unknown flag, figure, table, model and hardware config, a --seed that is not a non-negative
+// integer, an --out that is a file, a bad --shard, a
 // --merge without shards.
 TEST_F(BadInput, FlagsOfEveryReproExecutable) {
   const std::string file = write("not_a_folder", "x");
-  for (const char* paper : {"ios", "welder", "brickdl", "graphturbo", "atomic"}) {
-    const std::string program = std::string("repro_") + paper;
+  for (const PaperEntry& paper : paper_list()) {
+    const std::string program = "repro_" + paper.key;
     if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + program)) continue;
     SCOPED_TRACE(program);
     auto run = [&](const std::string& args) {
@@ -310,7 +312,7 @@ TEST_F(BadInput, FlagsOfEveryReproExecutable) {
     expect_refusal(run("--merge " + (dir_.path() / "no_such_shards").string()), 2,
                    {"--merge: no folder " + (dir_.path() / "no_such_shards").string()});
     expect_refusal(run("--merge " + dir_.path().string()), 2,
-                   {"--merge: " + dir_.path().string() + " holds no shard record of " + paper});
+                   {"--merge: " + dir_.path().string() + " holds no shard record of " + paper.key});
   }
   EXPECT_EQ(read_file(file), "x");  // the file given as --out is left as it was
 }

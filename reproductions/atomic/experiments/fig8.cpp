@@ -21,6 +21,81 @@
 
 namespace dgs::atomic {
 
+namespace {
+
+// Per network, IL-Pipe and the even-atoms diagnostic, one network per CPU at a time, each into
+// its own slot (the cache of LS/AD runs is complete, so its lookups only read).
+struct Fig8NetRuns {
+  const LsAdRun* run = nullptr;
+  double ilpipe_us = NAN;
+  double even_us = NAN;
+  std::string refused;  // the DSA model's refusal of a plan, if any
+};
+
+std::vector<Fig8NetRuns> fig8_net_runs(ExperimentContext& ctx, const std::vector<std::string>& nets,
+                                       const DsaSpec& spec) {
+  return parallel_map(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
+    Fig8NetRuns r;
+    const Graph g = build_zoo_model(nets[static_cast<size_t>(i)], {.batch = 1});
+    try {
+      r.run = &ls_ad_run(nets[static_cast<size_t>(i)], 1, spec, ctx.options().seed);
+      r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
+                        .result.latency_us;
+    } catch (const Error& e) {
+      r.refused = e.what();
+      return r;
+    }
+    // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
+    const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
+    r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
+                         dsa_hardware_spec(spec))
+                    .latency_us;
+    return r;
+  });
+}
+
+// The notes that say how each column was made.
+void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
+  const std::string engines = std::to_string(base.units());
+  ctx.note(
+      "AD: the iterative search (iterative_search.h; Fig. 4b) over Algorithm 1's atom sets "
+      "(the SA with seed " +
+      std::to_string(ctx.options().seed) + " and the atoms at up to " +
+      std::to_string(kTargetDoublings) +
+      " doublings of its target cycle S), each with Rounds filled greedily by the four "
+      "priority rules (the DP of dp_schedule.h runs only on small atomic DAGs, not on "
+      "networks), snake mapping with the Eq. 2 permutation search and Algorithm 3 "
+      "buffering, priced by the DSA model; the fastest is kept (the search lines above); "
+      "ad_sa_only_*: the SA's atoms alone (the first candidate); LS: each layer split over "
+      "the " +
+      engines +
+      " engines, outputs through DRAM; both priced by the shared DSA model "
+      "(common/dsamodel) on " +
+      base.name + "; fold_overhead_cycles not calibrated (" +
+      note_number(base.fold_overhead_cycles) + ")");
+  ctx.note("Ideal = total MACs / (" + engines + " engines x " +
+           note_number(base.matrix_macs_per_cycle) + " MACs/cycle x " +
+           note_number(base.clock_mhz) + " MHz)");
+  ctx.note(
+      "ad_even_atoms_*: a diagnostic, not the paper's method (its atoms come from Algorithm 1 "
+      "only, so the even split is not a candidate of the search): AD's priority-rule Rounds, "
+      "mapping and buffering on LS's even atoms (each layer split over the " +
+      engines + " engines)");
+  ctx.note(
+      "where the time goes: the _breakdown table (DRAM bytes, the busiest mesh link's bytes and "
+      "time at " +
+      note_number(base.noc_link_bytes_per_cycle) +
+      " B/cycle, and the PE utilisation of the matrix cycles alone) for LS and the kept AD "
+      "plan");
+  ctx.note(
+      "claims: per network of the paper's set (Table II's eight), ours against the paper's "
+      "range over its networks; YX-P has no numbers in the text ('the situation is similar'), "
+      "shown only; CNN-P equals LS at batch 1 (the paper omits it from Fig. 8 for that reason)");
+  ctx.note(partition_baselines_note());
+}
+
+}  // namespace
+
 void run_fig8(ExperimentContext& ctx) {
   const DsaSpec& base = ctx.hardware().dsa.value();
   const PaperData paper = ctx.paper_data("fig8.csv");
@@ -74,34 +149,8 @@ void run_fig8(ExperimentContext& ctx) {
     ctx.progress(dfn + ": the networks' LS and AD runs, one per CPU at a time");
     const std::vector<std::string> nets = networks_run(1, df);
     prefetch_ls_ad_runs(nets, 1, spec, ctx.options().seed);
-    // Per network, IL-Pipe and the even-atoms diagnostic, one network per CPU at a time, each
-    // into its own slot (the cache of LS/AD runs is complete, so its lookups only read).
     ctx.progress(dfn + ": the networks' IL-Pipe runs and even-atom diagnostics, one per CPU");
-    struct NetRuns {
-      const LsAdRun* run = nullptr;
-      double ilpipe_us = NAN;
-      double even_us = NAN;
-      std::string refused;  // the DSA model's refusal of a plan, if any
-    };
-    const std::vector<NetRuns> net_runs =
-        parallel_map(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
-          NetRuns r;
-          const Graph g = build_zoo_model(nets[static_cast<size_t>(i)], {.batch = 1});
-          try {
-            r.run = &ls_ad_run(nets[static_cast<size_t>(i)], 1, spec, ctx.options().seed);
-            r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
-                              .result.latency_us;
-          } catch (const Error& e) {
-            r.refused = e.what();
-            return r;
-          }
-          // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
-          const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
-          r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
-                               dsa_hardware_spec(spec))
-                          .latency_us;
-          return r;
-        });
+    const std::vector<Fig8NetRuns> net_runs = fig8_net_runs(ctx, nets, spec);
     for (size_t n = 0; n < nets.size(); ++n) {
       const std::string& net = nets[n];
       const LsAdRun* run = net_runs[n].run;
@@ -144,42 +193,7 @@ void run_fig8(ExperimentContext& ctx) {
     claims.push_back(range_claim(l.zoo, il_key, "IL-Pipe", NAN, kIlPipeStandIn, l.why));
     ctx.note(l.zoo + ": not run (" + l.why + ")");
   }
-  const std::string engines = std::to_string(base.units());
-  ctx.note(
-      "AD: the iterative search (iterative_search.h; Fig. 4b) over Algorithm 1's atom sets "
-      "(the SA with seed " +
-      std::to_string(ctx.options().seed) + " and the atoms at up to " +
-      std::to_string(kTargetDoublings) +
-      " doublings of its target cycle S), each with Rounds filled greedily by the four "
-      "priority rules (the DP of dp_schedule.h runs only on small atomic DAGs, not on "
-      "networks), snake mapping with the Eq. 2 permutation search and Algorithm 3 "
-      "buffering, priced by the DSA model; the fastest is kept (the search lines above); "
-      "ad_sa_only_*: the SA's atoms alone (the first candidate); LS: each layer split over "
-      "the " +
-      engines +
-      " engines, outputs through DRAM; both priced by the shared DSA model "
-      "(common/dsamodel) on " +
-      base.name + "; fold_overhead_cycles not calibrated (" +
-      note_number(base.fold_overhead_cycles) + ")");
-  ctx.note("Ideal = total MACs / (" + engines + " engines x " +
-           note_number(base.matrix_macs_per_cycle) + " MACs/cycle x " +
-           note_number(base.clock_mhz) + " MHz)");
-  ctx.note(
-      "ad_even_atoms_*: a diagnostic, not the paper's method (its atoms come from Algorithm 1 "
-      "only, so the even split is not a candidate of the search): AD's priority-rule Rounds, "
-      "mapping and buffering on LS's even atoms (each layer split over the " +
-      engines + " engines)");
-  ctx.note(
-      "where the time goes: the _breakdown table (DRAM bytes, the busiest mesh link's bytes and "
-      "time at " +
-      note_number(base.noc_link_bytes_per_cycle) +
-      " B/cycle, and the PE utilisation of the matrix cycles alone) for LS and the kept AD "
-      "plan");
-  ctx.note(
-      "claims: per network of the paper's set (Table II's eight), ours against the paper's "
-      "range over its networks; YX-P has no numbers in the text ('the situation is similar'), "
-      "shown only; CNN-P equals LS at batch 1 (the paper omits it from Fig. 8 for that reason)");
-  ctx.note(partition_baselines_note());
+  note_fig8_method(ctx, base);
   ctx.emit_table("Fig. 8: latency at batch 1", t);
   ctx.emit_table("Fig. 8: where the time goes", where, "_breakdown");
   ctx.emit_svg(bar_chart_svg(chart));

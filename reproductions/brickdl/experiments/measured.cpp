@@ -60,6 +60,56 @@ gpu::DeviceBuffer filled(gpu::KernelLauncher& l, int64_t count) {
   return b;
 }
 
+// The chain's layers, from the graph's convolutions, with their weights and biases filled on the
+// device (kept alive in `weights`).
+std::vector<gpu::BrickConvLayer> conv_layers(const Graph& g, gpu::KernelLauncher& launcher,
+                                             std::vector<gpu::DeviceBuffer>& weights) {
+  std::vector<gpu::BrickConvLayer> layers;
+  for (int op : g.topo_order()) {
+    const Op& o = g.op(op);
+    if (o.kind != OpKind::Conv) continue;
+    gpu::BrickConvLayer L;
+    L.in_channels = g.tensor(o.inputs[0]).shape[1];
+    L.out_channels = g.tensor(o.outputs[0]).shape[1];
+    L.kernel = o.attrs.get_ints("kernel_shape", {3}).at(0);
+    weights.push_back(filled(launcher, g.tensor(o.inputs[1]).numel()));
+    L.weight = weights.back().floats();
+    weights.push_back(filled(launcher, g.tensor(o.inputs[2]).numel()));
+    L.bias = weights.back().floats();
+    layers.push_back(L);
+  }
+  return layers;
+}
+
+// How the runs were timed and which algorithms cuDNN used.
+void note_measured_protocol(ExperimentContext& ctx, bool full,
+                            const gpu::TimingProtocol& protocol) {
+  const std::string brick_protocol =
+      full ? std::to_string(protocol.warmup) + " warm-up run(s) then " +
+                 std::to_string(protocol.repeats) +
+                 " timed runs (the paper's protocol, §4.1: the mean of 20 runs; --full-protocol)"
+           : "no warm-up at full size (one run of each kernel on a one-brick chain loads the "
+             "module first), then timed runs until " +
+                 std::to_string(protocol.repeats) + " or until they add up to " +
+                 std::to_string(static_cast<int>(kBrickBudgetMs / 1000)) +
+                 " s, at least one (the runs column; shortened from the paper's 20 runs after "
+                 "warm-up, §4.1: a run takes seconds and varies by far less than the variants "
+                 "differ; --full-protocol restores it)";
+  ctx.note("measured: CUDA events, mean and median; cuDNN per layer and the brick conversion: " +
+           std::to_string(protocol.warmup) + " warm-up run(s) then " +
+           std::to_string(protocol.repeats) + " timed runs; brick kernels: " + brick_protocol +
+           "; brick conversion (input to bricks, output back) timed separately; the suite's "
+           "brick kernels are direct convolutions (one thread per output element), not per-brick "
+           "cuDNN calls (the public cuDNN API cannot be called from a kernel)");
+  ctx.note(std::string("cuDNN baseline's algorithms: ") +
+           (full
+                ? "cuDNN's search (cudnnFindConvolutionForwardAlgorithm, the fastest of every "
+                  "algorithm run once)"
+                : "cuDNN's heuristic ranking (cudnnGetConvolutionForwardAlgorithm_v7, its first "
+                  "algorithm that runs; the search runs every algorithm once, seconds per layer at "
+                  "these sizes; --full-protocol uses it)"));
+}
+
 }  // namespace
 
 bool another_timed_run(const std::vector<double>& samples_ms, int max_runs, double budget_ms) {
@@ -77,22 +127,8 @@ void run_measured_chain(ExperimentContext& ctx, const std::string& model,
   const Graph g = build_zoo_model(model, zo);
   gpu::Stream stream;
   gpu::KernelLauncher launcher(stream);
-  // Layers and weights, from the graph's convolutions.
-  std::vector<gpu::BrickConvLayer> layers;
   std::vector<gpu::DeviceBuffer> weights;
-  for (int op : g.topo_order()) {
-    const Op& o = g.op(op);
-    if (o.kind != OpKind::Conv) continue;
-    gpu::BrickConvLayer L;
-    L.in_channels = g.tensor(o.inputs[0]).shape[1];
-    L.out_channels = g.tensor(o.outputs[0]).shape[1];
-    L.kernel = o.attrs.get_ints("kernel_shape", {3}).at(0);
-    weights.push_back(filled(launcher, g.tensor(o.inputs[1]).numel()));
-    L.weight = weights.back().floats();
-    weights.push_back(filled(launcher, g.tensor(o.inputs[2]).numel()));
-    L.bias = weights.back().floats();
-    layers.push_back(L);
-  }
+  const std::vector<gpu::BrickConvLayer> layers = conv_layers(g, launcher, weights);
   const Shape& in_shape = g.tensor(g.input_tensors().at(0)).shape;
   const std::array<int64_t, 3> in_dims = {in_shape[2], in_shape[3], in_shape[4]};
   const auto dims = gpu::brick_chain_dims(layers, in_dims);
@@ -196,30 +232,7 @@ void run_measured_chain(ExperimentContext& ctx, const std::string& model,
   ctx.emit_table("measured on " + gpu::query_gpu_spec().name + ": " + model +
                      ", cuDNN per layer vs brick kernels (mean and median of the timed runs)",
                  t);
-  const std::string brick_protocol =
-      full ? std::to_string(protocol.warmup) + " warm-up run(s) then " +
-                 std::to_string(protocol.repeats) +
-                 " timed runs (the paper's protocol, §4.1: the mean of 20 runs; --full-protocol)"
-           : "no warm-up at full size (one run of each kernel on a one-brick chain loads the "
-             "module first), then timed runs until " +
-                 std::to_string(protocol.repeats) + " or until they add up to " +
-                 std::to_string(static_cast<int>(kBrickBudgetMs / 1000)) +
-                 " s, at least one (the runs column; shortened from the paper's 20 runs after "
-                 "warm-up, §4.1: a run takes seconds and varies by far less than the variants "
-                 "differ; --full-protocol restores it)";
-  ctx.note("measured: CUDA events, mean and median; cuDNN per layer and the brick conversion: " +
-           std::to_string(protocol.warmup) + " warm-up run(s) then " +
-           std::to_string(protocol.repeats) + " timed runs; brick kernels: " + brick_protocol +
-           "; brick conversion (input to bricks, output back) timed separately; the suite's "
-           "brick kernels are direct convolutions (one thread per output element), not per-brick "
-           "cuDNN calls (the public cuDNN API cannot be called from a kernel)");
-  ctx.note(std::string("cuDNN baseline's algorithms: ") +
-           (full
-                ? "cuDNN's search (cudnnFindConvolutionForwardAlgorithm, the fastest of every "
-                  "algorithm run once)"
-                : "cuDNN's heuristic ranking (cudnnGetConvolutionForwardAlgorithm_v7, its first "
-                  "algorithm that runs; the search runs every algorithm once, seconds per layer at "
-                  "these sizes; --full-protocol uses it)"));
+  note_measured_protocol(ctx, full, protocol);
 }
 
 }  // namespace dgs::brickdl

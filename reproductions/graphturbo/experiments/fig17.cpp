@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "common/dsamodel/dsa_model.h"
-#include "common/evaluate/evaluate.h"
-#include "common/plan/plan_prefix.h"
+#include "common/evaluate/evaluate_prefix.h"
 #include "common/report/report.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
@@ -31,16 +30,9 @@ int resnet_stage(const Graph& g, int op) {
                                                                                              : 4;
 }
 
-// The first `n` stages of `plan`, on the plan's graph.
-Plan first_stages(const Plan& plan, size_t n) {
-  Plan p = plan;
-  p.stages.resize(n);
-  return p;
-}
-
 struct StageUsage {
   std::vector<std::pair<double, double>> pct;  // per ResNet stage: (MME %, VME %)
-  int checked = 0, unchecked = 0;              // prefixes through evaluate() / priced directly
+  int prefixes = 0;                            // plan prefixes priced (each checked)
 };
 
 // Per ResNet stage: (MME %, VME %) of `plan`, from the model's totals over plan prefixes that end
@@ -57,17 +49,11 @@ StageUsage stage_usage(const Graph& g, const Plan& plan, const DsaSpec& spec) {
   double prev_lat = 0, prev_m = 0, prev_v = 0;
   size_t begin = 0;
   for (size_t cut : cuts) {
-    // The first `cut` stages as a plan of the sub-graph of their ops (tensors that later stages
-    // read become its outputs), checked and priced by evaluate(). A cut inside the instances of
-    // an op (GraphTurbo splits a sub-graph's batch into instances) leaves that op's outputs
-    // written in part: no sub-graph has such a plan, and the DSA model prices that prefix on the
-    // whole graph, unchecked (the model reports no per-stage busy time from which one whole
-    // plan's evaluation could be cut).
-    const PlanPrefix prefix = plan_prefix(g, plan, cut);
-    ++(prefix.whole_ops ? out.checked : out.unchecked);
-    const EvaluationResult r = prefix.whole_ops
-                                   ? evaluate(prefix.sub.graph, prefix.plan, hw)
-                                   : evaluate_dsa_plan(g, first_stages(plan, cut), spec);
+    // The first `cut` stages on the whole graph, checked as a prefix (every region they read
+    // written by earlier stages; a cut may end inside the instances of an op, as GraphTurbo
+    // splits a sub-graph's batch into instances) and priced by the DSA model.
+    const EvaluationResult r = evaluate_prefix(g, plan, cut, hw);
+    ++out.prefixes;
     const int st = resnet_stage(g, plan.stages[begin].tasks[0].ops[0]);
     const double m = value_of(r.busy_us_by_unit, "matrix"),
                  v = value_of(r.busy_us_by_unit, "vector");
@@ -118,14 +104,13 @@ void run_fig17(ExperimentContext& ctx) {
     const StageUsage u = stage_usage(p.graph, p.plan, spec);
     usage_of.push_back(u.pct);
     prefixes += std::string(prefixes.empty() ? "" : "; ") + std::string(approach_name(a)) + ": " +
-                std::to_string(u.checked) + " of " + std::to_string(u.checked + u.unchecked);
+                std::to_string(u.prefixes);
   }
-  ctx.note("prefixes checked and priced by evaluate() as plans of the sub-graph of their ops (" +
-           prefixes +
-           "); the others end inside the instances of an op (its outputs written in part, "
-           "so no sub-graph has that plan) and are priced on the whole graph by the DSA model "
-           "directly, unchecked: the model reports no per-stage busy time to cut one whole "
-           "plan's evaluation by");
+  ctx.note("prefixes checked and priced by evaluate_prefix() on the whole graph (" + prefixes +
+           "; 0 unchecked): each is checked by Plan::check's rules except that an op "
+           "may be computed in part (a cut may end inside the instances of an op, whose outputs "
+           "it then writes in part), every region it reads written by earlier stages, then "
+           "priced by the DSA model");
   Table t({"stage", "tvm_vme_pct", "graphturbo_vme_pct", "tvm_mme_pct", "graphturbo_mme_pct"});
   BarChart vme{.title = "Fig. 17 - VME utilisation per stage (ResNet-50)",
                .y_label = "utilisation (%)",

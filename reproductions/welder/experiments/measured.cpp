@@ -145,6 +145,86 @@ gpu::MatrixArg b_arg(const gpu::DeviceTensors& d) {
   return gpu::row_major(d.at("B"), kFig2N);
 }
 
+// The instantiated kernels' tiles nearest to the scheduler's (Matmul, Softmax, and both at the
+// fused tile), with the softmax launches described.
+struct Fig2KernelTiles {
+  gpu::GemmTile mm;
+  int sm_rows = 0;
+  gpu::GemmTile mm_aligned;
+  int sm_aligned_rows = 0;
+  gpu::SoftmaxTile fused;
+  std::string sm_desc, sm_aligned_desc;
+};
+
+Fig2KernelTiles fig2_kernel_tiles(const Fig2Model& model) {
+  Fig2KernelTiles t;
+  t.mm = nearest_gemm_tile(model.matmul_tile);
+  t.sm_rows = softmax_rows_per_block(model.softmax_tile);
+  t.mm_aligned = nearest_gemm_tile(model.fused_tile);
+  t.sm_aligned_rows = softmax_rows_per_block(model.fused_tile);
+  t.fused = nearest_fused_tile(gpu::gemm_softmax_tiles(), model.fused_tile, kFig2N,
+                               "gemm_softmax (common/cuda/gemm_softmax_kernels.h)");
+  t.sm_desc = "row_softmax " + std::to_string(t.sm_rows) + " rows/block";
+  t.sm_aligned_desc = "row_softmax " + std::to_string(t.sm_aligned_rows) + " rows/block";
+  return t;
+}
+
+// The measured rows against the model's and the paper's.
+void emit_fig2_measured_table(ExperimentContext& ctx, const Fig2Measured& out,
+                              const Fig2Model& model, const PaperData& p2) {
+  Table t({"kernel", "model_tile", "kernel_tile", "measured_ms", "min_ms", "max_ms", "launches",
+           "verified", "model_ms", "paper_measured_ms"});
+  for (const Fig2Measurement& r : out.rows) {
+    Cell paper = Missing{};
+    if (r.kernel == "unfused" || r.kernel == "fused")
+      paper = *p2.value({{"quantity", r.kernel + "_latency"}}, "value");
+    t.add_row({r.kernel, r.model_tile, r.kernel_tile, r.median_ms, r.min_ms, r.max_ms, r.launches,
+               std::string(r.verified ? "yes" : "NO"), r.model_ms, paper});
+  }
+  ctx.emit_table("Figure 2 - Matmul+Softmax, unfused vs fused (measured on " + out.device +
+                     "; model column: " + model.arch_name + ")",
+                 t);
+}
+
+// How the kernels were timed, tiled and checked.
+void note_fig2_measured(ExperimentContext& ctx, const Fig2Measured& out, const Fig2Model& model,
+                        const Fig2KernelTiles& tiles, const gpu::CutlassSoftmaxTile& cutlass_tile,
+                        uint64_t seed) {
+  const gpu::TimingProtocol protocol;
+  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, " +
+           std::to_string(protocol.warmup) + " warm-up runs, median of " +
+           std::to_string(protocol.repeats) + " repeats of " + std::to_string(protocol.number) +
+           " runs; launches read from the KernelLauncher for one run");
+  ctx.note("model_ms is the model-mode prediction on " + model.arch_name +
+           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
+           "generated kernels, not of the kernels that ran (gpu_validate prices those)");
+  ctx.note(
+      "tiles: the scheduler's tile mapped to the nearest instantiated template tile "
+      "(common/cuda/gemm_kernels.h, gemm_softmax_kernels.h): Matmul " +
+      tile_str(model.matmul_tile) + " -> gemm " + tiles.mm.str() + ", Softmax " +
+      tile_str(model.softmax_tile) + " -> " + tiles.sm_desc + ", fused " +
+      tile_str(model.fused_tile) + " -> gemm_softmax " + tiles.fused.str() +
+      ", aligned Matmul -> gemm " + tiles.mm_aligned.str() + ", aligned Softmax -> " +
+      tiles.sm_aligned_desc);
+  ctx.note(
+      "library kernels (the claim's pair): unfused = cuBLAS SGEMM (FP32, CUDA cores: "
+      "CUBLAS_DEFAULT_MATH) then the softmax above at its own tile; fused = CUTLASS " +
+      std::string(gpu::kCutlassVersion) + " SIMT GEMM whose epilogue normalises each whole row " +
+      "before its one store (tile " + cutlass_tile.str() + ", the instantiated tile nearest to " +
+      tile_str(model.fused_tile) +
+      "; common/cuda/cutlass/cutlass_gemm_softmax.cu); the suite's "
+      "own tiled kernels are the '(suite ...)' rows");
+  std::ostringstream check_note;
+  check_note << "workload: the §2 simplification (one shared B [64x128], FP32, CUDA cores, no "
+                "scale or mask); each kernel checked once against the CPU reference executor "
+                "(seed "
+             << seed << ", rtol " << gpu::kGpuTolerance.rtol << ", atol " << gpu::kGpuTolerance.atol
+             << ")";
+  ctx.note(check_note.str());
+  for (const Fig2Measurement& r : out.rows)
+    if (!r.verified) ctx.note("CHECK FAILED for " + r.kernel + ": " + r.check);
+}
+
 }  // namespace
 
 const Fig2Measurement& Fig2Measured::row(const std::string& kernel) const {
@@ -163,13 +243,12 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   out.device = gpu::query_gpu_spec(0).name;
   const uint64_t seed = ctx.options().seed;
 
-  const gpu::GemmTile mm_tile = nearest_gemm_tile(model.matmul_tile);
-  const int sm_rows = softmax_rows_per_block(model.softmax_tile);
-  const gpu::GemmTile mm_aligned_tile = nearest_gemm_tile(model.fused_tile);
-  const int sm_aligned_rows = softmax_rows_per_block(model.fused_tile);
-  const gpu::SoftmaxTile fused_tile =
-      nearest_fused_tile(gpu::gemm_softmax_tiles(), model.fused_tile, kFig2N,
-                         "gemm_softmax (common/cuda/gemm_softmax_kernels.h)");
+  const Fig2KernelTiles tiles = fig2_kernel_tiles(model);
+  const gpu::GemmTile& mm_tile = tiles.mm;
+  const int sm_rows = tiles.sm_rows;
+  const gpu::GemmTile& mm_aligned_tile = tiles.mm_aligned;
+  const int sm_aligned_rows = tiles.sm_aligned_rows;
+  const gpu::SoftmaxTile& fused_tile = tiles.fused;
 
   const Graph g_mm = fig2_fragment(Fragment::Matmul);
   const Graph g_sm = fig2_fragment(Fragment::Softmax);
@@ -186,8 +265,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
       gpu::row_softmax(l, rows_per_block, kFig2Rows, kFig2N, d.at("C"), d.at("softmax:0"));
     };
   };
-  const std::string sm_desc = "row_softmax " + std::to_string(sm_rows) + " rows/block";
-  const std::string sm_al_desc = "row_softmax " + std::to_string(sm_aligned_rows) + " rows/block";
+  const std::string& sm_desc = tiles.sm_desc;
 
   auto add = [&](Fig2Measurement m, const std::string& kernel, const std::string& model_tile,
                  const std::string& kernel_tile, double model_ms) {
@@ -216,7 +294,7 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
   add(measure_kernel(g_mm, gemm_run(mm_aligned_tile), seed), "Matmul (aligned tile)",
       tile_str(model.fused_tile), "gemm " + mm_aligned_tile.str(), model.matmul_aligned_ms);
   add(measure_kernel(g_sm, softmax_run(sm_aligned_rows), seed), "Softmax (aligned tile)",
-      tile_str(model.fused_tile), sm_al_desc, model.softmax_aligned_ms);
+      tile_str(model.fused_tile), tiles.sm_aligned_desc, model.softmax_aligned_ms);
   add(measure_kernel(
           g_both,
           [&](gpu::KernelLauncher& l, const gpu::DeviceTensors& d) {
@@ -261,51 +339,8 @@ Fig2Measured measure_fig2(ExperimentContext& ctx) {
       model.fused_ms);
 
   const PaperData p2 = ctx.paper_data("fig2.csv");
-  Table t({"kernel", "model_tile", "kernel_tile", "measured_ms", "min_ms", "max_ms", "launches",
-           "verified", "model_ms", "paper_measured_ms"});
-  for (const Fig2Measurement& r : out.rows) {
-    Cell paper = Missing{};
-    if (r.kernel == "unfused" || r.kernel == "fused")
-      paper = *p2.value({{"quantity", r.kernel + "_latency"}}, "value");
-    t.add_row({r.kernel, r.model_tile, r.kernel_tile, r.median_ms, r.min_ms, r.max_ms, r.launches,
-               std::string(r.verified ? "yes" : "NO"), r.model_ms, paper});
-  }
-  ctx.emit_table("Figure 2 - Matmul+Softmax, unfused vs fused (measured on " + out.device +
-                     "; model column: " + model.arch_name + ")",
-                 t);
-
-  const gpu::TimingProtocol protocol;
-  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, " +
-           std::to_string(protocol.warmup) + " warm-up runs, median of " +
-           std::to_string(protocol.repeats) + " repeats of " + std::to_string(protocol.number) +
-           " runs; launches read from the KernelLauncher for one run");
-  ctx.note("model_ms is the model-mode prediction on " + model.arch_name +
-           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
-           "generated kernels, not of the kernels that ran (gpu_validate prices those)");
-  ctx.note(
-      "tiles: the scheduler's tile mapped to the nearest instantiated template tile "
-      "(common/cuda/gemm_kernels.h, gemm_softmax_kernels.h): Matmul " +
-      tile_str(model.matmul_tile) + " -> gemm " + mm_tile.str() + ", Softmax " +
-      tile_str(model.softmax_tile) + " -> " + sm_desc + ", fused " + tile_str(model.fused_tile) +
-      " -> gemm_softmax " + fused_tile.str() + ", aligned Matmul -> gemm " + mm_aligned_tile.str() +
-      ", aligned Softmax -> " + sm_al_desc);
-  ctx.note(
-      "library kernels (the claim's pair): unfused = cuBLAS SGEMM (FP32, CUDA cores: "
-      "CUBLAS_DEFAULT_MATH) then the softmax above at its own tile; fused = CUTLASS " +
-      std::string(gpu::kCutlassVersion) + " SIMT GEMM whose epilogue normalises each whole row " +
-      "before its one store (tile " + cutlass_tile.str() + ", the instantiated tile nearest to " +
-      tile_str(model.fused_tile) +
-      "; common/cuda/cutlass/cutlass_gemm_softmax.cu); the suite's "
-      "own tiled kernels are the '(suite ...)' rows");
-  std::ostringstream check_note;
-  check_note << "workload: the §2 simplification (one shared B [64x128], FP32, CUDA cores, no "
-                "scale or mask); each kernel checked once against the CPU reference executor "
-                "(seed "
-             << seed << ", rtol " << gpu::kGpuTolerance.rtol << ", atol " << gpu::kGpuTolerance.atol
-             << ")";
-  ctx.note(check_note.str());
-  for (const Fig2Measurement& r : out.rows)
-    if (!r.verified) ctx.note("CHECK FAILED for " + r.kernel + ": " + r.check);
+  emit_fig2_measured_table(ctx, out, model, p2);
+  note_fig2_measured(ctx, out, model, tiles, cutlass_tile, seed);
 
   const double measured_speedup = out.row("unfused").median_ms / out.row("fused").median_ms;
   ctx.emit_claims(

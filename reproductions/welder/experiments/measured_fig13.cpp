@@ -55,6 +55,113 @@ TensorData batch_sample(const TensorData& t, int64_t b) {
   return s;
 }
 
+// The measured table and the notes on how it was made.
+void emit_fig13_measured(ExperimentContext& ctx, const Fig13Measured& out, const WelderArch& arch,
+                         const gpu::TimingProtocol& protocol, int64_t batch, uint64_t seed) {
+  const bool full = ctx.options().full_protocol;
+  std::string counters;
+  gpu::hardware_counters_readable(&counters);
+  Table t({"model", "variant", "measured_ms", "min_ms", "max_ms", "launches", "kernels_model",
+           "model_ms", "computed_M", "transactions", "verified"});
+  t.precision = 4;
+  for (const Fig13MeasuredRow& r : out.rows)
+    t.add_row({r.model, r.variant, r.median_ms, r.min_ms, r.max_ms, r.launches,
+               int64_t{r.kernels_model}, r.model_ms, r.computed_m, std::string("not readable"),
+               std::string(r.verified ? "yes" : "NO")});
+  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch " + std::to_string(batch) +
+                     "), measured on " + out.device +
+                     " with the tile-program interpreter; model_ms: " + arch.name,
+                 t);
+  ctx.note(
+      "kernels: every launched group of a schedule runs as ONE launch of the suite's generic "
+      "tile-program interpreter (common/tileprog/tile_program_interpreter.h: each output element "
+      "computed "
+      "by index arithmetic, intermediates in a per-block scratch slice of global memory), not "
+      "cuDNN or Welder's generated code: absolute latencies are far above the paper's; the "
+      "variants compare at equal kernel quality. Layout-only groups launch nothing (views)");
+  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, the verification run " +
+           "and " + std::to_string(protocol.warmup) + " more warm-up run(s), median of " +
+           std::to_string(protocol.repeats) +
+           " single runs of the whole network (the paper states no protocol; --full-protocol adds "
+           "a warm-up run); launches read from the KernelLauncher for one run");
+  ctx.note("transactions: " + counters);
+  ctx.note("batch " + std::to_string(batch) +
+           (full ? " (the paper's, --full-protocol)"
+                 : " (the paper's is " + std::to_string(kFig13Batch) +
+                       ": the interpreter takes seconds per run there; --full-protocol runs it)") +
+           "; the schedules are Welder's for this batch on the model's GPU");
+  ctx.note("model_ms is the model-mode prediction on " + arch.name +
+           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
+           "generated kernels, not of the kernels that ran (gpu_validate prices those); "
+           "computed_M: elements "
+           "the kernels compute per run (recomputed halos and shares included)");
+  ctx.note("checks (rtol " + fixed(gpu::kGpuTolerance.rtol, 4) + ", atol " +
+           fixed(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +
+           "): Welder-none's output sample 0 against the CPU reference executor at batch 1 "
+           "(same weights, same image); every other variant's whole output against "
+           "Welder-none's");
+}
+
+// Claims: the paper's latency and kernel-count reductions, from the measured rows (by [model
+// label][variant]).
+std::vector<Claim> fig13_measured_claims(
+    ExperimentContext& ctx, const std::vector<Fig13Model>& models,
+    std::map<std::string, std::map<Variant, Fig13MeasuredRow>>& m) {
+  const Fig13PaperValues fig13_paper(ctx);
+  auto paper = [&](const std::string& cmp, const std::string& metric) {
+    return fig13_paper.value(cmp, metric);
+  };
+  auto src = [&](const std::string& cmp, const std::string& metric) {
+    return fig13_paper.source(cmp, metric);
+  };
+  auto mean_red = [&](Variant from, Variant to, bool latency) {
+    double sum = 0;
+    for (const auto& fm : models) {
+      const Fig13MeasuredRow& a = m[fm.label][from];
+      const Fig13MeasuredRow& b = m[fm.label][to];
+      sum += latency
+                 ? reduction_pct(a.median_ms, b.median_ms)
+                 : reduction_pct(static_cast<double>(a.launches), static_cast<double>(b.launches));
+    }
+    return sum / static_cast<double>(models.size());
+  };
+  std::vector<Claim> claims;
+  claims.push_back({"Welder-base vs Welder-none: measured latency reduction (mean of per-model)",
+                    src("base_vs_none", "latency_reduction"),
+                    paper("base_vs_none", "latency_reduction"),
+                    mean_red(Variant::None, Variant::Base, true), ClaimKind::Percentage, "%"});
+  claims.push_back({"Welder-base vs Welder-none: launch-count reduction (mean of per-model)",
+                    src("base_vs_none", "kernel_reduction"),
+                    paper("base_vs_none", "kernel_reduction"),
+                    mean_red(Variant::None, Variant::Base, false), ClaimKind::Percentage, "%"});
+  {
+    double sum = 0;
+    for (const auto& fm : models)
+      sum += m[fm.label][Variant::None].median_ms / m[fm.label][Variant::Base].median_ms;
+    claims.push_back({"Welder-base vs Welder-none: measured mean speedup",
+                      src("base_vs_none", "speedup"), paper("base_vs_none", "speedup"),
+                      sum / static_cast<double>(models.size()), ClaimKind::Ratio, "x"});
+  }
+  claims.push_back({"Welder vs Welder-base: measured latency reduction (mean of per-model)",
+                    src("welder_vs_base", "latency_reduction"),
+                    paper("welder_vs_base", "latency_reduction"),
+                    mean_red(Variant::Base, Variant::Welder, true), ClaimKind::Percentage, "%"});
+  claims.push_back({"Welder vs Welder-base: launch-count reduction (mean of per-model)",
+                    src("welder_vs_base", "kernel_reduction"),
+                    paper("welder_vs_base", "kernel_reduction"),
+                    mean_red(Variant::Base, Variant::Welder, false), ClaimKind::Percentage, "%"});
+  {
+    double mx = 0;
+    for (const auto& fm : models)
+      mx = std::max(mx,
+                    m[fm.label][Variant::Base].median_ms / m[fm.label][Variant::Welder].median_ms);
+    claims.push_back({"Welder vs Welder-base: largest measured per-model speedup",
+                      src("welder_vs_base", "max_speedup"), paper("welder_vs_base", "max_speedup"),
+                      mx, ClaimKind::Ratio, "x"});
+  }
+  return claims;
+}
+
 }  // namespace
 
 Fig13Measured measure_fig13(ExperimentContext& ctx) {
@@ -159,102 +266,8 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
     if (!r.verified)
       throw Error("fig13 measured: " + r.model + " " + r.variant +
                   " differs from its reference: " + r.check);
-  std::string counters;
-  gpu::hardware_counters_readable(&counters);
-  Table t({"model", "variant", "measured_ms", "min_ms", "max_ms", "launches", "kernels_model",
-           "model_ms", "computed_M", "transactions", "verified"});
-  t.precision = 4;
-  for (const Fig13MeasuredRow& r : out.rows)
-    t.add_row({r.model, r.variant, r.median_ms, r.min_ms, r.max_ms, r.launches,
-               int64_t{r.kernels_model}, r.model_ms, r.computed_m, std::string("not readable"),
-               std::string(r.verified ? "yes" : "NO")});
-  ctx.emit_table("Figure 13 - Welder ablation (FP32, batch " + std::to_string(batch) +
-                     "), measured on " + out.device +
-                     " with the tile-program interpreter; model_ms: " + arch.name,
-                 t);
-  ctx.note(
-      "kernels: every launched group of a schedule runs as ONE launch of the suite's generic "
-      "tile-program interpreter (common/tileprog/tile_program_interpreter.h: each output element "
-      "computed "
-      "by index arithmetic, intermediates in a per-block scratch slice of global memory), not "
-      "cuDNN or Welder's generated code: absolute latencies are far above the paper's; the "
-      "variants compare at equal kernel quality. Layout-only groups launch nothing (views)");
-  ctx.note("measured on " + out.device + " (the paper: V100); CUDA events, the verification run " +
-           "and " + std::to_string(protocol.warmup) + " more warm-up run(s), median of " +
-           std::to_string(protocol.repeats) +
-           " single runs of the whole network (the paper states no protocol; --full-protocol adds "
-           "a warm-up run); launches read from the KernelLauncher for one run");
-  ctx.note("transactions: " + counters);
-  ctx.note("batch " + std::to_string(batch) +
-           (full ? " (the paper's, --full-protocol)"
-                 : " (the paper's is " + std::to_string(kFig13Batch) +
-                       ": the interpreter takes seconds per run there; --full-protocol runs it)") +
-           "; the schedules are Welder's for this batch on the model's GPU");
-  ctx.note("model_ms is the model-mode prediction on " + arch.name +
-           " (--hw; in measured mode by default the live GPU's config), Welder's cost model of "
-           "generated kernels, not of the kernels that ran (gpu_validate prices those); "
-           "computed_M: elements "
-           "the kernels compute per run (recomputed halos and shares included)");
-  ctx.note("checks (rtol " + fixed(gpu::kGpuTolerance.rtol, 4) + ", atol " +
-           fixed(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +
-           "): Welder-none's output sample 0 against the CPU reference executor at batch 1 "
-           "(same weights, same image); every other variant's whole output against "
-           "Welder-none's");
-
-  // Claims: the paper's latency and kernel-count reductions, from the measured numbers.
-  const Fig13PaperValues fig13_paper(ctx);
-  auto paper = [&](const std::string& cmp, const std::string& metric) {
-    return fig13_paper.value(cmp, metric);
-  };
-  auto src = [&](const std::string& cmp, const std::string& metric) {
-    return fig13_paper.source(cmp, metric);
-  };
-  auto mean_red = [&](Variant from, Variant to, bool latency) {
-    double sum = 0;
-    for (const auto& fm : models) {
-      const Fig13MeasuredRow& a = m[fm.label][from];
-      const Fig13MeasuredRow& b = m[fm.label][to];
-      sum += latency
-                 ? reduction_pct(a.median_ms, b.median_ms)
-                 : reduction_pct(static_cast<double>(a.launches), static_cast<double>(b.launches));
-    }
-    return sum / static_cast<double>(models.size());
-  };
-  std::vector<Claim> claims;
-  claims.push_back({"Welder-base vs Welder-none: measured latency reduction (mean of per-model)",
-                    src("base_vs_none", "latency_reduction"),
-                    paper("base_vs_none", "latency_reduction"),
-                    mean_red(Variant::None, Variant::Base, true), ClaimKind::Percentage, "%"});
-  claims.push_back({"Welder-base vs Welder-none: launch-count reduction (mean of per-model)",
-                    src("base_vs_none", "kernel_reduction"),
-                    paper("base_vs_none", "kernel_reduction"),
-                    mean_red(Variant::None, Variant::Base, false), ClaimKind::Percentage, "%"});
-  {
-    double sum = 0;
-    for (const auto& fm : models)
-      sum += m[fm.label][Variant::None].median_ms / m[fm.label][Variant::Base].median_ms;
-    claims.push_back({"Welder-base vs Welder-none: measured mean speedup",
-                      src("base_vs_none", "speedup"), paper("base_vs_none", "speedup"),
-                      sum / static_cast<double>(models.size()), ClaimKind::Ratio, "x"});
-  }
-  claims.push_back({"Welder vs Welder-base: measured latency reduction (mean of per-model)",
-                    src("welder_vs_base", "latency_reduction"),
-                    paper("welder_vs_base", "latency_reduction"),
-                    mean_red(Variant::Base, Variant::Welder, true), ClaimKind::Percentage, "%"});
-  claims.push_back({"Welder vs Welder-base: launch-count reduction (mean of per-model)",
-                    src("welder_vs_base", "kernel_reduction"),
-                    paper("welder_vs_base", "kernel_reduction"),
-                    mean_red(Variant::Base, Variant::Welder, false), ClaimKind::Percentage, "%"});
-  {
-    double mx = 0;
-    for (const auto& fm : models)
-      mx = std::max(mx,
-                    m[fm.label][Variant::Base].median_ms / m[fm.label][Variant::Welder].median_ms);
-    claims.push_back({"Welder vs Welder-base: largest measured per-model speedup",
-                      src("welder_vs_base", "max_speedup"), paper("welder_vs_base", "max_speedup"),
-                      mx, ClaimKind::Ratio, "x"});
-  }
-  ctx.emit_claims(claims);
+  emit_fig13_measured(ctx, out, arch, protocol, batch, seed);
+  ctx.emit_claims(fig13_measured_claims(ctx, models, m));
   return out;
 }
 
