@@ -4,6 +4,7 @@
 #include "validation/validation_cases.h"
 
 #include <array>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -563,6 +564,20 @@ std::vector<int> append_fragment(Graph& all, const Graph& f, const std::string& 
   return ops;
 }
 
+}  // namespace
+
+std::string cudnn_algorithm_detail(int algo, bool fused) {
+  static constexpr const char* kNames[] = {
+      "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+      "WINOGRAD",      "WINOGRAD_NONFUSED"};
+  const bool named = algo >= 0 && algo < static_cast<int>(std::size(kNames));
+  return std::string("cuDNN algorithm ") +
+         (named ? kNames[static_cast<size_t>(algo)] : std::to_string(algo)) +
+         (fused ? " (fused Conv+bias+ReLU call)" : "");
+}
+
+namespace {
+
 void add_cudnn_cases(std::vector<ValidationCase>& out, bool full) {
   for (const std::string model : {"resnet50", "inception_v3"}) {
     for (int64_t batch : {int64_t{1}, int64_t{32}}) {
@@ -586,6 +601,15 @@ void add_cudnn_cases(std::vector<ValidationCase>& out, bool full) {
           return evaluate_plan(*g, p, spec).latency_us / 1000.0;
         };
         c.predict_before_ms = c.predict_ms;  // library-class kernels: the model is unchanged
+        c.measured_detail = [shared, ops]() {
+          std::string d;
+          for (int op : ops) {
+            bool fused = false;
+            const int algo = shared->ex ? shared->ex->conv_algorithm(op, &fused) : -1;
+            if (algo >= 0) d += (d.empty() ? "" : "; ") + cudnn_algorithm_detail(algo, fused);
+          }
+          return d;
+        };
         c.measure_ms = [shared, ops, id](const MeasureOptions& o) {
           const gpu::WorkScope where("case " + id);
           Stage s;

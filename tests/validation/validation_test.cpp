@@ -159,6 +159,24 @@ TEST(ValidationCases, EveryDistinctConvolutionOfBothNetworksAtBothBatches) {
       cases().size() - static_cast<size_t>(r32 + i32) - 3);  // quick: no b32, no e2e b64/welder
 }
 
+// A live run records, per cuDNN convolution, the algorithm cudnnFind chose (appended to the row's
+// source, so that a replay file carries it); before any measurement there is nothing to record.
+TEST(ValidationCases, CudnnCasesNameTheAlgorithmTheLibraryChose) {
+  int cudnn = 0;
+  for (const ValidationCase& c : cases()) {
+    if (c.family != "cudnn_conv") continue;
+    ++cudnn;
+    ASSERT_TRUE(c.measured_detail) << c.id;
+    EXPECT_EQ(c.measured_detail(), "") << c.id;
+  }
+  EXPECT_GT(cudnn, 100);
+  EXPECT_EQ(cudnn_algorithm_detail(5, false), "cuDNN algorithm FFT_TILING");
+  EXPECT_EQ(cudnn_algorithm_detail(1, true),
+            "cuDNN algorithm IMPLICIT_PRECOMP_GEMM (fused Conv+bias+ReLU call)");
+  EXPECT_EQ(cudnn_algorithm_detail(7, false), "cuDNN algorithm WINOGRAD_NONFUSED");
+  EXPECT_EQ(cudnn_algorithm_detail(9, false), "cuDNN algorithm 9");
+}
+
 TEST(ValidationCases, PairsNameCases) {
   for (const CasePair& p : validation_pairs()) {
     EXPECT_TRUE(has(p.a)) << p.a;
