@@ -162,6 +162,7 @@ int run(const Args& a) {
 
   MeasureOptions mo;
   mo.seed = a.seed;
+  mo.search_config = &spec;  // measure the schedules the model prices
   if (a.replay.empty()) {
     size_t i = 0;
     for (const ValidationCase& c : cases) {

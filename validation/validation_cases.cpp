@@ -681,12 +681,20 @@ void add_ios_cases(std::vector<ValidationCase>& out) {
       return ios::evaluate_schedule(*net, schedule(spec), spec).latency_us / 1000.0;
     };
     c.predict_before_ms = c.predict_ms;
-    c.measure_ms = [g, net, schedule, id = c.id](const MeasureOptions& o) {
+    auto searched = std::make_shared<std::string>();
+    c.measure_ms = [g, net, schedule, searched, id = c.id](const MeasureOptions& o) {
       const gpu::WorkScope where("case " + id);
       gpu::StageExecutor ex(*g, executor_options(o));
-      // The schedule searched on the live GPU's config: the executor knows the device.
-      return ex.measure(ios::to_plan(*net, schedule(ex.gpu())), false).network_ms;
+      // The schedule searched on the validated config (the one predict_ms prices), else on the
+      // live GPU's spec (the executor knows the device).
+      const GpuSpec& on = o.search_config ? *o.search_config : ex.gpu();
+      const ios::IosSchedule s = schedule(on);
+      *searched = "schedule searched on " + on.file + ":";
+      for (const ios::IosStage& st : s.stages)
+        *searched += " " + ios::describe_stage(*net, st) + ";";
+      return ex.measure(ios::to_plan(*net, s), false).network_ms;
     };
+    c.measured_detail = [searched] { return *searched; };
     out.push_back(std::move(c));
   }
 }
@@ -752,11 +760,17 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
     c.predict_before_ms = [schedule](const GpuSpec& spec) {
       return schedule(spec).second.metrics.latency_ms;
     };
-    c.measure_ms = [schedule, id = c.id](const MeasureOptions& o) {
+    auto searched = std::make_shared<std::string>();
+    c.measure_ms = [schedule, searched, id = c.id](const MeasureOptions& o) {
       const gpu::WorkScope where("case " + id);
       const GpuSpec live = gpu::query_gpu_spec(0);
-      const auto [tg, s] = schedule(live);
+      // The schedule searched on the validated config (the one predict_ms prices), else on the
+      // live GPU's spec.
+      const GpuSpec& on = o.search_config ? *o.search_config : live;
+      const auto [tg, s] = schedule(on);
       const NetworkProgram np = welder::compile_schedule(*tg, s);
+      *searched =
+          "schedule searched on " + on.file + ": " + std::to_string(np.kernels.size()) + " kernels";
       const Graph& g = *tg->source;
       const TensorValues feeds = make_graph_feeds(g, {}, o.seed);
       const gpu::DeviceNetwork dn(g, np, feeds, live.sm_count);
@@ -766,6 +780,7 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
       t.number = 1;
       return gpu::time_with_events([&] { dn.run(launcher); }, stream, t).median_ms;
     };
+    c.measured_detail = [searched] { return *searched; };
     out.push_back(std::move(c));
   }
 }

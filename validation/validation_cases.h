@@ -40,6 +40,11 @@ namespace dgs::validation {
 struct MeasureOptions {
   gpu::TimingProtocol timing{2, 5, 5};  // warm-up, runs per sample, samples (median)
   uint64_t seed = 1;
+  // The config the model is validated on: the end-to-end cases that search a schedule (IOS
+  // Fig. 1.2's, Welder Fig. 13's) measure the schedule searched on it, the one predict_ms prices.
+  // Null: the live device's spec (gpu::query_gpu_spec: no efficiency section, so its schedules
+  // may differ from the priced ones; the H200 run of 2026-11-28 was measured so).
+  const GpuSpec* search_config = nullptr;
 };
 
 struct ValidationCase {
