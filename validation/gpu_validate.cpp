@@ -162,11 +162,14 @@ int run(const Args& a) {
 
   MeasureOptions mo;
   mo.seed = a.seed;
+  mo.search_config = &spec;  // measure the schedules the model prices
   if (a.replay.empty()) {
     size_t i = 0;
     for (const ValidationCase& c : cases) {
       progress("case " + std::to_string(++i) + " of " + std::to_string(cases.size()) + ": " + c.id);
-      replay[c.id] = {c.measure_ms(mo), "measured on " + device};
+      const double ms = c.measure_ms(mo);
+      const std::string detail = c.measured_detail ? c.measured_detail() : "";
+      replay[c.id] = {ms, "measured on " + device + (detail.empty() ? "" : "; " + detail)};
     }
   }
   // --calibrate: fit the suite-kernel model's two constants on their declared cases first.

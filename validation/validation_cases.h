@@ -40,6 +40,11 @@ namespace dgs::validation {
 struct MeasureOptions {
   gpu::TimingProtocol timing{2, 5, 5};  // warm-up, runs per sample, samples (median)
   uint64_t seed = 1;
+  // The config the model is validated on: the end-to-end cases that search a schedule (IOS
+  // Fig. 1.2's, Welder Fig. 13's) measure the schedule searched on it, the one predict_ms prices.
+  // Null: the live device's spec (gpu::query_gpu_spec: no efficiency section, so its schedules
+  // may differ from the priced ones; the H200 run of 2026-11-28 was measured so).
+  const GpuSpec* search_config = nullptr;
 };
 
 struct ValidationCase {
@@ -53,7 +58,15 @@ struct ValidationCase {
   std::function<double(const GpuSpec&)> predict_before_ms;
   // Runs the case on the live GPU, returns the median latency (ms). Throws without a GPU.
   std::function<double(const MeasureOptions&)> measure_ms;
+  // After measure_ms: what the GPU ran where the library chose it (e.g. "cuDNN algorithm
+  // FFT_TILING"), which gpu_validate appends to the row's source; empty or unset: nothing to add.
+  std::function<std::string()> measured_detail;
 };
+
+// "cuDNN algorithm NAME" (+ " (fused Conv+bias+ReLU call)" when `fused`) for a cuDNN forward
+// algorithm's cudnnConvolutionFwdAlgo_t value (0 IMPLICIT_GEMM, 1 IMPLICIT_PRECOMP_GEMM, 2 GEMM,
+// 3 DIRECT, 4 FFT, 5 FFT_TILING, 6 WINOGRAD, 7 WINOGRAD_NONFUSED; another value: its number).
+std::string cudnn_algorithm_detail(int algo, bool fused);
 
 // The suite, in a fixed order. `full`: ResNet-50 and Inception V3 convolutions at batch 32 too
 // and every end-to-end case (gpu_validate's default); false: batch 1 only (quicker).

@@ -310,6 +310,22 @@ std::string StageExecutor::conv_math() const {
   return impl_->opts.allow_tf32 ? "default (TF32 tensor cores allowed)" : "FMA (FP32 CUDA cores)";
 }
 
+// The values conv_algorithm reports (and gpu_validate names) are cuDNN's enum values.
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM == 0 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM == 1 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_GEMM == 2 && CUDNN_CONVOLUTION_FWD_ALGO_DIRECT == 3 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_FFT == 4 && CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING == 5 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD == 6 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED == 7);
+int StageExecutor::conv_algorithm(int op, bool* fused) const {
+  const Impl& m = *impl_;
+  if (op < 0 || static_cast<size_t>(op) >= m.conv_runs.size() ||
+      !m.conv_runs[static_cast<size_t>(op)])
+    return -1;
+  if (fused) *fused = m.conv_runs[static_cast<size_t>(op)]->fused_relu_ok;
+  return static_cast<int>(m.conv_runs[static_cast<size_t>(op)]->algo);
+}
+
 void StageExecutor::set_tensor(int tensor, const TensorData& value) {
   Impl& m = *impl_;
   if (tensor < 0 || tensor >= m.g.num_tensors()) {

@@ -91,6 +91,10 @@ class StageExecutor {
   const GpuSpec& gpu() const;
   // "FMA (FP32 CUDA cores)" or "default (TF32 tensor cores allowed)".
   std::string conv_math() const;
+  // The cuDNN forward algorithm chosen for Conv op `op` (its cudnnConvolutionFwdAlgo_t value:
+  // 0 IMPLICIT_GEMM ... 7 WINOGRAD_NONFUSED) once prepared; -1 for an op that is not a prepared
+  // convolution. `fused`: whether the fused Conv+bias+ReLU call accepted that algorithm.
+  int conv_algorithm(int op, bool* fused = nullptr) const;
 
   // Overrides the value of an Input or Weight tensor (shape and dtype must match).
   void set_tensor(int tensor, const TensorData& value);

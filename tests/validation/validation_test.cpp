@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -159,6 +160,33 @@ TEST(ValidationCases, EveryDistinctConvolutionOfBothNetworksAtBothBatches) {
       cases().size() - static_cast<size_t>(r32 + i32) - 3);  // quick: no b32, no e2e b64/welder
 }
 
+// A live run records, per cuDNN convolution, the algorithm cudnnFind chose, and per searched
+// end-to-end schedule what was searched on which config (appended to the row's source, so that a
+// replay file carries it); before any measurement there is nothing to record.
+TEST(ValidationCases, LiveRowsNameTheCudnnAlgorithmAndTheSearchedSchedule) {
+  int cudnn = 0;
+  for (const ValidationCase& c : cases()) {
+    if (c.family != "cudnn_conv") continue;
+    ++cudnn;
+    ASSERT_TRUE(c.measured_detail) << c.id;
+    EXPECT_EQ(c.measured_detail(), "") << c.id;
+  }
+  EXPECT_GT(cudnn, 100);
+  // The end-to-end cases that search a schedule say which schedule they measured, on which config;
+  // these and the multi-stream stages name their convolutions' algorithms.
+  for (const ValidationCase& c : cases()) {
+    if (c.family.rfind("e2e_", 0) == 0 || c.family == "multi_stream") {
+      ASSERT_TRUE(c.measured_detail) << c.id;
+      EXPECT_EQ(c.measured_detail(), "") << c.id;
+    }
+  }
+  EXPECT_EQ(cudnn_algorithm_detail(5, false), "cuDNN algorithm FFT_TILING");
+  EXPECT_EQ(cudnn_algorithm_detail(1, true),
+            "cuDNN algorithm IMPLICIT_PRECOMP_GEMM (fused Conv+bias+ReLU call)");
+  EXPECT_EQ(cudnn_algorithm_detail(7, false), "cuDNN algorithm WINOGRAD_NONFUSED");
+  EXPECT_EQ(cudnn_algorithm_detail(9, false), "cuDNN algorithm 9");
+}
+
 TEST(ValidationCases, PairsNameCases) {
   for (const CasePair& p : validation_pairs()) {
     EXPECT_TRUE(has(p.a)) << p.a;
@@ -306,14 +334,20 @@ TEST(ValidationReplay, TheLiveH200RunsStreamsAndIosSchedulesWithinTheGoal) {
   const std::vector<ValidationRow> rows = priced_rows(
       cases(), read_replay(ss.str(), "h200_2026-11-28_live.csv", ids()), load_gpu_spec("h200"));
   ASSERT_EQ(rows.size(), 168u);
-  int checked = 0;
+  // The goal where it is met (multi-stream, IOS); elsewhere the state of 2026-11-29, so that a
+  // change that makes a group worse fails here (cuDNN convolutions 25.0%, Welder Fig. 13 26.9%,
+  // end to end 11.6%, all kernels 22.9%: the goal is not met there).
+  const std::map<std::string, double> bound = {{"multi_stream", 0.20}, {"e2e_ios", 0.10},
+                                               {"cudnn_conv", 0.2504}, {"e2e_welder", 0.2686},
+                                               {"end to end", 0.1163}, {"all kernels", 0.2293}};
+  size_t checked = 0;
   for (const GroupSummary& g : summarize(rows)) {
-    if (g.group == "multi_stream" || g.group == "e2e_ios") {
-      EXPECT_LT(g.mae, g.group == "e2e_ios" ? 0.10 : 0.20) << g.group;
-      ++checked;
-    }
+    const auto b = bound.find(g.group);
+    if (b == bound.end()) continue;
+    EXPECT_LT(g.mae, b->second) << g.group;
+    ++checked;
   }
-  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(checked, bound.size());
   for (const PairResult& p : compare_pairs(rows, validation_pairs()))
     EXPECT_TRUE(p.sign_right) << p.pair.what;
 }

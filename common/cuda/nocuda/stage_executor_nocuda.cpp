@@ -20,6 +20,9 @@ const GpuSpec& StageExecutor::gpu() const {
 std::string StageExecutor::conv_math() const {
   throw_no_cuda("StageExecutor::conv_math");
 }
+int StageExecutor::conv_algorithm(int, bool*) const {
+  throw_no_cuda("StageExecutor::conv_algorithm");
+}
 void StageExecutor::set_tensor(int, const TensorData&) {
   throw_no_cuda("StageExecutor::set_tensor");
 }
