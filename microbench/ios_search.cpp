@@ -59,6 +59,28 @@ void BM_IosSearchGpuModel(benchmark::State& state, const std::string& model, int
   BM_IosSearchGpuModelOn(state, model, r, s, "v100");
 }
 
+// IOS-Merge, IOS-Parallel and IOS-Both of one network, as repro_ios runs them (Figs. 4.1 and
+// 4.4): on fresh cost models (shared = false) or one after another on one cost model
+// (GpuModelStageCost::start_search; the same schedules and statistics, each stage simulated once).
+void BM_IosThreeSearches(benchmark::State& state, const std::string& model, const std::string& gpu,
+                         bool shared) {
+  const Loaded& l = loaded(model);
+  const GpuSpec spec = load_gpu_spec(gpu);
+  int64_t sims = 0;
+  for (auto _ : state) {
+    GpuModelStageCost one(spec);
+    sims = 0;
+    for (StrategySet ss : {StrategySet::Merge, StrategySet::Parallel, StrategySet::Both}) {
+      GpuModelStageCost fresh(spec);
+      GpuModelStageCost& cost = shared ? one : fresh;
+      cost.start_search();
+      benchmark::DoNotOptimize(ios_schedule(l.net, ss, Pruning{3, 8}, cost));
+      sims += cost.simulations();
+    }
+  }
+  state.counters["simulations"] = static_cast<double>(sims);  // summed: equal in both
+}
+
 // The DP alone, with a constant-time dummy cost (the authors' "dummy cost
 // model" comparison).
 class DummyCost : public StageCostModel {
@@ -121,6 +143,14 @@ BENCHMARK_CAPTURE(BM_IosSearchGpuModelOn, randwire_r3_s8_v100, std::string("rand
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_IosSearchGpuModelOn, randwire_r3_s8_rtx2080ti, std::string("randwire"), 3, 8,
                   std::string("rtx2080ti"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosThreeSearches, randwire_rtx2080ti_fresh, std::string("randwire"),
+                  std::string("rtx2080ti"), false)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_IosThreeSearches, randwire_rtx2080ti_shared, std::string("randwire"),
+                  std::string("rtx2080ti"), true)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_IosSearchDummyCost, nasnet, std::string("nasnet_large"))

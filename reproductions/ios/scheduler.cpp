@@ -76,7 +76,6 @@ const std::vector<KernelLaunch>& GpuModelStageCost::compute_unit_kernels(const N
     unit_signature_.assign(net.units.size(), -1);
     unit_bound_.assign(net.units.size(), {});
     unit_bound_known_.assign(net.units.size(), 0);
-    stream_ends_.clear();
     signatures_.clear();
     by_kernels_.clear();
     l2_savings_.clear();
@@ -188,8 +187,18 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
     append_concurrent_key(net, stage, nullptr, key);
   }
   auto it = by_kernels_.find(key);
-  if (it != by_kernels_.end()) return it->second;
+  if (it != by_kernels_.end()) {
+    SimulatedStage& known = it->second;
+    if (known.search != search_) {  // simulated by an earlier search: this one's first ask
+      known.search = search_;
+      ++simulations_;
+      simulated_kernels_ += known.kernels;
+    }
+    return known.latency_us;
+  }
   ++simulations_;
+  SimulatedStage entry;
+  entry.search = search_;
   StageResult r;
   if (merged) {
     r = simulate_stage(spec_, streams);
@@ -222,13 +231,15 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
       double& e = ends[static_cast<size_t>(k.stream)];
       e = std::max(e, k.end_us);
     }
-    stream_ends_.emplace(key, std::move(ends));
+    entry.stream_ends = std::move(ends);
   }
-  simulated_kernels_ += static_cast<int64_t>(r.kernels.size());
+  entry.kernels = static_cast<int64_t>(r.kernels.size());
+  simulated_kernels_ += entry.kernels;
   // The GPU model's synchronisation rule, the one evaluate_plan applies (a merged stage is one
   // task).
   const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
-  by_kernels_.emplace(key, v);
+  entry.latency_us = v;
+  by_kernels_.emplace(key, std::move(entry));
   return v;
 }
 
@@ -358,11 +369,11 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
       for (size_t gj = 0; gj < stage.groups.size(); ++gj)
         prefix_len_.push_back(gj == gi ? len : stage.groups[gj].size());
       append_concurrent_key(net, stage, &prefix_len_, prefix_key_);
-      auto it = stream_ends_.find(prefix_key_);
-      if (it == stream_ends_.end() || it->second[gi] < 0) continue;
+      const SimulatedStage* prefix = seen_in_search(prefix_key_);
+      if (!prefix || prefix->stream_ends.empty() || prefix->stream_ends[gi] < 0) continue;
       double appended = 0;
       for (size_t k = len; k < grp.size(); ++k) appended += unit_bound(net, grp[k]).stream_us;
-      best = std::max(best, (it->second[gi] + appended) * (1.0 - kPrefixBoundMargin));
+      best = std::max(best, (prefix->stream_ends[gi] + appended) * (1.0 - kPrefixBoundMargin));
     }
   }
   // Every group cut to its first unit at once: the simulations agree until the first cut group
@@ -373,8 +384,9 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
     prefix_key_.clear();
     prefix_len_.assign(stage.groups.size(), 1);
     append_concurrent_key(net, stage, &prefix_len_, prefix_key_);
-    auto it = stream_ends_.find(prefix_key_);
-    if (it != stream_ends_.end()) {
+    const SimulatedStage* prefix = seen_in_search(prefix_key_);
+    if (prefix && !prefix->stream_ends.empty()) {
+      const std::vector<double>& ends = prefix->stream_ends;
       double first_end = std::numeric_limits<double>::infinity(), appended_there = 0;
       bool valid = true;
       for (size_t gi = 0; gi < stage.groups.size() && valid; ++gi) {
@@ -386,10 +398,10 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
           kernels += unit_kernels(net, grp[k]).size();
         }
         if (kernels == 0) continue;  // the same kernels in both stages
-        if (it->second[gi] < 0 || launches_after(gi))
+        if (ends[gi] < 0 || launches_after(gi))
           valid = false;  // they would differ from the first launch, or delay later groups
-        else if (it->second[gi] < first_end)
-          first_end = it->second[gi], appended_there = appended;
+        else if (ends[gi] < first_end)
+          first_end = ends[gi], appended_there = appended;
       }
       if (valid && std::isfinite(first_end))
         best = std::max(best, (first_end + appended_there) * (1.0 - kPrefixBoundMargin));

@@ -109,6 +109,16 @@ class GpuModelStageCost : public StageCostModel {
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }
   int64_t simulated_kernels() const { return simulated_kernels_; }  // summed over simulations
+  // Starts another search on this cost model (ios_schedule on the same network, any strategies
+  // and pruning): the search then sees exactly what a fresh GpuModelStageCost would show it (its
+  // bounds use only the stages it has asked for; simulations() and simulated_kernels() count
+  // from 0 every distinct stage it asks for), so its schedule and statistics are a fresh
+  // search's; the stages an earlier search simulated are not simulated again.
+  void start_search() {
+    ++search_;
+    simulations_ = 0;
+    simulated_kernels_ = 0;
+  }
 
  private:
   // The unit's kernels (computed once; the caches reset when `net` changes). Inline for the
@@ -167,16 +177,30 @@ class GpuModelStageCost : public StageCostModel {
   std::vector<KernelWorkBound> unit_bound_;  // sum over the unit's kernels
   std::vector<char> unit_bound_known_;
   std::vector<KernelWorkBound> stream_bounds_;  // scratch
-  // Per simulated concurrent stage (keyed as by_kernels_): when each stream's last kernel ended
-  // (-1: the stream launched nothing).
-  std::unordered_map<std::string, std::vector<double>> stream_ends_;
+
   std::string key_;                                      // scratch: the key of a stage
   std::string prefix_key_;                               // scratch
   std::vector<size_t> prefix_len_;                       // scratch
   std::vector<double> savings_;                          // scratch: L2 residency per kernel
   std::vector<KernelLaunch> adjusted_;                   // scratch: kernels with savings
   std::unordered_map<std::string, int32_t> signatures_;  // kernel bytes -> id
-  std::unordered_map<std::string, double> by_kernels_;
+  // Per simulated stage, by its key: its latency (with the synchronisation), its kernels, the
+  // search that last asked for it, and for a concurrent stage when each stream's last kernel
+  // ended (-1: the stream launched nothing).
+  struct SimulatedStage {
+    double latency_us = 0;
+    int64_t kernels = 0;
+    uint64_t search = 0;
+    std::vector<double> stream_ends;
+  };
+  std::unordered_map<std::string, SimulatedStage> by_kernels_;
+  // The simulated stages a search may see: those it asked for (an earlier search's stage
+  // counts as simulated when this search first asks for it).
+  const SimulatedStage* seen_in_search(const std::string& key) const {
+    auto it = by_kernels_.find(key);
+    return it != by_kernels_.end() && it->second.search == search_ ? &it->second : nullptr;
+  }
+  uint64_t search_ = 0;
   int64_t simulations_ = 0;
   int64_t simulated_kernels_ = 0;
 };

@@ -431,6 +431,34 @@ TEST(IosSchedules, AllFiveSchedulesAreValidPlans) {
   }
 }
 
+TEST(IosCost, SearchesSharingOneCostModelEqualFreshSearches) {
+  // start_search: each search on a shared cost model sees only the stages it asked for, so its
+  // schedule, statistics and simulation count are those of a search on a fresh cost model.
+  const GpuSpec spec = load_gpu_spec("rtx2080ti");
+  for (const char* m : {"inception_v3", "squeezenet"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost shared(spec);
+    for (StrategySet s : {StrategySet::Both, StrategySet::Parallel, StrategySet::Merge}) {
+      for (const Pruning& prune : {Pruning{3, 8}, Pruning{1, 2}}) {
+        GpuModelStageCost fresh(spec);
+        SearchStats fs, ss;
+        const IosSchedule a = ios_schedule(net, s, prune, fresh, &fs);
+        shared.start_search();
+        const IosSchedule b = ios_schedule(net, s, prune, shared, &ss);
+        ASSERT_EQ(a.stages.size(), b.stages.size()) << m;
+        for (size_t i = 0; i < a.stages.size(); ++i)
+          EXPECT_EQ(describe_stage(net, a.stages[i]), describe_stage(net, b.stages[i])) << m;
+        EXPECT_EQ(fs.states, ss.states) << m;
+        EXPECT_EQ(fs.transitions, ss.transitions) << m;
+        EXPECT_EQ(fs.stages_costed, ss.stages_costed) << m;
+        EXPECT_EQ(fresh.simulations(), shared.simulations()) << m;
+        EXPECT_EQ(fresh.simulated_kernels(), shared.simulated_kernels()) << m;
+      }
+    }
+  }
+}
+
 TEST(IosCost, OneConvReluStageIsTheConvKernelAlone) {
   // Hand-checkable: a one-unit stage costs the conv's kernel (Relu folded)
   // simulated alone; a two-group stage adds one stage synchronisation.

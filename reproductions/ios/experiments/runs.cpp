@@ -59,13 +59,22 @@ const Network& network(const ExperimentContext& ctx, const std::string& model, i
   return net_cache.get(std::make_tuple(model, batch, seed), load)->net;
 }
 
-SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
-                          const Pruning& prune) {
-  GpuModelStageCost cost(spec);
+namespace {
+// A search on `cost` (start_search: the same result and statistics as on a fresh cost model).
+SearchResult search_on(GpuModelStageCost& cost, const Network& net, StrategySet strategies,
+                       const Pruning& prune) {
+  cost.start_search();
   SearchResult r;
   r.schedule = ios_schedule(net, strategies, prune, cost, &r.stats);
   r.simulations = cost.simulations();
   return r;
+}
+}  // namespace
+
+SearchResult fresh_search(const Network& net, const GpuSpec& spec, StrategySet strategies,
+                          const Pruning& prune) {
+  GpuModelStageCost cost(spec);
+  return search_on(cost, net, strategies, prune);
 }
 
 namespace {
@@ -85,27 +94,44 @@ SearchKey search_key(const ExperimentContext& ctx, const std::string& model, int
 int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
                       int64_t batch, const GpuSpec& spec,
                       const std::vector<std::string>& schedule_names, const Pruning& prune) {
+  // One job per network: its searches one after another on one cost model, so that a stage
+  // two of them ask for is simulated once (search_on: each still a fresh search's result).
   struct Job {
-    SearchKey key;
-    std::string model, name;
+    std::string model;
+    std::vector<std::pair<SearchKey, std::string>> searches;  // key, schedule name
   };
   std::vector<Job> jobs;
-  for (const std::string& m : models)
+  int searches = 0;
+  for (const std::string& m : models) {
+    Job job{m, {}};
     for (const std::string& name : schedule_names) {
       if (name == "Sequential" || name == "Greedy") continue;  // no search
       SearchKey key = search_key(ctx, m, batch, spec, name, prune);
       if (search_cache.contains(key)) continue;
       const bool queued =
-          std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.key == key; });
+          std::any_of(jobs.begin(), jobs.end(),
+                      [&](const Job& j) {
+                        return std::any_of(j.searches.begin(), j.searches.end(),
+                                           [&](const auto& s) { return s.first == key; });
+                      }) ||
+          std::any_of(job.searches.begin(), job.searches.end(),
+                      [&](const auto& s) { return s.first == key; });
       if (queued) continue;
-      network(ctx, m, batch);  // built here, before the workers
-      jobs.push_back(Job{std::move(key), m, name});
+      job.searches.emplace_back(std::move(key), name);
     }
+    if (job.searches.empty()) continue;
+    network(ctx, m, batch);  // built here, before the workers
+    searches += static_cast<int>(job.searches.size());
+    jobs.push_back(std::move(job));
+  }
   parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t i) {
     const Job& j = jobs[static_cast<size_t>(i)];
-    schedule_for(ctx, j.model, batch, spec, j.name, prune);
+    const Network& net = network(ctx, j.model, batch);
+    GpuModelStageCost cost(spec);
+    for (const auto& [key, name] : j.searches)
+      search_cache.get(key, [&] { return search_on(cost, net, strategies_of(name), prune); });
   });
-  return static_cast<int>(jobs.size());
+  return searches;
 }
 
 const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string& model,

@@ -38,9 +38,12 @@ const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string
                                  int64_t batch, const GpuSpec& spec,
                                  const std::string& schedule_name, const Pruning& prune = {});
 // Runs the searches that schedule_for would run for every network of `models` and schedule of
-// `schedule_names` and has not cached yet, one per CPU at a time (each with its own cost model,
-// into its own slot, cached in order): the same results as running them one by one, and each
-// search's seconds still its own wall time (beside another search). Returns the searches run.
+// `schedule_names` and has not cached yet, one network per CPU at a time (its searches one after
+// another on one cost model, GpuModelStageCost::start_search, so that a stage simulated for one
+// of them is not simulated again for the next; each into its own slot, cached in order): the
+// same results and statistics as running them one by one on fresh cost models. Each search's
+// seconds are its own wall time (beside another network's searches), with the stages of the
+// network's earlier searches at hand. Returns the searches run.
 int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
                       int64_t batch, const GpuSpec& spec,
                       const std::vector<std::string>& schedule_names, const Pruning& prune = {});
