@@ -21,6 +21,11 @@ namespace {
 void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string& title) {
   const GpuSpec& spec = ctx.gpu();
   common_notes(ctx, spec);
+  ctx.note(
+      "search_s: each search's own wall time; a network's searches run one after another on one "
+      "GPU-model stage cost, so IOS-Parallel and IOS-Both reuse the stages the searches before "
+      "them simulated and take less time than from scratch (their schedules and counts are those "
+      "of fresh searches; Fig. 4.6 times fresh searches)");
   const PaperData p = ctx.paper_data("fig4_1.csv");
   Table t({"model", "schedule", "latency_ms", "paper_latency_ms", "norm_throughput",
            "paper_norm_throughput", "speedup_vs_sequential", "paper_speedup_vs_sequential",
