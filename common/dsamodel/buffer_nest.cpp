@@ -28,6 +28,13 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   // Energy of a byte through the port, and of a byte loaded or stored (DRAM and the port).
   const double port_pj = 8 * spec.local_pj_per_bit;
   const double moved_pj = 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  // The global level that stages re-reads (buffer_nest.h): whether this task's inputs fit it,
+  // the unit's share of the cluster bus, and the energy of a byte through it.
+  double once = 0;  // per unit: every input's needed bytes, loaded once
+  for (const NestInput& x : p.inputs) once += x.needed;
+  const bool stageable = !spec.global_level.empty() && spec.global_bytes_per_cycle > 0 &&
+                         once * p.units <= static_cast<double>(spec.global_bytes);
+  const double bus = spec.global_bytes_per_cycle / std::max(1, spec.cores_per_cluster);
   double out_tiles = 1;
   for (double t : p.trips) out_tiles *= t;
   std::vector<int> order(loops);
@@ -81,15 +88,23 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       second += out_tiles * ch > 1 ? kept : 0;
       const double port =
           bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
-      const double dram = share > 0 ? moved / share : 0;
+      // Staged: DRAM moves the output and each input once, the global level the re-reads.
+      const double again = moved - p.out_bytes - once;
+      const bool staged = stageable && again > 0;
+      const double dram_moved = staged ? p.out_bytes + once : moved;
+      const double dram = share > 0 ? dram_moved / share : 0;
+      const double global = staged ? again / bus : 0;
       // The first tile's loads come before any compute and the last tile's store after it.
       double edges = p.out_tile;
       for (size_t i = 0; i < p.inputs.size(); ++i)
         edges += split && p.inputs[i].reduced ? p.inputs[i].tile / ch : p.inputs[i].tile;
       const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
-      const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
+      const double cycles = std::max({p.array.steps + p.other_cycles, port, dram, global}) +
                             p.array.fill_cycles + (narrowest > 0 ? edges / narrowest : 0);
-      const double energy = p.array.energy_pj + p.other_port_bytes * port_pj + moved * moved_pj;
+      const double energy = p.array.energy_pj + p.other_port_bytes * port_pj +
+                            (staged ? moved * port_pj + dram_moved * 8 * spec.dram_pj_per_bit +
+                                          (once + again) * 8 * spec.global_pj_per_bit
+                                    : moved * moved_pj);
       const bool fits = ws <= capacity;
       bool better = !have;
       if (have) {

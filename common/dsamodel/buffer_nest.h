@@ -26,6 +26,17 @@
 // narrower of the port and that share. Energy: the array's, the port's for the other ops, and
 // the port's and DRAM's for every byte loaded or stored. Ties: the smaller working set, then
 // the fewer bytes. When none fits, the smallest working set (the caller refuses it).
+//
+// A global level (a cluster's LLB, DsaSpec::global_level) between the buffer and DRAM: when a
+// mapping loads some input again and every input of the task (all its units' needed bytes)
+// fits the global level, the re-reads are staged there, as the timeline stages them
+// (dsa_model.cpp, "Staging"): DRAM gives each input's needed bytes once (written into the
+// global level on the way), and the global level the re-reads over the cluster bus at the
+// unit's equal share of it (global_bytes_per_cycle / cores_per_cluster, a fourth bound on the
+// cycles); energy: the port's for every byte, DRAM's for the output and each input once, the
+// global level's for each input once and every re-read. (The mapper does not know what other
+// tensors the level holds when the task runs; the timeline falls back to DRAM when they leave
+// no room.)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,6 +67,7 @@ struct NestProblem {
   ArrayNest array;          // the unit's matrix work (empty without a matrix op)
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
   double other_port_bytes = 0;
+  double units = 1;  // units the task runs on (staging through a global level holds all theirs)
 };
 
 struct NestMapping {

@@ -550,6 +550,7 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   prob.array = u.array;
   prob.other_cycles = d.vector_cycles + d.move_cycles;
   prob.other_port_bytes = u.other_port;
+  prob.units = nd;
   return tp;
 }
 

@@ -543,26 +543,33 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
   }
 }
 
-// A plan made for a smaller buffer runs on a larger one (its tiles fit) and is not slower there
-// on the mesh: the mapper, buffering, weights_stay and prefetch only gain room (Atomic's Fig. 13
-// re-prices the plan of each smaller SRAM on the larger engine, kFig13SmallerPlans). The
-// layer-split plan of ResNet-50 made for 16 KiB of buffer, priced on 16 KiB to 512 KiB.
-// Not so on STCP920 (not asserted): there the timeline stages a task's DRAM re-reads through the
-// cluster's LLB, which the mapper's per-task estimate (buffer_nest.h) does not see; with more
-// room it picks loop orders that load less by its estimate (no reduction chunks), the same DDR
-// bytes in the timeline, and some run longer (this plan: 8553 us at 16 KiB, 8666 at 128 KiB).
-TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerMeshEngine) {
-  const DsaSpec base = mesh();
-  for (const char* model : {"resnet50", "vgg19"}) {
-    const Graph g = build_zoo_model(model);
-    const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
-    double previous = INFINITY;
-    for (int64_t kib = 16; kib <= 512; kib *= 2) {
-      const double us = evaluate_dsa_plan(g, p, dsa_with_local_bytes(base, kib * 1024)).latency_us;
-      EXPECT_LE(us, previous * (1 + 1e-12)) << model << " at " << kib << " KiB";
-      previous = us;
+// A plan made for a smaller buffer runs on a larger one (its tiles fit) and is not slower there:
+// the mapper, buffering, weights_stay and prefetch only gain room (Atomic's Fig. 13 re-prices the
+// plan of each smaller SRAM on the larger engine, kFig13SmallerPlans). The layer-split plan of
+// ResNet-50 and VGG-19 made for 16 KiB of buffer, priced on 16 KiB to 512 KiB, on the mesh and on
+// STCP920, where the mapper prices the re-reads its loop orders make at the LLB that the timeline
+// stages them through (buffer_nest.h; before it did, more room let it drop reduction chunks by a
+// DDR-priced estimate and ResNet-50's plan went from 8553 us at 16 KiB to 8666 at 128 KiB; now
+// 8552.87 us at every size). On STCP920 within 1e-4: the mapper's objective is energy x cycles,
+// and with more room it may trade a few cycles for less energy (VGG-19: 12434.71 us at 16 and 32
+// KiB, 12434.97 at 64 KiB and above, where features.7 keeps its weights instead of re-reading
+// them 224 times from the LLB with the reduction in chunks: 5015 cycles more by its estimate,
+// less energy).
+TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerOne) {
+  for (const DsaSpec& base : {mesh(), load_dsa_spec("stcp920")})
+    for (const char* model : {"resnet50", "vgg19"}) {
+      const double slack = base.global_level.empty() ? 1e-12 : 1e-4;
+      const Graph g = build_zoo_model(model);
+      const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
+      double previous = INFINITY;
+      for (int64_t kib = 16; kib <= 512; kib *= 2) {
+        const double us =
+            evaluate_dsa_plan(g, p, dsa_with_local_bytes(base, kib * 1024)).latency_us;
+        EXPECT_LE(us, previous * (1 + slack))
+            << base.name << " " << model << " at " << kib << " KiB";
+        previous = us;
+      }
     }
-  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
@@ -98,7 +99,8 @@ Graph layer_graph(const Layer& l) {
 
 struct Priced {
   double cycles = 0, mac = 0, registers = 0, sram = 0, dram = 0, dram_bytes = 0;
-  std::string nest;  // the buffer level's tile, loop order and reloads
+  double array_steps = 0;  // the array level's steps (array_nest.h)
+  std::string nest;        // the buffer level's tile, loop order and reloads
 };
 
 Priced price(const Layer& l, const DsaSpec& spec) {
@@ -125,6 +127,20 @@ Priced price(const Layer& l, const DsaSpec& spec) {
   q.nest += ", order " + d.loop_order + ", working set " + std::to_string(d.working_set_bytes) +
             ", reload";
   for (double x : d.reload) q.nest += " " + std::to_string(x).substr(0, 5);
+  // The array level's mapping (array_nest.h) as the task's demand prices it: over the whole
+  // layer, its loads and stores sharing the port (tools/validate_dsa gives it to ZigZag).
+  ArrayShape shape = matrix_shape(g, 0, d.needed.at(g.op(0).outputs[0]), spec);
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    shape.port_sharing_bytes += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) *
+                                spec.element_bytes * d.density[i];
+  shape.port_sharing_bytes +=
+      static_cast<double>(g.tensor(g.op(0).outputs[0]).numel()) * spec.element_bytes;
+  const ArrayNest a = array_nest(shape, spec);
+  q.array_steps = a.steps;
+  q.nest += ", array P" + std::to_string(static_cast<int64_t>(a.pixels_inner)) + " K" +
+            std::to_string(static_cast<int64_t>(a.channels_inner)) + " " +
+            std::string(a.order.begin(), a.order.end()) + " steps " +
+            std::to_string(static_cast<int64_t>(a.steps)) + ", tiles " + std::to_string(d.tiles);
   return q;
 }
 
@@ -220,6 +236,65 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
       EXPECT_LE(ratio, kTotalCyclesHigh) << k;
     }
   }
+}
+
+// The same mapping in both models: for the layers where the two disagree most (every
+// layer/unrolling where ours reads more DRAM than ZigZag's own search, and the five largest cycle
+// gaps), ZigZag priced the suite's own mapping (data/validation/zigzag_our_mappings.csv, written
+// by tools/validate_dsa/zigzag_our_mappings.py: the buffer's tile loops outermost, the array's
+// loops of one tile inside, ZigZag's memory allocator assigning them to its levels). What is
+// asserted (declared; goals are the issue's):
+//  - the array level agrees exactly: ZigZag's temporal cycles of the mapping are our array steps;
+//  - DRAM bytes: the median error is within kSameMappingDramError (goal 0.15): where ZigZag's
+//    own search read less, given our loop order it reads what we read (ResNet-50's KC-P
+//    layer3.0.conv1, layer3.1.conv1, layer4.0.conv1: 1.35x, 1.26x, 1.45x of its own search's,
+//    1.000x of the same mapping's);
+//  - cycles: the median error is within kSameMappingCycleError. Not the goal (0.10): ZigZag
+//    assigns the given loops to its memory levels itself, innermost first per operand, and
+//    where it leaves an operand's loops at DRAM level (e.g. KC-P layer3.1.conv1: the weights go
+//    from DRAM to the registers with no SRAM loop) it stalls the array on the 4 B/cycle port per
+//    fold (3.39M of its 3.60M cycles); our buffer level keeps that tile in SRAM, double-buffered
+//    (README, "The same mapping in both models").
+constexpr double kSameMappingDramError = 0.02;
+constexpr double kSameMappingCycleError = 0.60;
+
+TEST(DsaValidation, SameMappingAgainstZigZag) {
+  const PaperData d = PaperData::load("validation", "zigzag_our_mappings.csv");
+  std::map<std::string, Layer> layers;
+  for (const Layer& l : read_layers()) layers[l.network + "/" + l.name + "/" + l.dataflow] = l;
+  std::vector<double> cycle_err, dram_err;
+  for (const std::vector<std::string>& row : d.rows()) {
+    auto col = [&](const std::string& name) {
+      const auto& cs = d.columns();
+      return row.at(static_cast<size_t>(std::find(cs.begin(), cs.end(), name) - cs.begin()));
+    };
+    const Layer& l = layers.at(col("network") + "/" + col("layer") + "/" + col("dataflow"));
+    const DsaSpec spec =
+        dsa_with_dataflow(ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
+    const Priced q = price(l, spec);
+    const double zz_cycles = std::stod(col("latency_cycles"));
+    const double zz_dram = std::stod(col("dram_bytes"));
+    EXPECT_NEAR(q.array_steps / std::stod(col("array_cycles")), 1, 1e-5)
+        << l.name << " " << l.dataflow;
+    cycle_err.push_back(std::abs(q.cycles / zz_cycles - 1));
+    dram_err.push_back(std::abs(q.dram_bytes / zz_dram - 1));
+    if (col("why") == "dram_more") {  // ours reads more than ZigZag's own search: the selection
+      EXPECT_GT(q.dram_bytes / l.zz.at("EDP.dram_bytes"), 1.005) << l.name << " " << l.dataflow;
+    }
+    if (std::getenv("DGS_VALIDATION_LAYERS"))
+      std::printf("same mapping %s %s %s: cycles %.3f (own search %.3f) dram_bytes %.3f (%.3f)\n",
+                  l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / zz_cycles,
+                  q.cycles / l.zz.at("EDP.latency_cycles"), q.dram_bytes / zz_dram,
+                  q.dram_bytes / l.zz.at("EDP.dram_bytes"));
+  }
+  ASSERT_GE(cycle_err.size(), 10u);
+  std::printf(
+      "same mapping, %zu layers: median cycle error %.3f (declared %.2f), median DRAM-byte "
+      "error %.3f (declared %.2f)\n",
+      cycle_err.size(), median(cycle_err), kSameMappingCycleError, median(dram_err),
+      kSameMappingDramError);
+  EXPECT_LE(median(dram_err), kSameMappingDramError);
+  EXPECT_LE(median(cycle_err), kSameMappingCycleError);
 }
 
 }  // namespace

@@ -131,16 +131,21 @@ def hardware(e, dataflow):
                                   "sizes": [e["columns"], e["rows"]]}}
 
 
-def mapping(e, dataflow):
+def mapping(e, dataflow, temporal_ordering=None):
     """KC-Partition: output channels over the columns (D1), input channels over the rows (D2).
     YX-Partition: output columns (OX) over D1, output rows (OY) over D2 (an FC layer has
-    OX = OY = 1, as the Atomic Dataflow paper's footnote sets)."""
+    OX = OY = 1, as the Atomic Dataflow paper's footnote sets). With `temporal_ordering` (a
+    complete list of [dimension, size] loops, inner to outer), ZigZag prices that one temporal
+    mapping (its memory allocator assigns the loops to the levels) instead of searching."""
     if dataflow == "kc":
         sm = {"D1": ["K, %d" % e["columns"]], "D2": ["C, %d" % e["rows"]]}
     else:
         sm = {"D1": ["OX, %d" % e["columns"]], "D2": ["OY, %d" % e["rows"]]}
-    return [{"name": "default", "spatial_mapping": sm,
-             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}]
+    m = {"name": "default", "spatial_mapping": sm,
+         "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}
+    if temporal_ordering:
+        m["temporal_ordering"] = [[d, int(n)] for d, n in temporal_ordering]
+    return [m]
 
 
 # --- the layers ---------------------------------------------------------------------------------
@@ -194,7 +199,8 @@ def zigzag_layer(key):
 # --- running ZigZag -----------------------------------------------------------------------------
 
 def run_one(args):
-    key, dataflow, opt, e = args
+    key, dataflow, opt, e = args[:4]
+    ordering = args[4] if len(args) > 4 else None
     import logging
     logging.disable(logging.CRITICAL)
     import yaml
@@ -204,7 +210,7 @@ def run_one(args):
         with open(hw_file, "w") as f:
             yaml.safe_dump(hardware(e, dataflow), f, sort_keys=False)
         with open(map_file, "w") as f:
-            yaml.safe_dump(mapping(e, dataflow), f, sort_keys=False)
+            yaml.safe_dump(mapping(e, dataflow, ordering), f, sort_keys=False)
         energy, latency, cmes = get_hardware_performance_zigzag(
             [zigzag_layer(key)], hw_file, map_file, opt=opt, dump_folder=os.path.join(tmp, "out"),
             loma_show_progress_bar=False)
