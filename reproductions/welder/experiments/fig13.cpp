@@ -146,10 +146,10 @@ Fig13Runs fig13_runs(ExperimentContext& ctx, const std::vector<Fig13Model>& mode
           ft.merged_latency_ms < ft.base_latency_ms)
         more_text += (more_text.empty() ? "" : ", ") + fm.label;
       tradeoff_text += (tradeoff_text.empty() ? "" : "; ") + fm.label + " " +
-                       fixed_digits(ft.merged_transactions / 1e6, 0) + "M vs " +
-                       fixed_digits(ft.base_transactions / 1e6, 0) + "M transactions, " +
-                       fixed_digits(ft.merged_latency_ms, 1) + " vs " +
-                       fixed_digits(ft.base_latency_ms, 1) + " ms";
+                       fixed(ft.merged_transactions / 1e6, 0) + "M vs " +
+                       fixed(ft.base_transactions / 1e6, 0) + "M transactions, " +
+                       fixed(ft.merged_latency_ms, 1) + " vs " + fixed(ft.base_latency_ms, 1) +
+                       " ms";
       CustomRegionMemo regions;
       for (Variant v : {Variant::Base, Variant::Welder}) {
         ScheduleOptions o;
@@ -262,16 +262,15 @@ void note_fig13_sensitivity(ExperimentContext& ctx, const std::vector<Fig13Model
   const double n = static_cast<double>(models.size());
   const Fig13PaperValues paper_values(ctx);
   auto pv = [&](const char* metric) {
-    return fixed_digits(paper_values.value("welder_vs_base", metric), 0);
+    return fixed(paper_values.value("welder_vs_base", metric), 0);
   };
   ctx.note(
       "sensitivity (sensitivity table; not the paper's rule, no claim uses it): when both "
       "Welder-base and Welder pick each edge's level by the transactions of the kernels it "
       "touches instead of the modelled latency (tiles still chosen as before), Welder vs "
       "base reduces latency by " +
-      fixed_digits(red[0] / n, 1) + "%, kernels by " + fixed_digits(red[1] / n, 1) +
-      "%, transactions by " + fixed_digits(red[2] / n, 1) + "% and IRS by " +
-      fixed_digits(red[3] / n, 1) + "% (mean of per-model" +
+      fixed(red[0] / n, 1) + "%, kernels by " + fixed(red[1] / n, 1) + "%, transactions by " +
+      fixed(red[2] / n, 1) + "% and IRS by " + fixed(red[3] / n, 1) + "% (mean of per-model" +
       (user_model.empty() ? "; paper: " + pv("latency_reduction") + ", " + pv("kernel_reduction") +
                                 ", " + pv("transaction_reduction") + ", " + pv("irs_reduction")
                           : std::string()) +

@@ -25,6 +25,16 @@ std::string Fig13PaperValues::source(const std::string& comparison,
   return data.source({{"comparison", comparison}, {"metric", metric}});
 }
 
+double reduction_pct(double from, double to) {
+  return from > 0 ? 100.0 * (1.0 - to / from) : 0;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
 namespace {
 
 // The interpreter runs a batch-64 network in seconds, so the default protocol (2 warm-up runs,
@@ -46,16 +56,6 @@ TensorData batch_sample(const TensorData& t, int64_t b) {
 }
 
 }  // namespace
-
-double reduction_pct(double from, double to) {
-  return from > 0 ? 100.0 * (1.0 - to / from) : 0;
-}
-
-std::string fixed_digits(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
 
 Fig13Measured measure_fig13(ExperimentContext& ctx) {
   std::string why;
@@ -195,8 +195,8 @@ Fig13Measured measure_fig13(ExperimentContext& ctx) {
            "generated kernels, not of the kernels that ran (gpu_validate prices those); "
            "computed_M: elements "
            "the kernels compute per run (recomputed halos and shares included)");
-  ctx.note("checks (rtol " + fixed_digits(gpu::kGpuTolerance.rtol, 4) + ", atol " +
-           fixed_digits(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +
+  ctx.note("checks (rtol " + fixed(gpu::kGpuTolerance.rtol, 4) + ", atol " +
+           fixed(gpu::kGpuTolerance.atol, 4) + ", seed " + std::to_string(seed) +
            "): Welder-none's output sample 0 against the CPU reference executor at batch 1 "
            "(same weights, same image); every other variant's whole output against "
            "Welder-none's");

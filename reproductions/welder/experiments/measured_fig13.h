@@ -76,6 +76,6 @@ Fig13Measured measure_fig13(ExperimentContext& ctx);
 // The reduction from `from` to `to` in percent (0 when `from` is not positive).
 double reduction_pct(double from, double to);
 // `v` with `digits` digits after the point.
-std::string fixed_digits(double v, int digits);
+std::string fixed(double v, int digits);
 
 }  // namespace dgs::welder
