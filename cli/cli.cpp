@@ -25,6 +25,7 @@
 #include "common/onnx/onnx_io.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
+#include "common/util/text.h"
 #include "models/zoo.h"
 
 namespace dgs {
@@ -44,11 +45,6 @@ constexpr int kExitUsage = 2;
 constexpr int kExitNotImplemented = 3;
 constexpr int kExitNoGpu = 4;
 
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 std::string program_name(const PaperInfo& paper) {
   return "repro_" + paper.key;
 }
@@ -64,11 +60,11 @@ std::string ids_of_kind(const std::vector<Experiment>& experiments, const std::s
 // Resolves "13", "fig13", "Fig13" (for kind "fig") to an experiment index.
 int resolve(const std::vector<Experiment>& experiments, const std::string& kind,
             const std::string& arg, const PaperInfo& paper) {
-  std::string number = lower(arg);
+  std::string number = ascii_lower(arg);
   const std::string flag = "--" + kind;
   if (number.rfind(kind, 0) == 0) number = number.substr(kind.size());
   for (size_t i = 0; i < experiments.size(); ++i) {
-    if (experiments[i].kind == kind && lower(experiments[i].number) == number) {
+    if (experiments[i].kind == kind && ascii_lower(experiments[i].number) == number) {
       return static_cast<int>(i);
     }
   }
@@ -115,7 +111,8 @@ void check_out_dir(const std::string& out_dir, const std::string& paper_key) {
 
 bool looks_like_path(const std::string& s, const std::string& extension) {
   return s.find('/') != std::string::npos ||
-         (s.size() > extension.size() && lower(s.substr(s.size() - extension.size())) == extension);
+         (s.size() > extension.size() &&
+          ascii_lower(s.substr(s.size() - extension.size())) == extension);
 }
 
 std::string hw_description(const RunOptions& o) {

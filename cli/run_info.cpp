@@ -18,22 +18,18 @@
 #include "common/hw/config_reads.h"
 #include "common/util/build_info.h"
 #include "common/util/resources.h"
+#include "common/util/text.h"
 
 namespace dgs {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The origin read_hardware_config gives `name_or_path` (without reading it).
 std::string config_origin(const std::string& name_or_path) {
-  if (name_or_path.find('/') != std::string::npos || lower(name_or_path).ends_with(".json")) {
+  if (name_or_path.find('/') != std::string::npos || ascii_lower(name_or_path).ends_with(".json")) {
     return name_or_path.rfind("./", 0) == 0 ? name_or_path.substr(2) : name_or_path;
   }
-  return "hw_configs/" + lower(name_or_path) + ".json";
+  return "hw_configs/" + ascii_lower(name_or_path) + ".json";
 }
 
 // The first line of /proc/cpuinfo's "model name", or "unknown".

@@ -20,7 +20,7 @@ constexpr int64_t kDefaultSeqLen = 128;
 constexpr int64_t kVocab = 30522;
 constexpr int64_t kMaxPositions = 512;
 constexpr int64_t kTokenTypes = 2;
-constexpr double kLayerNormEps = 1e-12;
+constexpr double kBertLayerNormEps = 1e-12;
 // Hugging Face's additive mask value for masked-out positions.
 constexpr float kMaskedScore = -10000.0f;
 
@@ -59,7 +59,7 @@ Graph build_bert(const ZooOptions& opts, const BertConfig& c) {
                  0, "token_type_embeddings");
     x = b.add(word, type, "add");
     x = b.add(x, pos, "add_position");
-    x = b.layernorm(x, kLayerNormEps, 1, "LayerNorm");
+    x = b.layernorm(x, kBertLayerNormEps, 1, "LayerNorm");
   }
   int ext_mask;
   {
@@ -73,12 +73,12 @@ Graph build_bert(const ZooOptions& opts, const BertConfig& c) {
     auto s = b.scope("encoder.layer." + std::to_string(layer));
     int a = b.self_attention(x, kHeads, ext_mask, "attention");
     a = b.add(a, x, "attention.residual");
-    a = b.layernorm(a, kLayerNormEps, 1, "attention.LayerNorm");
+    a = b.layernorm(a, kBertLayerNormEps, 1, "attention.LayerNorm");
     int h = b.linear(a, kIntermediate, true, "intermediate.dense");
     h = b.gelu(h, "intermediate.gelu");
     h = b.linear(h, kHidden, true, "output.dense");
     h = b.add(h, a, "output.residual");
-    x = b.layernorm(h, kLayerNormEps, 1, "output.LayerNorm");
+    x = b.layernorm(h, kBertLayerNormEps, 1, "output.LayerNorm");
   }
   return b.finish({x});
 }

@@ -12,8 +12,6 @@
 namespace dgs {
 namespace {
 
-constexpr int64_t kImageNetClasses = 1000;
-
 // ---- DarkNet-53 ---------------------------------------------------------------------------------
 // Conv (no bias) + BN + LeakyRelu(0.1); stem conv 32; five stages, each a 3x3 stride-2 conv to C
 // then [1, 2, 8, 8, 4] residual blocks (1x1 to C/2, 3x3 to C, add); global pool and fc.
@@ -62,7 +60,7 @@ int avgpool_same(ModelBuilder& b, int x, const std::string& name) {
   return b.avg_pool2d(x, 3, 1, 1, /*count_include_pad=*/false, false, name);
 }
 
-int inception_a(ModelBuilder& b, int x) {
+int v4_inception_a(ModelBuilder& b, int x) {
   const int b0 = icv(b, x, 96, 1, 1, 1, 0, 0, "b0");
   int b1 = icv(b, x, 64, 1, 1, 1, 0, 0, "b1.0");
   b1 = icv(b, b1, 96, 3, 3, 1, 1, 1, "b1.1");
@@ -73,7 +71,7 @@ int inception_a(ModelBuilder& b, int x) {
   return b.concat({b0, b1, b2, b3}, 1, "concat");
 }
 
-int inception_b(ModelBuilder& b, int x) {
+int v4_inception_b(ModelBuilder& b, int x) {
   const int b0 = icv(b, x, 384, 1, 1, 1, 0, 0, "b0");
   int b1 = icv(b, x, 192, 1, 1, 1, 0, 0, "b1.0");
   b1 = icv(b, b1, 224, 1, 7, 1, 0, 3, "b1.1");
@@ -87,7 +85,7 @@ int inception_b(ModelBuilder& b, int x) {
   return b.concat({b0, b1, b2, b3}, 1, "concat");
 }
 
-int inception_c(ModelBuilder& b, int x) {
+int v4_inception_c(ModelBuilder& b, int x) {
   const int b0 = icv(b, x, 256, 1, 1, 1, 0, 0, "b0");
   const int b1 = icv(b, x, 384, 1, 1, 1, 0, 0, "b1.0");
   const int b1a = icv(b, b1, 256, 1, 3, 1, 0, 1, "b1.1a");
@@ -196,7 +194,7 @@ Graph build_inception_v4(const ZooOptions& opts) {
   }
   for (int i = 0; i < 4; ++i) {
     auto scope = b.scope("inception_a" + std::to_string(i));
-    x = inception_a(b, x);
+    x = v4_inception_a(b, x);
   }
   {
     auto scope = b.scope("reduction_a");
@@ -208,7 +206,7 @@ Graph build_inception_v4(const ZooOptions& opts) {
   }
   for (int i = 0; i < 7; ++i) {
     auto scope = b.scope("inception_b" + std::to_string(i));
-    x = inception_b(b, x);
+    x = v4_inception_b(b, x);
   }
   {
     auto scope = b.scope("reduction_b");
@@ -222,7 +220,7 @@ Graph build_inception_v4(const ZooOptions& opts) {
   }
   for (int i = 0; i < 3; ++i) {
     auto scope = b.scope("inception_c" + std::to_string(i));
-    x = inception_c(b, x);
+    x = v4_inception_c(b, x);
   }
   x = b.global_avg_pool(x, "avgpool");
   x = b.flatten(x, 1, "flatten");

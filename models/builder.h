@@ -35,6 +35,9 @@
 
 namespace dgs {
 
+// The classes of the ImageNet classifiers' last layer.
+inline constexpr int64_t kImageNetClasses = 1000;
+
 // A general 2-D convolution: kernel, strides, pads (ONNX order: top, left, bottom, right),
 // dilations, groups and whether it has a bias.
 struct Conv2dSpec {

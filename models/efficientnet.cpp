@@ -14,9 +14,8 @@
 namespace dgs {
 
 namespace {
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 224;
-constexpr int64_t kLastChannels = 1280;
+constexpr int64_t kEfficientNetImageSize = 224;
+constexpr int64_t kEfficientNetLastChannels = 1280;
 
 int conv_bn_silu(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride, int64_t groups,
                  bool activation, const std::string& prefix) {
@@ -38,7 +37,7 @@ int squeeze_excitation(ModelBuilder& b, int x, int64_t squeeze, const std::strin
 }  // namespace
 
 Graph build_efficientnet_b0(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kEfficientNetImageSize);
   ModelBuilder b("efficientnet_b0", opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   x = conv_bn_silu(b, x, 32, 3, 2, 1, true, "features.0");
@@ -68,7 +67,7 @@ Graph build_efficientnet_b0(const ZooOptions& opts) {
     }
     ++stage;
   }
-  x = conv_bn_silu(b, x, kLastChannels, 1, 1, 1, true, "features.8");
+  x = conv_bn_silu(b, x, kEfficientNetLastChannels, 1, 1, 1, true, "features.8");
   x = b.global_avg_pool(x, "avgpool");
   x = b.flatten(x, 1, "flatten");
   x = b.linear(x, kImageNetClasses, true, "classifier.1");

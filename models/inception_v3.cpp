@@ -19,7 +19,7 @@
 namespace dgs {
 
 namespace {
-constexpr int64_t kDefaultImageSize = 299;
+constexpr int64_t kInceptionV3ImageSize = 299;
 
 // Conv + bias + Relu: one IOS schedule unit.
 int unit(ModelBuilder& b, int x, int64_t out, std::array<int64_t, 2> k, std::array<int64_t, 2> s,
@@ -98,7 +98,7 @@ int inception_e(ModelBuilder& b, int x) {
 }  // namespace
 
 Graph build_inception_v3(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kInceptionV3ImageSize);
   ModelBuilder b("inception_v3", opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   // Front (IOS block 1): 3x299x299 -> 192x35x35.

@@ -11,9 +11,8 @@
 namespace dgs {
 
 namespace {
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 224;
-constexpr int64_t kLastChannels = 1280;
+constexpr int64_t kMobileNetV2ImageSize = 224;
+constexpr int64_t kMobileNetV2LastChannels = 1280;
 
 int conv_bn_relu6(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride, int64_t groups,
                   const std::string& prefix) {
@@ -24,7 +23,7 @@ int conv_bn_relu6(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride
 }  // namespace
 
 Graph build_mobilenet_v2(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kMobileNetV2ImageSize);
   ModelBuilder b("mobilenet_v2", opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   x = conv_bn_relu6(b, x, 32, 3, 2, 1, "features.0");
@@ -48,7 +47,7 @@ Graph build_mobilenet_v2(const ZooOptions& opts) {
       x = y;
     }
   }
-  x = conv_bn_relu6(b, x, kLastChannels, 1, 1, 1, "features." + std::to_string(feature));
+  x = conv_bn_relu6(b, x, kMobileNetV2LastChannels, 1, 1, 1, "features." + std::to_string(feature));
   x = b.global_avg_pool(x, "avgpool");
   x = b.flatten(x, 1, "flatten");
   x = b.linear(x, kImageNetClasses, true, "classifier.1");

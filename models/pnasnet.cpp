@@ -17,8 +17,7 @@
 namespace dgs {
 namespace {
 
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 331;
+constexpr int64_t kPnasNetImageSize = 331;
 constexpr double kBnEpsilon = 1e-3;
 
 class PnasnetBuilder {
@@ -146,7 +145,7 @@ class PnasnetBuilder {
 }  // namespace
 
 Graph build_pnasnet5_large(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kPnasNetImageSize);
   ModelBuilder b("pnasnet5_large", opts.dtype);
   PnasnetBuilder p(b);
   int x = b.input("data", {opts.batch, 3, image, image});

@@ -12,8 +12,7 @@
 namespace dgs {
 namespace {
 
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 224;
+constexpr int64_t kResNetImageSize = 224;
 
 int conv_bn(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride, int64_t pad,
             const std::string& conv_name, const std::string& bn_name) {
@@ -49,7 +48,7 @@ int bottleneck(ModelBuilder& b, int x, int64_t width, int64_t stride) {
 
 Graph build_resnet(const ZooOptions& opts, const std::string& name, bool use_bottleneck,
                    const std::vector<int>& blocks_per_stage) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kResNetImageSize);
   ModelBuilder b(name, opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   x = conv_bn(b, x, 64, 7, 2, 3, "conv1", "bn1");

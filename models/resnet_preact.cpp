@@ -18,7 +18,7 @@ namespace dgs {
 namespace {
 
 constexpr int64_t kCifarClasses = 10;
-constexpr int64_t kDefaultImageSize = 32;
+constexpr int64_t kPreactResNetImageSize = 32;
 constexpr int kUnitsPerStage = 111;  // (1001 - 2) / 9
 
 int bn_relu(ModelBuilder& b, int x, const std::string& name) {
@@ -51,7 +51,7 @@ int preact_bottleneck(ModelBuilder& b, int x, int64_t out, int64_t stride, bool 
 }  // namespace
 
 Graph build_resnet1001(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kPreactResNetImageSize);
   ModelBuilder b("resnet1001", opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   x = b.conv2d(x, 16, 3, 1, 1, 1, false, "conv1");

@@ -17,8 +17,7 @@
 namespace dgs {
 
 namespace {
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 224;
+constexpr int64_t kSqueezeNetImageSize = 224;
 
 int conv_relu(ModelBuilder& b, int x, int64_t out, int64_t k, int64_t stride, int64_t pad,
               const std::string& name) {
@@ -37,7 +36,7 @@ int fire(ModelBuilder& b, int x, int64_t squeeze, int64_t expand) {
 }  // namespace
 
 Graph build_squeezenet(const ZooOptions& opts) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kSqueezeNetImageSize);
   ModelBuilder b("squeezenet", opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   x = conv_relu(b, x, 96, 7, 2, 3, "conv1");

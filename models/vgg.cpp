@@ -13,8 +13,7 @@
 namespace dgs {
 
 namespace {
-constexpr int64_t kImageNetClasses = 1000;
-constexpr int64_t kDefaultImageSize = 224;
+constexpr int64_t kVggImageSize = 224;
 constexpr int64_t kClassifierWidth = 4096;
 constexpr int64_t kPool = -1;  // marks a MaxPool in the configuration below
 }  // namespace
@@ -22,7 +21,7 @@ constexpr int64_t kPool = -1;  // marks a MaxPool in the configuration below
 namespace {
 Graph build_vgg(const ZooOptions& opts, const std::string& name,
                 const std::vector<int64_t>& config) {
-  const int64_t image = zoo_image_size(opts, kDefaultImageSize);
+  const int64_t image = zoo_image_size(opts, kVggImageSize);
   ModelBuilder b(name, opts.dtype);
   int x = b.input("data", {opts.batch, 3, image, image});
   int index = 0;  // torchvision's index in `features`

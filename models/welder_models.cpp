@@ -17,7 +17,7 @@ namespace dgs {
 
 namespace {
 
-constexpr double kLayerNormEps = 1e-5;  // PyTorch's nn.LayerNorm default (1e-6 in timm ViT)
+constexpr double kTorchLayerNormEps = 1e-5;  // PyTorch's nn.LayerNorm default (1e-6 in timm ViT)
 
 // LayerNorm over the last axis, as ONNX opset 11 exports nn.LayerNorm.
 int layernorm_decomposed(ModelBuilder& b, int x, int64_t axis, const std::string& name) {
@@ -27,7 +27,7 @@ int layernorm_decomposed(ModelBuilder& b, int x, int64_t axis, const std::string
   const int d = b.sub(x, mean, "sub");
   const int sq = b.pow(d, b.const_scalar(b.op_name("two", "const"), 2.0f), "pow");
   const int var = b.reduce_mean(sq, {axis}, true, "var");
-  const int ve = b.add_scalar(var, static_cast<float>(kLayerNormEps), "add_eps");
+  const int ve = b.add_scalar(var, static_cast<float>(kTorchLayerNormEps), "add_eps");
   const int sd = b.op(OpKind::Sqrt, {ve}, {}, "sqrt");
   const int n = b.div(d, sd, "div");
   Shape ps(static_cast<size_t>(b.rank(x)), 1);

@@ -7,14 +7,11 @@
 #include <unordered_map>
 
 #include "common/graph/op_cost.h"
+#include "common/util/arith.h"
 
 namespace dgs {
 
 namespace {
-
-double ceil_div(double a, double b) {
-  return std::ceil(a / b);
-}
 
 enum Dim : uint8_t { kP = 0, kK = 1, kC = 2, kT = 3 };
 constexpr char kDimName[4] = {'P', 'K', 'C', 'T'};
@@ -61,7 +58,7 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
       continue;
     }
     const double inside = std::max(1.0, std::floor(x.capacity / held));
-    outer_of_split = ceil_div(l.trips, inside);
+    outer_of_split = ceil_div_real(l.trips, inside);
     ++i;
     break;
   }
@@ -118,7 +115,7 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
     s.c *= fraction;
   else
     s.taps *= fraction;
-  s.groups = std::max(1.0, ceil_div(n_region, n_per_group));
+  s.groups = std::max(1.0, ceil_div_real(n_region, n_per_group));
   s.k = std::min(n_region, n_per_group);
   // yx: the input window one fold (one image, array rows x columns of output pixels) reads per
   // channel over all its taps (the shared iteration spaces give the region).
@@ -213,7 +210,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   const Operand in_reads = in;  // what each register read selects (yx: before any sharing)
   const bool kc = spec.dataflow == DsaDataflow::KC;
   if (kc) {
-    n = {ceil_div(s.pixels, per_pe), ceil_div(s.k, cols), ceil_div(s.c, rows), s.taps};
+    n = {ceil_div_real(s.pixels, per_pe), ceil_div_real(s.k, cols), ceil_div_real(s.c, rows),
+         s.taps};
     const double rows_used = std::min(s.c, rows), cols_used = std::min(s.k, cols);
     const double pixels_per_step = s.pixels / n[kP];
     vec_w = rows_used * cols_used;
@@ -225,8 +223,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
     out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
     r.folds = s.groups * n[kK] * n[kC] * n[kT];
   } else {
-    const double folds = ceil_div(s.pixel_rows, rows) * ceil_div(s.pixel_columns, cols);
-    n = {folds, s.k, ceil_div(s.c, per_pe), s.taps};
+    const double folds = ceil_div_real(s.pixel_rows, rows) * ceil_div_real(s.pixel_columns, cols);
+    n = {folds, s.k, ceil_div_real(s.c, per_pe), s.taps};
     const double channels_per_step = s.c / n[kC];
     const double pixels_per_fold = s.pixels / folds;
     vec_w = channels_per_step;
@@ -262,8 +260,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   double best_edp = -1, best_cycles = 0;
   for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
     for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
-      const std::array<Loop, 4> outer = {Loop{kP, ceil_div(n[kP], p_in)},
-                                         Loop{kK, ceil_div(n[kK], k_in)}, Loop{kC, n[kC]},
+      const std::array<Loop, 4> outer = {Loop{kP, ceil_div_real(n[kP], p_in)},
+                                         Loop{kK, ceil_div_real(n[kK], k_in)}, Loop{kC, n[kC]},
                                          Loop{kT, n[kT]}};
       std::array<int, 4> perm{0, 1, 2, 3};
       do {

@@ -6,14 +6,11 @@
 
 #include "common/dsamodel/array_nest.h"
 #include "common/graph/op_cost.h"
+#include "common/util/arith.h"
 
 namespace dgs {
 
 namespace {
-
-double ceil_div(double a, double b) {
-  return std::ceil(a / b);
-}
 
 OpCycles matrix_cycles(const Graph& g, int op, const Region& region, const DsaSpec& spec,
                        const std::string& axis, double fraction) {
@@ -60,12 +57,12 @@ OpCycles op_cycles(const Graph& g, int op, const Region& region, const DsaSpec& 
   const Tensor& out = g.tensor(g.op(op).outputs.at(0));
   const double elems = static_cast<double>(region_numel(region));
   if (unit == ComputeUnit::Move) {
-    r.cycles = ceil_div(elems * spec.element_bytes, spec.local_bandwidth());
+    r.cycles = ceil_div_real(elems * spec.element_bytes, spec.local_bandwidth());
     return r;
   }
   const double share = out.numel() > 0 ? elems / static_cast<double>(out.numel()) : 0;
   const double flops = static_cast<double>(op_cost(g, op).flops) * share * reduction_fraction;
-  r.cycles = spec.vector_lanes > 0 ? ceil_div(std::max(flops, elems), spec.vector_lanes) : 0;
+  r.cycles = spec.vector_lanes > 0 ? ceil_div_real(std::max(flops, elems), spec.vector_lanes) : 0;
   return r;
 }
 

@@ -51,12 +51,6 @@ std::string or_list(const std::vector<std::string>& v) {
   return s;
 }
 
-std::string comma_list(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // The units field `f` accepts; throws if the spec names a unit its quantity does not have.
 std::vector<std::string> accepted_units(const FieldSpec& f) {
   if (f.units.empty()) return quantity_units(f.quantity);
@@ -143,6 +137,12 @@ void read_number(const FieldSpec& f, const json& v, bool has_unit, const std::st
 }
 
 }  // namespace
+
+std::string comma_list(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
 
 std::string_view quantity_name(Quantity q) {
   switch (q) {

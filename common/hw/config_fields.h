@@ -101,6 +101,14 @@ std::map<std::string, FieldValue> read_fields(const std::vector<FieldSpec>& spec
                                               const nlohmann::json& fields,
                                               const std::string& origin);
 
+// A numeric field's value as an int (truncated).
+inline int as_int(const FieldValue& v) {
+  return static_cast<int>(v.value);
+}
+
+// "a, b, c": the names of `v` joined by commas (messages' "expected one of: ...").
+std::string comma_list(const std::vector<std::string>& v);
+
 // A JSON value's type as messages name it ("string \"80\"", "integer", "number", "object", ...).
 std::string json_type_name(const nlohmann::json& j);
 

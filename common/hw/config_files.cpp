@@ -1,6 +1,7 @@
 // Finding and reading hardware config files: by path (disk first, then the built-in copy) or by
 // built-in name.
 #include "common/hw/config_files.h"
+#include "common/hw/config_fields.h"
 #include "common/hw/config_reads.h"
 
 #include <cctype>
@@ -13,6 +14,7 @@
 #include "common/util/error.h"
 #include "common/util/hash.h"
 #include "common/util/resources.h"
+#include "common/util/text.h"
 
 namespace dgs {
 
@@ -22,20 +24,9 @@ using nlohmann::json;
 
 constexpr const char* kConfigFolder = "hw_configs/";
 
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
 }
 
 std::string config_name(const std::string& builtin_path) {
@@ -74,7 +65,8 @@ std::vector<HardwareConfigRead> hardware_configs_read() {
 }
 
 HardwareConfigText read_hardware_config(const std::string& name_or_path) {
-  if (name_or_path.find('/') != std::string::npos || ends_with(lower(name_or_path), ".json")) {
+  if (name_or_path.find('/') != std::string::npos ||
+      ends_with(ascii_lower(name_or_path), ".json")) {
     if (std::filesystem::exists(name_or_path))
       return recorded({name_or_path, read_file(name_or_path)});
     std::string rel = name_or_path;
@@ -82,10 +74,10 @@ HardwareConfigText read_hardware_config(const std::string& name_or_path) {
     if (const auto b = builtin_resource(rel)) return recorded({rel, std::string(*b)});
     throw Error("no hardware config file " + name_or_path + " (and no built-in one at that path)");
   }
-  const std::string path = kConfigFolder + lower(name_or_path) + ".json";
+  const std::string path = kConfigFolder + ascii_lower(name_or_path) + ".json";
   if (const auto b = builtin_resource(path)) return recorded({path, std::string(*b)});
   throw Error("no built-in hardware config '" + name_or_path +
-              "' (built-in: " + join(builtin_hardware_names()) + "; or give a .json file)");
+              "' (built-in: " + comma_list(builtin_hardware_names()) + "; or give a .json file)");
 }
 
 std::string hardware_config_kind(const std::string& name_or_path) {

@@ -39,9 +39,6 @@ FieldSpec f(const char* name, Q q, FieldRange r = FieldRange::Positive,
   if (unit) s.units = {unit};
   return s;
 }
-int as_int(const FieldValue& v) {
-  return static_cast<int>(v.value);
-}
 
 const std::vector<DsaField>& dsa_fields() {
   using R = FieldRange;

@@ -41,9 +41,6 @@ FieldSpec rate(const char* name, Quantity q, const char* unit,
   return {name, q, range, {unit}, true};
 }
 
-int as_int(const FieldValue& v) {
-  return static_cast<int>(v.value);
-}
 int64_t as_int64(const FieldValue& v) {
   return static_cast<int64_t>(v.value);
 }

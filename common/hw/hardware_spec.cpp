@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/hw/config_fields.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -28,12 +29,6 @@ constexpr KindLoader kKindLoaders[] = {
     {"gpu", &parse_gpu_hardware},
     {"dsa", &parse_dsa_hardware},
 };
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // A spec of `kind` with the config's name and file; the caller fills in the rest.
 HardwareSpec named_spec(const char* kind, const std::string& name, const std::string& file) {
@@ -99,13 +94,13 @@ std::vector<std::string> known_hardware_kinds() {
 HardwareSpec parse_hardware(const std::string& json_text, const std::string& origin) {
   const nlohmann::json j = parse_config_json(json_text, origin);
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-    throw Error(origin + ": missing \"kind\" (expected one of: " + join(known_hardware_kinds()) +
-                ")");
+    throw Error(origin +
+                ": missing \"kind\" (expected one of: " + comma_list(known_hardware_kinds()) + ")");
   const std::string kind = j["kind"].get<std::string>();
   for (const KindLoader& k : kKindLoaders)
     if (k.kind == kind) return k.parse(json_text, origin);
   throw Error(origin + ": kind '" + kind +
-              "' is not known (known kinds: " + join(known_hardware_kinds()) + ")");
+              "' is not known (known kinds: " + comma_list(known_hardware_kinds()) + ")");
 }
 
 HardwareSpec load_hardware(const std::string& name_or_path) {

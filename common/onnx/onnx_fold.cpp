@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/onnx/onnx_convert.h"
 #include "common/onnx/onnx_fold_eval.h"
 #include "common/onnx/onnx_io.h"
 #include "common/onnx/onnx_node_checks.h"
@@ -16,10 +17,6 @@
 namespace dgs {
 
 namespace {
-
-bool is_onnx_domain(const std::string& d) {
-  return d.empty() || d == "ai.onnx";
-}
 
 int64_t default_opset_of(const onnx::ModelProto& m) {
   for (const auto& o : m.opset_import()) {

@@ -5,16 +5,13 @@
 #include <map>
 #include <set>
 
+#include "common/onnx/onnx_convert.h"
 #include "common/onnx/onnx_tensor.h"
 #include "common/util/error.h"
 
 namespace dgs {
 
 namespace {
-
-bool is_onnx_domain(const std::string& d) {
-  return d.empty() || d == "ai.onnx";
-}
 
 void remove_attribute(onnx::NodeProto* n, const std::string& name) {
   auto* attrs = n->mutable_attribute();

@@ -75,7 +75,7 @@ details > summary { cursor: pointer; color: #0b5cad; }
 // Tables longer than this are folded in a <details> element on screen.
 constexpr size_t kFoldRows = 60;
 
-std::string esc(const std::string& s) {
+std::string html_esc(const std::string& s) {
   std::string o;
   o.reserve(s.size());
   for (char c : s) {
@@ -165,7 +165,7 @@ int items_run(const ReportFolder& f) {
 // The summary's cells: one <td> per count, each tagged with data-col for readers of the page.
 void count_cells(std::ostream& os, const Counts& c, bool with_errors) {
   auto td = [&os](const char* col, const std::string& v) {
-    os << "<td class=\"num\" data-col=\"" << col << "\">" << esc(v) << "</td>";
+    os << "<td class=\"num\" data-col=\"" << col << "\">" << html_esc(v) << "</td>";
   };
   td("checked", std::to_string(c.checked()));
   td("hold", std::to_string(c.hold()));
@@ -199,8 +199,8 @@ void summary_section(std::ostream& os, const std::vector<ReportFolder>& papers) 
     if (!f.has_summary) continue;
     const int row = summary_row(f.summary, "total");
     const Counts c = row >= 0 ? counts_of(f.summary, static_cast<size_t>(row)) : Counts{};
-    os << "<tr class=\"paper-row\" data-paper=\"" << esc(f.key) << "\"><td><a href=\"#paper-"
-       << esc(f.key) << "\" title=\"" << esc(f.title) << "\">" << esc(f.key)
+    os << "<tr class=\"paper-row\" data-paper=\"" << html_esc(f.key) << "\"><td><a href=\"#paper-"
+       << html_esc(f.key) << "\" title=\"" << html_esc(f.title) << "\">" << html_esc(f.key)
        << "</a></td><td class=\"num\" data-col=\"items\">" << items_run(f) << "</td>";
     count_cells(os, c, true);
     os << "</tr>\n";
@@ -218,7 +218,7 @@ void summary_section(std::ostream& os, const std::vector<ReportFolder>& papers) 
   count_cells(os, total, false);
   os << "</tr>\n</table></div>\n<p class=\"lead\">Tolerance rules, one per kind of quantity "
         "(<code>common/report/claims.cpp</code>):</p>\n<ul>";
-  for (const std::string& r : claim_rule_lines()) os << "<li>" << esc(r) << "</li>";
+  for (const std::string& r : claim_rule_lines()) os << "<li>" << html_esc(r) << "</li>";
   os << "</ul>\n</section>\n";
 }
 
@@ -237,12 +237,13 @@ void environment_section(std::ostream& os, const std::vector<ReportFolder>& pape
         "(<code>reports/&lt;paper&gt;/run_info.csv</code>); every item's wall time is in its "
         "paper's table below.</p>\n<div class=\"wrap\"><table class=\"environment\">\n<tr>"
         "<th>field</th>";
-  for (const ReportFolder& f : papers) os << "<th>" << esc(f.key) << "</th>";
+  for (const ReportFolder& f : papers) os << "<th>" << html_esc(f.key) << "</th>";
   os << "</tr>\n";
   for (const std::string& field : fields) {
     if (field == "title" || field == "paper") continue;
-    os << "<tr><th>" << esc(field) << "</th>";
-    for (const ReportFolder& f : papers) os << "<td>" << esc(f.run_info_value(field)) << "</td>";
+    os << "<tr><th>" << html_esc(field) << "</th>";
+    for (const ReportFolder& f : papers)
+      os << "<td>" << html_esc(f.run_info_value(field)) << "</td>";
     os << "</tr>\n";
   }
   os << "</table></div>\n</section>\n";
@@ -269,10 +270,11 @@ void data_table(std::ostream& os, const std::string& rel, const CsvFile& t) {
   const double off = claim_rule(ClaimKind::Time).tolerance;
   const bool fold = t.rows.size() > kFoldRows;
   if (fold) os << "<details><summary>" << t.rows.size() << " rows</summary>\n";
-  os << "<div class=\"wrap\"><table class=\"data\" data-file=\"" << esc(rel) << "\"><caption>"
-     << esc(t.name) << "</caption>\n<tr>";
+  os << "<div class=\"wrap\"><table class=\"data\" data-file=\"" << html_esc(rel) << "\"><caption>"
+     << html_esc(t.name) << "</caption>\n<tr>";
   for (size_t c = 0; c < t.header.size(); ++c)
-    os << "<th" << (is_paper[c] ? " class=\"paper\"" : "") << ">" << esc(t.header[c]) << "</th>";
+    os << "<th" << (is_paper[c] ? " class=\"paper\"" : "") << ">" << html_esc(t.header[c])
+       << "</th>";
   os << "</tr>\n";
   for (const auto& row : t.rows) {
     os << "<tr>";
@@ -294,8 +296,8 @@ void data_table(std::ostream& os, const std::string& rel, const CsvFile& t) {
       }
       os << "<td";
       if (!cls.empty()) os << " class=\"" << cls << "\"";
-      if (!title.empty()) os << " title=\"" << esc(title) << "\"";
-      os << ">" << esc(row[c]) << "</td>";
+      if (!title.empty()) os << " title=\"" << html_esc(title) << "\"";
+      os << ">" << html_esc(row[c]) << "</td>";
     }
     os << "</tr>\n";
   }
@@ -313,15 +315,16 @@ void claims_table_html(std::ostream& os, const std::string& rel, const CsvFile& 
     if (t.column(k) >= 0) cols.push_back(k);
   for (const std::string& h : t.header)
     if (std::find(cols.begin(), cols.end(), h) == cols.end()) cols.push_back(h);
-  os << "<div class=\"wrap\"><table class=\"claims\" data-file=\"" << esc(rel)
-     << "\"><caption>claims (" << esc(t.name) << ")</caption>\n<tr>";
-  for (const std::string& c : cols) os << "<th>" << esc(c == "why" ? "rule / why" : c) << "</th>";
+  os << "<div class=\"wrap\"><table class=\"claims\" data-file=\"" << html_esc(rel)
+     << "\"><caption>claims (" << html_esc(t.name) << ")</caption>\n<tr>";
+  for (const std::string& c : cols)
+    os << "<th>" << html_esc(c == "why" ? "rule / why" : c) << "</th>";
   os << "</tr>\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
     std::string verdict = t.get(r, "verdict");
     std::string cls = verdict == "calibration point" ? "calibration" : verdict;
     std::replace(cls.begin(), cls.end(), ' ', '-');
-    os << "<tr class=\"claim " << esc(cls) << "\">";
+    os << "<tr class=\"claim " << html_esc(cls) << "\">";
     for (const std::string& c : cols) {
       const std::string v = t.get(r, c);
       const bool num = as_number(v).has_value();
@@ -329,7 +332,7 @@ void claims_table_html(std::ostream& os, const std::string& rel, const CsvFile& 
          << (c == "verdict" ? " class=\"verdict\""
              : num          ? " class=\"num\""
                             : "")
-         << ">" << esc(v) << "</td>";
+         << ">" << html_esc(v) << "</td>";
     }
     os << "</tr>\n";
   }
@@ -352,21 +355,22 @@ std::string counts_line(const Counts& c) {
 
 void item_section(std::ostream& os, const ReportFolder& f, const ReportItem& it) {
   const fs::path dir(f.path);
-  os << "<section class=\"item\" id=\"" << esc(anchor(f.key, it.id)) << "\">\n<h3><span "
-     << "class=\"id\">" << esc(item_display_name(it.id)) << "</span>" << esc(it.caption)
+  os << "<section class=\"item\" id=\"" << html_esc(anchor(f.key, it.id)) << "\">\n<h3><span "
+     << "class=\"id\">" << html_esc(item_display_name(it.id)) << "</span>" << html_esc(it.caption)
      << "</h3>\n<p class=\"meta\">";
   std::vector<std::string> meta;
-  if (!it.hardware.empty()) meta.push_back("hardware: " + esc(it.hardware));
-  if (!it.wall_s.empty()) meta.push_back("wall time: " + esc(it.wall_s) + " s");
+  if (!it.hardware.empty()) meta.push_back("hardware: " + html_esc(it.hardware));
+  if (!it.wall_s.empty()) meta.push_back("wall time: " + html_esc(it.wall_s) + " s");
   if (f.has_summary) {
     const int row = summary_row(f.summary, it.id);
-    if (row >= 0) meta.push_back(esc(counts_line(counts_of(f.summary, static_cast<size_t>(row)))));
+    if (row >= 0)
+      meta.push_back(html_esc(counts_line(counts_of(f.summary, static_cast<size_t>(row)))));
   }
   for (size_t i = 0; i < meta.size(); ++i) os << (i ? " &middot; " : "") << meta[i];
   os << "</p>\n";
   for (const std::string& s : it.svgs) {
-    os << "<figure class=\"chart\" data-file=\"" << esc(f.key + "/" + s) << "\">"
-       << inline_svg(read_file((dir / s).string())) << "<figcaption>" << esc(s)
+    os << "<figure class=\"chart\" data-file=\"" << html_esc(f.key + "/" + s) << "\">"
+       << inline_svg(read_file((dir / s).string())) << "<figcaption>" << html_esc(s)
        << "</figcaption></figure>\n";
   }
   for (const std::string& t : it.tables)
@@ -374,32 +378,33 @@ void item_section(std::ostream& os, const ReportFolder& f, const ReportItem& it)
   if (!it.claims.empty())
     claims_table_html(os, f.key + "/" + it.claims, read_csv_file((dir / it.claims).string()));
   if (!it.notes.empty()) {
-    os << "<ul class=\"notes\" data-file=\"" << esc(f.key + "/" + it.notes) << "\">";
+    os << "<ul class=\"notes\" data-file=\"" << html_esc(f.key + "/" + it.notes) << "\">";
     std::istringstream notes(read_file((dir / it.notes).string()));
     std::string line;
     while (std::getline(notes, line))
-      if (!line.empty()) os << "<li>" << esc(line) << "</li>";
+      if (!line.empty()) os << "<li>" << html_esc(line) << "</li>";
     os << "</ul>\n";
   }
   if (!it.others.empty()) {
     os << "<p class=\"meta\">Other files:";
     for (const std::string& o : it.others)
-      os << " <a href=\"" << esc(f.key + "/" + o) << "\">" << esc(o) << "</a>";
+      os << " <a href=\"" << html_esc(f.key + "/" + o) << "\">" << html_esc(o) << "</a>";
     os << "</p>\n";
   }
   os << "</section>\n";
 }
 
 void paper_section(std::ostream& os, const ReportFolder& f, bool compare) {
-  os << "<section class=\"paper\" id=\"" << (compare ? "compare" : "paper-" + esc(f.key))
-     << "\">\n<h2>" << esc(compare ? "Cross-paper comparison" : f.title) << " <small>(reports/"
-     << esc(f.key) << "/)</small></h2>\n";
+  os << "<section class=\"paper\" id=\"" << (compare ? "compare" : "paper-" + html_esc(f.key))
+     << "\">\n<h2>" << html_esc(compare ? "Cross-paper comparison" : f.title) << " <small>(reports/"
+     << html_esc(f.key) << "/)</small></h2>\n";
   if (!f.run_info.empty()) {
-    os << "<p class=\"env\">" << esc(f.run_info_value("mode")) << " mode, seed "
-       << esc(f.run_info_value("seed")) << ", commit " << esc(f.run_info_value("commit")) << ", "
-       << esc(f.run_info_value("build_type")) << ", " << esc(f.run_info_value("compiler"))
-       << ", run " << esc(f.run_info_value("started_utc")) << " in "
-       << esc(f.run_info_value("wall_s")) << " s</p>\n";
+    os << "<p class=\"env\">" << html_esc(f.run_info_value("mode")) << " mode, seed "
+       << html_esc(f.run_info_value("seed")) << ", commit " << html_esc(f.run_info_value("commit"))
+       << ", " << html_esc(f.run_info_value("build_type")) << ", "
+       << html_esc(f.run_info_value("compiler")) << ", run "
+       << html_esc(f.run_info_value("started_utc")) << " in "
+       << html_esc(f.run_info_value("wall_s")) << " s</p>\n";
   }
   os << "<div class=\"wrap\"><table class=\"items\">\n<tr><th>item</th><th>caption</th>"
         "<th>status</th><th>wall time (s)</th>"
@@ -407,11 +412,11 @@ void paper_section(std::ostream& os, const ReportFolder& f, bool compare) {
   for (const ReportItem& it : f.items) {
     os << "<tr><td>";
     if (it.has_files())
-      os << "<a href=\"#" << esc(anchor(f.key, it.id)) << "\">" << esc(it.id) << "</a>";
+      os << "<a href=\"#" << html_esc(anchor(f.key, it.id)) << "\">" << html_esc(it.id) << "</a>";
     else
-      os << esc(it.id);
-    os << "</td><td>" << esc(it.caption) << "</td><td>" << esc(it.status) << "</td><td "
-       << "class=\"num\">" << esc(it.wall_s) << "</td>";
+      os << html_esc(it.id);
+    os << "</td><td>" << html_esc(it.caption) << "</td><td>" << html_esc(it.status) << "</td><td "
+       << "class=\"num\">" << html_esc(it.wall_s) << "</td>";
     const int row = f.has_summary ? summary_row(f.summary, it.id) : -1;
     if (row >= 0) {
       count_cells(os, counts_of(f.summary, static_cast<size_t>(row)), true);
@@ -509,8 +514,8 @@ ReportPage build_report_page(const std::string& dir) {
         "sources. Page written by <code>repro_report</code>.</p>\n</header>\n<nav id=\"contents\">"
         "<a href=\"#summary\">Summary</a> &middot; <a href=\"#environment\">Environment</a>";
   for (const ReportFolder& f : papers)
-    os << " &middot; <a href=\"#paper-" << esc(f.key) << "\" title=\"" << esc(f.title) << "\">"
-       << esc(f.key) << "</a>";
+    os << " &middot; <a href=\"#paper-" << html_esc(f.key) << "\" title=\"" << html_esc(f.title)
+       << "\">" << html_esc(f.key) << "</a>";
   if (has_compare) os << " &middot; <a href=\"#compare\">Cross-paper comparison</a>";
   os << "</nav>\n";
   summary_section(os, papers);

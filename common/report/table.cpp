@@ -44,7 +44,7 @@ size_t display_width(const std::string& s) {
   return n;
 }
 
-bool is_number(const Cell& c) {
+bool is_numeric(const Cell& c) {
   return std::holds_alternative<int64_t>(c) || std::holds_alternative<double>(c);
 }
 
@@ -117,7 +117,7 @@ void print_table(std::ostream& os, const std::string& title, const Table& t) {
       width[c] = std::max(width[c], display_width(text[r][c]));
       if (!std::holds_alternative<Missing>(cell)) {
         any_filled[c] = true;
-        if (!is_number(cell)) numeric[c] = false;
+        if (!is_numeric(cell)) numeric[c] = false;
       }
     }
   }
@@ -145,7 +145,7 @@ void print_table(std::ostream& os, const std::string& title, const Table& t) {
     std::vector<bool> right(ncol);
     for (size_t c = 0; c < ncol; ++c) {
       const Cell& cell = t.rows()[r][c];
-      right[c] = is_number(cell) || (numeric[c] && std::holds_alternative<Missing>(cell));
+      right[c] = is_numeric(cell) || (numeric[c] && std::holds_alternative<Missing>(cell));
     }
     line(text[r], right);
   }

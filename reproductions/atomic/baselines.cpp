@@ -4,15 +4,9 @@
 #include <algorithm>
 #include <map>
 
+#include "common/util/arith.h"
+
 namespace dgs::atomic {
-
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-}  // namespace
 
 std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quantum) {
   parts = std::max<int64_t>(1, std::min(parts, ceil_div(extent, quantum)));

@@ -7,16 +7,13 @@
 #include <numeric>
 
 #include "common/dsamodel/mesh_noc.h"
+#include "common/util/arith.h"
 #include "common/util/error.h"
 #include "reproductions/atomic/baselines.h"
 
 namespace dgs::atomic {
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // One layer cut into `row_blocks` blocks of output rows (rank-4 outputs), each block (or the
 // whole sample) split into about `parts` pieces: output channels first (multiples of the PE

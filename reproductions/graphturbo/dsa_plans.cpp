@@ -22,6 +22,10 @@ constexpr EnumNames<Approach> kApproachNames[] = {
     {Approach::Tvm, "TVM"}, {Approach::AStitch, "AStitch"}, {Approach::V1Llb, "V1"},
     {Approach::V2L1, "V2"}, {Approach::V3Instances, "V3"},  {Approach::GraphTurbo, "GraphTurbo"}};
 
+bool uses_instances(Approach a) {
+  return a == Approach::GraphTurbo || a == Approach::V3Instances;
+}
+
 std::string_view approach_name(Approach a) {
   return enum_name(kApproachNames, a);
 }
@@ -146,10 +150,6 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
     ws = best_ws;
   }
   return tile;
-}
-
-int cluster_of(const Task& t) {
-  return t.placement.index.empty() ? 0 : t.placement.index[0];
 }
 
 // The steps of instance k of f of a sub-graph split along axis d > 0 with recomputed halos: its
@@ -428,10 +428,6 @@ std::vector<bool> tensors_reached_from(const Graph& g, const std::vector<int>& s
 namespace {
 
 // Whether approach `a` runs GraphTurbo's instances (GraphTurbo and V3).
-bool uses_instances(Approach a) {
-  return a == Approach::GraphTurbo || a == Approach::V3Instances;
-}
-
 // The steps of approach `a` on `g` and the kernels they launch: with instances, GraphTurbo's
 // schedule of one cluster's share (`per_cluster`), its instances in Algorithm 3's order, each cut
 // by layer (a recomputing sub-graph by its halo steps; a step whose outputs the instance's split

@@ -49,6 +49,8 @@ static_assert(kTileFractionOfL1 + kResidentFractionOfL1 <= 1.0, "the shares part
 // instruction scheduling opportunities across layers", §5.2) a layer's loads wait for its stage.
 enum class Approach { Tvm, AStitch, V1Llb, V2L1, V3Instances, GraphTurbo };
 std::string_view approach_name(Approach a);
+// Whether approach `a` runs instances (GraphTurbo and V3).
+bool uses_instances(Approach a);
 
 // GraphTurbo's parameters for the DSA `spec`; its recompute_fits is halo_steps_fit.
 GtParams stcp920_gt_params(const DsaSpec& spec);

@@ -9,13 +9,9 @@
 
 namespace dgs::graphturbo {
 
-namespace {
-
 int cluster_of(const Task& t) {
   return t.placement.index.empty() ? 0 : t.placement.index[0];
 }
-
-}  // namespace
 
 std::vector<CrossingRead> crossing_reads(const Graph& g, const Plan& plan,
                                          const std::vector<int>& stage_instance,

@@ -85,6 +85,9 @@ struct MovementPiece {
   std::vector<int64_t> binding;
 };
 
+// The cluster a task runs on: the first index of its placement (0 when it has none).
+int cluster_of(const Task& t);
+
 // The binding of tensor `x` as task `t` writes it: the task's own when x is its primary output
 // and the ranks agree, else plain_binding of its written region.
 std::vector<int64_t> written_binding(const Graph& g, const Task& t, int x, int cores);

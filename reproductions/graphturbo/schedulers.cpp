@@ -121,10 +121,6 @@ constexpr Variant kVariants[] = {
      "across-layer instruction scheduling"},
 };
 
-bool uses_instances(Approach a) {
-  return a == Approach::GraphTurbo || a == Approach::V3Instances;
-}
-
 std::vector<SchedulerOption> options_of(Approach a) {
   if (!uses_instances(a)) return {};
   return {{"split_capacity_fraction", SchedulerOption::Type::Double,

@@ -18,7 +18,6 @@ const std::vector<Variant> kAllVariants = {Variant::AnsorLike, Variant::None, Va
                                            Variant::Welder};
 
 // The stand-ins of the end-to-end claims: the suite runs none of the paper's baselines.
-const char* const kAnsorStandIn = "the suite's Ansor-like rule-based fusion for Ansor";
 const char* const kTensorRtStandIn = "the suite's Ansor-like rule-based fusion for TensorRT";
 
 // One end-to-end setting: dtype, tensor cores, batch.

@@ -18,13 +18,6 @@ namespace dgs::welder {
 
 namespace {
 
-// The stand-in of the "similar to Ansor" claims: the suite has no Ansor.
-const char* const kAnsorStandIn = "the suite's Ansor-like rule-based fusion for Ansor";
-
-double reduction_pct(double from, double to) {
-  return from > 0 ? 100.0 * (1.0 - to / from) : 0;
-}
-
 bool is_heavy(const TileOp& op) {
   return op.type == "Conv" || op.type == "ConvTranspose" || op.type == "MatMul" ||
          op.type == "Gemm";
@@ -84,12 +77,6 @@ FusionTradeoff fusion_tradeoff(const TileGraph& tg, const Schedule& base, const 
     t.base_latency_ms += base.groups[b].result.best.latency_us / 1000;
   }
   return t;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
 }
 
 }  // namespace

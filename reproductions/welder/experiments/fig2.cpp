@@ -33,13 +33,6 @@ Sec2Graph sec2_graph() {
   return s;
 }
 
-std::string tile_str(const std::vector<int64_t>& t) {
-  std::ostringstream r;
-  r << '[';
-  for (size_t i = 0; i < t.size(); ++i) r << (i ? "x" : "") << t[i];
-  r << ']';
-  return r.str();
-}
 }  // namespace
 
 // Fig. 2: each operator alone with its own best tile, the fused pair, and each operator run

@@ -27,14 +27,6 @@ namespace {
 // (common/cuda/gemm_softmax_kernels.cu refuses more).
 constexpr int kMaxSoftmaxRowsPerBlock = 32;
 
-std::string tile_str(const std::vector<int64_t>& t) {
-  std::ostringstream r;
-  r << '[';
-  for (size_t i = 0; i < t.size(); ++i) r << (i ? "x" : "") << t[i];
-  r << ']';
-  return r.str();
-}
-
 // |log2(a / b)|: how far an instantiated tile extent is from the scheduler's.
 double log_distance(double a, double b) {
   return std::abs(std::log2(a / b));
@@ -231,6 +223,14 @@ const Fig2Measurement& Fig2Measured::row(const std::string& kernel) const {
   for (const Fig2Measurement& r : rows)
     if (r.kernel == kernel) return r;
   throw Error("fig2 measured: no row '" + kernel + "'");
+}
+
+std::string tile_str(const std::vector<int64_t>& t) {
+  std::ostringstream r;
+  r << '[';
+  for (size_t i = 0; i < t.size(); ++i) r << (i ? "x" : "") << t[i];
+  r << ']';
+  return r.str();
 }
 
 Fig2Measured measure_fig2(ExperimentContext& ctx) {

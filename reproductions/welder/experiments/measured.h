@@ -60,4 +60,7 @@ struct Fig2Measured {
 // (one line) without a usable GPU.
 Fig2Measured measure_fig2(ExperimentContext& ctx);
 
+// A tile as "[AxBxC]".
+std::string tile_str(const std::vector<int64_t>& t);
+
 }  // namespace dgs::welder

@@ -25,15 +25,6 @@ std::string Fig13PaperValues::source(const std::string& comparison,
   return data.source({{"comparison", comparison}, {"metric", metric}});
 }
 
-namespace {
-
-// The interpreter runs a batch-64 network in seconds, so the default protocol (2 warm-up runs,
-// 6 repeats of 6 runs) would take tens of minutes per model: the verification run (every variant
-// runs once and is checked before it is timed) is the warm-up, then the median of three single
-// runs; --full-protocol adds one more warm-up run.
-constexpr gpu::TimingProtocol kFig13Protocol{0, 1, 3};
-constexpr gpu::TimingProtocol kFig13FullProtocol{1, 1, 3};
-
 double reduction_pct(double from, double to) {
   return from > 0 ? 100.0 * (1.0 - to / from) : 0;
 }
@@ -43,6 +34,15 @@ std::string fixed(double v, int digits) {
   os << std::fixed << std::setprecision(digits) << v;
   return os.str();
 }
+
+namespace {
+
+// The interpreter runs a batch-64 network in seconds, so the default protocol (2 warm-up runs,
+// 6 repeats of 6 runs) would take tens of minutes per model: the verification run (every variant
+// runs once and is checked before it is timed) is the warm-up, then the median of three single
+// runs; --full-protocol adds one more warm-up run.
+constexpr gpu::TimingProtocol kFig13Protocol{0, 1, 3};
+constexpr gpu::TimingProtocol kFig13FullProtocol{1, 1, 3};
 
 // Sample `b` of a batch-first tensor.
 TensorData batch_sample(const TensorData& t, int64_t b) {

@@ -73,4 +73,9 @@ struct Fig13Measured {
 // usable GPU, or when a variant's output differs from its reference.
 Fig13Measured measure_fig13(ExperimentContext& ctx);
 
+// The reduction from `from` to `to` in percent (0 when `from` is not positive).
+double reduction_pct(double from, double to);
+// `v` with `digits` digits after the point.
+std::string fixed(double v, int digits);
+
 }  // namespace dgs::welder
