@@ -26,11 +26,8 @@ constexpr int kMaxFunctionLines = 150;
 
 // path -> lines, and "path: function" -> lines, as measured when listed (owned by other work of
 // the session that listed them; split them and delete the entry).
-const std::map<std::string, int> kFileExceptions = {
-    {"common/dsamodel/dsa_model.cpp", 843},
-};
+const std::map<std::string, int> kFileExceptions = {};
 const std::map<std::string, int> kFunctionExceptions = {
-    {"common/dsamodel/dsa_model.cpp: Simulator::run_task", 213},
     {"reproductions/atomic/experiments/fig8.cpp: run_fig8", 164},
     {"reproductions/brickdl/experiments/measured.cpp: run_measured_chain", 152},
     {"reproductions/welder/experiments/measured.cpp: measure_fig2", 163},
