@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -516,7 +517,9 @@ EvaluationResult Simulator::run() {
 }  // namespace dsa_sim
 
 EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec) {
-  const IterationSpaceMemo spaces(g);  // every task's regions come from its ops' spaces
+  // Every task's regions come from its ops' spaces: built once (unless a caller's memo lives).
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   dsa_sim::Simulator sim(g, plan, spec);
   return sim.run();
 }

@@ -106,11 +106,13 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
       const Region& r = d.needed.at(x);
       const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes * d.density[i] /
                            static_cast<double>(d.units.size());
-      std::erase_if(held, [&](const HeldParam& h) {
-        if (h.tensor != x) return false;
-        total -= h.bytes;
-        return true;
-      });
+      // At most one entry per tensor (every push below follows this erase).
+      const auto old =
+          std::find_if(held.begin(), held.end(), [&](const HeldParam& h) { return h.tensor == x; });
+      if (old != held.end()) {
+        total -= old->bytes;
+        held.erase(old);
+      }
       if (!d.stays[i] && total + bytes > room) continue;
       held.push_back({x, r, bytes});
       total += bytes;

@@ -1,9 +1,12 @@
 // Evaluation dispatched on the hardware's kind.
 #include "common/evaluate/evaluate.h"
 
+#include <optional>
+
 #include "common/dsamodel/dsa_model.h"
 #include "common/evaluate/gpu_evaluation.h"
 #include "common/evaluate/plan_target.h"
+#include "common/graph/iteration_space.h"
 #include "common/util/error.h"
 
 namespace dgs {
@@ -63,6 +66,9 @@ EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& 
                           const EvaluationOptions& options) {
   require_evaluator(hw);
   const PlanTarget target = plan_target(hw);
+  // The check and the model ask for the same tasks' regions: one memo of iteration spaces.
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   plan.check(g, &target);
   for (const KindEvaluator& e : kEvaluators)
     if (e.kind == hw.kind) return e.evaluate(g, plan, hw, options);
