@@ -3,11 +3,16 @@
 // iterations), the atomic DAG, and Rounds with snake mapping and buffering (the greedy
 // priority-rule fill), each step alone and all together; the DSA model's evaluation of the SA's
 // plan (the simulator on one network); then the iterative search (Fig. 4b) that
-// repeats the DAG, Rounds and the DSA model's evaluation per candidate atom set.
+// repeats the DAG, Rounds and the DSA model's evaluation per candidate atom set; Plan::check of
+// the SA's plan and the plan through evaluate() (check + model), what evaluate() would add per
+// candidate.
 #include <benchmark/benchmark.h>
 
 #include "common/dsamodel/dsa_model.h"
+#include "common/evaluate/evaluate.h"
+#include "common/evaluate/plan_target.h"
 #include "common/hw/dsa_spec.h"
+#include "common/hw/hardware_spec.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/atom_search.h"
 #include "reproductions/atomic/iterative_search.h"
@@ -66,6 +71,28 @@ void BM_EvaluateSaPlan(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(evaluate_dsa_plan(resnet50(), plan, mesh()));
 }
 BENCHMARK(BM_EvaluateSaPlan)->Unit(benchmark::kMillisecond);
+
+// What evaluate() adds to the DSA model for one search candidate: Plan::check of the SA's plan
+// against the mesh (the search prices its candidates with evaluate_dsa_plan alone), and the two
+// together through evaluate() (one memo of iteration spaces for both).
+void BM_CheckSaPlan(benchmark::State& state) {
+  const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
+  const Plan plan =
+      atom_plan(resnet50(), dag, schedule_atoms(resnet50(), dag, mesh(), {}), mesh(), "AD");
+  const PlanTarget target = plan_target(dsa_hardware_spec(mesh()));
+  for (auto _ : state) plan.check(resnet50(), &target);
+  state.counters["tasks"] = static_cast<double>(plan.num_tasks());
+}
+BENCHMARK(BM_CheckSaPlan)->Unit(benchmark::kMillisecond);
+
+void BM_EvaluateSaPlanChecked(benchmark::State& state) {
+  const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
+  const Plan plan =
+      atom_plan(resnet50(), dag, schedule_atoms(resnet50(), dag, mesh(), {}), mesh(), "AD");
+  const HardwareSpec hw = dsa_hardware_spec(mesh());
+  for (auto _ : state) benchmark::DoNotOptimize(evaluate(resnet50(), plan, hw));
+}
+BENCHMARK(BM_EvaluateSaPlanChecked)->Unit(benchmark::kMillisecond);
 
 void BM_IterativeSearch(benchmark::State& state) {
   for (auto _ : state) {

@@ -5,388 +5,184 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
-#include "common/dsamodel/busy_intervals.h"
-#include "common/dsamodel/dsa_task.h"
-#include "common/dsamodel/mesh_noc.h"
-#include "common/dsamodel/region_index.h"
-#include "common/graph/iteration_space.h"
+#include "common/dsamodel/dsa_simulator.h"
 #include "common/util/error.h"
 
 namespace dgs {
 
-namespace {
+namespace dsa_sim {
 
-enum class Level : uint8_t { Local, Global, Dram };
+int64_t Simulator::written_elems(const DsaTaskDemand& d, int x) const {
+  const auto w = std::find(d.written.begin(), d.written.end(), x);
+  return written_elems_[static_cast<size_t>(w - d.written.begin())];
+}
 
-struct Resource {
-  double bytes_per_cycle = 0;
-  BusyIntervals busy;
-};
+// Partial sums: the home of this task's group (null: the task is the first of its group, or has
+// no reduction slice).
+WriteRecord* Simulator::partial_home(const Task& t) {
+  if (!t.reduction.active()) return nullptr;
+  const int out = g_.op(t.ops.at(0)).outputs.at(0);
+  const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
+  const auto it = partial_home_.find(key);
+  if (it == partial_home_.end()) return nullptr;
+  return &writes_[out][it->second];
+}
 
-struct Span {
-  double start = 0;
-  double end = 0;
-};
-
-// A region of a tensor written by a task, where it lives and from when.
-struct WriteRecord {
-  Region region;
-  Level level = Level::Dram;
-  // The writer's units (a partial-sum group: its home's): its task's demand's, which outlive
-  // every write record (Simulator::run keeps every task's demand until the end).
-  const std::vector<int>* units = nullptr;
-  double end = 0;
-};
-
-// A piece of a task's input: bytes of one write (or of DRAM for weights and graph inputs).
-struct Piece {
-  double bytes = 0;
-  Level level = Level::Dram;
-  const std::vector<int>* units = nullptr;
-  double available = 0;
-};
-
-class Simulator {
- public:
-  Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
-      : g_(g), p_(p), s_(s), n_units_(s.units()) {
-    if (s.topology == DsaTopology::Mesh)
-      noc_ = std::make_unique<MeshNoc>(s.mesh_columns, s.mesh_rows, s.noc_link_bytes_per_cycle,
-                                       s.noc_hop_cycles);
-    port_.assign(static_cast<size_t>(n_units_), Resource{s.local_bandwidth(), {}});
-    bus_.assign(static_cast<size_t>(s.clusters), Resource{s.global_bytes_per_cycle, {}});
-    dma_.assign(static_cast<size_t>(s.clusters * s.dma_engines),
-                Resource{s.dma_bytes_per_cycle, {}});
-    dram_.bytes_per_cycle = s.dram_bytes_per_cycle();
-    unit_free_.assign(static_cast<size_t>(n_units_), 0.0);
-    unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
-    last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
-    prev_last_.assign(static_cast<size_t>(n_units_), 0.0);
-    local_releases_.assign(static_cast<size_t>(n_units_), {});
-    resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
-    held_params_.assign(static_cast<size_t>(n_units_), {});
-    pinned_.assign(static_cast<size_t>(n_units_), {});
-    resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
-    events_.resize(static_cast<size_t>(n_units_ + s.clusters));
-  }
-
-  EvaluationResult run();
-
- private:
-  int cluster_of(int u) const { return u / s_.cores_per_cluster; }
-  MeshPoint point_of(int u) const { return {u % s_.mesh_columns, u / s_.mesh_columns}; }
-  std::string unit_name(int u) const {
-    if (s_.topology == DsaTopology::Mesh) {
-      const MeshPoint p = point_of(u);
-      return "engine [" + std::to_string(p.x) + "," + std::to_string(p.y) + "]";
+// Capacity of every unit's local buffer: working set (less inputs already resident there)
+// plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
+// buffer's occupancy over time, peak_<local>_bytes, counts the same); into needs_ (by unit).
+void Simulator::unit_needs(const TaskRun& r, double pinned_in_place, size_t si, size_t ti) {
+  const Task& t = r.t;
+  const DsaTaskDemand& d = r.d;
+  const double n = r.n;
+  const bool tiled = r.tiled;
+  std::vector<Piece>& pieces = pieces_;
+  // A tiled task whose output stays in its units' buffers holds its finished tiles there until
+  // it ends: the whole output beside the working set.
+  double kept_out = 0;
+  if (tiled && !r.partial_follower)  // a later partial sum goes to its home
+    for (int x : d.written) {
+      const auto sc = t.scope.find(x);
+      if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
+        kept_out += static_cast<double>(written_elems(d, x)) * s_.element_bytes / n;
     }
-    return "core [" + std::to_string(cluster_of(u)) + "," +
-           std::to_string(u % s_.cores_per_cluster) + "]";
+  std::vector<double>& needs = needs_;
+  needs.clear();
+  for (int u : d.units) {
+    double in_place = 0;
+    if (!tiled)
+      for (const Piece& pc : pieces)
+        if (pc.level == Level::Local && pc.units &&
+            std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
+          in_place += pc.bytes / n / static_cast<double>(pc.units->size());
+    const double need = std::max(
+        0.0, static_cast<double>(d.working_set_bytes) + kept_out - in_place - pinned_in_place);
+    needs.push_back(need);
+    const double resident = resident_local_[static_cast<size_t>(u)];
+    if (need + resident > static_cast<double>(s_.local_bytes))
+      throw Error(dsa_task_label(g_, t, si, ti) + ": overflows " + s_.local_level + " of " +
+                  unit_name(u) + ": needs " + std::to_string(static_cast<int64_t>(need)) +
+                  " bytes (working set) + " + std::to_string(static_cast<int64_t>(resident)) +
+                  " bytes resident, capacity " + std::to_string(s_.local_bytes));
   }
-  Level level_of(const std::string& name) const {
-    if (name == s_.local_level) return Level::Local;
-    if (!s_.global_level.empty() && name == s_.global_level) return Level::Global;
-    return Level::Dram;
+}
+
+// When the loads of the task's k-th unit may start: a double-buffered task may start loading
+// once its unit's previous task has started its last tile (which then holds its
+// last_tile_bytes), if both fit beside the residents.
+double Simulator::load_gate(const TaskRun& r, size_t k) const {
+  const size_t ui = static_cast<size_t>(r.d.units[k]);
+  const std::vector<double>& needs = needs_;
+  const double ws = needs[k];  // tiled: the working set and kept outputs, less what is pinned
+  const bool across = p_.options.prefetch_across_stages;
+  const bool prefetch =
+      across && r.tiled &&
+      ws + prev_last_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
+  double gate = !across    ? std::max(unit_end_[ui], r.stage_start)
+                : prefetch ? last_tile_start_[ui]
+                           : unit_end_[ui];
+  // Loads that start before the stage does share the buffer with what earlier stages release
+  // at their ends (the capacity check above counts the buffer after the releases): with
+  // loads_wait_for_releases they wait for the first release after which they fit.
+  if (s_.loads_wait_for_releases) {
+    const double adds = (prefetch ? ws + prev_last_[ui] : needs[k]) + resident_local_[ui];
+    double held = 0;
+    for (const auto& [at, bytes] : local_releases_[ui])
+      if (at > gate) held += bytes;
+    for (const auto& [at, bytes] : local_releases_[ui]) {
+      if (adds + held <= static_cast<double>(s_.local_bytes)) break;
+      if (at <= gate) continue;
+      gate = at;
+      held -= bytes;
+    }
   }
-  // The DMA engine of `cluster` free earliest for `bytes` from `ready`.
-  Resource* dma_for(int cluster, double bytes, double ready) {
-    Resource* best = nullptr;
-    double best_t = 0;
-    for (int i = 0; i < s_.dma_engines; ++i) {
-      Resource* r = &dma_[static_cast<size_t>(cluster * s_.dma_engines + i)];
-      const double t = r->busy.earliest_free(ready, bytes / r->bytes_per_cycle);
-      if (!best || t < best_t) {
-        best = r;
-        best_t = t;
+  return gate;
+}
+
+// The loads of unit u's part of the task from `gate`: its pieces, and a partial sum's running
+// sum kept at a global or DRAM level.
+Simulator::UnitLoads Simulator::load_unit(const TaskRun& r, int u, double gate) {
+  const double n = r.n;
+  const bool staged = r.staged;
+  const double dram_once = r.dram_once;
+  const bool partial_follower = r.partial_follower;
+  WriteRecord* home = r.home;
+  std::vector<Piece>& pieces = pieces_;
+  UnitLoads l;
+  double& load_start = l.start;
+  double& load_end = l.end;
+  double& local_hit = l.local_hit;
+  load_start = -1;
+  load_end = std::max(gate, r.stage_start);
+  local_hit = 0;
+  for (const Piece& pc : pieces) {
+    const double ready = std::max(gate, pc.available);
+    if (staged && pc.level == Level::Dram && !pc.units) {
+      const Span once = dram_transfer(u, dram_once / n, ready);
+      global_bytes_ += dram_once / n;  // written into the global buffer on the way
+      const Span again = global_transfer(cluster_of(u), u, (pc.bytes - dram_once) / n, once.start);
+      load_start = load_start < 0 ? once.start : std::min(load_start, once.start);
+      load_end = std::max({load_end, once.end, again.end});
+      continue;
+    }
+    const Span sp = fetch(pc.level, pc.units, u, pc.bytes / n, ready, local_hit);
+    load_start = load_start < 0 ? sp.start : std::min(load_start, sp.start);
+    load_end = std::max(load_end, sp.end);
+  }
+  // A partial sum kept at a global or DRAM level: read the running sum, add, write back.
+  double& add_cycles = l.add_cycles;
+  add_cycles = 0;
+  if (partial_follower && home->level != Level::Local) {
+    const double b = static_cast<double>(region_numel(home->region)) * s_.element_bytes / n;
+    const Span sp = fetch(home->level, home->units, u, b, std::max(gate, home->end), local_hit);
+    load_end = std::max(load_end, sp.end);
+    add_cycles = std::ceil(static_cast<double>(region_numel(home->region)) / n /
+                           std::max(1, s_.vector_lanes));
+  }
+  if (load_start < 0) load_start = load_end;
+  return l;
+}
+
+// The stores of unit u's part of the task's written tensors from `store_ready` (a later partial
+// sum: sent to its home); when the unit is done with them (its compute ends at ce).
+double Simulator::store_unit(const TaskRun& r, int u, double store_ready, double ce) {
+  const Task& t = r.t;
+  const DsaTaskDemand& d = r.d;
+  const double n = r.n;
+  const bool tiled = r.tiled;
+  const double tiles = r.tiles;
+  WriteRecord* home = r.home;
+  double unit_done = ce;
+  for (int x : d.written) {
+    const auto sc = t.scope.find(x);
+    const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
+    const double b = static_cast<double>(written_elems(d, x)) * s_.element_bytes / n;
+    if (r.partial_follower && home->level == Level::Local) {
+      // Sent to the home, whose vector unit adds it on arrival.
+      const double share = b / static_cast<double>(home->units->size());
+      for (int h : *home->units) {
+        const Span sp = unit_transfer(u, h, share, store_ready);
+        const double add = std::ceil(share / s_.element_bytes / std::max(1, s_.vector_lanes));
+        const size_t hi = static_cast<size_t>(h);
+        unit_free_[hi] = std::max(unit_free_[hi], sp.end) + add;
+        vector_busy_ += add;
+        core_busy_ += add;
+        home->end = std::max(home->end, unit_free_[hi]);
+        unit_done = std::max(unit_done, unit_free_[hi]);
       }
+      continue;
     }
-    return best;
+    if (level == Level::Local) continue;  // stays in this unit's buffer
+    const Span sp = store(level, u, b, store_ready);
+    unit_done =
+        std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
   }
-
-  // A transfer along `path` starts at the first moment at or after `ready` when every resource
-  // of it is free for its part, streams at the narrowest bandwidth of the path (ceil(bytes /
-  // narrowest) cycles) and arrives `latency` later. Each resource is taken for the time it needs
-  // to serve those bytes at its own bandwidth (bytes / its bandwidth): a wide DRAM channel serves
-  // many narrow ports in turn, transfers through one resource never overlap on it, and a transfer
-  // issued later in plan order may use a gap left earlier.
-  Span reserve(std::initializer_list<Resource*> path, double bytes, double ready, double latency) {
-    Span sp{ready, ready};
-    if (bytes <= 0) return sp;
-    sp.start = std::max(sp.start, horizon_);
-    double bw = 0;
-    for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (Resource* r : path) {
-        const double t = r->busy.earliest_free(sp.start, bytes / r->bytes_per_cycle);
-        if (t > sp.start) {
-          sp.start = t;
-          moved = true;
-        }
-      }
-    }
-    for (Resource* r : path) r->busy.add(sp.start, bytes / r->bytes_per_cycle);
-    sp.end = sp.start + latency + std::ceil(bytes / bw);
-    ++transfers_;
-    return sp;
-  }
-  // DRAM <-> unit u (through its cluster's DMA; on a mesh, from the nearer edge column).
-  Span dram_transfer(int u, double bytes, double ready) {
-    const Span sp =
-        reserve({&dram_, dma_for(cluster_of(u), bytes, ready), &port_[static_cast<size_t>(u)]},
-                bytes, ready, s_.dram_latency_cycles);
-    dram_bytes_ += bytes;
-    local_bytes_ += bytes;
-    if (!noc_ || bytes <= 0) return sp;
-    const MeshPoint p = point_of(u);
-    const MeshPoint edge{p.x <= s_.mesh_columns - 1 - p.x ? 0 : s_.mesh_columns - 1, p.y};
-    const MeshNoc::Transfer t = noc_->send(edge, p, bytes, sp.start);
-    return {sp.start, std::max(sp.end, t.end + s_.dram_latency_cycles)};
-  }
-  // The global buffer of cluster c <-> unit u.
-  Span global_transfer(int c, int u, double bytes, double ready) {
-    global_bytes_ += bytes;
-    local_bytes_ += bytes;
-    if (cluster_of(u) == c)
-      return reserve({&bus_[static_cast<size_t>(c)], &port_[static_cast<size_t>(u)]}, bytes, ready,
-                     0);
-    dram_bytes_ += 2 * bytes;  // another cluster's buffer: through DRAM
-    return reserve({&bus_[static_cast<size_t>(c)], &dram_, dma_for(cluster_of(u), bytes, ready),
-                    &port_[static_cast<size_t>(u)]},
-                   bytes, ready, s_.dram_latency_cycles);
-  }
-  // The local buffer of unit w -> that of unit u.
-  Span unit_transfer(int w, int u, double bytes, double ready) {
-    if (w == u || bytes <= 0) return {ready, ready};
-    local_bytes_ += 2 * bytes;
-    if (noc_) {
-      const MeshNoc::Transfer t =
-          noc_->send(point_of(w), point_of(u), bytes, std::max(ready, horizon_));
-      ++transfers_;
-      return {t.start, t.end};
-    }
-    const int cw = cluster_of(w), cu = cluster_of(u);
-    if (cw == cu)
-      return reserve({&port_[static_cast<size_t>(w)], &bus_[static_cast<size_t>(cw)],
-                      &port_[static_cast<size_t>(u)]},
-                     bytes, ready, 0);
-    dram_bytes_ += 2 * bytes;
-    return reserve({&port_[static_cast<size_t>(w)], dma_for(cw, bytes, ready), &dram_,
-                    dma_for(cu, bytes, ready), &port_[static_cast<size_t>(u)]},
-                   bytes, ready, 2 * s_.dram_latency_cycles);
-  }
-  // Moves `bytes` of a piece at `level` (held by `holders`) into unit u.
-  Span fetch(Level level, const std::vector<int>* holders, int u, double bytes, double ready,
-             double& local_hit) {
-    if (level == Level::Dram || !holders || holders->empty()) return dram_transfer(u, bytes, ready);
-    if (level == Level::Global)
-      return global_transfer(cluster_of(holders->front()), u, bytes, ready);
-    Span sp{ready, ready};
-    const double share = bytes / static_cast<double>(holders->size());
-    for (int w : *holders) {
-      if (w == u) {
-        local_hit += share;
-        continue;
-      }
-      const Span t = unit_transfer(w, u, share, ready);
-      sp.end = std::max(sp.end, t.end);
-    }
-    return sp;
-  }
-  // Moves `bytes` from unit u to `level` (the global buffer of u's cluster, or DRAM).
-  Span store(Level level, int u, double bytes, double ready) {
-    if (level == Level::Global) return global_transfer(cluster_of(u), u, bytes, ready);
-    return dram_transfer(u, bytes, ready);
-  }
-
-  void forget_before(double t) {
-    for (std::vector<Resource>* v : {&port_, &bus_, &dma_})
-      for (Resource& r : *v) r.busy.forget_before(t);
-    dram_.busy.forget_before(t);
-    if (noc_) noc_->forget_before(t);
-  }
-
-  void release_stage(size_t stage, double at) {
-    for (const auto& [buffer, bytes] : releases_[stage]) {
-      if (buffer < n_units_) {
-        resident_local_[static_cast<size_t>(buffer)] -= bytes;
-        local_releases_[static_cast<size_t>(buffer)].push_back({at, bytes});
-      } else {
-        resident_global_[static_cast<size_t>(buffer - n_units_)] -= bytes;
-      }
-      events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
-    }
-    if (!pin_last_read_.empty())
-      for (std::vector<PinnedParam>& pins : pinned_)
-        std::erase_if(pins, [&](const PinnedParam& p) { return p.until == stage; });
-  }
-  void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
-                double& stage_end);
-  struct InputPieces {
-    Piece from_dram{0, Level::Dram, nullptr, 0};  // also in pieces_ when it has bytes
-    double dram_once = 0;                         // of from_dram, each region once (no re-reads)
-    double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
-  };
-  InputPieces gather_pieces(const DsaTaskDemand& d);
-  void record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
-                     WriteRecord* home);
-  // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
-  // the pre-pass recorded, in stage order), or -1 when none does.
-  int64_t last_later_read(int x, const Region& region, size_t si) const {
-    const auto ri = read_index_.find(x);
-    if (ri == read_index_.end()) return -1;
-    const std::vector<std::pair<size_t, Region>>& reads = reads_.at(x);
-    const int64_t last = ri->second.last_candidate(region, [&](uint32_t i) {
-      // In stage order: no read before one at or before stage si is after it either.
-      if (reads[i].first <= si) return RegionIndex::Match::NoneBelow;
-      return overlap_numel(reads[i].second, region) != 0 ? RegionIndex::Match::Yes
-                                                         : RegionIndex::Match::No;
-    });
-    return last < 0 ? -1 : static_cast<int64_t>(reads[static_cast<size_t>(last)].first);
-  }
-  // Whether every unit of `units` keeps `need` of tensor x pinned (Task::pinned).
-  bool pinned_on_every_unit(const std::vector<int>& units, int x, const Region& need) const {
-    for (int u : units) {
-      const std::vector<PinnedParam>& pins = pinned_[static_cast<size_t>(u)];
-      if (std::none_of(pins.begin(), pins.end(), [&](const PinnedParam& p) {
-            return p.tensor == x && region_contains_exactly(p.region, need);
-          }))
-        return false;
-    }
-    return !units.empty();
-  }
-  // Task::pinned: the region of each pinned tensor the task read stays in each of its units'
-  // buffers until the last later stage with a task on the unit that reads the tensor (none: not
-  // kept), counted as resident there meanwhile.
-  void pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
-                  const std::string& label) {
-    for (int x : t.pinned) {
-      const auto in = std::find(d.inputs.begin(), d.inputs.end(), x);
-      if (in == d.inputs.end()) continue;
-      const Region& r = d.needed.at(x);
-      const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes *
-                           d.density[static_cast<size_t>(in - d.inputs.begin())] /
-                           static_cast<double>(d.units.size());
-      for (int u : d.units) {
-        const auto last = pin_last_read_.find({u, x});
-        if (last == pin_last_read_.end() || last->second <= si) continue;
-        if (pinned_on_every_unit({u}, x, r)) continue;
-        const size_t ui = static_cast<size_t>(u);
-        if (resident_local_[ui] + bytes > static_cast<double>(s_.local_bytes))
-          throw Error(label + ": pins " + std::to_string(static_cast<int64_t>(bytes)) +
-                      " bytes of '" + g_.tensor(x).name + "' on " + unit_name(u) + " beside " +
-                      std::to_string(static_cast<int64_t>(resident_local_[ui])) +
-                      " bytes resident, capacity " + std::to_string(s_.local_bytes));
-        resident_local_[ui] += bytes;
-        events_[ui].push_back({at, bytes});
-        releases_[last->second].push_back({u, bytes});
-        pinned_[ui].push_back({x, r, bytes, last->second});
-      }
-    }
-  }
-  // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
-  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
-    for (int u : units) {
-      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
-      const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
-        return h.tensor == x && region_contains_exactly(h.region, need);
-      });
-      if (it == held.end()) return false;
-      std::rotate(it, it + 1, held.end());  // used now: the most recent
-    }
-    return !units.empty();
-  }
-  // weights_stay: the weights and constants a unit's tasks read stay in its buffer, whole, in the
-  // room its resident tensors and the working set of the task it runs leave (the least recently
-  // used going first when that room shrinks); the task's own are kept whole when they fit it,
-  // or when the task held them whole for its whole run (stays).
-  void hold_params(const DsaTaskDemand& d) {
-    if (!s_.weights_stay) return;
-    for (int u : d.units) {
-      std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
-      const double room = static_cast<double>(s_.local_bytes) -
-                          resident_local_[static_cast<size_t>(u)] -
-                          static_cast<double>(d.working_set_bytes);
-      double total = 0;
-      for (const HeldParam& h : held) total += h.bytes;
-      size_t drop = 0;
-      while (drop < held.size() && total > room) total -= held[drop++].bytes;
-      held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
-      for (size_t i = 0; i < d.inputs.size(); ++i) {
-        const int x = d.inputs[i];
-        if (!g_.tensor(x).is_param()) continue;
-        const Region& r = d.needed.at(x);
-        const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes *
-                             d.density[i] / static_cast<double>(d.units.size());
-        std::erase_if(held, [&](const HeldParam& h) {
-          if (h.tensor != x) return false;
-          total -= h.bytes;
-          return true;
-        });
-        if (!d.stays[i] && total + bytes > room) continue;
-        held.push_back({x, r, bytes});
-        total += bytes;
-      }
-    }
-  }
-
-  const Graph& g_;
-  const Plan& p_;
-  const DsaSpec& s_;
-  int n_units_;
-  std::unique_ptr<MeshNoc> noc_;
-  std::vector<Resource> port_, bus_, dma_;
-  Resource dram_;
-  std::vector<double> unit_free_, unit_end_, last_tile_start_;
-  std::vector<double> prev_last_;  // what a unit's last task holds while its last tile runs
-  // Per local buffer, the (time, bytes) of its releases at stage ends not older than its unit's
-  // last tile start (a load of a later task may start before them, when they are still held).
-  std::vector<std::vector<std::pair<double, double>>> local_releases_;
-  std::vector<double> resident_local_, resident_global_;
-  struct HeldParam {
-    int tensor = -1;
-    Region region;
-    double bytes = 0;  // per unit
-  };
-  std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
-  struct PinnedParam {
-    int tensor = -1;
-    Region region;
-    double bytes = 0;  // per unit
-    size_t until = 0;  // released at the end of this stage
-  };
-  std::vector<std::vector<PinnedParam>> pinned_;  // per unit (Task::pinned)
-  // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
-  // some task pins.
-  std::map<std::pair<int, int>, size_t> pin_last_read_;
-  std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
-  std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
-  DsaDemandCache demand_cache_;
-  std::map<int, std::vector<WriteRecord>> writes_;
-  std::map<int, double> last_end_;  // tensor -> the end of its last write
-  std::set<int> on_chip_;           // tensors with a write kept on chip
-  std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
-  std::map<int, size_t> last_read_stage_;
-  // Tensor -> (stage, region) of every read, for region-level release.
-  std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
-  std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
-  std::vector<Piece> pieces_;                            // scratch of run_task
-  std::vector<double> needs_;                            // scratch of run_task
-  std::vector<Region> written_regions_;                  // scratch of run_task (by d.written)
-  std::vector<int64_t> written_elems_;                   // scratch of run_task
-  std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
-  double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
-  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
-  double end_ = 0;
-  // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
-  // reservations that end before it are forgotten.
-  double horizon_ = 0;
-  int64_t transfers_ = 0;
-};
+  return unit_done;
+}
 
 void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                          double& stage_end) {
@@ -403,15 +199,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     written_regions_.push_back(task_written_region(g_, t, x));
     written_elems_.push_back(region_numel(written_regions_.back()));
   }
-  auto written_elems = [&](int x) {
-    const auto w = std::find(d.written.begin(), d.written.end(), x);
-    return written_elems_[static_cast<size_t>(w - d.written.begin())];
-  };
   std::vector<Piece>& pieces = pieces_;  // reused: run_task runs for every task of a plan
   const InputPieces inputs = gather_pieces(d);
   const Piece& from_dram = inputs.from_dram;
   const double dram_once = inputs.dram_once;
-  const double pinned_in_place = inputs.pinned_in_place;
   // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
   // or several cores reading the same region) pass through its cluster's global buffer when
   // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
@@ -420,107 +211,22 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       !s_.global_level.empty() && from_dram.bytes > dram_once &&
       dram_once <= static_cast<double>(s_.global_bytes) -
                        resident_global_[static_cast<size_t>(cluster_of(d.units.front()))];
-  // Capacity of every unit's local buffer: working set (less inputs already resident there)
-  // plus the tensors resident there. `need` is what the task adds to its unit's buffer (the
-  // buffer's occupancy over time, peak_<local>_bytes, counts the same).
-  // Partial sums: the home of this task's group.
-  bool partial_follower = false;
-  WriteRecord* home = nullptr;
-  if (t.reduction.active()) {
-    const int out = g_.op(t.ops.at(0)).outputs.at(0);
-    const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
-    const auto it = partial_home_.find(key);
-    if (it != partial_home_.end()) {
-      partial_follower = true;
-      home = &writes_[out][it->second];
-    }
-  }
-
-  // A tiled task whose output stays in its units' buffers holds its finished tiles there until
-  // it ends: the whole output beside the working set.
-  double kept_out = 0;
-  if (tiled && !partial_follower)  // a later partial sum goes to its home
-    for (int x : d.written) {
-      const auto sc = t.scope.find(x);
-      if (sc != t.scope.end() && level_of(sc->second) == Level::Local)
-        kept_out += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
-    }
+  WriteRecord* home = partial_home(t);
+  const bool partial_follower = home != nullptr;
+  const TaskRun run{t, d, n, tiled, tiles, stage_start, staged, dram_once, partial_follower, home};
   std::vector<double>& needs = needs_;
-  needs.clear();
-  for (int u : d.units) {
-    double in_place = 0;
-    if (!tiled)
-      for (const Piece& pc : pieces)
-        if (pc.level == Level::Local && pc.units &&
-            std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
-          in_place += pc.bytes / n / static_cast<double>(pc.units->size());
-    const double need = std::max(
-        0.0, static_cast<double>(d.working_set_bytes) + kept_out - in_place - pinned_in_place);
-    needs.push_back(need);
-    const double resident = resident_local_[static_cast<size_t>(u)];
-    if (need + resident > static_cast<double>(s_.local_bytes))
-      throw Error(label() + ": overflows " + s_.local_level + " of " + unit_name(u) + ": needs " +
-                  std::to_string(static_cast<int64_t>(need)) + " bytes (working set) + " +
-                  std::to_string(static_cast<int64_t>(resident)) + " bytes resident, capacity " +
-                  std::to_string(s_.local_bytes));
-  }
+  unit_needs(run, inputs.pinned_in_place, si, ti);
 
   const double overhead = s_.task_overhead_cycles;
   double task_end = stage_start;
   for (size_t k = 0; k < d.units.size(); ++k) {
     const int u = d.units[k];
     const size_t ui = static_cast<size_t>(u);
-    // A double-buffered task may start loading once its unit's previous task has started its
-    // last tile (which then holds its last_tile_bytes), if both fit beside the residents.
     const double ws = needs[k];  // tiled: the working set and kept outputs, less what is pinned
-    const bool across = p_.options.prefetch_across_stages;
-    const bool prefetch =
-        across && tiled &&
-        ws + prev_last_[ui] + resident_local_[ui] <= static_cast<double>(s_.local_bytes);
-    double gate = !across    ? std::max(unit_end_[ui], stage_start)
-                  : prefetch ? last_tile_start_[ui]
-                             : unit_end_[ui];
-    // Loads that start before the stage does share the buffer with what earlier stages release
-    // at their ends (the capacity check above counts the buffer after the releases): with
-    // loads_wait_for_releases they wait for the first release after which they fit.
-    if (s_.loads_wait_for_releases) {
-      const double adds = (prefetch ? ws + prev_last_[ui] : needs[k]) + resident_local_[ui];
-      double held = 0;
-      for (const auto& [at, bytes] : local_releases_[ui])
-        if (at > gate) held += bytes;
-      for (const auto& [at, bytes] : local_releases_[ui]) {
-        if (adds + held <= static_cast<double>(s_.local_bytes)) break;
-        if (at <= gate) continue;
-        gate = at;
-        held -= bytes;
-      }
-    }
-    double load_start = -1, load_end = std::max(gate, stage_start), local_hit = 0;
-    for (const Piece& pc : pieces) {
-      const double ready = std::max(gate, pc.available);
-      if (staged && pc.level == Level::Dram && !pc.units) {
-        const Span once = dram_transfer(u, dram_once / n, ready);
-        global_bytes_ += dram_once / n;  // written into the global buffer on the way
-        const Span again =
-            global_transfer(cluster_of(u), u, (pc.bytes - dram_once) / n, once.start);
-        load_start = load_start < 0 ? once.start : std::min(load_start, once.start);
-        load_end = std::max({load_end, once.end, again.end});
-        continue;
-      }
-      const Span sp = fetch(pc.level, pc.units, u, pc.bytes / n, ready, local_hit);
-      load_start = load_start < 0 ? sp.start : std::min(load_start, sp.start);
-      load_end = std::max(load_end, sp.end);
-    }
-    // A partial sum kept at a global or DRAM level: read the running sum, add, write back.
-    double add_cycles = 0;
-    if (partial_follower && home->level != Level::Local) {
-      const double b = static_cast<double>(region_numel(home->region)) * s_.element_bytes / n;
-      const Span sp = fetch(home->level, home->units, u, b, std::max(gate, home->end), local_hit);
-      load_end = std::max(load_end, sp.end);
-      add_cycles = std::ceil(static_cast<double>(region_numel(home->region)) / n /
-                             std::max(1, s_.vector_lanes));
-    }
-    if (load_start < 0) load_start = load_end;
+    const double gate = load_gate(run, k);
+    const UnitLoads loads = load_unit(run, u, gate);
+    const double load_start = loads.start, load_end = loads.end, local_hit = loads.local_hit;
+    const double add_cycles = loads.add_cycles;
     // The port carries the operands to and from the array and vector unit and, while tiles
     // run, this unit's loads and stores as well: the compute lasts as long as the longer of the
     // two (an untiled task loads before and stores after it computes).
@@ -532,7 +238,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       const auto sc = t.scope.find(x);
       const bool stays = sc != t.scope.end() && level_of(sc->second) == Level::Local;
       if (!stays || partial_follower)
-        moved += static_cast<double>(written_elems(x)) * s_.element_bytes / n;
+        moved += static_cast<double>(written_elems(d, x)) * s_.element_bytes / n;
     }
     const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
     const double compute =
@@ -549,31 +255,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     matrix_busy_ += d.matrix_cycles;
     vector_busy_ += d.vector_cycles + add_cycles;
     const double store_ready = tiled ? cs + compute / tiles : ce;
-    double unit_done = ce;
-    for (int x : d.written) {
-      const auto sc = t.scope.find(x);
-      const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
-      const double b = static_cast<double>(written_elems(x)) * s_.element_bytes / n;
-      if (partial_follower && home->level == Level::Local) {
-        // Sent to the home, whose vector unit adds it on arrival.
-        const double share = b / static_cast<double>(home->units->size());
-        for (int h : *home->units) {
-          const Span sp = unit_transfer(u, h, share, store_ready);
-          const double add = std::ceil(share / s_.element_bytes / std::max(1, s_.vector_lanes));
-          const size_t hi = static_cast<size_t>(h);
-          unit_free_[hi] = std::max(unit_free_[hi], sp.end) + add;
-          vector_busy_ += add;
-          core_busy_ += add;
-          home->end = std::max(home->end, unit_free_[hi]);
-          unit_done = std::max(unit_done, unit_free_[hi]);
-        }
-        continue;
-      }
-      if (level == Level::Local) continue;  // stays in this unit's buffer
-      const Span sp = store(level, u, b, store_ready);
-      unit_done =
-          std::max(unit_done, tiled ? std::max(sp.end, ce + (sp.end - sp.start) / tiles) : sp.end);
-    }
+    const double unit_done = store_unit(run, u, store_ready, ce);
     // The last tile needs no second buffers (of what the task adds, ws).
     const double second =
         std::min(ws, static_cast<double>(d.working_set_bytes - d.last_tile_bytes));
@@ -832,11 +514,13 @@ EvaluationResult Simulator::run() {
   return r;
 }
 
-}  // namespace
+}  // namespace dsa_sim
 
 EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec) {
-  const IterationSpaceMemo spaces(g);  // every task's regions come from its ops' spaces
-  Simulator sim(g, plan, spec);
+  // Every task's regions come from its ops' spaces: built once (unless a caller's memo lives).
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
+  dsa_sim::Simulator sim(g, plan, spec);
   return sim.run();
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "common/dsamodel/array_nest.h"
@@ -297,7 +298,8 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   double fraction = 1;
   if (t.reduction.active()) {
     u.axis = t.reduction.range.axis;
-    for (const ReductionAxis& a : iteration_space(g, t.ops.at(0)).reduction_axes)
+    IterationSpace copy;
+    for (const ReductionAxis& a : space_of(g, t.ops.at(0), copy).reduction_axes)
       if (a.name == u.axis && a.extent > 0)
         fraction = static_cast<double>(t.reduction.range.range.size()) / a.extent;
   }
@@ -648,7 +650,9 @@ std::vector<int64_t> halvings(int64_t extent) {
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget) {
   if (task_written_tensors(g, t).size() != 1) return {};
-  const IterationSpaceMemo spaces(g);  // every candidate asks for its tile's regions again
+  // Every candidate asks for its tile's regions again: spaces built once (or the caller's memo).
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   t.tile.clear();
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);

@@ -1,12 +1,14 @@
 // Evaluation dispatched on the hardware's kind.
 #include "common/evaluate/evaluate.h"
 
+#include <optional>
 #include <string>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/evaluate/evaluate_prefix.h"
 #include "common/evaluate/gpu_evaluation.h"
 #include "common/evaluate/plan_target.h"
+#include "common/graph/iteration_space.h"
 #include "common/plan/plan_check.h"
 #include "common/util/error.h"
 
@@ -75,6 +77,9 @@ EvaluationResult evaluate(const Graph& g, const Plan& plan, const HardwareSpec& 
                           const EvaluationOptions& options) {
   require_evaluator(hw);
   const PlanTarget target = plan_target(hw);
+  // The check and the model ask for the same tasks' regions: one memo of iteration spaces.
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   plan.check(g, &target);
   return evaluate_checked(g, plan, hw, options);
 }

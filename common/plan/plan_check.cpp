@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "common/graph/iteration_space.h"
 #include "common/plan/plan.h"
 #include "common/plan/plan_check.h"
 #include "common/util/error.h"
@@ -428,8 +429,13 @@ class Checker {
             if (wit == writes_.end())  // cannot happen once every op is placed; kept defensive
               fail("op " + op_name(op) + " (" + at.str() + ") reads " + tensor_name(in) +
                    ", which no task writes");
-            for (const Write& w : wit->second) {
-              if (w.at.stage < si || !regions_overlap(w.region, *regs[i])) continue;
+            // The writes are in stage order (collect_writes): those of earlier stages skipped.
+            const std::vector<Write>& ws = wit->second;
+            const auto from = std::partition_point(ws.begin(), ws.end(),
+                                                   [&](const Write& w) { return w.at.stage < si; });
+            for (auto w_it = from; w_it != ws.end(); ++w_it) {
+              const Write& w = *w_it;
+              if (!regions_overlap(w.region, *regs[i])) continue;
               fail("op " + op_name(op) + " (" + at.str() + ") reads region " +
                    region_str(*regs[i]) + " of " + tensor_name(in) + " before " + w.at.str() +
                    " writes " + region_str(w.region) +
@@ -473,10 +479,15 @@ class Checker {
 }  // namespace
 
 void Plan::check(const Graph& g, const PlanTarget* target) const {
+  // Every task's regions come from its ops' spaces: built once (unless a caller's memo lives).
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   Checker(*this, g, target, /*prefix=*/false).run();
 }
 
 void check_plan_prefix(const Graph& g, const Plan& plan, const PlanTarget* target) {
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   Checker(plan, g, target, /*prefix=*/true).run();
 }
 

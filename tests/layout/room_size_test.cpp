@@ -26,12 +26,8 @@ constexpr int kMaxFunctionLines = 150;
 
 // path -> lines, and "path: function" -> lines, as measured when listed (owned by other work of
 // the session that listed them; split them and delete the entry).
-const std::map<std::string, int> kFileExceptions = {
-    {"common/dsamodel/dsa_model.cpp", 843},
-};
-const std::map<std::string, int> kFunctionExceptions = {
-    {"common/dsamodel/dsa_model.cpp: Simulator::run_task", 213},
-};
+const std::map<std::string, int> kFileExceptions = {};
+const std::map<std::string, int> kFunctionExceptions = {};
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);

@@ -1,0 +1,123 @@
+// The buffers' residency in the DSA model's timeline (dsa_simulator.h): releases at stage ends,
+// tensors pinned by Task::pinned, and weights that stay (weights_stay).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/dsamodel/dsa_simulator.h"
+#include "common/util/error.h"
+
+namespace dgs::dsa_sim {
+
+void Simulator::release_stage(size_t stage, double at) {
+  for (const auto& [buffer, bytes] : releases_[stage]) {
+    if (buffer < n_units_) {
+      resident_local_[static_cast<size_t>(buffer)] -= bytes;
+      local_releases_[static_cast<size_t>(buffer)].push_back({at, bytes});
+    } else {
+      resident_global_[static_cast<size_t>(buffer - n_units_)] -= bytes;
+    }
+    events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
+  }
+  if (!pin_last_read_.empty())
+    for (std::vector<PinnedParam>& pins : pinned_)
+      std::erase_if(pins, [&](const PinnedParam& p) { return p.until == stage; });
+}
+
+int64_t Simulator::last_later_read(int x, const Region& region, size_t si) const {
+  const auto ri = read_index_.find(x);
+  if (ri == read_index_.end()) return -1;
+  const std::vector<std::pair<size_t, Region>>& reads = reads_.at(x);
+  const int64_t last = ri->second.last_candidate(region, [&](uint32_t i) {
+    // In stage order: no read before one at or before stage si is after it either.
+    if (reads[i].first <= si) return RegionIndex::Match::NoneBelow;
+    return overlap_numel(reads[i].second, region) != 0 ? RegionIndex::Match::Yes
+                                                       : RegionIndex::Match::No;
+  });
+  return last < 0 ? -1 : static_cast<int64_t>(reads[static_cast<size_t>(last)].first);
+}
+
+bool Simulator::pinned_on_every_unit(const std::vector<int>& units, int x,
+                                     const Region& need) const {
+  for (int u : units) {
+    const std::vector<PinnedParam>& pins = pinned_[static_cast<size_t>(u)];
+    if (std::none_of(pins.begin(), pins.end(), [&](const PinnedParam& p) {
+          return p.tensor == x && region_contains_exactly(p.region, need);
+        }))
+      return false;
+  }
+  return !units.empty();
+}
+
+void Simulator::pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
+                           const std::string& label) {
+  for (int x : t.pinned) {
+    const auto in = std::find(d.inputs.begin(), d.inputs.end(), x);
+    if (in == d.inputs.end()) continue;
+    const Region& r = d.needed.at(x);
+    const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes *
+                         d.density[static_cast<size_t>(in - d.inputs.begin())] /
+                         static_cast<double>(d.units.size());
+    for (int u : d.units) {
+      const auto last = pin_last_read_.find({u, x});
+      if (last == pin_last_read_.end() || last->second <= si) continue;
+      if (pinned_on_every_unit({u}, x, r)) continue;
+      const size_t ui = static_cast<size_t>(u);
+      if (resident_local_[ui] + bytes > static_cast<double>(s_.local_bytes))
+        throw Error(label + ": pins " + std::to_string(static_cast<int64_t>(bytes)) +
+                    " bytes of '" + g_.tensor(x).name + "' on " + unit_name(u) + " beside " +
+                    std::to_string(static_cast<int64_t>(resident_local_[ui])) +
+                    " bytes resident, capacity " + std::to_string(s_.local_bytes));
+      resident_local_[ui] += bytes;
+      events_[ui].push_back({at, bytes});
+      releases_[last->second].push_back({u, bytes});
+      pinned_[ui].push_back({x, r, bytes, last->second});
+    }
+  }
+}
+
+bool Simulator::held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
+  for (int u : units) {
+    std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+    const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
+      return h.tensor == x && region_contains_exactly(h.region, need);
+    });
+    if (it == held.end()) return false;
+    std::rotate(it, it + 1, held.end());  // used now: the most recent
+  }
+  return !units.empty();
+}
+
+void Simulator::hold_params(const DsaTaskDemand& d) {
+  if (!s_.weights_stay) return;
+  for (int u : d.units) {
+    std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+    const double room = static_cast<double>(s_.local_bytes) -
+                        resident_local_[static_cast<size_t>(u)] -
+                        static_cast<double>(d.working_set_bytes);
+    double total = 0;
+    for (const HeldParam& h : held) total += h.bytes;
+    size_t drop = 0;
+    while (drop < held.size() && total > room) total -= held[drop++].bytes;
+    held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+      const int x = d.inputs[i];
+      if (!g_.tensor(x).is_param()) continue;
+      const Region& r = d.needed.at(x);
+      const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes * d.density[i] /
+                           static_cast<double>(d.units.size());
+      // At most one entry per tensor (every push below follows this erase).
+      const auto old =
+          std::find_if(held.begin(), held.end(), [&](const HeldParam& h) { return h.tensor == x; });
+      if (old != held.end()) {
+        total -= old->bytes;
+        held.erase(old);
+      }
+      if (!d.stays[i] && total + bytes > room) continue;
+      held.push_back({x, r, bytes});
+      total += bytes;
+    }
+  }
+}
+
+}  // namespace dgs::dsa_sim

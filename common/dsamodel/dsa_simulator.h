@@ -1,0 +1,325 @@
+#pragma once
+// The DSA model's timeline simulator (dsa_model.h says what it models): the machine's resources
+// and the transfers through them (here), the buffers' residency of written, pinned and held
+// tensors (dsa_residency.cpp), and per task its loads, compute and stores (dsa_model.cpp).
+// Internal to common/dsamodel.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/dsamodel/busy_intervals.h"
+#include "common/dsamodel/dsa_model.h"
+#include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/mesh_noc.h"
+#include "common/dsamodel/region_index.h"
+#include "common/graph/iteration_space.h"
+
+namespace dgs::dsa_sim {
+
+enum class Level : uint8_t { Local, Global, Dram };
+
+struct Resource {
+  double bytes_per_cycle = 0;
+  BusyIntervals busy;
+};
+
+struct Span {
+  double start = 0;
+  double end = 0;
+};
+
+// A region of a tensor written by a task, where it lives and from when.
+struct WriteRecord {
+  Region region;
+  Level level = Level::Dram;
+  // The writer's units (a partial-sum group: its home's): its task's demand's, which outlive
+  // every write record (Simulator::run keeps every task's demand until the end).
+  const std::vector<int>* units = nullptr;
+  double end = 0;
+};
+
+// A piece of a task's input: bytes of one write (or of DRAM for weights and graph inputs).
+struct Piece {
+  double bytes = 0;
+  Level level = Level::Dram;
+  const std::vector<int>* units = nullptr;
+  double available = 0;
+};
+
+class Simulator {
+ public:
+  Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
+      : g_(g), p_(p), s_(s), n_units_(s.units()) {
+    if (s.topology == DsaTopology::Mesh)
+      noc_ = std::make_unique<MeshNoc>(s.mesh_columns, s.mesh_rows, s.noc_link_bytes_per_cycle,
+                                       s.noc_hop_cycles);
+    port_.assign(static_cast<size_t>(n_units_), Resource{s.local_bandwidth(), {}});
+    bus_.assign(static_cast<size_t>(s.clusters), Resource{s.global_bytes_per_cycle, {}});
+    dma_.assign(static_cast<size_t>(s.clusters * s.dma_engines),
+                Resource{s.dma_bytes_per_cycle, {}});
+    dram_.bytes_per_cycle = s.dram_bytes_per_cycle();
+    unit_free_.assign(static_cast<size_t>(n_units_), 0.0);
+    unit_end_.assign(static_cast<size_t>(n_units_), 0.0);
+    last_tile_start_.assign(static_cast<size_t>(n_units_), 0.0);
+    prev_last_.assign(static_cast<size_t>(n_units_), 0.0);
+    local_releases_.assign(static_cast<size_t>(n_units_), {});
+    resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
+    held_params_.assign(static_cast<size_t>(n_units_), {});
+    pinned_.assign(static_cast<size_t>(n_units_), {});
+    resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
+    events_.resize(static_cast<size_t>(n_units_ + s.clusters));
+  }
+
+  EvaluationResult run();
+
+ private:
+  int cluster_of(int u) const { return u / s_.cores_per_cluster; }
+  MeshPoint point_of(int u) const { return {u % s_.mesh_columns, u / s_.mesh_columns}; }
+  std::string unit_name(int u) const {
+    if (s_.topology == DsaTopology::Mesh) {
+      const MeshPoint p = point_of(u);
+      return "engine [" + std::to_string(p.x) + "," + std::to_string(p.y) + "]";
+    }
+    return "core [" + std::to_string(cluster_of(u)) + "," +
+           std::to_string(u % s_.cores_per_cluster) + "]";
+  }
+  Level level_of(const std::string& name) const {
+    if (name == s_.local_level) return Level::Local;
+    if (!s_.global_level.empty() && name == s_.global_level) return Level::Global;
+    return Level::Dram;
+  }
+  // The DMA engine of `cluster` free earliest for `bytes` from `ready`.
+  Resource* dma_for(int cluster, double bytes, double ready) {
+    Resource* best = nullptr;
+    double best_t = 0;
+    for (int i = 0; i < s_.dma_engines; ++i) {
+      Resource* r = &dma_[static_cast<size_t>(cluster * s_.dma_engines + i)];
+      const double t = r->busy.earliest_free(ready, bytes / r->bytes_per_cycle);
+      if (!best || t < best_t) {
+        best = r;
+        best_t = t;
+      }
+    }
+    return best;
+  }
+
+  // A transfer along `path` starts at the first moment at or after `ready` when every resource
+  // of it is free for its part, streams at the narrowest bandwidth of the path (ceil(bytes /
+  // narrowest) cycles) and arrives `latency` later. Each resource is taken for the time it needs
+  // to serve those bytes at its own bandwidth (bytes / its bandwidth): a wide DRAM channel serves
+  // many narrow ports in turn, transfers through one resource never overlap on it, and a transfer
+  // issued later in plan order may use a gap left earlier.
+  Span reserve(std::initializer_list<Resource*> path, double bytes, double ready, double latency) {
+    Span sp{ready, ready};
+    if (bytes <= 0) return sp;
+    sp.start = std::max(sp.start, horizon_);
+    double bw = 0;
+    for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Resource* r : path) {
+        const double t = r->busy.earliest_free(sp.start, bytes / r->bytes_per_cycle);
+        if (t > sp.start) {
+          sp.start = t;
+          moved = true;
+        }
+      }
+    }
+    for (Resource* r : path) r->busy.add(sp.start, bytes / r->bytes_per_cycle);
+    sp.end = sp.start + latency + std::ceil(bytes / bw);
+    ++transfers_;
+    return sp;
+  }
+  // DRAM <-> unit u (through its cluster's DMA; on a mesh, from the nearer edge column).
+  Span dram_transfer(int u, double bytes, double ready) {
+    const Span sp =
+        reserve({&dram_, dma_for(cluster_of(u), bytes, ready), &port_[static_cast<size_t>(u)]},
+                bytes, ready, s_.dram_latency_cycles);
+    dram_bytes_ += bytes;
+    local_bytes_ += bytes;
+    if (!noc_ || bytes <= 0) return sp;
+    const MeshPoint p = point_of(u);
+    const MeshPoint edge{p.x <= s_.mesh_columns - 1 - p.x ? 0 : s_.mesh_columns - 1, p.y};
+    const MeshNoc::Transfer t = noc_->send(edge, p, bytes, sp.start);
+    return {sp.start, std::max(sp.end, t.end + s_.dram_latency_cycles)};
+  }
+  // The global buffer of cluster c <-> unit u.
+  Span global_transfer(int c, int u, double bytes, double ready) {
+    global_bytes_ += bytes;
+    local_bytes_ += bytes;
+    if (cluster_of(u) == c)
+      return reserve({&bus_[static_cast<size_t>(c)], &port_[static_cast<size_t>(u)]}, bytes, ready,
+                     0);
+    dram_bytes_ += 2 * bytes;  // another cluster's buffer: through DRAM
+    return reserve({&bus_[static_cast<size_t>(c)], &dram_, dma_for(cluster_of(u), bytes, ready),
+                    &port_[static_cast<size_t>(u)]},
+                   bytes, ready, s_.dram_latency_cycles);
+  }
+  // The local buffer of unit w -> that of unit u.
+  Span unit_transfer(int w, int u, double bytes, double ready) {
+    if (w == u || bytes <= 0) return {ready, ready};
+    local_bytes_ += 2 * bytes;
+    if (noc_) {
+      const MeshNoc::Transfer t =
+          noc_->send(point_of(w), point_of(u), bytes, std::max(ready, horizon_));
+      ++transfers_;
+      return {t.start, t.end};
+    }
+    const int cw = cluster_of(w), cu = cluster_of(u);
+    if (cw == cu)
+      return reserve({&port_[static_cast<size_t>(w)], &bus_[static_cast<size_t>(cw)],
+                      &port_[static_cast<size_t>(u)]},
+                     bytes, ready, 0);
+    dram_bytes_ += 2 * bytes;
+    return reserve({&port_[static_cast<size_t>(w)], dma_for(cw, bytes, ready), &dram_,
+                    dma_for(cu, bytes, ready), &port_[static_cast<size_t>(u)]},
+                   bytes, ready, 2 * s_.dram_latency_cycles);
+  }
+  // Moves `bytes` of a piece at `level` (held by `holders`) into unit u.
+  Span fetch(Level level, const std::vector<int>* holders, int u, double bytes, double ready,
+             double& local_hit) {
+    if (level == Level::Dram || !holders || holders->empty()) return dram_transfer(u, bytes, ready);
+    if (level == Level::Global)
+      return global_transfer(cluster_of(holders->front()), u, bytes, ready);
+    Span sp{ready, ready};
+    const double share = bytes / static_cast<double>(holders->size());
+    for (int w : *holders) {
+      if (w == u) {
+        local_hit += share;
+        continue;
+      }
+      const Span t = unit_transfer(w, u, share, ready);
+      sp.end = std::max(sp.end, t.end);
+    }
+    return sp;
+  }
+  // Moves `bytes` from unit u to `level` (the global buffer of u's cluster, or DRAM).
+  Span store(Level level, int u, double bytes, double ready) {
+    if (level == Level::Global) return global_transfer(cluster_of(u), u, bytes, ready);
+    return dram_transfer(u, bytes, ready);
+  }
+
+  void forget_before(double t) {
+    for (std::vector<Resource>* v : {&port_, &bus_, &dma_})
+      for (Resource& r : *v) r.busy.forget_before(t);
+    dram_.busy.forget_before(t);
+    if (noc_) noc_->forget_before(t);
+  }
+
+  void release_stage(size_t stage, double at);
+  // What a task's run shares between its units (run_task and the per-unit steps below).
+  struct TaskRun {
+    const Task& t;
+    const DsaTaskDemand& d;
+    double n = 1;  // units
+    bool tiled = false;
+    double tiles = 1;
+    double stage_start = 0;
+    bool staged = false;  // DRAM re-reads staged through the cluster's global buffer
+    double dram_once = 0;
+    bool partial_follower = false;
+    WriteRecord* home = nullptr;  // a partial follower's home
+  };
+  struct UnitLoads {
+    double start = -1, end = 0, local_hit = 0;
+    double add_cycles = 0;  // a partial sum's add of its running sum
+  };
+  void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
+                double& stage_end);
+  int64_t written_elems(const DsaTaskDemand& d, int x) const;
+  WriteRecord* partial_home(const Task& t);
+  void unit_needs(const TaskRun& r, double pinned_in_place, size_t si, size_t ti);
+  double load_gate(const TaskRun& r, size_t k) const;
+  UnitLoads load_unit(const TaskRun& r, int u, double gate);
+  double store_unit(const TaskRun& r, int u, double store_ready, double ce);
+  struct InputPieces {
+    Piece from_dram{0, Level::Dram, nullptr, 0};  // also in pieces_ when it has bytes
+    double dram_once = 0;                         // of from_dram, each region once (no re-reads)
+    double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
+  };
+  InputPieces gather_pieces(const DsaTaskDemand& d);
+  void record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+                     WriteRecord* home);
+  // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
+  // the pre-pass recorded, in stage order), or -1 when none does.
+  int64_t last_later_read(int x, const Region& region, size_t si) const;
+  // Whether every unit of `units` keeps `need` of tensor x pinned (Task::pinned).
+  bool pinned_on_every_unit(const std::vector<int>& units, int x, const Region& need) const;
+  // Task::pinned: the region of each pinned tensor the task read stays in each of its units'
+  // buffers until the last later stage with a task on the unit that reads the tensor (none: not
+  // kept), counted as resident there meanwhile.
+  void pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
+                  const std::string& label);
+  // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
+  bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need);
+  // weights_stay: the weights and constants a unit's tasks read stay in its buffer, whole, in the
+  // room its resident tensors and the working set of the task it runs leave (the least recently
+  // used going first when that room shrinks); the task's own are kept whole when they fit it,
+  // or when the task held them whole for its whole run (stays).
+  void hold_params(const DsaTaskDemand& d);
+
+  const Graph& g_;
+  const Plan& p_;
+  const DsaSpec& s_;
+  int n_units_;
+  std::unique_ptr<MeshNoc> noc_;
+  std::vector<Resource> port_, bus_, dma_;
+  Resource dram_;
+  std::vector<double> unit_free_, unit_end_, last_tile_start_;
+  std::vector<double> prev_last_;  // what a unit's last task holds while its last tile runs
+  // Per local buffer, the (time, bytes) of its releases at stage ends not older than its unit's
+  // last tile start (a load of a later task may start before them, when they are still held).
+  std::vector<std::vector<std::pair<double, double>>> local_releases_;
+  std::vector<double> resident_local_, resident_global_;
+  struct HeldParam {
+    int tensor = -1;
+    Region region;
+    double bytes = 0;  // per unit
+  };
+  std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
+  struct PinnedParam {
+    int tensor = -1;
+    Region region;
+    double bytes = 0;  // per unit
+    size_t until = 0;  // released at the end of this stage
+  };
+  std::vector<std::vector<PinnedParam>> pinned_;  // per unit (Task::pinned)
+  // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
+  // some task pins.
+  std::map<std::pair<int, int>, size_t> pin_last_read_;
+  std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
+  std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
+  DsaDemandCache demand_cache_;
+  std::map<int, std::vector<WriteRecord>> writes_;
+  std::map<int, double> last_end_;  // tensor -> the end of its last write
+  std::set<int> on_chip_;           // tensors with a write kept on chip
+  std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
+  std::map<int, size_t> last_read_stage_;
+  // Tensor -> (stage, region) of every read, for region-level release.
+  std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
+  std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
+  std::vector<Piece> pieces_;                            // scratch of run_task
+  std::vector<double> needs_;                            // scratch of run_task
+  std::vector<Region> written_regions_;                  // scratch of run_task (by d.written)
+  std::vector<int64_t> written_elems_;                   // scratch of run_task
+  std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
+  double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
+  double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
+  double end_ = 0;
+  // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
+  // reservations that end before it are forgotten.
+  double horizon_ = 0;
+  int64_t transfers_ = 0;
+};
+
+// The peak of a buffer's occupancy from its (time, +/- bytes) events.
+double peak_of(std::vector<std::pair<double, double>> ev);
+
+}  // namespace dgs::dsa_sim
