@@ -133,12 +133,13 @@ TEST(Layering, PaperMethodIncludesNoExperiments) {
 
 // Schedulers and experiments see a machine through HardwareSpec and the models' public headers
 // (issue 24): no file of reproductions/, cli/, compare/, apps/ or examples/ includes a header
-// internal to a model (what one task asks of the DSA before timing, the DSA timeline's indexes,
-// the GPU model's shared internals).
+// internal to a model (what one task asks of the DSA before timing, the DSA timeline's indexes and
+// simulator, the GPU model's shared internals).
 TEST(Layering, SchedulersIncludeNoModelInternals) {
   const std::set<std::string> internal = {
       "common/dsamodel/dsa_task.h", "common/dsamodel/region_index.h",
-      "common/dsamodel/busy_intervals.h", "common/gpumodel/model_internal.h"};
+      "common/dsamodel/busy_intervals.h", "common/dsamodel/dsa_simulator.h",
+      "common/gpumodel/model_internal.h"};
   for (const std::string& h : internal)
     ASSERT_TRUE(fs::exists(kRoot / h)) << h << " moved: update this test's list";
   const std::regex inc(R"re(#include\s+"(common/[a-z_]+/[a-z_]+\.h)")re");
