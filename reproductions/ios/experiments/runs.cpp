@@ -128,8 +128,11 @@ int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::strin
     const Job& j = jobs[static_cast<size_t>(i)];
     const Network& net = network(ctx, j.model, batch);
     GpuModelStageCost cost(spec);
-    for (const auto& [key, name] : j.searches)
-      search_cache.get(key, [&] { return search_on(cost, net, strategies_of(name), prune); });
+    // (The strategies as a local: clang does not capture a structured binding in a lambda.)
+    for (const auto& search : j.searches) {
+      const StrategySet strategies = strategies_of(search.second);
+      search_cache.get(search.first, [&] { return search_on(cost, net, strategies, prune); });
+    }
   });
   return searches;
 }
