@@ -1,14 +1,15 @@
 // Speed of Welder's scheduler with the analytic cost model (issue #4: any zoo model in under 1 s
-// on one core; all of --fig 13 in under 5 s). One benchmark per model and batch size that
-// repro_welder schedules (Table 2's models at batch 1 and, where the artifact runs them, 64;
-// Table 6's CNNs; Fig. 14's largest inputs), with the Welder variant (the slowest: it tries
-// three connection levels per edge).
+// on one core; all of --fig 13 in under 5 s; issue #27: Fig. 12's tile searches). One benchmark per
+// model and batch size that repro_welder schedules (Table 2's models at batch 1 and, where the
+// artifact runs them, 64; Table 6's CNNs; Fig. 14's largest inputs), with the Welder variant (the
+// slowest: it tries three connection levels per edge).
 //   bench_welder_schedule --benchmark_out=welder_schedule.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 
 #include <map>
 #include <memory>
 #include <tuple>
+#include <vector>
 
 #include "common/hw/hardware.h"
 #include "models/zoo.h"
@@ -73,6 +74,41 @@ void BM_WelderFig13(benchmark::State& state) {
   }
 }
 
+// Fig. 12's tile searches as repro_welder runs them on the RTX 3090: Table 2's models in FP32 on
+// SIMT and FP16 on TensorCore, batch 1 (ten models) and 64 (seven), the four variants of each
+// through run_variants (the 34 cases' schedules; the tile-graphs are built once, outside the
+// timing; the V100 half of the figure's claim repeats Figs. 9 and 10, whose schedules --all keeps).
+void BM_WelderFig12(benchmark::State& state) {
+  const GpuSpec rtx3090 = load_gpu_spec("rtx3090");
+  struct Case {
+    const TileGraph* tg;
+    bool tc;
+  };
+  std::vector<Case> cases;
+  for (bool fp16 : {false, true})
+    for (int64_t batch : {int64_t{1}, int64_t{64}})
+      for (const Table2Model& m : kTable2) {
+        if (batch == 64 && !m.batch64) continue;
+        ZooOptions zo;
+        zo.batch = batch;
+        zo.dtype = fp16 ? DType::F16 : DType::F32;
+        cases.push_back({&zoo_tile_graph(m.zoo, zo), fp16});
+      }
+  const WelderArch simt = arch_from_gpu(rtx3090, false), tc = arch_from_gpu(rtx3090, true);
+  int64_t candidates = 0;
+  for (auto _ : state) {
+    candidates = 0;
+    for (const Case& c : cases) {
+      const auto s =
+          run_variants(*c.tg, c.tc ? tc : simt,
+                       {Variant::AnsorLike, Variant::None, Variant::Base, Variant::Welder});
+      for (const Schedule& x : s) candidates += x.candidates_costed;
+    }
+  }
+  state.counters["cases"] = static_cast<double>(cases.size());
+  state.counters["candidates"] = static_cast<double>(candidates);
+}
+
 }  // namespace
 
 #define DGS_WELDER_BENCH(name, ...)                                                   \
@@ -107,5 +143,6 @@ DGS_WELDER_BENCH(vgg16, "vgg16", 1);
 DGS_WELDER_BENCH(nafnet_1024, "nafnet", 1, 1024);
 DGS_WELDER_BENCH(bert_base_seq512, "bert_base", 1, 0, 512);
 BENCHMARK(BM_WelderFig13)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_WelderFig12)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -134,6 +134,7 @@ struct Prepared {
   std::vector<int> ext_tensors;                    // tensors read from global memory (ascending)
   std::vector<std::vector<PreparedInput>> inputs;  // per local op
   std::vector<int> shared_consumers;  // per local op: consumers at a non-register level
+  std::vector<char> gemm;             // per local op: a MatMul or Gemm
   double t_comp = 0;                  // compute time of the whole group (roofline), s
 };
 
@@ -149,9 +150,11 @@ Prepared prepare(const TileGraph& g, const KernelGroup& grp, const WelderArch& a
   p.out_global.assign(n, false);
   p.out_shared.assign(n, false);
   p.shared_consumers.assign(n, 0);
+  p.gemm.assign(n, 0);
   std::set<int> ext;
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
+    p.gemm[i] = op.type == "MatMul" || op.type == "Gemm";
     const TileTensor& out = g.tensors[op.output];
     bool outside = out.graph_output || out.consumers.empty();
     for (int c : out.consumers) {
@@ -370,8 +373,7 @@ bool propagate_tile(const Prepared& p, const int64_t* tile, size_t tile_rank, Wo
   for (size_t i = 0; i < n; ++i) {
     const TileOp& op = g.ops[p.ops[i]];
     const std::vector<int64_t>& r = ws.region[i];
-    if ((op.type != "MatMul" && op.type != "Gemm") || r.size() < 2 || !(op.flops > gemm_flops))
-      continue;
+    if (!p.gemm[i] || r.size() < 2 || !(op.flops > gemm_flops)) continue;
     gemm_flops = op.flops;
     cfg.gemm_rows = r[r.size() - 2];
     cfg.gemm_cols = r.back();
@@ -470,13 +472,16 @@ void tile_footprint(const Prepared& p, const WelderArch& arch, Workspace& ws, Ti
 }
 
 // Propagates the root tile `tile` (rank `tile_rank`) through the group and costs it. Fills every
-// field of `cfg` but `why` (see invalid_why; ws.invalid says why it is invalid).
+// field of `cfg` but `why` (see invalid_why; ws.invalid says why it is invalid); the search
+// (`traffic_if_too_big` false) skips the traffic fields of a tile whose footprint does not fit,
+// which it only drops.
 void evaluate_into(const Prepared& p, const WelderArch& arch, const int64_t* tile, size_t tile_rank,
-                   Workspace& ws, TileConfig& cfg) {
+                   Workspace& ws, TileConfig& cfg, bool traffic_if_too_big = true) {
   reset_config(ws, cfg);
   if (!propagate_tile(p, tile, tile_rank, ws, cfg)) return;
-  tile_traffic(p, arch, ws, cfg);
   tile_footprint(p, arch, ws, cfg);
+  const bool too_big = cfg.smem > arch.smem_per_block || cfg.regs > arch.reg_cap;
+  if (!too_big || traffic_if_too_big) tile_traffic(p, arch, ws, cfg);
   if (cfg.smem > arch.smem_per_block) {
     fail(ws, Invalid::Smem, -1);
     return;
@@ -680,7 +685,7 @@ GroupResult schedule_group(const TileGraph& g, const KernelGroup& grp, const Wel
   // Evaluates the tile at step indices `idx` into `cfg`.
   auto eval_at = [&](const size_t* idx, TileConfig& cfg) {
     for (size_t d = 0; d < rank; ++d) tile[d] = steps[d][idx[d]];
-    evaluate_into(p, arch, tile.data(), rank, ws, cfg);
+    evaluate_into(p, arch, tile.data(), rank, ws, cfg, /*traffic_if_too_big=*/false);
   };
   // Base tile: all ones, except dimensions whose full extent lowers the workload per item (a
   // Softmax row: every partial-row tile recomputes the row's max and sum).

@@ -89,29 +89,18 @@ class Connector {
   }
 
   const GroupResult& evaluate(const KernelGroup& k) {
-    // The same group (ops and edge levels) again: no signature to build.
-    identity_.clear();
-    for (int o : k.ops) identity_.push_back(o);
-    identity_.push_back(-1);
-    for (const auto& [e, lvl] : k.edges) {
-      identity_.push_back(e.first);
-      identity_.push_back(e.second);
-      identity_.push_back(static_cast<int>(lvl));
-    }
-    auto same = by_identity_.find(identity_);
-    if (same != by_identity_.end()) return *same->second;
-    std::string sig = group_signature(g_, k);
-    auto it = cache_.find(sig);
-    if (it == cache_.end()) {
-      GroupResult r =
-          schedule_group(g_, k, arch_, opt_.limits, opt_.regions ? opt_.regions : &regions_);
+    const int id = searches_->find_or_search(g_, k, arch_, opt_.limits,
+                                             opt_.regions ? opt_.regions : &regions_);
+    const GroupResult& r = searches_->result(id);
+    // The run's counters count a signature once, whichever run searched it.
+    if (static_cast<size_t>(id) >= counted_.size()) counted_.resize(static_cast<size_t>(id) + 1, 0);
+    if (!counted_[static_cast<size_t>(id)]) {
+      counted_[static_cast<size_t>(id)] = 1;
       ++subgraphs_;
       candidates_ += r.candidates;
       visited_ += r.visited;
-      it = cache_.emplace(std::move(sig), std::move(r)).first;
     }
-    by_identity_.emplace(identity_, &it->second);
-    return it->second;
+    return r;
   }
 
   // Convex: no path leaves the set and comes back (otherwise the fused kernel would need an
@@ -241,22 +230,10 @@ class Connector {
   std::vector<int> comp_;
   std::unordered_map<int, std::vector<int>> members_;
   std::map<std::pair<int, int>, Conn> levels_;
-  std::unordered_map<std::string, GroupResult> cache_;  // by signature (identical sub-graphs)
-  struct IdentityHash {
-    size_t operator()(const std::vector<int>& v) const {
-      uint64_t h = 1469598103934665603ull;  // FNV-1a
-      for (int x : v) {
-        h ^= static_cast<uint64_t>(static_cast<uint32_t>(x));
-        h *= 1099511628211ull;
-      }
-      return static_cast<size_t>(h);
-    }
-  };
-  // The same group again (ops, -1, then producer, consumer, level per edge) -> its result in
-  // cache_ (unordered_map nodes do not move).
-  std::unordered_map<std::vector<int>, const GroupResult*, IdentityHash> by_identity_;
-  std::vector<int> identity_;
-  CustomRegionMemo regions_;  // custom input regions, shared by every group's tile search
+  GroupSearchCache own_searches_;
+  GroupSearchCache* searches_ = opt_.searches ? opt_.searches : &own_searches_;
+  std::vector<char> counted_;  // per signature id: counted in subgraphs_ & co.
+  CustomRegionMemo regions_;   // custom input regions, shared by every group's tile search
 };
 
 // Orders groups topologically (Kahn on the condensed graph; ties by smallest op index).
@@ -288,6 +265,45 @@ std::vector<std::vector<int>> order_groups(const TileGraph& g,
 }
 
 }  // namespace
+
+size_t GroupSearchCache::IdentityHash::operator()(const std::vector<int>& v) const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (int x : v) {
+    h ^= static_cast<uint64_t>(static_cast<uint32_t>(x));
+    h *= 1099511628211ull;
+  }
+  return static_cast<size_t>(h);
+}
+
+int GroupSearchCache::find_or_search(const TileGraph& g, const KernelGroup& grp,
+                                     const WelderArch& arch, const SearchLimits& limits,
+                                     CustomRegionMemo* memo) {
+  if (!graph_) {
+    graph_ = &g;
+    limits_ = limits;
+  }
+  if (graph_ != &g)
+    throw Error("welder: a search cache serves one tile-graph, not a second tile-graph");
+  if (limits.topk != limits_.topk || limits.max_visits != limits_.max_visits)
+    throw Error("welder: a search cache serves one set of search limits");
+  identity_.clear();
+  identity_.insert(identity_.end(), grp.ops.begin(), grp.ops.end());
+  identity_.push_back(-1);
+  for (const auto& [e, lvl] : grp.edges) {
+    identity_.push_back(e.first);
+    identity_.push_back(e.second);
+    identity_.push_back(static_cast<int>(lvl));
+  }
+  if (auto same = by_identity_.find(identity_); same != by_identity_.end()) return same->second;
+  std::string sig = group_signature(g, grp);
+  auto it = by_signature_.find(sig);
+  if (it == by_signature_.end()) {
+    results_.push_back(schedule_group(g, grp, arch, limits, memo));
+    it = by_signature_.emplace(std::move(sig), static_cast<int>(results_.size()) - 1).first;
+  }
+  by_identity_.emplace(identity_, it->second);
+  return it->second;
+}
 
 bool register_eligible(const TileGraph& g, int producer, int consumer) {
   const TileOp& p = g.ops[producer];

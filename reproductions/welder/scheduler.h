@@ -14,7 +14,9 @@
 // operators in topological order, each out-edge tries every memory level the variant allows; the
 // "profile" of a level is the analytic latency of the best of the top-k tile configurations of
 // every kernel the edge touches (the producer's and the consumer's group under that connection).
+#include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/plan/plan.h"
@@ -35,6 +37,38 @@ std::string scheduler_name(Variant v);
 // a sensitivity study of its transaction claim.
 enum class ConnectCost { Latency, Transactions };
 
+// Tile searches (schedule_group) of sub-graphs by signature (group_signature), shared by the
+// scheduling runs of one tile-graph with one architecture and one set of search limits (e.g. the
+// variants of a model: every variant tiles the operators alone, Welder-base and Welder many of
+// the same register-connected groups). A run that meets a signature an earlier run searched takes
+// that run's result, as it already does within a run for identical sub-graphs; its own counters
+// (Schedule::subgraphs_tuned, ...) count the signature as tuned all the same, so a run reports
+// what it reports without the cache. The caller keys caches by architecture (a cache does not
+// compare architectures); a cache refuses a second tile-graph or other search limits
+// (dgs::Error).
+class GroupSearchCache {
+ public:
+  // The id of the signature of `grp`; the sub-graph is searched (schedule_group, custom regions
+  // memoised in `memo`) when no run searched one of that signature before.
+  int find_or_search(const TileGraph& g, const KernelGroup& grp, const WelderArch& arch,
+                     const SearchLimits& limits, CustomRegionMemo* memo);
+  const GroupResult& result(int id) const { return results_[static_cast<size_t>(id)]; }
+  size_t size() const { return results_.size(); }
+
+ private:
+  struct IdentityHash {
+    size_t operator()(const std::vector<int>& v) const;
+  };
+  std::deque<GroupResult> results_;                    // by signature id
+  std::unordered_map<std::string, int> by_signature_;  // signature -> id
+  // The same group again (ops, -1, then producer, consumer, level per edge) -> its signature's
+  // id, without building the signature.
+  std::unordered_map<std::vector<int>, int, IdentityHash> by_identity_;
+  std::vector<int> identity_;  // the key being looked up
+  const TileGraph* graph_ = nullptr;
+  SearchLimits limits_;
+};
+
 struct ScheduleOptions {
   Variant variant = Variant::Welder;
   SearchLimits limits;
@@ -42,6 +76,9 @@ struct ScheduleOptions {
   // Memo of custom input regions to use (and fill); it may be shared by runs on the same
   // tile-graph (e.g. the variants of one model). Null: the run keeps a memo of its own.
   CustomRegionMemo* regions = nullptr;
+  // Tile searches shared with other runs on the same tile-graph, architecture and limits (see
+  // GroupSearchCache). Null: the run keeps its own.
+  GroupSearchCache* searches = nullptr;
 };
 
 struct ScheduledGroup {

@@ -249,6 +249,77 @@ TEST(WelderSearch, SharedRegionMemoKeepsSchedules) {
   EXPECT_GT(memo.size(), 0u);
 }
 
+// Sharing the tile searches between the variants of a model (and the transaction-driven runs of
+// Fig. 13) changes no schedule and no counter: each run still reports the sub-graphs it tiled,
+// the candidates and the tiles of their searches, as if it had searched them itself.
+TEST(WelderSearch, SharedSearchCacheKeepsSchedulesAndCounters) {
+  ZooOptions zo;
+  zo.image_size = 64;
+  const TileGraph tg = build_tile_graph(build_zoo_model("mobilevit_s", zo));
+  GroupSearchCache searches;
+  size_t searched = 0;
+  for (Variant v : {Variant::None, Variant::Base, Variant::Welder, Variant::AnsorLike}) {
+    for (ConnectCost cc : {ConnectCost::Latency, ConnectCost::Transactions}) {
+      ScheduleOptions own;
+      own.variant = v;
+      own.connect_cost = cc;
+      ScheduleOptions shared = own;
+      shared.searches = &searches;
+      const Schedule a = schedule_graph(tg, gpu_model_arch(), own);
+      const Schedule b = schedule_graph(tg, gpu_model_arch(), shared);
+      ASSERT_EQ(a.groups.size(), b.groups.size()) << variant_name(v);
+      for (size_t i = 0; i < a.groups.size(); ++i) {
+        EXPECT_EQ(a.groups[i].group.ops, b.groups[i].group.ops);
+        EXPECT_EQ(a.groups[i].group.edges, b.groups[i].group.edges);
+        EXPECT_EQ(a.groups[i].result.best.tile, b.groups[i].result.best.tile);
+        EXPECT_EQ(a.groups[i].result.best.latency_us, b.groups[i].result.best.latency_us);
+        EXPECT_EQ(a.groups[i].result.best.sectors, b.groups[i].result.best.sectors);
+      }
+      EXPECT_EQ(a.metrics.latency_ms, b.metrics.latency_ms);
+      EXPECT_EQ(a.metrics.transactions, b.metrics.transactions);
+      EXPECT_EQ(a.subgraphs_tuned, b.subgraphs_tuned);
+      EXPECT_EQ(a.candidates_costed, b.candidates_costed);
+      EXPECT_EQ(a.tiles_visited, b.tiles_visited);
+      // The run adds at most the signatures it tuned; the first one adds all of them.
+      EXPECT_LE(searches.size(), searched + static_cast<size_t>(b.subgraphs_tuned));
+      if (searched == 0) {
+        EXPECT_EQ(searches.size(), static_cast<size_t>(b.subgraphs_tuned));
+      }
+      searched = searches.size();
+    }
+  }
+  // The variants share sub-graphs (every variant tiles the operators alone): fewer searches than
+  // the runs' tuned sub-graphs together.
+  ScheduleOptions again;
+  again.searches = &searches;
+  const Schedule s = schedule_graph(tg, gpu_model_arch(), again);
+  EXPECT_EQ(searches.size(), searched) << "a run met again searched again";
+  EXPECT_GT(s.subgraphs_tuned, 0);
+}
+
+// A search cache keyed by signature belongs to one tile-graph and one set of search limits.
+TEST(WelderSearch, SearchCacheRefusesASecondGraphOrOtherLimits) {
+  const MatmulSoftmax a, b;
+  GroupSearchCache searches;
+  ScheduleOptions o;
+  o.searches = &searches;
+  schedule_graph(a.g, v100_arch(), o);
+  EXPECT_GT(searches.size(), 0u);
+  try {
+    schedule_graph(b.g, v100_arch(), o);
+    FAIL() << "a search cache answered for a second tile-graph";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("second tile-graph"), std::string::npos) << e.what();
+  }
+  o.limits.topk = 5;
+  try {
+    schedule_graph(a.g, v100_arch(), o);
+    FAIL() << "a search cache answered for other search limits";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("search limits"), std::string::npos) << e.what();
+  }
+}
+
 // Fig. 7 keeps, per edge, the level whose kernels cost least: by modelled latency (the paper's
 // rule) or, in the sensitivity study, by transactions. On the §2 MatMul->Softmax graph the two
 // options are two kernels or one fused kernel; each rule must pick its own minimum.

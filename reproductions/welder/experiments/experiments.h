@@ -36,16 +36,27 @@ std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
 // schedule is a function of the tile-graph, the architecture and the options only, so a case met
 // again is taken from memory with the same result. Keyed by the model's name and zoo options, every
 // field of the architecture (its GPU config's included) and the schedule options; a tile-graph's
-// schedules share one memo of its custom regions (as run_variants' variants do). Not for timing a
+// schedules share one memo of its custom regions (as run_variants' variants do) and, on one
+// architecture, the tile searches of their sub-graphs (GroupSearchCache). Not for timing a
 // schedule (Table 5 times schedule_graph itself).
 const TileGraph& zoo_tile_graph(const std::string& name, const ZooOptions& opts);
 const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
                              const WelderArch& arch, const ScheduleOptions& options);
-std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
-                                   const WelderArch& arch, const std::vector<Variant>& variants);
-// Schedules the zoo_variants of every case, one case per CPU at a time (a case's variants in
-// order, as zoo_variants runs them; different tile-graphs share nothing), into the memo: an
-// item's loop then finds them there, with the same schedules as computing them one by one.
+// evaluated_latency_ms of zoo_schedule(name, opts, arch, options), kept as the schedule is.
+double zoo_latency_ms(const std::string& name, const ZooOptions& opts, const WelderArch& arch,
+                      const ScheduleOptions& options);
+// zoo_schedule of each variant (default options otherwise), in order; the schedules are the
+// memo's (valid for the rest of the process).
+std::vector<const Schedule*> zoo_variants(const std::string& name, const ZooOptions& opts,
+                                          const WelderArch& arch,
+                                          const std::vector<Variant>& variants);
+// zoo_latency_ms of variant `v` (default options otherwise).
+double zoo_variant_latency_ms(const std::string& name, const ZooOptions& opts,
+                              const WelderArch& arch, Variant v);
+// Schedules and evaluates (zoo_variant_latency_ms) the variants of every case, one case per CPU
+// at a time (a case's variants in order, as zoo_variants runs them; different tile-graphs share
+// nothing), into the memo: an item's loop then finds them there, with the same schedules and
+// latencies as computing them one by one.
 struct ZooVariantsCase {
   std::string name;
   ZooOptions opts;

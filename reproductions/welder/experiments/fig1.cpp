@@ -32,7 +32,7 @@ void run_fig1(ExperimentContext& ctx) {
     for (const auto& op : tg.ops) flops += op.flops;
     for (const auto& g : s.groups)
       if (g.result.launches) bytes += g.result.best.unique_bytes;
-    const double sec = evaluated_latency_ms(tg, s, arch) / 1000;
+    const double sec = zoo_latency_ms(m.zoo, zo, arch, o) / 1000;
     const double cu = 100 * flops / (sec * arch.peak_tflops * 1e12);
     const double mu = 100 * bytes / (sec * arch.dram_gbs * 1e9);
     sc += cu;

@@ -134,9 +134,9 @@ Fig13Runs fig13_runs(ExperimentContext& ctx, const std::vector<Fig13Model>& mode
     {
       const Schedule* base = nullptr;
       const Schedule* welder = nullptr;
-      for (const auto& s : scheds) {
-        if (s.variant == Variant::Base) base = &s;
-        if (s.variant == Variant::Welder) welder = &s;
+      for (const Schedule* s : scheds) {
+        if (s->variant == Variant::Base) base = s;
+        if (s->variant == Variant::Welder) welder = s;
       }
       const FusionTradeoff ft = fusion_tradeoff(tg, *base, *welder);
       tradeoff.add_row({fm.label, int64_t{ft.merged_kernels}, ft.merged_transactions / 1e6,
@@ -150,21 +150,19 @@ Fig13Runs fig13_runs(ExperimentContext& ctx, const std::vector<Fig13Model>& mode
                        fixed(ft.base_transactions / 1e6, 0) + "M transactions, " +
                        fixed(ft.merged_latency_ms, 1) + " vs " + fixed(ft.base_latency_ms, 1) +
                        " ms";
-      CustomRegionMemo regions;
       for (Variant v : {Variant::Base, Variant::Welder}) {
         ScheduleOptions o;
         o.variant = v;
         o.connect_cost = ConnectCost::Transactions;
-        o.regions = &regions;
-        const Schedule st = schedule_graph(tg, arch, o);
-        PlanMetrics pm = st.metrics;
-        pm.latency_ms = evaluated_latency_ms(tg, st, arch);
+        PlanMetrics pm = zoo_schedule(fm.zoo, zo, arch, o).metrics;
+        pm.latency_ms = zoo_latency_ms(fm.zoo, zo, arch, o);
         m_tr[fm.label][v] = pm;
         sens.add_row({fm.label, variant_name(v), std::string("transactions"), pm.latency_ms,
                       int64_t{pm.kernels}, pm.transactions / 1e6, pm.irs_mib});
       }
     }
-    for (const auto& s : scheds) {
+    for (const Schedule* sp : scheds) {
+      const Schedule& s = *sp;
       add_group_rows(groups, fm.label, tg, s);
       if (s.variant == Variant::Welder) {  // the plan, for any evaluator of the suite
         const Plan plan = to_plan(s, tg, tg.name);
@@ -173,7 +171,7 @@ Fig13Runs fig13_runs(ExperimentContext& ctx, const std::vector<Fig13Model>& mode
                       plan_to_json(plan, *tg.source));
       }
       PlanMetrics pm = s.metrics;  // the latency evaluate()'s, the rest Welder's own model's
-      pm.latency_ms = evaluated_latency_ms(tg, s, arch);
+      pm.latency_ms = zoo_variant_latency_ms(fm.zoo, zo, arch, s.variant);
       m[fm.label][s.variant] = pm;
       const Breakdown b = breakdown(tg, s);
       bd.add_row(

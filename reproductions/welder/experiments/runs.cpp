@@ -1,4 +1,5 @@
 #include <cmath>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -41,11 +42,13 @@ double evaluated_latency_ms(const TileGraph& tg, const Schedule& s, const Welder
 std::vector<Schedule> run_variants(const TileGraph& tg, const WelderArch& arch,
                                    const std::vector<Variant>& variants) {
   std::vector<Schedule> out;
-  CustomRegionMemo regions;  // the variants share the tile-graph's custom regions
+  CustomRegionMemo regions;   // the variants share the tile-graph's custom regions
+  GroupSearchCache searches;  // and its sub-graphs' tile searches
   for (Variant v : variants) {
     ScheduleOptions o;
     o.variant = v;
     o.regions = &regions;
+    o.searches = &searches;
     out.push_back(schedule_graph(tg, arch, o));
   }
   return out;
@@ -76,13 +79,12 @@ std::string zoo_key(const std::string& name, const ZooOptions& o) {
   return key;
 }
 
-// Every field of the architecture and of its GPU config (a caller may change any of them).
-std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
+// The search limits, every field of the architecture and of its GPU config (a caller may change
+// any of them): what a sub-graph's tile search depends on besides the sub-graph.
+std::string search_key(const WelderArch& a, const SearchLimits& limits) {
   std::string key;
-  append_raw(key, o.variant);
-  append_raw(key, o.limits.topk);
-  append_raw(key, o.limits.max_visits);
-  append_raw(key, o.connect_cost);
+  append_raw(key, limits.topk);
+  append_raw(key, limits.max_visits);
   append_string(key, a.name);
   for (int64_t v : {int64_t{a.sm_count}, a.smem_per_block, a.smem_per_sm, a.reg_cap,
                     int64_t{a.max_blocks_per_sm}, int64_t{a.read_transaction},
@@ -116,12 +118,25 @@ std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
   return key;
 }
 
+// The search key and the options of the connecting step.
+std::string schedule_key(const WelderArch& a, const ScheduleOptions& o) {
+  std::string key = search_key(a, o.limits);
+  append_raw(key, o.variant);
+  append_raw(key, o.connect_cost);
+  return key;
+}
+
 struct ZooCase {
   explicit ZooCase(TileGraph g) : tg(std::move(g)) {}
   TileGraph tg;
-  std::mutex regions_mutex;  // schedule_graph fills `regions`: one schedule of tg at a time
+  // schedule_graph fills `regions` and `searches`: one schedule of tg at a time
+  std::mutex regions_mutex;
   CustomRegionMemo regions;  // of tg, shared by its schedules
+  // Tile searches of tg's sub-graphs, shared by its schedules on one architecture with the same
+  // search limits, by search_key
+  std::map<std::string, GroupSearchCache> searches;
   RunCache<std::string, Schedule> schedules;  // by schedule_key
+  RunCache<std::string, double> latencies;    // evaluated_latency_ms of each, by schedule_key
 };
 
 RunCache<std::string, std::unique_ptr<ZooCase>> zoo_cases;  // by zoo_key
@@ -146,19 +161,38 @@ const Schedule& zoo_schedule(const std::string& name, const ZooOptions& opts,
     const std::lock_guard<std::mutex> lock(c.regions_mutex);
     ScheduleOptions o = options;
     o.regions = &c.regions;
+    o.searches = &c.searches[search_key(arch, options.limits)];
     return schedule_graph(c.tg, arch, o);
   });
 }
 
-std::vector<Schedule> zoo_variants(const std::string& name, const ZooOptions& opts,
-                                   const WelderArch& arch, const std::vector<Variant>& variants) {
-  std::vector<Schedule> out;
+double zoo_latency_ms(const std::string& name, const ZooOptions& opts, const WelderArch& arch,
+                      const ScheduleOptions& options) {
+  ZooCase& c = zoo_case(name, opts);
+  const Schedule& s = zoo_schedule(name, opts, arch, options);
+  return c.latencies.get(schedule_key(arch, options), [&] {
+    const std::lock_guard<std::mutex> lock(c.regions_mutex);  // one use of tg at a time
+    return evaluated_latency_ms(c.tg, s, arch);
+  });
+}
+
+std::vector<const Schedule*> zoo_variants(const std::string& name, const ZooOptions& opts,
+                                          const WelderArch& arch,
+                                          const std::vector<Variant>& variants) {
+  std::vector<const Schedule*> out;
   for (Variant v : variants) {
     ScheduleOptions o;
     o.variant = v;
-    out.push_back(zoo_schedule(name, opts, arch, o));
+    out.push_back(&zoo_schedule(name, opts, arch, o));
   }
   return out;
+}
+
+double zoo_variant_latency_ms(const std::string& name, const ZooOptions& opts,
+                              const WelderArch& arch, Variant v) {
+  ScheduleOptions o;
+  o.variant = v;
+  return zoo_latency_ms(name, opts, arch, o);
 }
 
 const std::vector<Table2Model> kTable2 = {{"MobileNet", "mobilenet_v2", true},
@@ -187,7 +221,7 @@ Claim stand_in_claim(Claim c, const char* stand_in) {
 void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases) {
   parallel_for(static_cast<int64_t>(cases.size()), available_cpus(), [&](int64_t i) {
     const ZooVariantsCase& c = cases[static_cast<size_t>(i)];
-    zoo_variants(c.name, c.opts, c.arch, c.variants);
+    for (Variant v : c.variants) zoo_variant_latency_ms(c.name, c.opts, c.arch, v);
   });
 }
 
