@@ -120,9 +120,11 @@ void small_stable_sort(std::vector<T>& v, Less less) {
 // caps), in group and resident order; so a state with the same signature (those values, kernels
 // named by an id of their rate terms' bits) gets the same rates, bit for bit. A search simulates
 // many stages made of the same kernels, which meet the same states again and again (a NasNet
-// stage search: 86% of the states met). Open addressing on a hash of the signature; everything is
-// dropped when the model changes or the memo outgrows kMaxWords (a dropped state is computed
-// again, with the same bits).
+// stage search: 86% of the states met). Open addressing on a hash of the signature, tried after
+// the state that followed the previous state when that one was last met (each record keeps its
+// successor: a stage replays its predecessors' states in order); everything is dropped when the
+// model changes or the memo outgrows kMaxWords (a dropped state is computed again, with the same
+// bits).
 class RateMemo {
  public:
   static constexpr size_t kMaxWords = size_t{1} << 19;  // 4 MiB of records, then start over
@@ -139,25 +141,28 @@ class RateMemo {
       clear();
     }
     if (pool_.size() > kMaxWords) clear();
+    prev_ = 0;  // the simulation's first state follows the start record
     kernel_ids.resize(ks.size());
     for (size_t i = 0; i < ks.size(); ++i) kernel_ids[i] = kernel_id(ks[i]);
   }
-  // The signature of the current state (filled by the caller before find / insert).
+  // The signature of the current state (filled by the caller before find / insert), and its
+  // number of residents (of rates).
   std::vector<uint64_t>& sig() { return sig_; }
-  // The stored rates (as bits) of a state with the current signature, or nullptr.
+  void set_residents(size_t n) { residents_ = n; }
+  // The stored rates (as bits) of a state with the current signature, or nullptr. First tried:
+  // the state that followed the previous one the last time that one was met (a stage replays the
+  // states of the stages before it that share its first kernels), which needs no hash.
   const uint64_t* find() {
+    const uint64_t header = sig_.size() | uint64_t{residents_} << 32;
+    const uint64_t guess = pool_[prev_ + 1];
+    if (guess != kNone && matches(guess, header)) return found(guess);
     uint64_t h = sig_.size();
     for (uint64_t x : sig_) h = (h ^ x) * 0x9e3779b97f4a7c15ull;
-    hash_ = h ^ (h >> 29);
+    hash_ = static_cast<uint32_t>((h ^ (h >> 29)) >> 32);
     for (size_t i = hash_ & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
       if (s.at == kEmpty) return nullptr;
-      if (s.hash != hash_) continue;
-      // A record: the signature's length, the signature, the rates (as bits).
-      const uint64_t* rec = pool_.data() + s.at;
-      if (rec[0] == sig_.size() && std::equal(sig_.begin(), sig_.end(), rec + 1)) {
-        return rec + 1 + sig_.size();
-      }
+      if (s.hash == hash_ && matches(s.at, header)) return found(s.at);
     }
   }
   // Stores the rates for the current signature (after a find that returned nullptr): put(rate)
@@ -166,18 +171,21 @@ class RateMemo {
   void insert(ForEachRate&& for_each_rate) {
     if (2 * (count_ + 1) > slots_.size()) grow();
     const size_t at = pool_.size();
-    pool_.push_back(sig_.size());
+    pool_.push_back(sig_.size() | uint64_t{residents_} << 32);
+    pool_.push_back(kNone);
     pool_.insert(pool_.end(), sig_.begin(), sig_.end());
     for_each_rate([&](double r) { pool_.push_back(std::bit_cast<uint64_t>(r)); });
-    place(slots_, hash_, at);
+    place(slots_, hash_, static_cast<uint32_t>(at));
     ++count_;
+    follow(at);
   }
 
  private:
-  static constexpr size_t kEmpty = ~size_t{0};
-  struct Slot {
-    uint64_t hash = 0;
-    size_t at = kEmpty;
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+  static constexpr uint64_t kNone = ~uint64_t{0};  // a record's successor, when none yet
+  struct Slot {  // 8 bytes: the records stay below 2^32 words (kMaxWords, then a simulation's)
+    uint32_t hash = 0;
+    uint32_t at = kEmpty;
   };
   // The rate terms of a kernel (what compute_rates reads of it), as bits.
   struct KernelTerms {
@@ -208,7 +216,7 @@ class RateMemo {
   uint32_t kernel_id(const SimKernel& k) {
     return kernels_.emplace(terms_of(k), static_cast<uint32_t>(kernels_.size())).first->second;
   }
-  static void place(std::vector<Slot>& slots, uint64_t h, size_t at) {
+  static void place(std::vector<Slot>& slots, uint32_t h, uint32_t at) {
     size_t i = h & (slots.size() - 1);
     while (slots[i].at != kEmpty) i = (i + 1) & (slots.size() - 1);
     slots[i] = Slot{h, at};
@@ -219,18 +227,43 @@ class RateMemo {
       if (s.at != kEmpty) place(bigger, s.hash, s.at);
     slots_.swap(bigger);
   }
+  // Whether the record at `at` holds the current signature.
+  bool matches(size_t at, uint64_t header) const {
+    const uint64_t* rec = pool_.data() + at;
+    return rec[0] == header && std::equal(sig_.begin(), sig_.end(), rec + 2);
+  }
+  // The rates of the record at `at`, now the previous state.
+  const uint64_t* found(size_t at) {
+    follow(at);
+    // The record of the state that followed this one, towards the core for the next find.
+    if (const uint64_t next = pool_[at + 1]; next != kNone) __builtin_prefetch(pool_.data() + next);
+    return pool_.data() + at + 2 + sig_.size();
+  }
+  // The state at `at` follows the previous one (prev_).
+  void follow(size_t at) {
+    pool_[prev_ + 1] = at;
+    prev_ = at;
+  }
   void clear() {
-    pool_.clear();
+    // The start record: no signature (none matches its header), and as its successor the first
+    // state of the last simulation.
+    pool_.assign({0, kNone});
+    prev_ = 0;
     count_ = 0;
     slots_.assign(1024, Slot{});
   }
   double model_[6] = {};
   std::unordered_map<KernelTerms, uint32_t, TermsHash> kernels_;
   std::vector<uint64_t> sig_;
-  std::vector<uint64_t> pool_;
+  size_t residents_ = 0;
+  // The records: a header (the signature's length, and the residents' count << 32), the record
+  // of the state that followed this one when last met (kNone: none), the signature, the rates
+  // (as bits). pool_[0..1]: the start record.
+  std::vector<uint64_t> pool_ = {0, kNone};
+  size_t prev_ = 0;  // the record of the previous state (0: the start record)
   size_t count_ = 0;
   std::vector<Slot> slots_ = std::vector<Slot>(1024);
-  uint64_t hash_ = 0;
+  uint32_t hash_ = 0;
 };
 
 // The simulator's working vectors, kept per thread between simulations so that a search that
@@ -495,13 +528,16 @@ class Simulator {
     // (the group's warps follow from those).
     std::vector<uint64_t>& sig = memo_.sig();
     sig.clear();
+    size_t residents = 0;
     for (const SmGroup& g : groups_) {
+      residents += g.residents.size();
       sig.push_back(static_cast<uint64_t>(static_cast<uint32_t>(g.count)) << 32 |
                     static_cast<uint32_t>(g.residents.size()));
       for (const Resident& r : g.residents)
         sig.push_back(uint64_t{kernel_ids_[static_cast<size_t>(r.kernel)]} << 32 |
                       static_cast<uint32_t>(r.blocks));
     }
+    memo_.set_residents(residents);
     if (const uint64_t* rates = memo_.find()) {
       for (SmGroup& g : groups_)
         for (Resident& r : g.residents) r.rate = std::bit_cast<double>(*rates++);

@@ -69,6 +69,12 @@ inline Mask bit(int i) {
   return Mask{1} << i;
 }
 
+// Whether m has two or more units (popcount(m) > 1 without a popcount: the build targets no
+// particular CPU, so std::popcount is a library call there).
+inline bool several(Mask m) {
+  return (m & (m - 1)) != 0;
+}
+
 struct Entry {
   double cost = std::numeric_limits<double>::infinity();
   Count128 schedules = 0;
@@ -92,6 +98,9 @@ class MaskTable {
       if (sl.key == key) return &sl.value;
     }
   }
+  // Brings the cache line where a lookup of `key` starts towards the core (a hint: it changes
+  // nothing), so that several lookups' memory accesses overlap.
+  void prefetch(Mask key) const { __builtin_prefetch(&slots_[home(key)]); }
   // The value of `key`, value-initialised if absent (then `inserted`).
   Value& find_or_insert(Mask key, bool& inserted) {
     if (2 * (size_ + 1) > slots_.size()) grow();
@@ -224,7 +233,7 @@ class Solver {
   void make_stage_into(Mask s, Mask units, Mask heads, bool merge, StageChoice& st) const {
     st.merge = false;
     st.groups.clear();
-    if (merge && std::popcount(units) > 1) {
+    if (merge && several(units)) {
       st.merge = true;
       st.groups.push_back(units);
       return;
@@ -255,7 +264,7 @@ class Solver {
     bool has_cost = false, has_bound = false, has_tight_bound = false;
   };
   StageMemo& stage_memo(Mask units, bool& merge) {
-    if (merge && std::popcount(units) == 1) merge = false;
+    if (merge && units && !several(units)) merge = false;
     const Mask key_tag = merge ? 1 : 0;
     bool inserted = false;
     StageMemo& m = (key_tag ? merge_stage_memo_ : stage_memo_).find_or_insert(units, inserted);
@@ -343,7 +352,11 @@ class Solver {
     auto better = [&](double v, size_t i) {
       return v < best.cost || (v == best.cost && best_i != kNone && i < best_i);
     };
-    size_t lead = kNone;  // the open ending of least key (first among equals)
+    size_t lead = kNone;                    // the open ending of least key (first among equals)
+    for (size_t i = first; i < end; ++i) {  // the stage memo's slots, for the loop below
+      const Candidate& c = cands_[i];
+      (c.merge && several(c.units) ? merge_stage_memo_ : stage_memo_).prefetch(c.units);
+    }
     for (size_t i = first; i < end; ++i) {
       Candidate& c = cands_[i];
       bool exact = false;
@@ -402,7 +415,7 @@ class Solver {
     // authors' order (all subsets of the sinks, ascending) so that ties resolve
     // the same way.
     for (Mask sub = sinks; sub; sub = (sub - 1) & sinks) {
-      if (std::popcount(sub) > 1) {
+      if (several(sub)) {
         const int cls = dag_.merge_class[static_cast<size_t>(std::countr_zero(sub))];
         if (cls < 0) continue;
         bool same = true;

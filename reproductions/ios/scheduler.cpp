@@ -178,7 +178,13 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   std::vector<std::vector<KernelLaunch>> streams;
   std::string& key = key_;  // scratch: no allocation for a stage already simulated
   key.clear();
-  if (merged) {
+  if (!merged && &net == tight_net_ && stage.groups == tight_groups_) {
+    // The key and savings the tight bound computed for this stage (the DP asks for the tight
+    // bound of a stage just before its cost).
+    key.swap(tight_key_);
+    savings_.swap(tight_savings_);
+    tight_net_ = nullptr;
+  } else if (merged) {
     streams.push_back(
         kernels_for_merged_task(*net.graph, merged_task_ops(net, stage), spec_, kIosKernelOptions));
     key.push_back('M');
@@ -243,11 +249,16 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   return v;
 }
 
+std::string GpuModelStageCost::part_cost_signature(const Network& net, const Part& part) {
+  std::string sig;
+  for (int u : part.units) append_raw(sig, unit_signature(net, u));
+  return sig;
+}
+
 std::string GpuModelStageCost::part_cost_key(const Network& net, const PartDag& dag,
                                              const Part& part, int max_groups) {
-  std::string key;
+  std::string key = part_cost_signature(net, part);  // its first part (see the header)
   const size_t n = part.units.size();
-  for (int u : part.units) append_raw(key, unit_signature(net, u));
   // The savings a stage's key holds: between consecutive kernels of a group's stream, at the
   // share of the stage's launching streams (at most one per group). Units i < j follow each other
   // in a group only when both are in the closure of one head (a group is a head's closure within
@@ -349,8 +360,11 @@ double GpuModelStageCost::stage_latency_tight_lower_bound_us(const Network& net,
   // The cheap bound with the L2 residency rule's actual savings of this stage (the cheap one
   // assumes the most any stage could save).
   {
-    prefix_key_.clear();
-    append_concurrent_key(net, stage, nullptr, prefix_key_);  // leaves the savings in savings_
+    tight_key_.clear();
+    append_concurrent_key(net, stage, nullptr, tight_key_);   // leaves the savings in savings_
+    tight_savings_.assign(savings_.begin(), savings_.end());  // kept for stage_latency_us
+    tight_groups_ = stage.groups;
+    tight_net_ = &net;
     stream_bounds_.assign(stage.groups.size(), KernelWorkBound{});
     size_t ki = 0;
     for (size_t gi = 0; gi < stage.groups.size(); ++gi)
@@ -471,7 +485,8 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
   struct Solved {
     PartDag dag;
     const Part* part;
-    std::optional<std::string> key;  // cost.part_cost_key, computed when first compared
+    std::optional<std::string> signature;  // cost.part_cost_signature, when first compared
+    std::optional<std::string> key;        // cost.part_cost_key, when first compared
     DpResult result;
   };
   std::vector<Solved> solved;
@@ -481,10 +496,14 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
   for (const Part& p : net.parts) {
     s.part_first_stage.push_back(static_cast<int>(s.stages.size()));
     const PartDag d = part_dag(net, p);
-    std::optional<std::string> key;
+    std::optional<std::string> signature, key;
     const DpResult* known = nullptr;
     for (Solved& sv : solved) {
       if (!same_dag(sv.dag, d)) continue;
+      // The cheap signature first: equal keys imply equal signatures.
+      if (!signature) signature = cost.part_cost_signature(net, p);
+      if (!sv.signature) sv.signature = cost.part_cost_signature(net, *sv.part);
+      if (*sv.signature != *signature) continue;
       if (!key) key = cost.part_cost_key(net, d, p, prune.max_num_groups);
       if (key->empty()) break;
       if (!sv.key) sv.key = cost.part_cost_key(net, sv.dag, *sv.part, prune.max_num_groups);
@@ -532,7 +551,7 @@ IosSchedule ios_schedule(const Network& net, StrategySet strategies, const Pruni
     total.transitions += r.stats.transitions;
     total.stages_costed += r.stats.stages_costed;
     total.schedules += r.stats.schedules;
-    solved.push_back(Solved{d, &p, std::move(key), std::move(r)});
+    solved.push_back(Solved{d, &p, std::move(signature), std::move(key), std::move(r)});
   }
   total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stats) *stats = total;

@@ -66,6 +66,13 @@ class StageCostModel {
     (void)net, (void)dag, (void)part, (void)max_groups;
     return {};
   }
+  // A cheap necessary condition for equal part_cost_keys: two parts whose keys are equal have
+  // equal signatures, so ios_schedule compares the signatures first and builds the keys only of
+  // parts whose signatures match. Empty (the default): every part's signature is equal.
+  virtual std::string part_cost_signature(const Network& net, const Part& part) {
+    (void)net, (void)part;
+    return {};
+  }
 };
 
 // The suite's GPU performance model (common/gpumodel): each group's units'
@@ -106,6 +113,9 @@ class GpuModelStageCost : public StageCostModel {
   std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
                             int max_groups) override;
   static constexpr int kMaxMergeClassForKey = 8;
+  // The units' signatures: the key's first part, without the L2 savings and merged kernels
+  // (parts of one DAG whose units' kernels differ, e.g. SqueezeNet's fire modules, build no key).
+  std::string part_cost_signature(const Network& net, const Part& part) override;
   const GpuSpec& spec() const { return spec_; }
   int64_t simulations() const { return simulations_; }
   int64_t simulated_kernels() const { return simulated_kernels_; }  // summed over simulations
@@ -178,8 +188,14 @@ class GpuModelStageCost : public StageCostModel {
   std::vector<char> unit_bound_known_;
   std::vector<KernelWorkBound> stream_bounds_;  // scratch
 
-  std::string key_;                                      // scratch: the key of a stage
-  std::string prefix_key_;                               // scratch
+  std::string key_;         // scratch: the key of a stage
+  std::string prefix_key_;  // scratch
+  // The key and savings of the stage whose tight bound was computed last (tight_net_ null: none),
+  // for stage_latency_us when it is asked for that stage next.
+  const Network* tight_net_ = nullptr;
+  std::vector<std::vector<int>> tight_groups_;
+  std::string tight_key_;
+  std::vector<double> tight_savings_;
   std::vector<size_t> prefix_len_;                       // scratch
   std::vector<double> savings_;                          // scratch: L2 residency per kernel
   std::vector<KernelLaunch> adjusted_;                   // scratch: kernels with savings
@@ -222,6 +238,9 @@ class MemoStageCost : public StageCostModel {
   std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
                             int max_groups) override {
     return inner_.part_cost_key(net, dag, part, max_groups);
+  }
+  std::string part_cost_signature(const Network& net, const Part& part) override {
+    return inner_.part_cost_signature(net, part);
   }
   int64_t distinct_stages() const { return static_cast<int64_t>(cache_.size()); }
 

@@ -599,6 +599,74 @@ TEST(IosCost, PartKeysTellCellsOfOtherShapesApart) {
   EXPECT_NE(k04, cost.part_cost_key(net, d11, c11, 8));
 }
 
+// The cheap part signature (the units' kernels) comes before the key: SqueezeNet's fire modules
+// share a DAG but no kernels, so no key is built, with the schedule and statistics of a search
+// that builds every key; NasNet's cells of one kind still build keys and repeat (equal keys,
+// equal signatures; other kernels, other signatures).
+TEST(IosSchedules, PartSignaturesSkipTheKeysOfPartsThatCannotRepeat) {
+  struct Counting : StageCostModel {  // forwards everything; counts the keys built
+    GpuModelStageCost& inner;
+    bool signatures;
+    int keys = 0;
+    Counting(GpuModelStageCost& c, bool s) : inner(c), signatures(s) {}
+    double stage_latency_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_us(n, s);
+    }
+    std::string describe() const override { return inner.describe(); }
+    bool has_lower_bound() const override { return true; }
+    double stage_latency_lower_bound_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_lower_bound_us(n, s);
+    }
+    double stage_latency_tight_lower_bound_us(const Network& n, const IosStage& s) override {
+      return inner.stage_latency_tight_lower_bound_us(n, s);
+    }
+    std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
+                              int max_groups) override {
+      ++keys;
+      return inner.part_cost_key(n, d, p, max_groups);
+    }
+    std::string part_cost_signature(const Network& n, const Part& p) override {
+      return signatures ? inner.part_cost_signature(n, p) : std::string();
+    }
+  };
+  const GpuSpec spec = load_gpu_spec("v100");
+  for (const char* m : {"squeezenet", "nasnet_large"}) {
+    const Graph g = build_zoo_model(m);
+    const Network net = make_network(g, default_part_rule(m));
+    GpuModelStageCost ca(spec), cb(spec);
+    Counting with(ca, true), without(cb, false);
+    SearchStats sw, so;
+    const IosSchedule a = ios_schedule(net, StrategySet::Both, Pruning{1, 8}, with, &sw);
+    const IosSchedule b = ios_schedule(net, StrategySet::Both, Pruning{1, 8}, without, &so);
+    ASSERT_EQ(a.stages.size(), b.stages.size()) << m;
+    for (size_t i = 0; i < a.stages.size(); ++i) {
+      EXPECT_EQ(a.stages[i].merge, b.stages[i].merge) << m << " stage " << i;
+      EXPECT_EQ(a.stages[i].groups, b.stages[i].groups) << m << " stage " << i;
+    }
+    EXPECT_EQ(sw.transitions, so.transitions) << m;
+    EXPECT_EQ(sw.stages_costed, so.stages_costed) << m;
+    EXPECT_EQ(ca.simulations(), cb.simulations()) << m;
+    EXPECT_GT(without.keys, 0) << m;
+    if (std::string(m) == "squeezenet") {
+      EXPECT_EQ(with.keys, 0);
+    } else {
+      EXPECT_GT(with.keys, 0) << m;
+    }
+  }
+  const Graph g = build_zoo_model("nasnet_large");
+  const Network net = make_network(g, default_part_rule("nasnet_large"));
+  GpuModelStageCost cost(spec);
+  auto part = [&](const std::string& block) -> const Part& {
+    for (const Part& p : net.parts)
+      if (p.block == block) return p;
+    throw Error("no part " + block);
+  };
+  const std::string s04 = cost.part_cost_signature(net, part("cell04"));
+  EXPECT_EQ(s04.size(), part("cell04").units.size() * sizeof(int32_t));
+  EXPECT_EQ(s04, cost.part_cost_signature(net, part("cell05")));
+  EXPECT_NE(s04, cost.part_cost_signature(net, part("cell11")));
+}
+
 // The tight bound: before anything is simulated, the cheap bound with the stage's own L2
 // residency savings (at least the cheap bound, which assumes the most any stage saves); once a
 // stage whose groups are prefixes of the stage's (one group grown, or all grown from one unit)
