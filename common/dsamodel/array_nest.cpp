@@ -144,6 +144,15 @@ double ArrayNest::cycles(double port_bandwidth, double other_port_bytes) const {
 
 namespace {
 
+// Fill and drain of `folds` folds run back to back (array_nest.h): once when they overlap (the
+// stationary operand's registers hold two folds), else per fold; fold_overhead per fold.
+double fill_and_drain(double folds, const DsaSpec& spec) {
+  const double fill = spec.matrix_tile_rows + spec.matrix_tile_columns - 2;
+  const bool overlapped = spec.dataflow == DsaDataflow::KC ? spec.pe_weight_registers >= 2
+                                                           : spec.pe_output_registers >= 2;
+  return (overlapped ? fill : folds * fill) + folds * spec.fold_overhead_cycles;
+}
+
 // array_nest without the memo.
 ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec);
 
@@ -190,6 +199,33 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
   if (it != memo.end()) return it->second;
   if (memo.size() > (1u << 16)) memo.clear();
   return memo.emplace(key, search_array_nest(s, spec)).first->second;
+}
+
+ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& spec) {
+  ArrayNest r;
+  bool first = true;
+  for (const ArrayTile& t : tiles) {
+    const ArrayNest a = array_nest(t.shape, spec);
+    if (a.macs <= 0 || t.count <= 0) continue;
+    if (first) {
+      r.pixels_inner = a.pixels_inner;
+      r.channels_inner = a.channels_inner;
+      r.order = a.order;
+      first = false;
+    }
+    r.macs += t.count * a.macs;
+    r.folds += t.count * a.folds;
+    r.steps += t.count * a.steps;
+    r.weight_bytes += t.count * a.weight_bytes;
+    r.input_bytes += t.count * a.input_bytes;
+    r.output_bytes += t.count * a.output_bytes;
+    r.register_bits += t.count * a.register_bits;
+    r.weights_held += t.count * a.weights_held;
+    r.inputs_held += t.count * a.inputs_held;
+    r.energy_pj += t.count * a.energy_pj;
+  }
+  if (r.folds > 0) r.fill_cycles = fill_and_drain(r.folds, spec);
+  return r;
 }
 
 namespace {
@@ -245,9 +281,7 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
     r.folds = s.groups * folds;
   }
   r.steps = s.groups * n[0] * n[1] * n[2] * n[3];
-  const double fill = rows + cols - 2;
-  const bool overlapped = kc ? spec.pe_weight_registers >= 2 : spec.pe_output_registers >= 2;
-  r.fill_cycles = (overlapped ? fill : r.folds * fill) + r.folds * spec.fold_overhead_cycles;
+  r.fill_cycles = fill_and_drain(r.folds, spec);
 
   // The pixels (output folds) split into an inner part, innermost, of 1, 2, 4, ... up to the
   // larger of the input and partial-sum registers, and an outer part; every order of the outer
@@ -294,6 +328,9 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
           r.input_bytes = ib;
           r.output_bytes = ob;
           r.register_bits = bits;
+          // An operand whose registers hold all of it is read once (tiled_array_nest).
+          r.weights_held = s.groups <= 1 && fw.distinct <= w.capacity ? wb : 0;
+          r.inputs_held = s.groups <= 1 && fi.distinct <= in.capacity ? ib : 0;
           r.energy_pj = energy;
           r.pixels_inner = p_in;
           r.channels_inner = k_in;

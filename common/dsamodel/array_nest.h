@@ -48,6 +48,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/graph/graph.h"
 #include "common/graph/iteration_space.h"
@@ -81,12 +82,16 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 struct ArrayNest {
   double macs = 0;
   double folds = 0;
-  double steps = 0;           // cycles the array computes (all folds)
-  double fill_cycles = 0;     // fill and drain (and fold_overhead)
-  double weight_bytes = 0;    // read from the local buffer into the registers
-  double input_bytes = 0;     // read from the local buffer into the registers
-  double output_bytes = 0;    // outputs written, partial sums written and read back
-  double register_bits = 0;   // register-file reads and writes
+  double steps = 0;          // cycles the array computes (all folds)
+  double fill_cycles = 0;    // fill and drain (and fold_overhead)
+  double weight_bytes = 0;   // read from the local buffer into the registers
+  double input_bytes = 0;    // read from the local buffer into the registers
+  double output_bytes = 0;   // outputs written, partial sums written and read back
+  double register_bits = 0;  // register-file reads and writes
+  // Of weight_bytes and input_bytes, an operand's when its registers hold all of it (read once:
+  // then it can stay there across buffer tiles that do not change it, buffer_nest.h); else 0.
+  double weights_held = 0;
+  double inputs_held = 0;
   double energy_pj = 0;       // MACs, registers and port traffic
   double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
   double channels_inner = 1;  // the next: this many of the output-channel loop's trips
@@ -99,5 +104,22 @@ struct ArrayNest {
 };
 
 ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec);
+
+// A tiled task's array level (buffer_nest.h): each buffer tile the array computes is its own
+// array nest, of the tile's shape (its folds rounded up per tile: a tile of 1 output channel
+// under kc uses 1 of the array's columns, one of 7 x 7 pixels under yx 49 of its PEs), with its
+// own best mapping; the tiles' steps, folds, port bytes, register bits and energy are summed
+// (`tiles`: each distinct tile shape, the interior one first, and how many tiles have it, edge
+// tiles included). Fill and drain: once for all the tiles when they overlap across folds (the
+// next tile's first fold is preloaded as a next fold is), else per fold; fold_overhead per fold.
+// The mapping reported (pixels_inner, channels_inner, order) is the first shape's. What each tile
+// reads into its registers is counted per tile here; an operand a tile's registers hold whole
+// stays there across the tiles that do not change it (the buffer level's loop order decides
+// which: map_buffer_nest, buffer_nest.h).
+struct ArrayTile {
+  ArrayShape shape;
+  double count = 1;
+};
+ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& spec);
 
 }  // namespace dgs

@@ -50,6 +50,24 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   m.once.resize(p.inputs.size());
   m.held.resize(p.inputs.size());
   do {
+    // What the array's registers keep across tiles in this order (buffer_nest.h).
+    double saved = 0;
+    for (const HeldOperand& h : p.array_held) {
+      double unselected = 1, again = 1;
+      bool inside = false;
+      for (int l : order) {
+        const double trips = p.trips[static_cast<size_t>(l)];
+        if (h.relevant & (1u << l)) {
+          inside = true;
+          continue;
+        }
+        unselected *= trips;
+        if (inside) again *= trips;
+      }
+      saved += h.bytes * (1 - again / unselected);
+    }
+    const double array_port = p.array.port_bytes() - saved;
+    const double array_pj = p.array.energy_pj - saved * (port_pj + 8 * spec.register_pj_per_bit);
     for (double ch : chunks) {
       const bool split = ch > 1;
       double ws = 0, moved = p.out_bytes, second = 0;
@@ -86,8 +104,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       const double kept = p.kept_tile + p.kept_reduced_tile / ch;
       ws += kept * (out_tiles * ch > 1 ? 2 : 1);
       second += out_tiles * ch > 1 ? kept : 0;
-      const double port =
-          bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
+      const double port = bw > 0 ? std::ceil((array_port + p.other_port_bytes + moved) / bw) : 0;
       // Staged: DRAM moves the output and each input once, the global level the re-reads.
       const double again = moved - p.out_bytes - once;
       const bool staged = stageable && again > 0;
@@ -101,7 +118,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
       const double cycles = std::max({p.array.steps + p.other_cycles, port, dram, global}) +
                             p.array.fill_cycles + (narrowest > 0 ? edges / narrowest : 0);
-      const double energy = p.array.energy_pj + p.other_port_bytes * port_pj +
+      const double energy = array_pj + p.other_port_bytes * port_pj +
                             (staged ? moved * port_pj + dram_moved * 8 * spec.dram_pj_per_bit +
                                           (once + again) * 8 * spec.global_pj_per_bit
                                     : moved * moved_pj);
@@ -134,6 +151,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       best.cycles = cycles;
       best.energy_pj = energy;
       best.tiles = out_tiles * ch;
+      best.array_saved = saved;
     }
   } while (std::next_permutation(order.begin(), order.end()));
   return best;
@@ -144,13 +162,16 @@ double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile
   const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
   double moved = p.out_bytes;
   for (const NestInput& x : p.inputs) moved += x.needed;
-  const double port =
-      bw > 0 ? std::ceil((p.array.port_bytes() + p.other_port_bytes + moved) / bw) : 0;
+  // The array's part (`p.array`, the task's whole part as one tile): its steps and fill and
+  // drain, which tiles rounded up to folds only add to, and its MACs' energy; not its port
+  // bytes and register energy, which tiles whose registers keep an operand can undercut.
+  const double port = bw > 0 ? std::ceil((p.other_port_bytes + moved) / bw) : 0;
   const double dram = share > 0 ? moved / share : 0;
   const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
   const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
                         p.array.fill_cycles + (narrowest > 0 ? out_tile / narrowest : 0);
-  const double energy = p.array.energy_pj + p.other_port_bytes * 8 * spec.local_pj_per_bit +
+  const double energy = p.array.macs * spec.mac_pj +
+                        p.other_port_bytes * 8 * spec.local_pj_per_bit +
                         moved * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
   return cycles * energy;
 }

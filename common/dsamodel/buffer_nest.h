@@ -13,6 +13,11 @@
 // runs innermost, so the partial sums stay in the buffer (at partial_sum_bytes) until the last
 // chunk; the output is written once. Every loop order is tried.
 //
+// The array level below (array_nest.h) runs each tile as its own nest (tiled_array_nest); an
+// operand of the array that a tile's registers hold whole (`array_held`) stays in the registers
+// across tiles by the same rule as an input in the buffer: read again only when a loop that
+// selects it changes it, or a loop that does not lies outside one that does.
+//
 // Working set: per input its tile, twice (double-buffered) when the task loads it more than
 // once, once when it stays for the whole task (a resident input: its whole needed bytes); the
 // output tile twice when there are several (the store of one overlaps the next), plus the
@@ -56,6 +61,14 @@ struct NestInput {
   bool resident = false;
 };
 
+// An operand of the array level that a tile's registers hold whole (ArrayNest::weights_held,
+// inputs_held): its bytes read into the registers, summed over the tiles, and the loops that
+// select it (as NestInput::relevant).
+struct HeldOperand {
+  double bytes = 0;
+  uint32_t relevant = 0;
+};
+
 struct NestProblem {
   std::vector<double> trips;  // per output loop (> 1 each)
   std::vector<NestInput> inputs;
@@ -63,8 +76,9 @@ struct NestProblem {
   double out_bytes = 0;          // bytes the unit's part writes
   double kept_tile = 0;          // intermediates of one tile (whole reduction)
   double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
-  double reduction = 0;     // channels of the matrix op's reduction that may be tiled (0: none)
-  ArrayNest array;          // the unit's matrix work (empty without a matrix op)
+  double reduction = 0;  // channels of the matrix op's reduction that may be tiled (0: none)
+  ArrayNest array;       // the unit's matrix work (empty without a matrix op)
+  std::vector<HeldOperand> array_held;
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
   double other_port_bytes = 0;
   double units = 1;  // units the task runs on (staging through a global level holds all theirs)
@@ -81,13 +95,18 @@ struct NestMapping {
   double cycles = 0;
   double energy_pj = 0;  // the array's, the other ops' port traffic, every byte loaded or stored
   double tiles = 1;      // output tiles x reduction chunks
+  // Of the array's port bytes (and so register writes), what stays in its registers across
+  // tiles (array_held) and is not read again.
+  double array_saved = 0;
 };
 
 NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity);
 
 // A floor under the energy x cycles of every mapping of `p`'s task, whatever its tiling, whose
 // output tile is `out_tile` bytes: every input loaded once, the output stored once, and only that
-// output tile before the first compute or after the last (`p`'s own trips and tiles unused).
+// output tile before the first compute or after the last (`p`'s own trips and tiles unused); of
+// the array (`p.array`, the whole part as one tile, tiled_array_nest) its steps and fill and
+// drain and its MACs' energy.
 double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile);
 
 // "K>P>C" style: the loops inner to outer, with `names` per output loop and 'R' the reduction.

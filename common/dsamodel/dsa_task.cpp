@@ -49,69 +49,6 @@ double bytes_of(const Region& r, const DsaSpec& spec) {
 
 }  // namespace
 
-std::string dsa_task_label(const Graph& g, const Task& t, size_t stage, size_t task) {
-  std::string s = "task s" + std::to_string(stage) + ".t" + std::to_string(task);
-  if (!t.ops.empty()) s += " (op " + g.op(t.ops.front()).name + ")";
-  return s;
-}
-
-std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec) {
-  const bool mesh = spec.topology == DsaTopology::Mesh;
-  auto refuse = [&](const std::string& what) { throw Error(what); };
-  auto need = [&](size_t coords) {
-    if (p.index.size() != coords)
-      refuse("placement index has " + std::to_string(p.index.size()) + " coordinates; expected " +
-             std::to_string(coords));
-  };
-  std::vector<int> units;
-  switch (p.unit) {
-    case UnitKind::None:
-      return {0};
-    case UnitKind::Cluster: {
-      if (mesh) refuse(spec.name + " has no unit of kind 'cluster' (a mesh of engines)");
-      need(1);
-      if (p.index[0] + p.count > spec.clusters)
-        refuse("binds clusters " + std::to_string(p.index[0]) + ".." +
-               std::to_string(p.index[0] + p.count - 1) + " but " + spec.name + " has " +
-               std::to_string(spec.clusters));
-      for (int c = p.index[0]; c < p.index[0] + p.count; ++c)
-        for (int i = 0; i < spec.cores_per_cluster; ++i)
-          units.push_back(c * spec.cores_per_cluster + i);
-      return units;
-    }
-    case UnitKind::Core: {
-      if (mesh) refuse(spec.name + " has no unit of kind 'core' (a mesh of engines)");
-      need(2);
-      if (p.index[0] >= spec.clusters)
-        refuse("binds cluster " + std::to_string(p.index[0]) + " but " + spec.name + " has " +
-               std::to_string(spec.clusters));
-      if (p.index[1] + p.count > spec.cores_per_cluster)
-        refuse("binds " + std::to_string(p.count) + " cores from core " +
-               std::to_string(p.index[1]) + " of cluster " + std::to_string(p.index[0]) +
-               " but a cluster of " + spec.name + " has " + std::to_string(spec.cores_per_cluster) +
-               " cores");
-      for (int i = p.index[1]; i < p.index[1] + p.count; ++i)
-        units.push_back(p.index[0] * spec.cores_per_cluster + i);
-      return units;
-    }
-    case UnitKind::Engine: {
-      if (!mesh) refuse(spec.name + " has no unit of kind 'engine' (clusters of cores)");
-      need(2);
-      if (p.index[0] >= spec.mesh_columns || p.index[1] + p.count > spec.mesh_rows)
-        refuse("binds engines [" + std::to_string(p.index[0]) + "," + std::to_string(p.index[1]) +
-               "] x " + std::to_string(p.count) + " but " + spec.name + " has " +
-               std::to_string(spec.mesh_columns) + "x" + std::to_string(spec.mesh_rows));
-      for (int y = p.index[1]; y < p.index[1] + p.count; ++y)
-        units.push_back(y * spec.mesh_columns + p.index[0]);
-      return units;
-    }
-    default:
-      refuse("placed on a unit of kind '" + std::string(unit_kind_name(p.unit)) + "', which " +
-             spec.name + " does not have");
-  }
-  return units;
-}
-
 // A Gather reads only the rows its indices select: a table (a weight or constant, axis 0) is
 // needed for as many rows as the task reads indices (at most the table's), not whole.
 static void narrow_gather_tables(const Graph& g, const Task& t, std::map<int, Region>& needed) {
@@ -255,6 +192,7 @@ struct UntiledDemand {
   Region primary_region;
   std::vector<int64_t> split;
   std::string axis;
+  double fraction = 1;  // of the reduction along `axis` the task computes
   double per_unit = 0;
   double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
   // The reduction axis the task's one ungrouped matrix op may run in chunks ("" none), and the
@@ -267,6 +205,14 @@ struct UntiledDemand {
   bool one_op = false;
   IterationSpace op_space;
 };
+
+// "P1 K16 TCPK": the array level's inner pixel and output-channel trips and the loops above them
+// (array_nest.h).
+std::string array_mapping_name(const ArrayNest& a) {
+  return "P" + std::to_string(static_cast<int64_t>(a.pixels_inner)) + " K" +
+         std::to_string(static_cast<int64_t>(a.channels_inner)) + " " +
+         std::string(a.order.begin(), a.order.end());
+}
 
 // The iteration space of `op` (output 0): the active memo's (no copy) or `copy`.
 const IterationSpace& space_of(const Graph& g, int op, IterationSpace& copy) {
@@ -303,6 +249,7 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
       if (a.name == u.axis && a.extent > 0)
         fraction = static_cast<double>(t.reduction.range.range.size()) / a.extent;
   }
+  u.fraction = t.reduction.active() ? fraction : 1.0;
   // Per op: the array's loop nest for the task's one matrix op (array_nest.h; a tiled task's
   // loads and stores share its port), the shared unit cost for the others; the operands' port
   // bytes per unit.
@@ -333,9 +280,10 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                                       : input_bytes(static_cast<size_t>(k - d.inputs.begin()));
     }
     if (op == u.matrix) {
-      u.shape = matrix_shape(g, op, part, spec, u.axis, t.reduction.active() ? fraction : 1.0);
+      u.shape = matrix_shape(g, op, part, spec, u.axis, u.fraction);
       if (tiled) u.shape.port_sharing_bytes = io_bytes / nd;
       u.array = array_nest(u.shape, spec);
+      d.array_mapping = array_mapping_name(u.array);
       d.matrix_cycles += u.array.array_cycles();
       d.fill_cycles += u.array.fill_cycles;
       d.operand_bytes += u.array.port_bytes() * nd;
@@ -404,6 +352,79 @@ bool term_varies(const IndexTerm& term, const Interval& range) {
   };
   const int64_t d = std::max<int64_t>(1, term.divisor);
   return floor_div(range.lo, d) != floor_div(range.hi - 1, d);
+}
+
+// The array level of a tiled task's matrix op (tiled_array_nest, array_nest.h): per distinct
+// buffer tile of the unit's part `part` (`tile` at its origin, `trips` per axis; along an axis
+// whose extent the tile does not divide, the last tile is cut short: those at the far edge are
+// their own shape) the region of the op's output that tile computes (`need_of`; the interior
+// one's is `origin`'s) and how many tiles have it. The task's loads and stores share the port
+// with each tile in proportion to its output. Without that region (the op's output not among
+// the tile's regions): the unit's part as one nest.
+template <class NeedOf>
+ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDemand& u,
+                           const Region& part, const Region& tile, const std::vector<double>& trips,
+                           const std::map<int, Region>& origin, NeedOf need_of) {
+  const int out = g.op(u.matrix).outputs.at(0);
+  if (!origin.count(out)) return u.array;
+  // Per axis: the interior tiles' interval and count, and the edge tile's (if any).
+  std::vector<std::vector<std::pair<Interval, double>>> along(tile.size());
+  size_t combos = 1;
+  for (size_t a = 0; a < tile.size(); ++a) {
+    const double n = a < trips.size() ? trips[a] : 1;
+    const Interval edge{tile[a].lo + static_cast<int64_t>(n - 1) * tile[a].size(), part[a].hi};
+    if (n <= 1 || edge.size() == tile[a].size()) {
+      along[a] = {{tile[a], n}};
+    } else {
+      along[a] = {{tile[a], n - 1}, {edge, 1}};
+    }
+    combos *= along[a].size();
+  }
+  const double part_volume = static_cast<double>(std::max<int64_t>(1, region_numel(part)));
+  std::vector<ArrayTile> tiles;
+  std::map<int, double> scratch;
+  for (size_t c = 0; c < combos; ++c) {
+    Region r = tile;
+    double count = 1;
+    bool interior = true;
+    for (size_t a = 0, rest = c; a < tile.size(); rest /= along[a].size(), ++a) {
+      const auto& [interval, n] = along[a][rest % along[a].size()];
+      r[a] = interval;
+      count *= n;
+      interior = interior && rest % along[a].size() == 0;
+    }
+    Region computed;
+    if (interior) {
+      computed = origin.at(out);
+    } else {
+      const std::map<int, Region> need = need_of(r, scratch);
+      const auto it = need.find(out);
+      if (it == need.end()) return u.array;
+      computed = it->second;
+    }
+    ArrayTile at;
+    at.shape = matrix_shape(g, u.matrix, computed, spec, u.axis, u.fraction);
+    at.shape.port_sharing_bytes =
+        u.shape.port_sharing_bytes * static_cast<double>(region_numel(r)) / part_volume;
+    at.count = count;
+    tiles.push_back(at);
+  }
+  return tiled_array_nest(tiles, spec);
+}
+
+// The operands of the task's matrix op that a tile's array registers hold whole and that the
+// task loads (NestProblem::array_held, buffer_nest.h), with the loops that select them
+// (`prob.inputs`, aligned with the demand's inputs, already made).
+void add_held_operands(const Graph& g, const UntiledDemand& u, NestProblem& prob) {
+  if (u.matrix < 0) return;
+  const Op& o = g.op(u.matrix);
+  const double held[2] = {prob.array.inputs_held, prob.array.weights_held};
+  for (size_t k = 0; k < 2 && k < o.inputs.size(); ++k) {
+    const auto it = std::find(u.d.inputs.begin(), u.d.inputs.end(), o.inputs[k]);
+    if (held[k] <= 0 || it == u.d.inputs.end()) continue;
+    const size_t i = static_cast<size_t>(it - u.d.inputs.begin());
+    if (i < prob.inputs.size()) prob.array_held.push_back({held[k], prob.inputs[i].relevant});
+  }
 }
 
 // The buffer level of `t`'s loop nest with its (non-empty) tile: the problem for
@@ -549,7 +570,10 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   for (int x : d.kept)
     if (origin.count(x))
       (reduced.count(x) ? prob.kept_reduced_tile : prob.kept_tile) += bytes_of(origin.at(x), spec);
-  prob.array = u.array;
+  prob.array = u.matrix >= 0 ? tiles_array_nest(g, spec, u, unit_primary, tile, trips_of_axis,
+                                                origin, need_of)
+                             : u.array;
+  add_held_operands(g, u, prob);
   prob.other_cycles = d.vector_cycles + d.move_cycles;
   prob.other_port_bytes = u.other_port;
   prob.units = nd;
@@ -585,6 +609,15 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     d.reload[i] = need > 0 ? std::max(1.0, m.loaded[i] / need) : 1.0;
     d.stays[i] = m.once[i];
     d.held[i] = m.held[i];
+  }
+  if (u.matrix >= 0) {  // the array level over the tiles (tiles_array_nest)
+    const ArrayNest& a = tp.prob.array;
+    const double nd = static_cast<double>(d.units.size());
+    d.matrix_cycles = a.array_cycles();
+    d.fill_cycles = a.fill_cycles;
+    d.operand_bytes = (a.port_bytes() - m.array_saved) * nd + u.other_port * nd;
+    d.register_bits = (a.register_bits - 8 * m.array_saved) * nd;
+    d.array_mapping = array_mapping_name(a);
   }
   d.tiles = static_cast<int64_t>(m.tiles);
   d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));

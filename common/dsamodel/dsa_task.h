@@ -34,8 +34,10 @@ struct DsaTaskDemand {
   // move, access_numel / region elements (iteration_space.h): below 1 where a window smaller
   // than its stride reads only some rows of the box (a 1x1 conv of stride 2: about a quarter).
   std::vector<double> density;
-  int64_t tiles = 1;         // tiles per unit (output tiles x reduction chunks)
-  double matrix_cycles = 0;  // per unit: the array's steps, fill and drain (array_nest.h)
+  int64_t tiles = 1;  // tiles per unit (output tiles x reduction chunks)
+  // Per unit: the array's steps, fill and drain (array_nest.h; a tiled task's: over its buffer
+  // tiles, each its own array nest, tiled_array_nest).
+  double matrix_cycles = 0;
   double fill_cycles = 0;    // per unit: the fill and drain part of matrix_cycles
   double vector_cycles = 0;  // per unit
   double move_cycles = 0;    // per unit
@@ -49,6 +51,9 @@ struct DsaTaskDemand {
   // second buffers of what streams; the whole working set untiled).
   int64_t last_tile_bytes = 0;
   std::string loop_order;  // the buffer level's loops, inner to outer ("" untiled)
+  // The array level's mapping (of a tiled task's first tile): "P1 K16 TCPK", its inner pixel and
+  // output-channel trips and the loops above them, inner to outer (array_nest.h; "" none).
+  std::string array_mapping;
   // The loop nest's own estimate of the task's cycles on one unit alone, with its equal share of
   // DRAM (buffer_nest.h; untiled: loads, then the array and port, then the store).
   double nest_cycles = 0;

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
@@ -127,20 +126,13 @@ Priced price(const Layer& l, const DsaSpec& spec) {
   q.nest += ", order " + d.loop_order + ", working set " + std::to_string(d.working_set_bytes) +
             ", reload";
   for (double x : d.reload) q.nest += " " + std::to_string(x).substr(0, 5);
-  // The array level's mapping (array_nest.h) as the task's demand prices it: over the whole
-  // layer, its loads and stores sharing the port (tools/validate_dsa gives it to ZigZag).
-  ArrayShape shape = matrix_shape(g, 0, d.needed.at(g.op(0).outputs[0]), spec);
-  for (size_t i = 0; i < d.inputs.size(); ++i)
-    shape.port_sharing_bytes += static_cast<double>(region_numel(d.needed.at(d.inputs[i]))) *
-                                spec.element_bytes * d.density[i];
-  shape.port_sharing_bytes +=
-      static_cast<double>(g.tensor(g.op(0).outputs[0]).numel()) * spec.element_bytes;
-  const ArrayNest a = array_nest(shape, spec);
-  q.array_steps = a.steps;
-  q.nest += ", array P" + std::to_string(static_cast<int64_t>(a.pixels_inner)) + " K" +
-            std::to_string(static_cast<int64_t>(a.channels_inner)) + " " +
-            std::string(a.order.begin(), a.order.end()) + " steps " +
-            std::to_string(static_cast<int64_t>(a.steps)) + ", tiles " + std::to_string(d.tiles);
+  // The array level as the task's demand prices it (array_nest.h): each buffer tile its own
+  // array nest, the steps summed over the tiles, the first tile's mapping (tools/validate_dsa
+  // gives it to ZigZag).
+  q.array_steps = d.matrix_cycles - d.fill_cycles;
+  q.nest += ", array " + d.array_mapping + " steps " +
+            std::to_string(static_cast<int64_t>(q.array_steps)) + ", tiles " +
+            std::to_string(d.tiles);
   return q;
 }
 
@@ -157,18 +149,21 @@ struct Tolerance {
   double goal;      // the issue's
   double declared;  // what the test asserts
 };
-// KC-P's median cycle error rose from 0.334 to 0.354 with the tile search (every combination of
-// the axes' halvings) and the convolutions' input no longer reloaded per output-channel tile: ours
-// got faster where ZigZag's search is weaker (README, gap 1), not further from a common mapping.
-constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.36}, {"yx", 0.10, 0.27}};
-constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.01}, {"yx", 0.15, 0.01}};
-constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.35}, {"yx", 0.15, 0.15}};
-constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.36}, {"yx", 0.15, 0.28}};
+// Since the array level runs each buffer tile as its own nest (folds rounded up per tile,
+// array_nest.h: tiled_array_nest), tiles narrower than a fold no longer get the whole array: the
+// median cycle errors fell (KC-P 0.354 to 0.276, YX-P 0.267 to 0.170), and the mapper, which now
+// sees what a tile's array reads through the port, trades some DRAM re-reads for fewer port
+// bytes where that lowers energy x cycles: the median DRAM-byte errors rose (KC-P 0.000 to
+// 0.181, over the goal; YX-P 0.001 to 0.111), README, gap 2.
+constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.28}, {"yx", 0.10, 0.18}};
+constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.19}, {"yx", 0.15, 0.12}};
+constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.26}, {"yx", 0.15, 0.15}};
+constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.32}, {"yx", 0.15, 0.20}};
 // Network totals of cycles, ours / ZigZag's (goal: within 5%): declared bounds.
 constexpr double kTotalCyclesLow = 0.30, kTotalCyclesHigh = 1.10;
-// No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: YX-P's
-// 1x1 convolutions layer3.0.conv1 at 1.25 and layer2.0.downsample.0 at 1.24).
-constexpr double kLayerSlowerAtMost = 1.30;
+// No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: KC-P's
+// layer4.1.conv1 at 1.195, YX-P's layer3.0.conv1 at 1.098).
+constexpr double kLayerSlowerAtMost = 1.20;
 // Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
 constexpr double kDramBoundCycleError = 0.10;
 
@@ -244,7 +239,12 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 // by tools/validate_dsa/zigzag_our_mappings.py: the buffer's tile loops outermost, the array's
 // loops of one tile inside, ZigZag's memory allocator assigning them to its levels). What is
 // asserted (declared; goals are the issue's):
-//  - the array level agrees exactly: ZigZag's temporal cycles of the mapping are our array steps;
+//  - the array level agrees exactly where the mapping is one ZigZag loop nest (`exact` 1: every
+//    tile whole folds of the array, or a whole dimension, and every trip count dividing its
+//    dimension): ZigZag's temporal cycles of the mapping are our array steps. Where it is not
+//    (a tile narrower than a fold, e.g. 14 x 7 pixels under YX-P), the script rounds the tile to
+//    the dimension's folds, which ZigZag counts over the whole layer, while ours runs each tile as
+//    its own nest with its folds rounded up (array_nest.h): ours has at least ZigZag's steps;
 //  - DRAM bytes: the median error is within kSameMappingDramError (goal 0.15): where ZigZag's
 //    own search read less, given our loop order it reads what we read (ResNet-50's KC-P
 //    layer3.0.conv1, layer3.1.conv1, layer4.0.conv1: 1.35x, 1.26x, 1.45x of its own search's,
@@ -256,13 +256,14 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 //    fold (3.39M of its 3.60M cycles); our buffer level keeps that tile in SRAM, double-buffered
 //    (README, "The same mapping in both models").
 constexpr double kSameMappingDramError = 0.02;
-constexpr double kSameMappingCycleError = 0.60;
+constexpr double kSameMappingCycleError = 0.31;
 
 TEST(DsaValidation, SameMappingAgainstZigZag) {
   const PaperData d = PaperData::load("validation", "zigzag_our_mappings.csv");
   std::map<std::string, Layer> layers;
   for (const Layer& l : read_layers()) layers[l.network + "/" + l.name + "/" + l.dataflow] = l;
   std::vector<double> cycle_err, dram_err;
+  size_t exact = 0;
   for (const std::vector<std::string>& row : d.rows()) {
     auto col = [&](const std::string& name) {
       const auto& cs = d.columns();
@@ -274,24 +275,30 @@ TEST(DsaValidation, SameMappingAgainstZigZag) {
     const Priced q = price(l, spec);
     const double zz_cycles = std::stod(col("latency_cycles"));
     const double zz_dram = std::stod(col("dram_bytes"));
-    EXPECT_NEAR(q.array_steps / std::stod(col("array_cycles")), 1, 1e-5)
-        << l.name << " " << l.dataflow;
+    const double steps = q.array_steps / std::stod(col("array_cycles"));
+    if (col("exact") == "1") {
+      EXPECT_NEAR(steps, 1, 1e-5) << l.name << " " << l.dataflow;
+      ++exact;
+    }
+    EXPECT_GE(steps, 1 - 1e-5) << l.name << " " << l.dataflow;
     cycle_err.push_back(std::abs(q.cycles / zz_cycles - 1));
     dram_err.push_back(std::abs(q.dram_bytes / zz_dram - 1));
     if (col("why") == "dram_more") {  // ours reads more than ZigZag's own search: the selection
       EXPECT_GT(q.dram_bytes / l.zz.at("EDP.dram_bytes"), 1.005) << l.name << " " << l.dataflow;
     }
     if (std::getenv("DGS_VALIDATION_LAYERS"))
-      std::printf("same mapping %s %s %s: cycles %.3f (own search %.3f) dram_bytes %.3f (%.3f)\n",
-                  l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / zz_cycles,
-                  q.cycles / l.zz.at("EDP.latency_cycles"), q.dram_bytes / zz_dram,
-                  q.dram_bytes / l.zz.at("EDP.dram_bytes"));
+      std::printf(
+          "same mapping %s %s %s: cycles %.3f (own search %.3f) dram_bytes %.3f (%.3f) "
+          "array_steps %.3f exact %s\n",
+          l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / zz_cycles,
+          q.cycles / l.zz.at("EDP.latency_cycles"), q.dram_bytes / zz_dram,
+          q.dram_bytes / l.zz.at("EDP.dram_bytes"), steps, col("exact").c_str());
   }
   ASSERT_GE(cycle_err.size(), 10u);
   std::printf(
-      "same mapping, %zu layers: median cycle error %.3f (declared %.2f), median DRAM-byte "
-      "error %.3f (declared %.2f)\n",
-      cycle_err.size(), median(cycle_err), kSameMappingCycleError, median(dram_err),
+      "same mapping, %zu layers (%zu exact): median cycle error %.3f (declared %.2f), median "
+      "DRAM-byte error %.3f (declared %.2f)\n",
+      cycle_err.size(), exact, median(cycle_err), kSameMappingCycleError, median(dram_err),
       kSameMappingDramError);
   EXPECT_LE(median(dram_err), kSameMappingDramError);
   EXPECT_LE(median(cycle_err), kSameMappingCycleError);

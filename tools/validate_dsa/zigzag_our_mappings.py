@@ -105,12 +105,14 @@ def largest_divisor_at_most(n, cap):
 
 def ordering_of(r, key, e):
     """The suite's mapping of layer `key` as one ZigZag temporal ordering (inner to outer): the
-    array loops over one buffer tile, then the buffer's tile loops. The suite prices the array
-    level over the whole layer and the buffer tiles as its loads (array_nest.h, buffer_nest.h);
-    one loop nest needs whole array folds per tile, so a tile is counted in the array's folds of
-    its dimension (a tile narrower than the array's unrolling of that dimension takes one fold),
-    and trip counts that do not divide their dimension take its nearest divisor below. Returns
-    the ordering and whether it is exact (none of those adjustments was needed)."""
+    array loops over one buffer tile, then the buffer's tile loops. The suite runs each buffer
+    tile as its own array nest, its folds rounded up per tile (array_nest.h, tiled_array_nest;
+    buffer_nest.h); one ZigZag loop nest has one spatial unrolling for the whole layer, so a
+    tile is counted in the array's folds of its dimension (a tile narrower than the array's
+    unrolling of that dimension takes one fold, as it does in the suite, but ZigZag's folds are
+    those of the whole dimension), and trip counts that do not divide their dimension take its
+    nearest divisor below. Returns the ordering and whether it is exact (none of those
+    adjustments was needed)."""
     kind, k, c, oy, ox, fy, fx = key[:7]
     kc = r["dataflow"] == "kc"
     spatial = {"K": e["columns"]} if kc else {"OX": e["columns"], "OY": e["rows"]}
