@@ -1,12 +1,18 @@
 // The DSA model's public estimate of a task, from its demand.
 #include "common/dsamodel/task_estimate.h"
 
+#include <optional>
+
 #include "common/dsamodel/dsa_task.h"
 #include "common/graph/iteration_space.h"
 
 namespace dgs {
 
 DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& spec) {
+  // A tiled task asks for the regions of each tile candidate: its ops' spaces built once (or the
+  // caller's memo).
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   const DsaTaskDemand d = dsa_task_demand(g, t, spec, dsa_placement_units(t.placement, spec));
   DsaTaskEstimate e;
   e.working_set_bytes = d.working_set_bytes;

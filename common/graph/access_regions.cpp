@@ -16,10 +16,26 @@ namespace {
 
 using namespace iteration_space_internal;
 
-// Evaluates an affine map over the tile (output axes) and full reduction
-// ranges.
+// The values a term's axis takes: the tile's range of an output axis, or the (narrowed) range of
+// a reduction axis.
+Interval term_range(const IndexTerm& t, const IterationSpace& s, const Region& tile,
+                    const ReductionNarrowing& n) {
+  if (!t.reduction) return tile[t.axis];
+  return {0, t.axis == n.axis ? n.extent : s.reduction_axes[t.axis].extent};
+}
+
+// A coordinate's offset with the narrowing's shift.
+int64_t offset_of(const AxisIndex& a, const ReductionNarrowing& n) {
+  int64_t offset = a.offset;
+  if (n.axis >= 0)
+    for (const IndexTerm& t : a.terms)
+      if (t.reduction && t.axis == n.axis) offset += t.coef * n.lo;
+  return offset;
+}
+
+// Evaluates an affine map over the tile (output axes) and full (or narrowed) reduction ranges.
 Region eval_affine(const InputAccess& acc, const IterationSpace& s, const Region& tile,
-                   const Shape& in_shape) {
+                   const Shape& in_shape, const ReductionNarrowing& n) {
   Region r;
   for (size_t d = 0; d < acc.dims.size(); ++d) {
     const AxisIndex& a = acc.dims[d];
@@ -27,9 +43,9 @@ Region eval_affine(const InputAccess& acc, const IterationSpace& s, const Region
       r.push_back({0, in_shape[d]});
       continue;
     }
-    int64_t lo = a.offset, hi = a.offset;  // hi inclusive here
+    int64_t lo = offset_of(a, n), hi = lo;  // hi inclusive here
     for (const IndexTerm& t : a.terms) {
-      const Interval v = t.reduction ? Interval{0, s.reduction_axes[t.axis].extent} : tile[t.axis];
+      const Interval v = term_range(t, s, tile, n);
       const int64_t f0 = t.coef * floor_div(v.lo, t.divisor);
       const int64_t f1 = t.coef * floor_div(v.hi - 1, t.divisor);
       lo += std::min(f0, f1);
@@ -47,8 +63,9 @@ struct Progression {
   int64_t last() const { return first + step * (count - 1); }
 };
 
-Progression term_values(const IndexTerm& t, const IterationSpace& s, const Region& tile) {
-  const Interval v = t.reduction ? Interval{0, s.reduction_axes[t.axis].extent} : tile[t.axis];
+Progression term_values(const IndexTerm& t, const IterationSpace& s, const Region& tile,
+                        const ReductionNarrowing& n) {
+  const Interval v = term_range(t, s, tile, n);
   const int64_t q0 = floor_div(v.lo, t.divisor), q1 = floor_div(v.hi - 1, t.divisor);
   Progression p;
   p.count = q1 - q0 + 1;
@@ -109,10 +126,18 @@ constexpr size_t kMaxGapDims = 8;
 // smaller than its stride (a 1x1 conv of stride 2) reads only some rows of its box. Maps here
 // have at most two terms per coordinate; the one with fewer values is enumerated. More terms:
 // the clamped box (a cover, every value counted).
-Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region& tile, int64_t dim,
-                       const Interval& unclamped, int64_t& touched) {
-  std::vector<Progression> ps;
-  for (const IndexTerm& t : a.terms) ps.push_back(term_values(t, s, tile));
+Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region& tile,
+                       const ReductionNarrowing& n, int64_t dim, const Interval& unclamped,
+                       int64_t& touched) {
+  if (a.terms.size() > 2) {
+    const int64_t lo = std::clamp<int64_t>(unclamped.lo, 0, dim);
+    const int64_t hi = std::clamp<int64_t>(unclamped.hi, 0, dim);
+    touched = -1;
+    return {lo, std::max(lo, hi)};
+  }
+  Progression ps[2];
+  for (size_t i = 0; i < a.terms.size(); ++i) ps[i] = term_values(a.terms[i], s, tile, n);
+  const int64_t offset = offset_of(a, n);
   std::optional<std::pair<int64_t, int64_t>> best;
   auto add = [&](std::optional<std::pair<int64_t, int64_t>> r) {
     if (!r) return;
@@ -127,33 +152,29 @@ Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region
     return step > 0 ? (r.second - r.first) / step + 1 : 1;
   };
   touched = -1;  // every value of the interval
-  if (ps.empty()) {
-    add(in_bounds(Progression{}, a.offset, dim));
-  } else if (ps.size() == 1) {
-    add(in_bounds(ps[0], a.offset, dim));
+  if (a.terms.empty()) {
+    add(in_bounds(Progression{}, offset, dim));
+  } else if (a.terms.size() == 1) {
+    add(in_bounds(ps[0], offset, dim));
     if (best) touched = count(*best, ps[0].step);
-  } else if (ps.size() == 2) {
+  } else {
     const Progression& few = ps[0].count <= ps[1].count ? ps[0] : ps[1];
     const Progression& many = ps[0].count <= ps[1].count ? ps[1] : ps[0];
     // Consecutive values of one term at least as many as the other's step: no gaps.
     const bool dense = (few.step <= 1 && few.count >= many.step) ||
                        (many.step <= 1 && many.count >= few.step) || many.count == 1;
     if (few.count == 1) {
-      add(in_bounds(many, a.offset + few.first, dim));
+      add(in_bounds(many, offset + few.first, dim));
       if (best && !dense) touched = count(*best, many.step);
     } else {
       std::vector<std::pair<int64_t, int64_t>> parts;
       for (int64_t j = 0; j < few.count; ++j) {
-        const auto r = in_bounds(many, a.offset + few.first + few.step * j, dim);
+        const auto r = in_bounds(many, offset + few.first + few.step * j, dim);
         add(r);
         if (r && !dense) parts.push_back(*r);
       }
       if (!dense) touched = distinct_values(parts, many.step);
     }
-  } else {
-    const int64_t lo = std::clamp<int64_t>(unclamped.lo, 0, dim);
-    const int64_t hi = std::clamp<int64_t>(unclamped.hi, 0, dim);
-    return {lo, std::max(lo, hi)};
   }
   if (!best) return {0, 0};
   const Interval box{best->first, best->second + 1};
@@ -172,7 +193,12 @@ std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Regi
 
 std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const IterationSpace& s,
                                                const Region& tile) {
-  using namespace iteration_space_internal;
+  return iteration_space_internal::narrowed_access_regions(g, o, s, tile, {});
+}
+
+std::vector<AccessRegion> iteration_space_internal::narrowed_access_regions(
+    const Graph& g, int o, const IterationSpace& s, const Region& tile,
+    const ReductionNarrowing& n) {
   const Op& op = g.op(o);
   const Shape& y = s.output_axes;
   if (tile.size() != y.size()) {
@@ -198,7 +224,7 @@ std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Iter
       continue;
     }
     if (acc.kind == InputAccess::Kind::Affine) {
-      r.unclamped = eval_affine(acc, s, tile, xs);
+      r.unclamped = eval_affine(acc, s, tile, xs, n);
       r.region.resize(xs.size());
       bool gaps = false;
       int64_t touched[kMaxGapDims];
@@ -206,7 +232,7 @@ std::vector<AccessRegion> input_access_regions(const Graph& g, int o, const Iter
         int64_t t = -1;
         r.region[d] = acc.dims[d].full
                           ? Interval{0, xs[d]}
-                          : exact_clamped(acc.dims[d], s, tile, xs[d], r.unclamped[d], t);
+                          : exact_clamped(acc.dims[d], s, tile, n, xs[d], r.unclamped[d], t);
         if (d < kMaxGapDims) touched[d] = t;
         gaps = gaps || (t >= 0 && d < kMaxGapDims);
       }

@@ -24,6 +24,7 @@
 // (the whole dim). Constant inputs (shapes, axes, Resize scales, Clip bounds) are read whole.
 // tests/graph/region_property_test.cpp checks both properties (every needed element is inside,
 // every face of an exact region is needed) against the CPU reference executor on random tiles.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "common/graph/graph.h"
+#include "common/util/inline_vector.h"
 
 namespace dgs {
 
@@ -41,8 +43,13 @@ struct Interval {
   bool empty() const { return hi <= lo; }
   bool operator==(const Interval&) const = default;
 };
-// One interval per dim; rank 0 = a scalar (one element).
-using Region = std::vector<Interval>;
+// One interval per dim; rank 0 = a scalar (one element). A vector that keeps up to
+// kRegionInlineRank intervals inline (the zoo's tensors have rank 6 at most: Swin's window
+// partition, the pixel (un)shuffles) and moves to the heap beyond (ONNX allows any rank):
+// searches make and drop regions by the million, and as std::vectors their allocations were
+// much of the third of the Atomic search's time spent in malloc and free.
+inline constexpr std::size_t kRegionInlineRank = 6;
+using Region = InlineVector<Interval, kRegionInlineRank>;
 
 Region full_region(const Shape& s);
 bool region_empty(const Region& r);  // any empty interval

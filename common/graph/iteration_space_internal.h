@@ -162,4 +162,19 @@ AccessRegion resize_region(const Graph& g, const Op& op, const Region& t);
 AccessRegion gather_data_region(const Graph& g, const Op& op, const Region& t);
 AccessRegion conv_transpose_region(const Graph& g, const Op& op, int input, const Region& t);
 
+// ---------------------------------------------------------------------------------------------
+// Reduction slices evaluated in place (access_regions.cpp, for reduction_slice.cpp)
+// ---------------------------------------------------------------------------------------------
+// Reduction axis `axis` of a space narrowed to [lo, lo + extent): a term on it ranges over
+// [0, extent) and adds coef * lo to its coordinate's offset, as in iteration_space_for_slice's
+// copy of the space, without the copy. axis < 0: no narrowing.
+struct ReductionNarrowing {
+  int axis = -1;
+  int64_t lo = 0;
+  int64_t extent = 0;
+};
+// input_access_regions(g, op, s, tile) with `n` applied to s.
+std::vector<AccessRegion> narrowed_access_regions(const Graph& g, int op, const IterationSpace& s,
+                                                  const Region& tile, const ReductionNarrowing& n);
+
 }  // namespace dgs::iteration_space_internal

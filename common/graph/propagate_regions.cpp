@@ -40,22 +40,23 @@ std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<
   std::vector<int> ops = group;
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  std::map<int, int> pending;  // op -> number of unprocessed in-group successors
-  for (int o : ops) {
-    int n = 0;
-    for (int s : g.successors(o)) n += in_group[s] ? 1 : 0;
-    pending[o] = n;
-  }
+  // Per op of `ops`, the number of its unprocessed in-group successors.
+  std::vector<int> pending(ops.size(), 0);
+  auto pending_of = [&](int o) -> int& {
+    return pending[static_cast<size_t>(std::lower_bound(ops.begin(), ops.end(), o) - ops.begin())];
+  };
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int s : g.successors(ops[i])) pending[i] += in_group[s] ? 1 : 0;
   std::vector<int> ready, order;
-  for (int o : ops) {
-    if (pending[o] == 0) ready.push_back(o);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (pending[i] == 0) ready.push_back(ops[i]);
   }
   while (!ready.empty()) {
     const int o = ready.back();
     ready.pop_back();
     order.push_back(o);
     for (int p : g.predecessors(o)) {
-      if (in_group[p] && --pending[p] == 0) ready.push_back(p);
+      if (in_group[p] && --pending_of(p) == 0) ready.push_back(p);
     }
   }
   if (order.size() != ops.size()) {

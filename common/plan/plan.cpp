@@ -2,7 +2,9 @@
 #include "common/plan/plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "common/util/enum_names.h"
 #include "common/util/error.h"
@@ -92,7 +94,53 @@ bool task_is_whole(const Graph& g, const Task& t) {
   return true;
 }
 
+namespace {
+
+// task_needed_access of a task of one op without a reduction split (most tasks of layer-split
+// plans): what propagate_regions gives for the group {op} and the written regions, without the
+// sets of task_written_tensors, the seed map and the group's topological order. Null when a
+// `regions` entry names a tensor the op does not produce (propagate_regions' error).
+std::optional<std::map<int, AccessRegion>> one_op_needed_access(const Graph& g, const Task& t) {
+  const int op = t.ops[0];
+  const Op& o = g.op(op);
+  std::map<int, AccessRegion> need;
+  for (const auto& [tensor, region] : t.regions) {
+    if (g.tensor(tensor).producer != op) return std::nullopt;
+    need.emplace(tensor, AccessRegion{region, region, true, {}});
+  }
+  // The outputs written whole (task_written_tensors: read by another op, or a graph output).
+  for (int out : o.outputs) {
+    const Tensor& ten = g.tensor(out);
+    bool w = ten.role == TensorRole::Output;
+    for (int c : ten.consumers) w = w || c != op;
+    if (w && !need.count(out)) {
+      const Region r = full_region(ten.shape);
+      need.emplace(out, AccessRegion{r, r, true, {}});
+    }
+  }
+  for (size_t k = 0; k < o.outputs.size(); ++k) {
+    const auto found = need.find(o.outputs[k]);
+    if (found == need.end() || region_empty(found->second.region)) continue;
+    std::vector<AccessRegion> in =
+        input_access_regions(g, op, found->second.region, static_cast<int>(k));
+    for (size_t i = 0; i < o.inputs.size(); ++i) {
+      if (o.inputs[i] < 0) continue;
+      const auto it = need.find(o.inputs[i]);
+      if (it == need.end())
+        need.emplace(o.inputs[i], std::move(in[i]));
+      else
+        it->second = access_union(it->second, in[i]);
+    }
+  }
+  return need;
+}
+
+}  // namespace
+
 std::map<int, AccessRegion> task_needed_access(const Graph& g, const Task& t) {
+  if (t.ops.size() == 1 && !t.reduction.active()) {
+    if (auto need = one_op_needed_access(g, t)) return std::move(*need);
+  }
   if (t.reduction.active()) {
     // One op (Plan::check): its outputs' regions, and its inputs restricted to the slice.
     std::map<int, AccessRegion> needed;

@@ -9,6 +9,7 @@
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/task_estimate.h"
 #include "common/evaluate/evaluate.h"
+#include "common/graph/iteration_space.h"
 #include "common/hw/hardware_spec.h"
 #include "common/util/enum_names.h"
 #include "common/util/error.h"
@@ -259,6 +260,9 @@ struct StageOfStep {
 std::vector<StageOfStep> stages_of_steps(const Graph& g, const std::vector<Step>& steps,
                                          const std::vector<bool>& batchy, const DsaSpec& spec,
                                          bool fit) {
+  // Fitting the tiles asks for the regions of every task's tile candidates: each op's
+  // iteration space built once.
+  const IterationSpaceMemo spaces(g);
   const int clusters = spec.clusters;
   std::set<std::vector<int>> emitted_whole;
   std::vector<StageOfStep> out;

@@ -1,10 +1,12 @@
 // Regions of inputs needed by output tiles, checked against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <ostream>
 
 #include "common/graph/graph.h"
 #include "common/graph/iteration_space.h"
+#include "common/graph/reduction_slice.h"
 
 namespace dgs {
 
@@ -204,6 +206,28 @@ TEST(IterationSpace, ElementwiseBroadcastSoftmaxReduceLayerNorm) {
   EXPECT_EQ(lr[1], (R{{1, 2}}));  // the scale applies per element: only the tile's columns
 }
 
+TEST(IterationSpace, RegionsOfRankEightBeyondTheInlineCapacity) {
+  static_assert(kRegionInlineRank < 8);  // these regions live on the heap
+  Graph g;
+  int x = g.add_input("x", {2, 3, 4, 5, 1, 2, 3, 4});
+  int y = g.add_input("y", {5, 1, 1, 3, 1});
+  int add = g.add_op(OpKind::Add, "add", {x, y});
+  const R tile{{1, 2}, {0, 3}, {1, 3}, {2, 5}, {0, 1}, {1, 2}, {0, 2}, {3, 4}};
+  auto r = input_access_regions(g, add, tile);
+  EXPECT_EQ(r[0].region, tile);
+  EXPECT_EQ(r[0].unclamped, tile);
+  EXPECT_EQ(r[1].region, (R{{2, 5}, {0, 1}, {0, 1}, {0, 2}, {0, 1}}));
+  int t = g.add_op(OpKind::Transpose, "t", {x}, Attributes({{"perm", I{7, 6, 5, 4, 3, 2, 1, 0}}}));
+  EXPECT_EQ(
+      input_regions(g, t, R{{0, 1}, {1, 3}, {0, 2}, {0, 1}, {4, 5}, {3, 4}, {0, 3}, {1, 2}})[0],
+      (R{{1, 2}, {0, 3}, {3, 4}, {4, 5}, {0, 1}, {0, 2}, {1, 3}, {0, 1}}));
+  const R u = region_union(tile, R{{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}});
+  EXPECT_EQ(u, (R{{0, 2}, {0, 3}, {0, 3}, {0, 5}, {0, 1}, {0, 2}, {0, 2}, {0, 4}}));
+  EXPECT_EQ(region_numel(u), 2 * 3 * 3 * 5 * 1 * 2 * 2 * 4);
+  EXPECT_EQ(region_str(clamp_region(u, {1, 1, 1, 1, 1, 1, 1, 9})),
+            "[0:1,0:1,0:1,0:1,0:1,0:1,0:1,0:4]");
+}
+
 TEST(IterationSpace, TransposeConcatSplitSlice) {
   Graph g;
   int x = g.add_input("x", {1, 3, 4, 5});
@@ -306,6 +330,53 @@ TEST(IterationSpace, PadResizeDepthToSpaceGather) {
   EXPECT_EQ(gr[0].region, (R{{5, 10}, {1, 3}}));
   EXPECT_TRUE(gr[0].exact);
   EXPECT_EQ(gr[1].region, (R{{1, 2}, {0, 2}}));
+}
+
+TEST(IterationSpace, ReductionSlicesNarrowTheAxisInPlace) {
+  Graph g;
+  int x = g.add_input("x", {1, 8, 9, 9});
+  int c = g.add_op(OpKind::Conv, "c", {x, g.add_weight("w", {4, 8, 3, 3}), g.add_weight("b", {4})},
+                   Attributes({{"pads", I{1, 1, 1, 1}}}));
+  // Rows o + k - 1 for o in [2,3] -> [1,4]; columns -1..7; input channels 2..4.
+  const R tile{{0, 1}, {1, 3}, {2, 4}, {0, 7}};
+  auto conv = input_access_regions_for_slice(g, c, tile, {"c_in", {2, 5}});
+  EXPECT_EQ(conv[0].region, (R{{0, 1}, {2, 5}, {1, 5}, {0, 8}}));
+  EXPECT_EQ(conv[0].unclamped, (R{{0, 1}, {2, 5}, {1, 5}, {-1, 8}}));
+  EXPECT_EQ(conv[1].region, (R{{1, 3}, {2, 5}, {0, 3}, {0, 3}}));
+  EXPECT_EQ(conv[2].region, (R{{1, 3}}));
+  int a = g.add_input("a", {2, 6, 10});
+  int m = g.add_op(OpKind::MatMul, "m", {a, g.add_weight("bm", {10, 5})});
+  auto mm = input_regions_for_slice(g, m, R{{0, 2}, {1, 3}, {0, 5}}, {"k", {4, 7}});
+  EXPECT_EQ(mm[0], (R{{0, 2}, {1, 3}, {4, 7}}));
+  EXPECT_EQ(mm[1], (R{{4, 7}, {0, 5}}));
+  // A grouped, strided, dilated conv: the same as the regions over the narrowed space's copy,
+  // with and without a memo of the spaces.
+  int gc = g.add_op(OpKind::Conv, "gc", {x, g.add_weight("gw", {6, 4, 3, 3})},
+                    Attributes({{"group", int64_t{2}},
+                                {"strides", I{2, 2}},
+                                {"dilations", I{2, 1}},
+                                {"pads", I{2, 1, 2, 1}}}));
+  ASSERT_EQ(g.tensor(out(g, gc)).shape, (Shape{1, 6, 5, 5}));
+  for (const R& t : {R{{0, 1}, {2, 4}, {0, 2}, {3, 5}}, R{{0, 1}, {0, 6}, {4, 5}, {0, 1}}}) {
+    for (const Interval slice : {Interval{0, 1}, Interval{1, 3}, Interval{3, 4}}) {
+      const ReductionRange r{"c_in", slice};
+      const auto want = input_access_regions(g, gc, iteration_space_for_slice(g, gc, r), t);
+      for (bool memo : {false, true}) {
+        std::optional<IterationSpaceMemo> spaces;
+        if (memo) spaces.emplace(g);
+        const auto got = input_access_regions_for_slice(g, gc, t, r);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_EQ(got[i].region, want[i].region) << region_str(t) << " input " << i;
+          EXPECT_EQ(got[i].unclamped, want[i].unclamped) << region_str(t) << " input " << i;
+          EXPECT_EQ(got[i].touched, want[i].touched) << region_str(t) << " input " << i;
+          EXPECT_EQ(got[i].exact, want[i].exact);
+        }
+      }
+    }
+  }
+  EXPECT_THROW(input_access_regions_for_slice(g, c, tile, {"c_in", {5, 9}}), Error);
+  EXPECT_THROW(input_access_regions_for_slice(g, c, tile, {"k", {0, 1}}), Error);
 }
 
 TEST(IterationSpace, ConvTranspose) {
