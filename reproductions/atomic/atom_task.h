@@ -27,6 +27,12 @@ namespace dgs::atomic {
 // placed on flat engine `engine`; no scope and no tile.
 Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine);
 
+// The contents that a tiling, a schedule or a price depends on, as a cache key: a hash of
+// everything in the graph (ops with their attributes, tensors with their shapes, types, roles and
+// constant values) and every number of the config (not its name: two configs with equal numbers
+// tile, schedule and price alike).
+std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec);
+
 struct AtomTiling {
   std::vector<int64_t> tile;  // empty: the atom runs whole
   int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)
@@ -43,11 +49,12 @@ class AtomTilings {
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
 
  private:
-  // The graph's and config's part of the cache key, for the graph and config last asked about
-  // (both outlive this object: it lives for one schedule or plan).
+  // The graph's and config's part of the cache key (the number of their contents' text), for the
+  // graph and config last asked about (both outlive this object: it lives for one schedule or
+  // plan).
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
-  std::string prefix_;
+  uint32_t contents_ = 0;
 };
 
 }  // namespace dgs::atomic
