@@ -14,6 +14,11 @@
 
 namespace dgs::atomic {
 
+namespace {
+
+// The contents a tiling depends on, as a cache-key prefix: a hash of everything in the graph
+// (ops with their attributes, tensors with their shapes, types, roles and constant values) and
+// every number of the config (not its name: two configs with equal numbers tile alike).
 std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec) {
   std::ostringstream s;
   s.precision(17);
@@ -68,6 +73,8 @@ std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec) {
     << ',' << spec.mac_pj << ',' << spec.static_mw_per_unit;
   return fnv1a_hex(s.str()) + "|" + c.str() + "|";
 }
+
+}  // namespace
 
 Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine) {
   const Atom& a = dag.atoms[static_cast<size_t>(atom)];

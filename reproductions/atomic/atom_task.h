@@ -27,12 +27,6 @@ namespace dgs::atomic {
 // placed on flat engine `engine`; no scope and no tile.
 Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine);
 
-// The contents that a tiling, a schedule or a price depends on, as a cache key: a hash of
-// everything in the graph (ops with their attributes, tensors with their shapes, types, roles and
-// constant values) and every number of the config (not its name: two configs with equal numbers
-// tile, schedule and price alike).
-std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec);
-
 struct AtomTiling {
   std::vector<int64_t> tile;  // empty: the atom runs whole
   int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)
