@@ -3,7 +3,8 @@
 // iterations), the atomic DAG, and Rounds with snake mapping and buffering (the greedy
 // priority-rule fill), each step alone and all together; the DSA model's evaluation of the SA's
 // plan (the simulator on one network); then the iterative search (Fig. 4b) that
-// repeats the DAG, Rounds and the DSA model's evaluation per candidate atom set; Plan::check of
+// repeats the DAG, Rounds and the DSA model's evaluation per candidate atom set (and the atoms'
+// tilings from the cache that the buffering and the plan read); Plan::check of
 // the SA's plan and the plan through evaluate() (check + model), what evaluate() would add per
 // candidate.
 #include <benchmark/benchmark.h>
@@ -15,6 +16,7 @@
 #include "common/hw/hardware_spec.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/atom_task.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
 
@@ -63,6 +65,22 @@ void BM_ScheduleAtoms(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ScheduleAtoms)->Unit(benchmark::kMillisecond);
+
+// The tiling of every atom of the SA's DAG from the process-wide cache (atom_task.h), as the
+// buffering and atom_plan ask for it per schedule and per plan: one AtomTilings (its graph and
+// config key made once), every lookup a hit after the first iteration.
+void BM_AtomTilingLookups(benchmark::State& state) {
+  const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
+  for (auto _ : state) {
+    AtomTilings tilings;
+    int64_t bytes = 0;
+    for (size_t a = 0; a < dag.atoms.size(); ++a)
+      bytes += tilings.of(resnet50(), dag, static_cast<int>(a), mesh()).working_bytes;
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["atoms"] = static_cast<double>(dag.atoms.size());
+}
+BENCHMARK(BM_AtomTilingLookups)->Unit(benchmark::kMillisecond);
 
 void BM_EvaluateSaPlan(benchmark::State& state) {
   const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);

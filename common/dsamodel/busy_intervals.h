@@ -77,15 +77,39 @@ class BusyIntervals {
   using ConstIter = std::vector<Entry>::const_iterator;
   ConstIter first() const { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
   Iter first() { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
-  // The first interval starting after t.
-  ConstIter after(double t) const {
-    return std::upper_bound(first(), busy_.end(), t,
-                            [](double v, const Entry& e) { return v < e.first; });
+  // The first interval starting after t (strictly: `after`; at or after t: `at_or_after`). Most
+  // queries land near the end of the timeline, so the search gallops back from the end (1, 2,
+  // 4, ... entries) to bracket the answer, then bisects the bracket: the same entry as a binary
+  // search over the whole list, in O(log(distance from the end)) steps.
+  template <typename Before>
+  size_t gallop(Before before) const {
+    const size_t lo0 = head_, n = busy_.size();
+    size_t lo = lo0, hi = n;
+    for (size_t step = 1; step <= n - lo0; step *= 2) {
+      const size_t probe = n - step;
+      if (before(busy_[probe])) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+    }
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (before(busy_[mid])) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
-  // The first interval starting at or after t.
+  ConstIter after(double t) const {
+    return busy_.begin() +
+           static_cast<std::ptrdiff_t>(gallop([t](const Entry& e) { return e.first <= t; }));
+  }
   Iter at_or_after(double t) {
-    return std::lower_bound(first(), busy_.end(), t,
-                            [](const Entry& e, double v) { return e.first < v; });
+    return busy_.begin() +
+           static_cast<std::ptrdiff_t>(gallop([t](const Entry& e) { return e.first < t; }));
   }
 
   std::vector<Entry> busy_;  // from head_ on: sorted by start, disjoint

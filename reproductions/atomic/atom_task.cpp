@@ -90,45 +90,77 @@ Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int eng
   return t;
 }
 
+namespace {
+
+// The cache key of a tiling: the graph's and config's contents (graph_and_spec_key, interned as
+// a number), the layer's op, the atom's shape and the edges it touches, and its reduction slice.
+struct TilingKey {
+  uint32_t contents = 0;
+  int op = -1;
+  int64_t c_in = 0;
+  std::vector<int64_t> shape_and_edges;
+  bool operator==(const TilingKey&) const = default;
+};
+
+struct TilingKeyHash {
+  size_t operator()(const TilingKey& k) const {
+    uint64_t h = 14695981039346656037ull;
+    auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+    mix(k.contents);
+    mix(static_cast<uint64_t>(k.op));
+    mix(static_cast<uint64_t>(k.c_in));
+    for (int64_t x : k.shape_and_edges) mix(static_cast<uint64_t>(x));
+    return static_cast<size_t>(h);
+  }
+};
+
+// The number of graph_and_spec_key's text (one per distinct text, never reused).
+uint32_t contents_id(const std::string& text) {
+  static std::mutex lock;
+  static std::unordered_map<std::string, uint32_t> ids;
+  const std::lock_guard<std::mutex> hold(lock);
+  return ids.emplace(text, static_cast<uint32_t>(ids.size())).first->second;
+}
+
+}  // namespace
+
 const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom,
                                   const DsaSpec& spec) {
   const Atom& a = dag.atoms[static_cast<size_t>(atom)];
   const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
-  // Atoms of one shape need the same input halos unless they touch an edge of the output
-  // (padding): the key holds which edges each touches.
-  std::vector<int64_t> shape_and_edges = region_shape(a.region);
-  for (size_t ax = 0; ax < a.region.size(); ++ax)
-    shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
-                              (a.region[ax].hi == l.shape[ax] ? 2 : 0));
-  // The graph's and the config's contents (graph_and_spec_key: two graphs or configs that differ
-  // in anything never share an entry), the layer, and the atom's shape, edges and reduction slice.
-  std::string key;
-  auto add = [&](const std::string& x) {
-    key.append(x);
-    key.push_back('|');
-  };
   if (graph_ != &g || spec_ != &spec) {
-    prefix_ = graph_and_spec_key(g, spec);
+    contents_ = contents_id(graph_and_spec_key(g, spec));
     graph_ = &g;
     spec_ = &spec;
   }
-  key = prefix_;
-  add(std::to_string(l.op));
-  for (int64_t x : shape_and_edges) add(std::to_string(x));
-  add(std::to_string(a.c_in.hi - a.c_in.lo));
+  // The graph's and the config's contents (graph_and_spec_key: two graphs or configs that differ
+  // in anything never share an entry), the layer, and the atom's shape, edges and reduction slice.
+  // Atoms of one shape need the same input halos unless they touch an edge of the output
+  // (padding): the key holds which edges each touches. Built in a per-thread key whose vector
+  // keeps its room, so a lookup that hits allocates nothing.
+  thread_local TilingKey key;
+  key.contents = contents_;
+  key.op = l.op;
+  key.c_in = a.c_in.hi - a.c_in.lo;
+  key.shape_and_edges.clear();
+  for (size_t ax = 0; ax < a.region.size(); ++ax)
+    key.shape_and_edges.push_back(a.region[ax].hi - a.region[ax].lo);
+  for (size_t ax = 0; ax < a.region.size(); ++ax)
+    key.shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
+                                  (a.region[ax].hi == l.shape[ax] ? 2 : 0));
   // One cache for the whole process, shared by the threads that price candidates (a tiling
   // depends on its key only; parallel_for's workers live for one call, so a per-thread cache
   // was lost after each). Entries are never erased, so the references handed out stay valid;
   // past its size limit, new tilings go to a per-thread cache that is cleared when full.
   static std::shared_mutex shared_lock;
-  static std::unordered_map<std::string, AtomTiling> shared;
+  static std::unordered_map<TilingKey, AtomTiling, TilingKeyHash> shared;
   constexpr size_t kSharedLimit = size_t{1} << 20;
   {
     const std::shared_lock<std::shared_mutex> read(shared_lock);
     const auto it = shared.find(key);
     if (it != shared.end()) return it->second;
   }
-  thread_local std::unordered_map<std::string, AtomTiling> cache;
+  thread_local std::unordered_map<TilingKey, AtomTiling, TilingKeyHash> cache;
   const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() > (1u << 16)) cache.clear();

@@ -43,11 +43,12 @@ class AtomTilings {
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
 
  private:
-  // The graph's and config's part of the cache key, for the graph and config last asked about
-  // (both outlive this object: it lives for one schedule or plan).
+  // The graph's and config's part of the cache key (the number of their contents' text), for the
+  // graph and config last asked about (both outlive this object: it lives for one schedule or
+  // plan).
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
-  std::string prefix_;
+  uint32_t contents_ = 0;
 };
 
 }  // namespace dgs::atomic
