@@ -221,12 +221,14 @@ class GpuModelStageCost : public StageCostModel {
   int64_t simulated_kernels_ = 0;
 };
 
-// Memoises another cost model by (units, strategy) and counts the distinct
-// stages costed.
-class MemoStageCost : public StageCostModel {
+// A cost model that forwards every question to another (`inner_`): the base of models that
+// change or observe one of them (MemoStageCost; tests that count what a search asks for).
+class ForwardingStageCost : public StageCostModel {
  public:
-  explicit MemoStageCost(StageCostModel& inner) : inner_(inner) {}
-  double stage_latency_us(const Network& net, const IosStage& stage) override;
+  explicit ForwardingStageCost(StageCostModel& inner) : inner_(inner) {}
+  double stage_latency_us(const Network& net, const IosStage& stage) override {
+    return inner_.stage_latency_us(net, stage);
+  }
   std::string describe() const override { return inner_.describe(); }
   bool has_lower_bound() const override { return inner_.has_lower_bound(); }
   double stage_latency_lower_bound_us(const Network& net, const IosStage& stage) override {
@@ -242,10 +244,20 @@ class MemoStageCost : public StageCostModel {
   std::string part_cost_signature(const Network& net, const Part& part) override {
     return inner_.part_cost_signature(net, part);
   }
+
+ protected:
+  StageCostModel& inner_;
+};
+
+// Memoises another cost model by (units, strategy) and counts the distinct
+// stages costed.
+class MemoStageCost : public ForwardingStageCost {
+ public:
+  explicit MemoStageCost(StageCostModel& inner) : ForwardingStageCost(inner) {}
+  double stage_latency_us(const Network& net, const IosStage& stage) override;
   int64_t distinct_stages() const { return static_cast<int64_t>(cache_.size()); }
 
  private:
-  StageCostModel& inner_;
   std::map<std::pair<std::vector<int>, bool>, double> cache_;
 };
 

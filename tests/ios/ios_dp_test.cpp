@@ -522,47 +522,22 @@ TEST(IosSchedules, GpuModelLowerBoundKeepsTheSchedule) {
   }
 }
 
-// A stage cost that forwards everything to a GPU-model cost (part keys and signatures
-// included); the tests below override what they count or switch off.
-struct ForwardingCost : StageCostModel {
-  GpuModelStageCost& inner;
-  explicit ForwardingCost(GpuModelStageCost& c) : inner(c) {}
-  double stage_latency_us(const Network& n, const IosStage& s) override {
-    return inner.stage_latency_us(n, s);
-  }
-  std::string describe() const override { return inner.describe(); }
-  bool has_lower_bound() const override { return true; }
-  double stage_latency_lower_bound_us(const Network& n, const IosStage& s) override {
-    return inner.stage_latency_lower_bound_us(n, s);
-  }
-  double stage_latency_tight_lower_bound_us(const Network& n, const IosStage& s) override {
-    return inner.stage_latency_tight_lower_bound_us(n, s);
-  }
-  std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
-                            int max_groups) override {
-    return inner.part_cost_key(n, d, p, max_groups);
-  }
-  std::string part_cost_signature(const Network& n, const Part& p) override {
-    return inner.part_cost_signature(n, p);
-  }
-};
-
 // A part whose DAG and part_cost_key repeat an earlier part's takes its result without a search:
 // the same schedule (stage by stage), latency and statistics as searching every part, with fewer
 // stages costed (NasNet's cells of one kind; Inception V3's Mixed_6c/6d, whose merge classes
 // enter the key).
 TEST(IosSchedules, RepeatedPartsKeepTheSchedule) {
-  struct Counting : ForwardingCost {  // part keys only when `keyed`; counts the stages costed
+  struct Counting : ForwardingStageCost {  // part keys only when `keyed`; counts the stages costed
     bool keyed;
     int64_t calls = 0;
-    Counting(GpuModelStageCost& c, bool k) : ForwardingCost(c), keyed(k) {}
+    Counting(GpuModelStageCost& c, bool k) : ForwardingStageCost(c), keyed(k) {}
     double stage_latency_us(const Network& n, const IosStage& s) override {
       ++calls;
-      return inner.stage_latency_us(n, s);
+      return inner_.stage_latency_us(n, s);
     }
     std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
                               int max_groups) override {
-      return keyed ? inner.part_cost_key(n, d, p, max_groups) : std::string();
+      return keyed ? inner_.part_cost_key(n, d, p, max_groups) : std::string();
     }
   };
   const GpuSpec spec = load_gpu_spec("v100");
@@ -620,17 +595,18 @@ TEST(IosCost, PartKeysTellCellsOfOtherShapesApart) {
 // that builds every key; NasNet's cells of one kind still build keys and repeat (equal keys,
 // equal signatures; other kernels, other signatures).
 TEST(IosSchedules, PartSignaturesSkipTheKeysOfPartsThatCannotRepeat) {
-  struct Counting : ForwardingCost {  // signatures only when `signatures`; counts the keys built
+  struct Counting
+      : ForwardingStageCost {  // signatures only when `signatures`; counts the keys built
     bool signatures;
     int keys = 0;
-    Counting(GpuModelStageCost& c, bool s) : ForwardingCost(c), signatures(s) {}
+    Counting(GpuModelStageCost& c, bool s) : ForwardingStageCost(c), signatures(s) {}
     std::string part_cost_key(const Network& n, const PartDag& d, const Part& p,
                               int max_groups) override {
       ++keys;
-      return inner.part_cost_key(n, d, p, max_groups);
+      return inner_.part_cost_key(n, d, p, max_groups);
     }
     std::string part_cost_signature(const Network& n, const Part& p) override {
-      return signatures ? inner.part_cost_signature(n, p) : std::string();
+      return signatures ? inner_.part_cost_signature(n, p) : std::string();
     }
   };
   const GpuSpec spec = load_gpu_spec("v100");
