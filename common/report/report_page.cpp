@@ -149,6 +149,33 @@ Counts counts_of(const CsvFile& s, size_t row) {
   return c;
 }
 
+// The columns of a summary.csv the page reads as counts (summary_table, common/report/report.h).
+constexpr const char* kCountColumns[] = {"own_hold",         "own_deviate",   "stand_in_hold",
+                                         "stand_in_deviate", "informational", "calibration",
+                                         "paper_cells"};
+
+// Refuses, in one line naming the file, a summary.csv the page would misread: a missing "item"
+// or count column, no "total" row, or a count that is not a non-negative integer (to_int would
+// show it as 0).
+void check_summary(const ReportFolder& f) {
+  if (!f.has_summary) return;
+  const std::string file = (fs::path(f.path) / "summary.csv").string();
+  if (f.summary.column("item") < 0) throw Error(file + ": no column 'item'");
+  for (const char* col : kCountColumns)
+    if (f.summary.column(col) < 0) throw Error(file + ": no column '" + col + "'");
+  bool total = false;
+  for (size_t i = 0; i < f.summary.rows.size(); ++i) {
+    const std::string item = f.summary.get(i, "item");
+    total = total || item == "total";
+    for (const char* col : kCountColumns) {
+      const std::string v = f.summary.get(i, col);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+        throw Error(file + ", item '" + item + "': " + col + " '" + v + "' is not a count");
+    }
+  }
+  if (!total) throw Error(file + ": no 'total' row (written at the end of a --all run)");
+}
+
 // The row of `item` in a summary.csv (the "item" column), or -1.
 int summary_row(const CsvFile& s, const std::string& item) {
   for (size_t i = 0; i < s.rows.size(); ++i)
@@ -501,6 +528,7 @@ ReportPage build_report_page(const std::string& dir) {
   std::vector<ReportFolder> papers;
   for (const std::string& n : names)
     papers.push_back(read_report_folder((fs::path(dir) / n).string()));
+  for (const ReportFolder& f : papers) check_summary(f);
   const bool has_compare = fs::is_directory(fs::path(dir) / "compare");
 
   std::ostringstream os;

@@ -30,8 +30,10 @@ struct ReportPage {
 
 // Reads every subfolder of `dir` that holds a summary.csv or an items.csv (papers, sorted by
 // name) and `dir`/compare/ when it exists. Throws dgs::Error when `dir` is not a folder, holds no
-// paper's reports ("no reports in <dir>: run ./build.sh reproduce or repro_<paper> --all"), or a
-// CSV file is malformed (naming the file and line).
+// paper's reports ("no reports in <dir>: run ./build.sh reproduce or repro_<paper> --all"), a
+// CSV file is malformed (naming the file and line), or a summary.csv lacks its item or count
+// columns or its total row, or has a count that is not a non-negative integer (naming the file,
+// item and column).
 ReportPage build_report_page(const std::string& dir);
 
 // build_report_page(dir), written to <dir>/index.html and <dir>/REPORT.md (each atomically);

@@ -153,6 +153,36 @@ TEST_F(ReportFolderFixture, RefusesAFolderWithoutReportsAndAMalformedCsv) {
   EXPECT_THROW(build_report_page(dir_.string()), Error);
 }
 
+// A summary.csv the page would misread (a count shown as 0) is refused in one line naming it.
+TEST_F(ReportFolderFixture, RefusesASummaryWithoutACountColumnATotalRowOrWithANonCount) {
+  auto error_of = [this](const std::string& summary) {
+    write_alpha();
+    write("alpha/summary.csv", summary);
+    try {
+      build_report_page(dir_.string());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string file = (dir_ / "alpha" / "summary.csv").string();
+  const std::string head =
+      "item,own_hold,own_deviate,stand_in_hold,stand_in_deviate,informational,calibration,"
+      "paper_cells,median_rel_error,p90_rel_error\r\n";
+  EXPECT_EQ(error_of("item,own_deviate\r\ntotal,1\r\n"), file + ": no column 'own_hold'");
+  EXPECT_EQ(error_of("own_hold\r\n1\r\n"), file + ": no column 'item'");
+  EXPECT_EQ(error_of(head + "fig4,1,1,0,0,1,0,3,0.05,0.5\r\n"),
+            file + ": no 'total' row (written at the end of a --all run)");
+  EXPECT_EQ(error_of(head + "fig4,1,abc,0,0,1,0,3,0.05,0.5\r\ntotal,1,1,0,0,1,0,3,0.05,0.5\r\n"),
+            file + ", item 'fig4': own_deviate 'abc' is not a count");
+  EXPECT_EQ(error_of(head + "total,1,1,0,0,1,0,,0.05,0.5\r\n"),
+            file + ", item 'total': paper_cells '' is not a count");
+  EXPECT_EQ(error_of(head + "total,-1,1,0,0,1,0,3,0.05,0.5\r\n"),
+            file + ", item 'total': own_hold '-1' is not a count");
+  // The medians may be empty (no cell with a paper value): accepted.
+  EXPECT_EQ(error_of(head + "total,1,1,0,0,1,0,0,,\r\n"), "no error");
+}
+
 TEST(ReportCompare, SkipsTheRunVaryingValuesAndNamesTheFirstDifferentCell) {
   EXPECT_TRUE(is_run_varying_column("p/items.csv", "wall_s"));
   EXPECT_TRUE(is_run_varying_column("p/fig1.csv", "cpu_search_s"));
