@@ -1,0 +1,115 @@
+// The environment fingerprint a --all run leaves beside its summary (cli/run_info.h):
+// run_info.csv names the build (the same values as the run's header line), the hardware configs
+// read with the hash of their text, the host, the start and wall time, and in measured mode the
+// GPU; items.csv gives each item's status, machine and wall time.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "common/report/report_folder.h"
+#include "common/util/build_info.h"
+#include "tests/cli/run_cli_capture.h"
+
+namespace dgs {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunInfoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("dgs_run_info_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // run_info.csv of the fake paper's last --all run: field -> value.
+  std::map<std::string, std::string> run_info_fields() const {
+    const CsvFile f = read_csv_file((dir_ / "fakepaper" / "run_info.csv").string());
+    EXPECT_EQ(f.header, (std::vector<std::string>{"field", "value"}));
+    std::map<std::string, std::string> out;
+    for (size_t i = 0; i < f.rows.size(); ++i) out[f.get(i, "field")] = f.get(i, "value");
+    return out;
+  }
+
+  // One experiment that prices nothing but reads its default GPU config (k80).
+  static std::vector<Experiment> one_experiment() {
+    return {{.kind = "fig",
+             .number = "1",
+             .caption = "reads its machine",
+             .run = [](ExperimentContext& ctx) { (void)ctx.gpu(); },
+             .has_measured_mode = true,
+             .default_hardware = "k80"}};
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RunInfoTest, AllRunWritesTheBuildTheConfigsReadAndTheTimes) {
+  const cli_test::Result r =
+      cli_test::run({"--all", "--seed", "7", "--out", dir_.string()}, one_experiment());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::map<std::string, std::string> v = run_info_fields();
+  const BuildInfo& b = build_info();
+  EXPECT_EQ(v.at("paper"), "fakepaper");
+  EXPECT_EQ(v.at("mode"), "model");
+  EXPECT_EQ(v.at("seed"), "7");
+  EXPECT_EQ(v.at("commit"), b.commit);
+  EXPECT_EQ(v.at("build_type"), b.build_type);
+  EXPECT_EQ(v.at("compiler"), b.compiler);
+  EXPECT_EQ(v.at("cuda"), b.cuda);
+  EXPECT_EQ(v.at("cudnn"), b.cudnn);
+  // The header line names the same build.
+  EXPECT_NE(r.out.find(std::string("build ") + b.commit + " (" + b.build_type + ", " + b.compiler),
+            std::string::npos)
+      << r.out;
+  // Each config read, with a hash of its text.
+  EXPECT_TRUE(
+      std::regex_match(v.at("hardware_configs"), std::regex("hw_configs/k80\\.json#[0-9a-f]{16}")))
+      << v.at("hardware_configs");
+  EXPECT_FALSE(v.at("host_cpu").empty());
+  EXPECT_GE(std::stoi(v.at("host_threads")), 1);
+  EXPECT_TRUE(std::regex_match(v.at("started_utc"),
+                               std::regex("20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-9:]{8}Z")))
+      << v.at("started_utc");
+  EXPECT_GE(std::stod(v.at("wall_s")), 0);
+  EXPECT_EQ(v.count("gpu"), 0u) << "model mode names no GPU";
+  // items.csv: the item's caption, status, machine and wall time.
+  const CsvFile items = read_csv_file((dir_ / "fakepaper" / "items.csv").string());
+  ASSERT_EQ(items.rows.size(), 1u);
+  EXPECT_EQ(items.get(0, "item"), "fig1");
+  EXPECT_EQ(items.get(0, "caption"), "reads its machine");
+  EXPECT_EQ(items.get(0, "status"), "ran");
+  EXPECT_EQ(items.get(0, "hardware"), "hw_configs/k80.json");
+  EXPECT_GE(std::stod(items.get(0, "wall_s")), 0);
+}
+
+TEST_F(RunInfoTest, MeasuredRunNamesTheGpu) {
+  const GpuProbe gpu_here = [](LiveGpuProperties* d, std::string*) {
+    *d = {"NVIDIA H200", 132, 90, 0};
+    return true;
+  };
+  const cli_test::Result r =
+      cli_test::run({"--all", "--mode", "measured", "--hw", "k80", "--out", dir_.string()},
+                    one_experiment(), gpu_here);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::map<std::string, std::string> v = run_info_fields();
+  EXPECT_EQ(v.at("mode"), "measured");
+  EXPECT_EQ(v.at("hw"), "k80");
+  // The GPU the CUDA runtime reports: its name, driver, clock and memory; on a machine where the
+  // runtime has none (a build without CUDA: the probe above is fake), "unknown (why)".
+  ASSERT_EQ(v.count("gpu"), 1u);
+  if (v.at("gpu").rfind("unknown (", 0) != 0) {
+    for (const char* f : {"gpu_driver", "gpu_core_clock_mhz", "gpu_memory"})
+      EXPECT_EQ(v.count(f), 1u) << f;
+  }
+}
+
+}  // namespace
+}  // namespace dgs
