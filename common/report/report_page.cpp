@@ -60,7 +60,8 @@ ul.notes li { margin: 3px 0; }
 details > summary { cursor: pointer; color: #0b5cad; }
 @media print {
   body { font-size: 10pt; max-width: none; padding: 0; }
-  nav, details > summary { display: none; }
+  nav { display: none; }
+  details:not([open]) > summary::after { content: " (folded: not printed; see the file)"; }
   section.paper, section#compare { break-before: page; }
   figure, tr, .legend { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
@@ -72,7 +73,8 @@ details > summary { cursor: pointer; color: #0b5cad; }
 }
 )css";
 
-// Tables longer than this are folded in a <details> element on screen.
+// Tables longer than this are folded in a <details> element, whose summary names the file (in
+// print, too: a folded table is not printed, and says so).
 constexpr size_t kFoldRows = 60;
 
 std::string html_esc(const std::string& s) {
@@ -296,7 +298,8 @@ void data_table(std::ostream& os, const std::string& rel, const CsvFile& t) {
   const double near = claim_rule(ClaimKind::Ratio).tolerance;
   const double off = claim_rule(ClaimKind::Time).tolerance;
   const bool fold = t.rows.size() > kFoldRows;
-  if (fold) os << "<details><summary>" << t.rows.size() << " rows</summary>\n";
+  if (fold)
+    os << "<details><summary>" << t.rows.size() << " rows of " << html_esc(rel) << "</summary>\n";
   os << "<div class=\"wrap\"><table class=\"data\" data-file=\"" << html_esc(rel) << "\"><caption>"
      << html_esc(t.name) << "</caption>\n<tr>";
   for (size_t c = 0; c < t.header.size(); ++c)

@@ -153,6 +153,21 @@ TEST_F(ReportFolderFixture, RefusesAFolderWithoutReportsAndAMalformedCsv) {
   EXPECT_THROW(build_report_page(dir_.string()), Error);
 }
 
+// A table over 60 rows is folded; its summary names the file, and stays visible in print, where
+// the folded table is not printed (Chromium prints a closed <details> as its summary alone).
+TEST_F(ReportFolderFixture, AFoldedTableNamesItsFileOnScreenAndInPrint) {
+  write_alpha();
+  std::string big = "k,v\r\n";
+  for (int i = 0; i < 61; ++i) big += std::to_string(i) + ",1\r\n";
+  write("alpha/fig4_big.csv", big);
+  const std::string h = build_report_page(dir_.string()).html;
+  EXPECT_NE(h.find("<details><summary>61 rows of alpha/fig4_big.csv</summary>"), std::string::npos);
+  EXPECT_EQ(h.find("<details><summary>3 rows"), std::string::npos);  // fig4.csv: not folded
+  const std::string print = h.substr(h.find("@media print"));
+  EXPECT_EQ(print.substr(0, print.find("\n}")).find("summary { display: none"), std::string::npos);
+  EXPECT_NE(print.find("details:not([open]) > summary::after"), std::string::npos);
+}
+
 // A summary.csv the page would misread (a count shown as 0) is refused in one line naming it.
 TEST_F(ReportFolderFixture, RefusesASummaryWithoutACountColumnATotalRowOrWithANonCount) {
   auto error_of = [this](const std::string& summary) {
