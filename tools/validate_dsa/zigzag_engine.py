@@ -248,7 +248,8 @@ def run_one(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--venv", default=os.path.join(ROOT, "build", "validate_dsa_venv"))
     ap.add_argument("--layers", type=int, default=0, help="at most this many layers per network")
     ap.add_argument("--jobs", type=int, default=1)

@@ -187,7 +187,8 @@ def complete(loops, sizes):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--venv", default=os.path.join(zz.ROOT, "build", "validate_dsa_venv"))
     ap.add_argument("--test", default=os.path.join(zz.ROOT, "build", "test_dsamodel"))
     a = ap.parse_args()
