@@ -8,7 +8,7 @@
 // run_varying_values(), common/report/report_compare.h) and prints the first 20 differences.
 //
 // Exit codes: 0 written / no difference; 1 the folders differ; 2 bad arguments or input (a
-// missing folder, a malformed CSV or summary.csv: one line "error: ...").
+// missing folder, a malformed CSV, summary.csv or SVG: one line "error: ...").
 #include <cstdio>
 #include <exception>
 #include <filesystem>

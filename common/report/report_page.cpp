@@ -14,6 +14,7 @@
 #include "common/report/report_folder.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
+#include "common/util/text.h"
 
 namespace dgs {
 
@@ -278,10 +279,25 @@ void environment_section(std::ostream& os, const std::vector<ReportFolder>& pape
   os << "</table></div>\n</section>\n";
 }
 
-std::string inline_svg(const std::string& text) {
-  // The XML declaration is not HTML; the <svg> element itself is kept as written.
+// The SVG file at `path`, from its <svg> element on (the XML declaration is not HTML), as written.
+// The page inlines it, so an SVG without an <svg> element, or with a script or a reference outside
+// the page (the suite writes neither), is refused in one line naming the file.
+std::string inline_svg(const std::string& path) {
+  const std::string text = read_file(path);
   const size_t begin = text.find("<svg");
-  return begin == std::string::npos ? "" : text.substr(begin);
+  if (begin == std::string::npos) throw Error(path + ": no <svg> element");
+  std::string lower = ascii_lower(text);
+  lower.erase(std::remove_if(lower.begin(), lower.end(), [](char c) { return c == ' '; }),
+              lower.end());
+  for (const char* outside :
+       {"<script", "<foreignobject", "javascript:", "href=\"http", "href='http", "src=\"http",
+        "src='http", "url(http", "url(\"http", "url('http", "@import",
+        "onload=", "onerror=", "onclick=", "onmouse", "onfocus=", "onbegin="}) {
+    if (lower.find(outside) != std::string::npos)
+      throw Error(path + ": has '" + outside +
+                  "': the page inlines its SVGs, runs no script and fetches nothing");
+  }
+  return text.substr(begin);
 }
 
 // A CSV file as a table: numbers right-aligned, paper columns tinted, our cells that have a paper
@@ -400,7 +416,7 @@ void item_section(std::ostream& os, const ReportFolder& f, const ReportItem& it)
   os << "</p>\n";
   for (const std::string& s : it.svgs) {
     os << "<figure class=\"chart\" data-file=\"" << html_esc(f.key + "/" + s) << "\">"
-       << inline_svg(read_file((dir / s).string())) << "<figcaption>" << html_esc(s)
+       << inline_svg((dir / s).string()) << "<figcaption>" << html_esc(s)
        << "</figcaption></figure>\n";
   }
   for (const std::string& t : it.tables)

@@ -33,7 +33,7 @@ struct ReportPage {
 // paper's reports ("no reports in <dir>: run ./build.sh reproduce or repro_<paper> --all"), a
 // CSV file is malformed (naming the file and line), or a summary.csv lacks its item or count
 // columns or its total row, or has a count that is not a non-negative integer (naming the file,
-// item and column).
+// item and column), or an SVG has no <svg> element, a script or a reference outside the page.
 ReportPage build_report_page(const std::string& dir);
 
 // build_report_page(dir), written to <dir>/index.html and <dir>/REPORT.md (each atomically);

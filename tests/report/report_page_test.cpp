@@ -168,6 +168,30 @@ TEST_F(ReportFolderFixture, AFoldedTableNamesItsFileOnScreenAndInPrint) {
   EXPECT_NE(print.find("details:not([open]) > summary::after"), std::string::npos);
 }
 
+// The page inlines the SVGs: one that has no <svg> element, a script or a reference outside the
+// page is refused in one line naming it (the suite's SVG, with its xmlns, is not).
+TEST_F(ReportFolderFixture, RefusesAnSvgWithAScriptAnOutsideReferenceOrNoSvgElement) {
+  const std::string file = (dir_ / "alpha" / "fig4.svg").string();
+  auto error_of = [&](const std::string& svg) {
+    write_alpha();
+    write("alpha/fig4.svg", svg);
+    try {
+      build_report_page(dir_.string());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string open = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">";
+  EXPECT_EQ(error_of(open + "<rect width=\"10\" height=\"10\"/></svg>"), "no error");
+  EXPECT_EQ(error_of("<?xml version=\"1.0\"?>\n<html></html>"), file + ": no <svg> element");
+  const std::string why = "': the page inlines its SVGs, runs no script and fetches nothing";
+  EXPECT_EQ(error_of(open + "<SCRIPT>alert(1)</SCRIPT></svg>"), file + ": has '<script" + why);
+  EXPECT_EQ(error_of(open + "<image href = \"https://x.org/a.png\"/></svg>"),
+            file + ": has 'href=\"http" + why);
+  EXPECT_EQ(error_of(open + "<rect onload=\"f()\"/></svg>"), file + ": has 'onload=" + why);
+}
+
 // A summary.csv the page would misread (a count shown as 0) is refused in one line naming it.
 TEST_F(ReportFolderFixture, RefusesASummaryWithoutACountColumnATotalRowOrWithANonCount) {
   auto error_of = [this](const std::string& summary) {
