@@ -1,7 +1,8 @@
 // The report page over the committed reports (reports/ of the source tree, the model-mode
-// results of every paper): its HTML agrees with the files it summarises, and it renders in a real
-// browser (headless Chromium, Debian's `chromium`, installed by `./build.sh test`): every figure
-// loads with a size, every section is there, nothing is fetched from outside the page. The
+// results of every paper): its HTML agrees with the files it summarises (and the committed
+// REPORT.md is the one they give), and it renders in a real browser (headless Chromium, Debian's
+// `chromium`, installed by `./build.sh test`): every figure loads with a size, every section is
+// there, nothing is fetched from outside the page. The
 // browser test leaves a screenshot of the top of the page (the summary) in the build folder,
 // report_summary.png (the README's picture is a copy of it).
 #include <gtest/gtest.h>
@@ -124,6 +125,10 @@ TEST(CommittedReportPage, HtmlAgreesWithTheReportFilesItSummarises) {
     EXPECT_NE(page.markdown.find("(`" + p + "`) | " + std::to_string(items) + " | "),
               std::string::npos);
   }
+  // The committed REPORT.md is the one these reports give (regenerated with them: `repro_report
+  // reports`).
+  EXPECT_EQ(read_file((kReports / "REPORT.md").string()), page.markdown)
+      << "reports/REPORT.md is stale: run ./build/repro_report reports and commit it";
 }
 
 // The browser: `chromium` on PATH, or DGS_CHROMIUM.
