@@ -361,13 +361,8 @@ class Simulator {
           for (const auto& r : g.residents) dt = std::min(dt, r.remaining / r.rate);
       }
       state_changed_ = false;
-      for (size_t s = 0; s < streams_.size(); ++s) {
-        const int i = next_in_stream_[s];
-        if (i < static_cast<int>(streams_[s].size())) {
-          const SimKernel& k = ks_[static_cast<size_t>(streams_[s][static_cast<size_t>(i)])];
-          if (k.ready > t && k.dispatched == 0) dt = std::min(dt, k.ready - t);
-        }
-      }
+      // (Both minima are over values that are never NaN, so taking them apart gives the same.)
+      dt = std::min(dt, next_launch_dt_);
       if (!std::isfinite(dt)) break;  // nothing resident, nothing to come
       // Advance to the event at t + dt; the residents whose blocks end there are completed in
       // the same pass (their group's warps and blocks are counted before, over the interval).
@@ -437,14 +432,22 @@ class Simulator {
   }
 
   // The kernels that may dispatch at time t, in FIFO order of readiness (ties: stream order).
-  void dispatch(double t, int64_t stamp) {
+  __attribute__((noinline)) void dispatch(double t, int64_t stamp) {
     pending_.clear();
+    // Also the time to the next launch: the earliest ready - t over the streams' next kernels not
+    // ready yet (none of their blocks is dispatched; completions, which change the streams' next
+    // kernels, come after it is read).
+    next_launch_dt_ = std::numeric_limits<double>::infinity();
     for (size_t s = 0; s < streams_.size(); ++s) {
       const int i = next_in_stream_[s];
       if (i >= static_cast<int>(streams_[s].size())) continue;
       const int kid = streams_[s][static_cast<size_t>(i)];
       const SimKernel& k = ks_[static_cast<size_t>(kid)];
-      if (k.ready <= t && k.dispatched < k.grid) pending_.push_back(kid);
+      if (k.ready <= t) {
+        if (k.dispatched < k.grid) pending_.push_back(kid);
+      } else if (k.dispatched == 0) {
+        next_launch_dt_ = std::min(next_launch_dt_, k.ready - t);
+      }
     }
     small_stable_sort(pending_, [&](int a, int b) {
       return ks_[static_cast<size_t>(a)].ready < ks_[static_cast<size_t>(b)].ready;
@@ -666,7 +669,7 @@ class Simulator {
 
   // Advances g's residents by dt and completes those whose blocks end (at time t), keeping the
   // others in order.
-  void advance_group(SmGroup& g, double dt, double t) {
+  __attribute__((noinline)) void advance_group(SmGroup& g, double dt, double t) {
     size_t kept = 0;
     for (size_t ri = 0; ri < g.residents.size(); ++ri) {
       Resident& r = g.residents[ri];
@@ -730,6 +733,7 @@ class Simulator {
       }
   }
 
+  double next_launch_dt_ = 0;   // set by dispatch: the time to the next launch (inf: none)
   bool state_changed_ = true;   // a group changed since the rates were last computed
   bool w_valid_ = false;        // w_ holds the current items' weights
   bool freed_ = true;           // a block ended since the last dispatch
