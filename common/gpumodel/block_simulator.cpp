@@ -432,7 +432,7 @@ class Simulator {
   }
 
   // The kernels that may dispatch at time t, in FIFO order of readiness (ties: stream order).
-  __attribute__((noinline)) void dispatch(double t, int64_t stamp) {
+  void dispatch(double t, int64_t stamp) {
     pending_.clear();
     // Also the time to the next launch: the earliest ready - t over the streams' next kernels not
     // ready yet (none of their blocks is dispatched; completions, which change the streams' next
@@ -669,7 +669,7 @@ class Simulator {
 
   // Advances g's residents by dt and completes those whose blocks end (at time t), keeping the
   // others in order.
-  __attribute__((noinline)) void advance_group(SmGroup& g, double dt, double t) {
+  void advance_group(SmGroup& g, double dt, double t) {
     size_t kept = 0;
     for (size_t ri = 0; ri < g.residents.size(); ++ri) {
       Resident& r = g.residents[ri];
