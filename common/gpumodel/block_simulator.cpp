@@ -43,6 +43,9 @@ struct SmGroup {
   int threads = 0, warps = 0, blocks = 0, regs = 0;
   int64_t smem = 0;
   std::vector<Resident> residents;
+  // The first resident's remaining work (0: no resident), set when the group was last advanced:
+  // merge_groups's quick test (same_state implies equal values; compared with ==, like it).
+  double first_remaining = 0;
   bool same_state(const SmGroup& o) const {
     return threads == o.threads && warps == o.warps && blocks == o.blocks && regs == o.regs &&
            smem == o.smem && residents == o.residents;
@@ -348,39 +351,32 @@ class Simulator {
     while (true) {
       // Kernels whose launch has completed and whose blocks are not all dispatched, FIFO.
       dispatch(t, events);
-      if (state_changed_) compute_rates();
-      state_changed_ = false;
-      // Next event: a resident group finishing, or a kernel becoming ready.
+      // Next event: a resident group finishing (the earliest remaining / rate over the residents
+      // in order, found by compute_rates when it sets the rates), or a kernel becoming ready.
       double dt = std::numeric_limits<double>::infinity();
-      for (const auto& g : groups_)
-        for (const auto& r : g.residents) dt = std::min(dt, r.remaining / r.rate);
-      for (size_t s = 0; s < streams_.size(); ++s) {
-        const int i = next_in_stream_[s];
-        if (i < static_cast<int>(streams_[s].size())) {
-          const SimKernel& k = ks_[static_cast<size_t>(streams_[s][static_cast<size_t>(i)])];
-          if (k.ready > t && k.dispatched == 0) dt = std::min(dt, k.ready - t);
-        }
+      if (state_changed_) {
+        dt = compute_rates();
+      } else {
+        for (const auto& g : groups_)
+          for (const auto& r : g.residents) dt = std::min(dt, r.remaining / r.rate);
       }
+      state_changed_ = false;
+      // (Both minima are over values that are never NaN, so taking them apart gives the same.)
+      dt = std::min(dt, next_launch_dt_);
       if (!std::isfinite(dt)) break;  // nothing resident, nothing to come
-      // Advance.
+      // Advance to the event at t + dt; the residents whose blocks end there are completed in
+      // the same pass (their group's warps and blocks are counted before, over the interval).
+      const double t_next = t + dt;
       int64_t warps_now = 0, busy_now = 0;
-      bool any_done = false;  // complete() changes nothing otherwise (an event of a launch)
       for (auto& g : groups_) {
         warps_now += int64_t{g.count} * g.warps;
         if (g.blocks > 0) busy_now += g.count;
-        for (auto& r : g.residents) {
-          r.remaining -= r.rate * dt;
-          if (r.remaining <= kDoneEpsilon) {
-            r.remaining = 0;
-            any_done = true;
-          }
-        }
+        advance_group(g, dt, t_next);
       }
       warp_integral += static_cast<double>(warps_now) * dt;
       busy_integral += static_cast<double>(busy_now) * dt;
-      t += dt;
+      t = t_next;
       ++events;
-      if (any_done) complete(t);
       merge_groups();
     }
     res.latency_us = t;
@@ -438,12 +434,20 @@ class Simulator {
   // The kernels that may dispatch at time t, in FIFO order of readiness (ties: stream order).
   void dispatch(double t, int64_t stamp) {
     pending_.clear();
+    // Also the time to the next launch: the earliest ready - t over the streams' next kernels not
+    // ready yet (none of their blocks is dispatched; completions, which change the streams' next
+    // kernels, come after it is read).
+    next_launch_dt_ = std::numeric_limits<double>::infinity();
     for (size_t s = 0; s < streams_.size(); ++s) {
       const int i = next_in_stream_[s];
       if (i >= static_cast<int>(streams_[s].size())) continue;
       const int kid = streams_[s][static_cast<size_t>(i)];
       const SimKernel& k = ks_[static_cast<size_t>(kid)];
-      if (k.ready <= t && k.dispatched < k.grid) pending_.push_back(kid);
+      if (k.ready <= t) {
+        if (k.dispatched < k.grid) pending_.push_back(kid);
+      } else if (k.dispatched == 0) {
+        next_launch_dt_ = std::min(next_launch_dt_, k.ready - t);
+      }
     }
     small_stable_sort(pending_, [&](int a, int b) {
       return ks_[static_cast<size_t>(a)].ready < ks_[static_cast<size_t>(b)].ready;
@@ -523,7 +527,8 @@ class Simulator {
   // The rate rule (see the header) for every resident. Items are the residents of all groups,
   // groups in order, residents in order (the order fixes the water-filling's arithmetic).
   // The rates of the current state: the memo's, or computed (compute_rates_of_state) and stored.
-  void compute_rates() {
+  // Returns the earliest remaining / rate over the residents in order.
+  double compute_rates() {
     // Per group its SM count and resident count, then per resident its kernel's id and blocks
     // (the group's warps follow from those).
     std::vector<uint64_t>& sig = memo_.sig();
@@ -538,16 +543,24 @@ class Simulator {
                       static_cast<uint32_t>(r.blocks));
     }
     memo_.set_residents(residents);
+    double dt = std::numeric_limits<double>::infinity();
     if (const uint64_t* rates = memo_.find()) {
       for (SmGroup& g : groups_)
-        for (Resident& r : g.residents) r.rate = std::bit_cast<double>(*rates++);
-      return;
+        for (Resident& r : g.residents) {
+          r.rate = std::bit_cast<double>(*rates++);
+          dt = std::min(dt, r.remaining / r.rate);
+        }
+      return dt;
     }
     compute_rates_of_state();
     memo_.insert([&](auto&& put) {
       for (const SmGroup& g : groups_)
-        for (const Resident& r : g.residents) put(r.rate);
+        for (const Resident& r : g.residents) {
+          put(r.rate);
+          dt = std::min(dt, r.remaining / r.rate);
+        }
     });
+    return dt;
   }
 
   void compute_rates_of_state() {
@@ -654,34 +667,44 @@ class Simulator {
     }
   }
 
-  void complete(double t) {
-    for (auto& g : groups_) {
-      for (size_t ri = 0; ri < g.residents.size();) {
-        Resident& r = g.residents[ri];
-        if (r.remaining > 0) {
-          ++ri;
-          continue;
-        }
-        SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-        state_changed_ = true;
-        freed_ = true;
-        g.threads -= k.threads * r.blocks;
-        g.warps -= k.warps * r.blocks;
-        g.blocks -= r.blocks;
-        g.regs -= k.regs * r.blocks;
-        g.smem -= k.smem * r.blocks;
-        k.finished += int64_t{r.blocks} * g.count;
-        if (k.finished == k.grid) {
-          k.end = t;
-          if (r.kernel == exclusive_running_) exclusive_running_ = -1;
-          const size_t s = static_cast<size_t>(k.stream);
-          ++next_in_stream_[s];
-          const int i = next_in_stream_[s];
-          if (i < static_cast<int>(streams_[s].size()))
-            ks_[static_cast<size_t>(streams_[s][static_cast<size_t>(i)])].ready = t + m_.launch_us;
-        }
-        g.residents.erase(g.residents.begin() + static_cast<std::ptrdiff_t>(ri));
+  // Advances g's residents by dt and completes those whose blocks end (at time t), keeping the
+  // others in order.
+  void advance_group(SmGroup& g, double dt, double t) {
+    size_t kept = 0;
+    for (size_t ri = 0; ri < g.residents.size(); ++ri) {
+      Resident& r = g.residents[ri];
+      r.remaining -= r.rate * dt;
+      if (r.remaining <= kDoneEpsilon) {
+        r.remaining = 0;
+        complete(g, r, t);
+        continue;
       }
+      if (kept != ri) g.residents[kept] = r;
+      ++kept;
+    }
+    g.residents.resize(kept);
+    g.first_remaining = kept > 0 ? g.residents[0].remaining : 0.0;
+  }
+
+  // Resident r of group g has finished its blocks at time t (the caller removes it).
+  void complete(SmGroup& g, const Resident& r, double t) {
+    SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
+    state_changed_ = true;
+    freed_ = true;
+    g.threads -= k.threads * r.blocks;
+    g.warps -= k.warps * r.blocks;
+    g.blocks -= r.blocks;
+    g.regs -= k.regs * r.blocks;
+    g.smem -= k.smem * r.blocks;
+    k.finished += int64_t{r.blocks} * g.count;
+    if (k.finished == k.grid) {
+      k.end = t;
+      if (r.kernel == exclusive_running_) exclusive_running_ = -1;
+      const size_t s = static_cast<size_t>(k.stream);
+      ++next_in_stream_[s];
+      const int i = next_in_stream_[s];
+      if (i < static_cast<int>(streams_[s].size()))
+        ks_[static_cast<size_t>(streams_[s][static_cast<size_t>(i)])].ready = t + m_.launch_us;
     }
   }
 
@@ -691,10 +714,15 @@ class Simulator {
     spare_.push_back(std::move(g.residents));
   }
 
+  // Merges the groups in the same state (called after advance_group has run on every group, so
+  // that their first_remaining is current; a merge changes only the surviving group's count).
   void merge_groups() {
     for (size_t a = 0; a < groups_.size(); ++a)
       for (size_t b = a + 1; b < groups_.size();) {
-        if (groups_[a].same_state(groups_[b])) {
+        const SmGroup& ga = groups_[a];
+        const SmGroup& gb = groups_[b];
+        if (ga.first_remaining == gb.first_remaining &&
+            ga.residents.size() == gb.residents.size() && ga.same_state(gb)) {
           groups_[a].count += groups_[b].count;
           state_changed_ = true;
           retire(groups_[b]);
@@ -705,6 +733,7 @@ class Simulator {
       }
   }
 
+  double next_launch_dt_ = 0;   // set by dispatch: the time to the next launch (inf: none)
   bool state_changed_ = true;   // a group changed since the rates were last computed
   bool w_valid_ = false;        // w_ holds the current items' weights
   bool freed_ = true;           // a block ended since the last dispatch
