@@ -122,7 +122,8 @@ Simulator::UnitLoads Simulator::load_unit(const TaskRun& r, int u, double gate) 
   for (const Piece& pc : pieces) {
     const double ready = std::max(gate, pc.available);
     if (staged && pc.level == Level::Dram && !pc.units) {
-      const Span once = dram_transfer(u, dram_once / n, ready);
+      const Span once = dram_transfer(u, dram_once / n, std::max(ready, r.staged_from));
+      l.staged_start = once.start;
       global_bytes_ += dram_once / n;  // written into the global buffer on the way
       const Span again = global_transfer(cluster_of(u), u, (pc.bytes - dram_once) / n, once.start);
       load_start = load_start < 0 ? once.start : std::min(load_start, once.start);
@@ -203,19 +204,24 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
   const InputPieces inputs = gather_pieces(d);
   const Piece& from_dram = inputs.from_dram;
   const double dram_once = inputs.dram_once;
-  // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
-  // or several cores reading the same region) pass through its cluster's global buffer when
-  // they fit beside the tensors resident there: DRAM gives each region once, the global buffer
-  // the rest over the cluster bus.
-  const bool staged =
-      !s_.global_level.empty() && from_dram.bytes > dram_once &&
-      dram_once <= static_cast<double>(s_.global_bytes) -
-                       resident_global_[static_cast<size_t>(cluster_of(d.units.front()))];
   WriteRecord* home = partial_home(t);
   const bool partial_follower = home != nullptr;
-  const TaskRun run{t, d, n, tiled, tiles, stage_start, staged, dram_once, partial_follower, home};
+  TaskRun run{t, d, n, tiled, tiles, stage_start, false, 0, dram_once, partial_follower, home};
   std::vector<double>& needs = needs_;
   unit_needs(run, inputs.pinned_in_place, si, ti);
+  // Staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
+  // or several cores reading the same region) pass through its cluster's global buffer when they
+  // fit beside the tensors resident there: DRAM gives each region once, the global buffer the rest
+  // over the cluster bus. They hold their room from their DRAM read's start to the task's end;
+  // the read waits until the other tasks' staging and the tensors released at stage ends leave it.
+  if (!s_.global_level.empty() && from_dram.bytes > dram_once) {
+    double from = INFINITY;  // the earliest its DRAM read can start
+    for (size_t k = 0; k < d.units.size(); ++k)
+      from = std::min(from, std::max(load_gate(run, k), from_dram.available));
+    run.staged_from = staging_start(d.units, dram_once, from);
+    run.staged = run.staged_from < INFINITY;
+  }
+  double staged_start = INFINITY;
 
   const double overhead = s_.task_overhead_cycles;
   double task_end = stage_start;
@@ -227,6 +233,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     const UnitLoads loads = load_unit(run, u, gate);
     const double load_start = loads.start, load_end = loads.end, local_hit = loads.local_hit;
     const double add_cycles = loads.add_cycles;
+    staged_start = std::min(staged_start, loads.staged_start);
     // The port carries the operands to and from the array and vector unit and, while tiles
     // run, this unit's loads and stores as well: the compute lasts as long as the longer of the
     // two (an untiled task loads before and stores after it computes).
@@ -275,6 +282,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
                   [&](const auto& r) { return r.first <= last_tile_start_[ui]; });
     task_end = std::max(task_end, unit_done);
   }
+  if (run.staged) hold_staging(d.units, dram_once, staged_start, task_end);
   macs_ += d.macs;
   local_bytes_ += d.operand_bytes;
   register_bits_ += d.register_bits;

@@ -55,6 +55,13 @@
 //  - staging (clusters): the DRAM regions a task reads more than once (its loop nest's re-reads,
 //    or several cores reading one region) pass through its cluster's global buffer when they fit
 //    beside the tensors resident there: DRAM gives each region once, the global buffer the rest.
+//    Staged regions take room in the global buffer (each unit's equal share in its cluster's)
+//    from the start of their DRAM read to the end of the task, counted in peak_<global>_bytes
+//    with the resident tensors; the read waits until what other tasks stage there and the
+//    tensors released at earlier stage ends (still held before then) leave room for them, and
+//    they are read from DRAM every time when they never fit. Staging thus does not overfill the
+//    buffer, except by a tensor that a task later in the plan writes there while an earlier
+//    task's staging is under way (not counted against it).
 //  - Tensors are stored and computed in the config's datatype, whatever the graph's dtype.
 //
 // Resources: each core/engine has a compute queue (matrix, vector and move cycles of unit_cost.h
@@ -92,7 +99,8 @@ namespace dgs {
 //   bytes_by_link (mesh): the bytes each directed link carried, "link (x,y)->(x',y')";
 //   busy_us_by_unit: "core" or "engine" (compute, summed over units), "matrix", "vector", "dma";
 //   energy_pj_by_component: "mac", "registers", each level name, "noc" (mesh), "static";
-//   details: peak_<level>_bytes (the fullest buffer instance), noc_byte_hops, noc_max_link_bytes,
+//   details: peak_<level>_bytes (the fullest buffer instance; at the global level, resident and
+//   staged bytes), noc_byte_hops, noc_max_link_bytes,
 //   noc_links_used, mac_utilisation, dram_busy_fraction, transfers.
 EvaluationResult evaluate_dsa_plan(const Graph& g, const Plan& plan, const DsaSpec& spec);
 

@@ -16,6 +16,7 @@ void Simulator::release_stage(size_t stage, double at) {
       local_releases_[static_cast<size_t>(buffer)].push_back({at, bytes});
     } else {
       resident_global_[static_cast<size_t>(buffer - n_units_)] -= bytes;
+      global_releases_[static_cast<size_t>(buffer - n_units_)].push_back({at, bytes});
     }
     events_[static_cast<size_t>(buffer)].push_back({at, -bytes});
   }
@@ -117,6 +118,58 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
       held.push_back({x, r, bytes});
       total += bytes;
     }
+  }
+}
+
+double Simulator::staging_start(const std::vector<int>& units, double dram_once, double from) {
+  from = std::max(from, horizon_);  // no transfer starts before the horizon
+  std::vector<double>& share = staged_share_;
+  share.assign(static_cast<size_t>(s_.clusters), 0.0);
+  for (int u : units)
+    share[static_cast<size_t>(cluster_of(u))] += dram_once / static_cast<double>(units.size());
+  std::vector<std::pair<double, double>>& ev = staged_events_;
+  double start = from;
+  for (size_t c = 0; c < share.size(); ++c) {
+    if (share[c] <= 0) continue;
+    const double room = static_cast<double>(s_.global_bytes) - resident_global_[c] - share[c];
+    if (room < 0) return INFINITY;
+    std::vector<Staged>& held = staged_[c];
+    std::erase_if(held, [&](const Staged& x) { return x.end <= horizon_; });
+    ev.clear();
+    for (const Staged& x : held)
+      if (x.end > from) {
+        ev.push_back({std::max(x.start, from), x.bytes});
+        ev.push_back({x.end, -x.bytes});
+      }
+    // Tensors released at stage ends after `from` are still held until then.
+    std::erase_if(global_releases_[c], [&](const auto& x) { return x.first <= horizon_; });
+    for (const auto& [at, bytes] : global_releases_[c])
+      if (at > from) {
+        ev.push_back({from, bytes});
+        ev.push_back({at, -bytes});
+      }
+    // After the last moment the earlier stagings and those tensors hold more than the room:
+    // from the release that ends it (releases before acquisitions at the same time).
+    std::sort(ev.begin(), ev.end());
+    double cur = 0;
+    bool over = false;
+    for (const auto& [at, bytes] : ev) {
+      if (over) start = std::max(start, at);
+      cur += bytes;
+      over = cur > room;
+    }
+  }
+  return start;
+}
+
+void Simulator::hold_staging(const std::vector<int>& units, double dram_once, double start,
+                             double end) {
+  const double share = dram_once / static_cast<double>(units.size());
+  for (int u : units) {
+    const int c = cluster_of(u);
+    staged_[static_cast<size_t>(c)].push_back({start, end, share});
+    events_[static_cast<size_t>(n_units_ + c)].push_back({start, share});
+    events_[static_cast<size_t>(n_units_ + c)].push_back({end, -share});
   }
 }
 

@@ -74,6 +74,8 @@ class Simulator {
     held_params_.assign(static_cast<size_t>(n_units_), {});
     pinned_.assign(static_cast<size_t>(n_units_), {});
     resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
+    staged_.assign(static_cast<size_t>(s.clusters), {});
+    global_releases_.assign(static_cast<size_t>(s.clusters), {});
     events_.resize(static_cast<size_t>(n_units_ + s.clusters));
   }
 
@@ -222,14 +224,16 @@ class Simulator {
     bool tiled = false;
     double tiles = 1;
     double stage_start = 0;
-    bool staged = false;  // DRAM re-reads staged through the cluster's global buffer
+    bool staged = false;     // DRAM re-reads staged through the cluster's global buffer
+    double staged_from = 0;  // staged: their DRAM read waits for room in the global buffer
     double dram_once = 0;
     bool partial_follower = false;
     WriteRecord* home = nullptr;  // a partial follower's home
   };
   struct UnitLoads {
     double start = -1, end = 0, local_hit = 0;
-    double add_cycles = 0;  // a partial sum's add of its running sum
+    double add_cycles = 0;     // a partial sum's add of its running sum
+    double staged_start = -1;  // staged: when its DRAM regions start coming into the global buffer
   };
   void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
                 double& stage_end);
@@ -264,6 +268,13 @@ class Simulator {
   // used going first when that room shrinks); the task's own are kept whole when they fit it,
   // or when the task held them whole for its whole run (stays).
   void hold_params(const DsaTaskDemand& d);
+  // Staging (clusters): a task's DRAM regions read once (dram_once) take each unit's equal share
+  // of it in the global buffer of the unit's cluster. The earliest time from `from` (the earliest
+  // its DRAM read can start) after which, in every cluster of `units`, that fits beside the
+  // resident tensors and what earlier tasks stage there; INFINITY when it never fits.
+  double staging_start(const std::vector<int>& units, double dram_once, double from);
+  // Holds the staged shares from `start` to `end` (counted in peak_<global>_bytes).
+  void hold_staging(const std::vector<int>& units, double dram_once, double start, double end);
 
   const Graph& g_;
   const Plan& p_;
@@ -291,6 +302,14 @@ class Simulator {
     size_t until = 0;  // released at the end of this stage
   };
   std::vector<std::vector<PinnedParam>> pinned_;  // per unit (Task::pinned)
+  struct Staged {
+    double start = 0, end = 0, bytes = 0;
+  };
+  std::vector<std::vector<Staged>> staged_;  // per cluster: what tasks stage in its global buffer
+  // Per global buffer, the (time, bytes) of its releases at stage ends not older than the horizon.
+  std::vector<std::vector<std::pair<double, double>>> global_releases_;
+  std::vector<double> staged_share_;  // scratch: a staging task's bytes by cluster
+  std::vector<std::pair<double, double>> staged_events_;  // scratch of staging_start
   // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
   // some task pins.
   std::map<std::pair<int, int>, size_t> pin_last_read_;

@@ -524,6 +524,83 @@ TEST(DsaModel, DdrReReadsAreStagedThroughTheLlb) {
   EXPECT_GT(unstaged.latency_us, r.latency_us);
 }
 
+// Staged regions take room in the LLB until their task ends (issue #23: the LLB's reported
+// peak read 0 while it staged them, and concurrent tasks could stage more than it holds). Two
+// GEMMs as above, A_i [2048, 32] x B_i [32, 2048] -> y_i, each on one core in one stage: each
+// stages A_i and B_i (2 x 131072 = 262144 bytes). On cores [0,0] and [0,1] both stage at once in
+// cluster 0's LLB: peak 2 x 262144 = 524288 bytes. With an LLB of 524287 bytes the second one's
+// DDR read waits for the first task's end: peak 262144, both still staged (DDR moves each input
+// once and y_i: 2 x (262144 + 8388608) bytes), and the second task runs after the first as it
+// would alone (twice the latency of one). On cores of two clusters, each LLB stages one task:
+// peak 262144 even with an LLB of 262144 bytes, and no wait.
+TEST(DsaModel, StagedBytesOccupyTheLlbUntilTheirTaskEnds) {
+  Graph g;
+  g.name = "two_gemms";
+  std::vector<int> mms;
+  for (const char* i : {"1", "2"}) {
+    const int a = g.add_input(std::string("A") + i, {2048, 32});
+    const int b = g.add_weight(std::string("B") + i, {32, 2048});
+    mms.push_back(
+        g.add_op(OpKind::MatMul, std::string("mm") + i, {a, b}, {}, 1, {std::string("y") + i}));
+    g.mark_output(g.op(mms.back()).outputs[0]);
+  }
+  auto plan_on = [&](std::vector<int> second_core) {
+    Task t1 = task_on({mms[0]}, UnitKind::Core, {0, 0});
+    Task t2 = task_on({mms[1]}, UnitKind::Core, std::move(second_core));
+    t1.tile = t2.tile = {64, 64};
+    return plan_of({{t1, t2}});
+  };
+  Task one = task_on({mms[0]}, UnitKind::Core, {0, 0});
+  one.tile = {64, 64};
+  DsaSpec spec = load_dsa_spec("stcp920");
+  const double alone = evaluate_dsa_plan(g, plan_of({{one}}), spec).latency_us;
+  const double ddr = 2 * (262144 + 8388608);
+
+  const EvaluationResult both = evaluate_dsa_plan(g, plan_on({0, 1}), spec);
+  EXPECT_DOUBLE_EQ(value_of(both.details, "peak_llb_bytes"), 2 * 262144);
+  EXPECT_DOUBLE_EQ(value_of(both.bytes_by_level, "ddr"), ddr);
+  EXPECT_DOUBLE_EQ(value_of(both.bytes_by_level, "llb"), 2 * 33 * 131072);
+  EXPECT_LT(both.latency_us, 2 * alone);
+
+  spec.global_bytes = 2 * 262144 - 1;
+  const EvaluationResult waits = evaluate_dsa_plan(g, plan_on({0, 1}), spec);
+  EXPECT_DOUBLE_EQ(value_of(waits.details, "peak_llb_bytes"), 262144);
+  EXPECT_DOUBLE_EQ(value_of(waits.bytes_by_level, "ddr"), ddr);
+  EXPECT_DOUBLE_EQ(value_of(waits.bytes_by_level, "llb"), 2 * 33 * 131072);
+  EXPECT_DOUBLE_EQ(waits.latency_us, 2 * alone);
+
+  spec.global_bytes = 262144;
+  const EvaluationResult apart = evaluate_dsa_plan(g, plan_on({1, 0}), spec);
+  EXPECT_DOUBLE_EQ(value_of(apart.details, "peak_llb_bytes"), 262144);
+  EXPECT_DOUBLE_EQ(value_of(apart.bytes_by_level, "ddr"), ddr);
+  EXPECT_LT(apart.latency_us, 2 * alone);
+}
+
+// A staging that would start before a stage's end waits for the tensors released there. Stage 0
+// writes a's output (fp16 [1,16,8,8]: 2048 bytes) to cluster 0's LLB, stage 1 reads it (released
+// at its end), stage 2's GEMM (as above, on a free core) stages 262144 bytes and may load during
+// stage 1 (one stage ahead). With an LLB of 2048 + 262143 bytes its DDR read waits for the
+// release: peak 262144 bytes, not 2048 + 262144; still staged (DDR: x, y, A and B once, y2).
+TEST(DsaModel, StagingWaitsForTheTensorsReleasedAtAStageEnd) {
+  Graph g = relu_chain(8, 8);
+  const int a = g.add_input("A", {2048, 32});
+  const int b = g.add_weight("B", {32, 2048});
+  const int mm = g.add_op(OpKind::MatMul, "mm", {a, b}, {}, 1, {"y2"});
+  g.mark_output(g.op(mm).outputs[0]);
+  Task first = task_on({0}, UnitKind::Core, {0, 0});
+  first.scope[g.op(0).outputs[0]] = "llb";
+  Task gemm = task_on({mm}, UnitKind::Core, {0, 2});
+  gemm.tile = {64, 64};
+  const Plan p = plan_of({{first}, {task_on({1}, UnitKind::Core, {0, 1})}, {gemm}});
+  DsaSpec spec = load_dsa_spec("stcp920");
+  EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, p, spec).details, "peak_llb_bytes"),
+                   2048 + 262144);
+  spec.global_bytes = 2048 + 262143;
+  const EvaluationResult r = evaluate_dsa_plan(g, p, spec);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_llb_bytes"), 262144);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "ddr"), 2 * 2048 + 262144 + 8388608);
+}
+
 TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
   for (const char* name : {"stcp920", "atomic_mesh", "atomic_prototype"}) {
     const HardwareSpec hw = load_hardware(name);
@@ -534,6 +611,11 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
     EXPECT_LE(value_of(r.details, "peak_" + hw.dsa->local_level + "_bytes"),
               static_cast<double>(hw.dsa->local_bytes))
         << name;
+    if (!hw.dsa->global_level.empty()) {  // resident and staged bytes
+      EXPECT_LE(value_of(r.details, "peak_" + hw.dsa->global_level + "_bytes"),
+                static_cast<double>(hw.dsa->global_bytes))
+          << name;
+    }
     // No faster than the MACs at the peak rate of every unit.
     const double macs = r.flops / 2;
     EXPECT_GT(r.latency_us * hw.dsa->clock_mhz,
