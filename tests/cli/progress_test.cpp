@@ -80,12 +80,13 @@ TEST(ProgressTest, ConcurrentLinesArriveWholeOncePerCallWithNonDecreasingTimes) 
   ExperimentContext ctx("fakepaper", "fig1", RunOptions{}, out, "v100");
   ctx.set_progress_stream(&err);
   const ProgressFn done = ctx.progress_fn();
-  constexpr int kThreads = 8, kCalls = 200;
+  constexpr int kThreads = 8, kCalls = 1000;
+  const std::string filler(200, 'x');  // long lines: a longer write for another to cut into
   std::vector<std::thread> threads;
   for (int k = 0; k < kThreads; ++k) {
     threads.emplace_back([&, k] {
       for (int c = 0; c < kCalls; ++c)
-        done("thread " + std::to_string(k) + " call " + std::to_string(c) + " of a longer text");
+        done("thread " + std::to_string(k) + " call " + std::to_string(c) + " " + filler);
     });
   }
   for (std::thread& t : threads) t.join();
