@@ -15,6 +15,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,11 @@
 namespace dgs {
 
 enum class RunMode { Model, Measured };
+
+// Reports that one unit of work of an item has ended (`what`: the unit, e.g. a network's name):
+// ExperimentContext::progress_fn, passed to code that runs units on several threads. May be
+// empty (no lines); callable from any thread.
+using ProgressFn = std::function<void(const std::string& what)>;
 
 struct RunOptions {
   std::string hw;     // --hw: empty = each experiment's own default (the paper's machine)
@@ -103,8 +109,15 @@ class ExperimentContext {
   // A progress line for one unit of work of a long item (a network, a batch, a configuration, a
   // search round, a schedule): "[<id> <elapsed> s] <what>", written to the progress stream (the
   // run's stderr; none under --quiet) and flushed at once, so that a log or a pipe shows where a
-  // long run is. Elapsed time counts from the start of the experiment.
-  void progress(const std::string& what);
+  // long run is. Elapsed time counts from the start of the experiment. Thread-safe: a unit run on
+  // a worker (parallel_for) calls it when it ends; the time is read and the line written under
+  // one lock, so lines arrive whole, in the order the units end, with non-decreasing times.
+  void progress(const std::string& what) const;
+  // progress() as a callback, for code that runs units one per CPU (a paper's prefetch) and
+  // reports each as it ends. Valid while this context lives.
+  ProgressFn progress_fn() const {
+    return [this](const std::string& what) { progress(what); };
+  }
   void set_progress_stream(std::ostream* s) { progress_ = s; }
   // Stages any other output file, <id><suffix> (e.g. "_plan.json").
   void emit_file(const std::string& suffix, const std::string& content);
@@ -125,6 +138,7 @@ class ExperimentContext {
   ItemSummary summary_;
   std::vector<std::string> calibration_noted_;  // configs whose calibrated constants are noted
   std::ostream* progress_ = nullptr;            // where progress() writes; none: silent
+  mutable std::mutex progress_mutex_;           // one progress line at a time
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 
 #include "cli/cli.h"
@@ -28,8 +29,10 @@ ExperimentContext::ExperimentContext(std::string paper, std::string experiment_i
       out_(out),
       hardware_name_(opts_.hw.empty() ? std::move(default_hardware) : opts_.hw) {}
 
-void ExperimentContext::progress(const std::string& what) {
+void ExperimentContext::progress(const std::string& what) const {
   if (progress_ == nullptr) return;
+  // The time is read under the lock: lines in the stream are in the order of their times.
+  const std::lock_guard<std::mutex> lock(progress_mutex_);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   char stamp[32];

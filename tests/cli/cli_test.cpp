@@ -2,13 +2,17 @@
 // run_cli is called in-process with a fake paper and captured streams.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "cli/cli.h"
 #include "common/cuda/device.h"
 #include "common/hw/hardware.h"
 #include "common/util/error.h"
+#include "common/util/parallel_for.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
 #include "tests/cli/run_cli_capture.h"
@@ -342,6 +346,40 @@ TEST_F(CliTest, ProgressLinesGoToStderrWithElapsedTimeUnlessQuiet) {
   EXPECT_NE(r.err.find(" s] network resnet50 (1 of 2)\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" s] network bert_base (2 of 2)\n"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("network resnet50"), std::string::npos) << "progress is not a result";
+  const Result quiet = run({"--fig", "1", "--quiet", "--out", out_dir()}, e);
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+}
+
+// An item that runs its units one per CPU (parallel_for) prints one line per unit as the unit
+// ends: in the order they end (forced here: the last index first), times non-decreasing.
+TEST_F(CliTest, ParallelUnitsPrintOneProgressLineEachInTheOrderTheyEnd) {
+  constexpr int kUnits = 4;
+  std::vector<Experiment> e = experiments();
+  e[0].run = [](ExperimentContext& ctx) {
+    std::atomic<int> turn{kUnits - 1};
+    parallel_for(kUnits, kUnits, [&](int64_t i) {
+      while (turn.load() != i) std::this_thread::yield();
+      ctx.progress("network " + std::to_string(i));
+      turn.store(static_cast<int>(i) - 1);
+    });
+    ctx.emit_table("Fig. 1", fig1_table());
+  };
+  const Result r = run({"--fig", "1", "--out", out_dir()}, e);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.err_lines(), kUnits) << r.err;
+  std::istringstream lines(r.err);
+  double last = 0;
+  for (int i = kUnits - 1; i >= 0; --i) {
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line));
+    double t = -1;
+    char what[32] = {};
+    ASSERT_EQ(std::sscanf(line.c_str(), "[fig1 %lf s] %31[^\n]", &t, what), 2) << line;
+    EXPECT_EQ(std::string(what), "network " + std::to_string(i)) << r.err;
+    EXPECT_GE(t, last) << r.err;
+    last = t;
+  }
   const Result quiet = run({"--fig", "1", "--quiet", "--out", out_dir()}, e);
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");

@@ -50,7 +50,7 @@ void run_fig10(ExperimentContext& ctx) {
     return c;
   };
   const std::vector<std::string> nets = networks_run(1, DsaDataflow::KC);
-  prefetch_ls_ad_runs(nets, 1, spec, ctx.options().seed);
+  prefetch_ls_ad_runs(nets, 1, spec, ctx.options().seed, ctx.progress_fn());
   // Each network's run (Fig. 8's KC-P run), or the model's refusal of one of its plans.
   std::vector<const LsAdRun*> runs(nets.size(), nullptr);
   std::vector<std::string> refused(nets.size());

@@ -88,6 +88,7 @@ void run_fig2(ExperimentContext& ctx) {
                         .kind = ClaimKind::Percentage,
                         .unit = "%"});
     }
+    ctx.progress(net);
   }
   chart.series = {paper_series, ours_series};
   const std::string engines = std::to_string(spec.units());

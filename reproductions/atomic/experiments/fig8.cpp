@@ -43,6 +43,7 @@ std::vector<Fig8NetRuns> fig8_net_runs(ExperimentContext& ctx, const std::vector
                         .result.latency_us;
     } catch (const Error& e) {
       r.refused = e.what();
+      ctx.progress(nets[static_cast<size_t>(i)] + ": refused");
       return r;
     }
     // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
@@ -50,6 +51,7 @@ std::vector<Fig8NetRuns> fig8_net_runs(ExperimentContext& ctx, const std::vector
     r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
                          dsa_hardware_spec(spec))
                     .latency_us;
+    ctx.progress(nets[static_cast<size_t>(i)] + ": IL-Pipe, even atoms");
     return r;
   });
 }
@@ -148,7 +150,9 @@ void run_fig8(ExperimentContext& ctx) {
     std::map<std::string, double> speedup;  // per network run (the chart's bars)
     ctx.progress(dfn + ": the networks' LS and AD runs, one per CPU at a time");
     const std::vector<std::string> nets = networks_run(1, df);
-    prefetch_ls_ad_runs(nets, 1, spec, ctx.options().seed);
+    prefetch_ls_ad_runs(nets, 1, spec, ctx.options().seed, [&](const std::string& net) {
+      ctx.progress(dfn + " " + net + ": LS, AD");
+    });
     ctx.progress(dfn + ": the networks' IL-Pipe runs and even-atom diagnostics, one per CPU");
     const std::vector<Fig8NetRuns> net_runs = fig8_net_runs(ctx, nets, spec);
     for (size_t n = 0; n < nets.size(); ++n) {

@@ -103,9 +103,13 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
 }
 
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
-                         uint64_t seed) {
-  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(),
-               [&](int64_t i) { cached_outcome(nets[static_cast<size_t>(i)], batch, spec, seed); });
+                         uint64_t seed, const ProgressFn& done) {
+  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
+    const std::string& net = nets[static_cast<size_t>(i)];
+    const bool computed_before = ls_ad_cache.contains(run_key(net, batch, spec, seed));
+    cached_outcome(net, batch, spec, seed);
+    if (done && !computed_before) done(net);
+  });
 }
 
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {

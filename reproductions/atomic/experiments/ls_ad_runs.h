@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
 #include "common/graph/graph.h"
 #include "common/hw/dsa_spec.h"
 #include "common/hw/evaluation_result.h"
@@ -49,9 +50,10 @@ struct LsAdRun {
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
 // Computes into that cache the runs of `nets` it lacks (refusals included), one network per CPU
 // at a time, so that an item's loop over them finds every run there: the results do not depend
-// on the order in which they finish.
+// on the order in which they finish. `done` (if any) is called with a network's name as its runs
+// end (not for one found in the cache).
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
-                         uint64_t seed);
+                         uint64_t seed, const ProgressFn& done = {});
 // The same, computed and returned, not cached (for callers that keep only a summary of it).
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
 

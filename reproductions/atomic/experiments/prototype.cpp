@@ -75,6 +75,7 @@ void run_prototype(ExperimentContext& ctx) {
                       .informational = "the prototype's buffers, NoC and memory are not stated "
                                        "(the config reuses the simulated mesh's), so absolute "
                                        "frame rates are not comparable"});
+    ctx.progress(w.zoo);
   }
   chart.series = {ps, os};
   ctx.note(

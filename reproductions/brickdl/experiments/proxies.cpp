@@ -224,6 +224,7 @@ void run_fig11(ExperimentContext& ctx) {
            .base = base,
            .evaluated_us = evaluate_merged(g, {ops}, v, edge, ctx.hardware()).latency_us});
     }
+    ctx.progress("bricks " + name);
   }
   emit_breakdown(ctx, "fig11", "16^3", rows,
                  "Fig. 11: three-layer proxy (224^3 x 64), brick sizes, time relative to cuDNN",

@@ -29,7 +29,7 @@ double geomean(const std::vector<double>& v) {
 }  // namespace
 
 void run_fig14(ExperimentContext& ctx) {
-  prefetch_runs();  // the configurations one per CPU at a time
+  prefetch_runs(ctx.progress_fn());  // the configurations one per CPU at a time
   note_constants(ctx);
   const PaperData pd = ctx.paper_data("fig14.csv");
   Table t({"label", "model", "tvm_throughput", "astitch_throughput", "graphturbo_throughput",

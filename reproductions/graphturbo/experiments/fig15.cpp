@@ -50,7 +50,7 @@ void run_fig15(ExperimentContext& ctx) {
   // The variants at GraphTurbo's batches per cluster (its autotuned choice), one configuration
   // per CPU at a time, each into its own slot.
   ctx.progress("the configurations' runs, one per CPU at a time");
-  prefetch_runs();
+  prefetch_runs(ctx.progress_fn());
   std::vector<const ModelRow*> rows;
   for (const ModelRow& m : model_rows())
     if (!m.zoo.empty()) rows.push_back(&m);
@@ -62,10 +62,10 @@ void run_fig15(ExperimentContext& ctx) {
     for (size_t k = 0; k < 3; ++k)
       variants[static_cast<size_t>(i)][k] =
           run_on_dsa(m.zoo, m.batch, approaches[k], stcp920(), b, m.seq_len);
+    ctx.progress(m.label + " (" + m.name + "): V1-V3");
   });
   for (size_t row = 0; row < rows.size(); ++row) {
     const ModelRow& m = *rows[row];
-    ctx.progress(m.label + " (" + m.name + ")");
     const RowRuns& r = runs_of(m);
     const DsaRun& v1 = variants[row][0];
     const DsaRun& v2 = variants[row][1];

@@ -78,13 +78,16 @@ const RowRuns& runs_of(const ModelRow& m) {
   return runs_cache.get(m.label, [&] { return compute_runs(m); });
 }
 
-void prefetch_runs() {
+void prefetch_runs(const ProgressFn& done) {
   std::vector<const ModelRow*> rows;
   for (const ModelRow& m : model_rows())
-    if (!m.zoo.empty()) rows.push_back(&m);
+    if (!m.zoo.empty() && !runs_cache.contains(m.label)) rows.push_back(&m);
   stcp920();  // loaded here, not by the first worker
-  parallel_for(static_cast<int64_t>(rows.size()), available_cpus(),
-               [&](int64_t i) { runs_of(*rows[static_cast<size_t>(i)]); });
+  parallel_for(static_cast<int64_t>(rows.size()), available_cpus(), [&](int64_t i) {
+    const ModelRow& m = *rows[static_cast<size_t>(i)];
+    runs_of(m);
+    if (done) done(m.label + " (" + m.name + ")");
+  });
 }
 
 void note_constants(ExperimentContext& ctx) {

@@ -28,8 +28,9 @@ struct RowRuns {
 const RowRuns& runs_of(const ModelRow& m);
 // Computes the runs of every zoo configuration not computed yet, one configuration per CPU at a
 // time (each into its own slot, kept in order): the same runs as runs_of computes one by one;
-// each approach's schedule_s is then its wall time beside another configuration's runs.
-void prefetch_runs();
+// each approach's schedule_s is then its wall time beside another configuration's runs. `done`
+// (if any) is called as each configuration's runs end ("<label> (<model>)").
+void prefetch_runs(const ProgressFn& done = {});
 
 // The built-in config of the STCP920 DSA model: what stcp920() loads, and the default machine
 // (Experiment::default_hardware) of every experiment that runs on it, so that each such item

@@ -16,7 +16,7 @@
 namespace dgs::graphturbo {
 
 void run_table2(ExperimentContext& ctx) {
-  prefetch_runs();  // the configurations one per CPU at a time
+  prefetch_runs(ctx.progress_fn());  // the configurations one per CPU at a time
   note_constants(ctx);
   const PaperData pd = ctx.paper_data("table2.csv");
   Table t({"label", "model", "batch", "tvm_batches_per_cluster", "paper_tvm_batches_per_cluster",
@@ -25,7 +25,6 @@ void run_table2(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   for (const ModelRow& m : model_rows()) {
     const std::vector<std::pair<std::string, std::string>> key = {{"label", m.label}};
-    ctx.progress(m.label + " (" + m.name + ")");
     const Cell ptvm = pd.cell(key, "tvm_batches_per_cluster");
     const Cell pgt = pd.cell(key, "graphturbo_batches_per_cluster");
     const Cell pthr = pd.cell(key, "tvm_throughput");

@@ -16,7 +16,7 @@
 namespace dgs::graphturbo {
 
 void run_table3(ExperimentContext& ctx) {
-  prefetch_runs();  // the configurations one per CPU at a time
+  prefetch_runs(ctx.progress_fn());  // the configurations one per CPU at a time
   note_constants(ctx);
   ctx.note(
       "counts: written tensors (per cluster, per instance slice) at each level; the paper's "

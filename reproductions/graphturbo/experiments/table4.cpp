@@ -16,7 +16,7 @@
 namespace dgs::graphturbo {
 
 void run_table4(ExperimentContext& ctx) {
-  prefetch_runs();  // the configurations one per CPU at a time
+  prefetch_runs(ctx.progress_fn());  // the configurations one per CPU at a time
   note_constants(ctx);
   ctx.note(
       "ours: wall-clock seconds to build each approach's plan on this machine (GraphTurbo: "

@@ -44,7 +44,6 @@ void schedules_figure(ExperimentContext& ctx, bool with_paper, const std::string
                " networks, one per CPU at a time");
   prefetch_searches(ctx, models, 1, spec, kScheduleNames);
   for (const std::string& m : models) {
-    ctx.progress(m);
     chart.categories.push_back(m);
     std::vector<double> lat;
     std::vector<double> search;

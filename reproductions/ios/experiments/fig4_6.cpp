@@ -62,6 +62,7 @@ void run_fig4_6(ExperimentContext& ctx) {
       for (int r : {3, 2, 1}) {
         const SearchResult res = fresh_search(net, spec, StrategySet::Both, Pruning{r, s});
         const double lat = evaluate_schedule(net, res.schedule, ctx.hardware()).latency_us / 1e3;
+        ctx.progress(m + ", s=" + std::to_string(s) + ", r=" + std::to_string(r));
         const auto key = std::vector<std::pair<std::string, std::string>>{
             {"model", m}, {"r", std::to_string(r)}, {"s", std::to_string(s)}};
         const auto pl = p.value(key, "latency_ms");

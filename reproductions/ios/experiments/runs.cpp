@@ -133,6 +133,7 @@ int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::strin
       const StrategySet strategies = strategies_of(search.second);
       search_cache.get(search.first, [&] { return search_on(cost, net, strategies, prune); });
     }
+    ctx.progress(j.model + ": " + std::to_string(j.searches.size()) + " searches");
   });
   return searches;
 }

@@ -43,7 +43,8 @@ const SearchResult& schedule_for(const ExperimentContext& ctx, const std::string
 // of them is not simulated again for the next; each into its own slot, cached in order): the
 // same results and statistics as running them one by one on fresh cost models. Each search's
 // seconds are its own wall time (beside another network's searches), with the stages of the
-// network's earlier searches at hand. Returns the searches run.
+// network's earlier searches at hand. A progress line as each network's searches end. Returns
+// the searches run.
 int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::string>& models,
                       int64_t batch, const GpuSpec& spec,
                       const std::vector<std::string>& schedule_names, const Pruning& prune = {});

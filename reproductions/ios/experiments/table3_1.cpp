@@ -79,6 +79,7 @@ void run_table3_1(ExperimentContext& ctx) {
         best_d = w;
       }
     }
+    ctx.progress(m + ": " + std::to_string(net.parts.size()) + " blocks counted");
     const int n = static_cast<int>(best->units.size());
     const double bound = transition_bound(n, best_d);
     const double sched = to_double_u128(best_stats.schedules);

@@ -54,7 +54,6 @@ std::map<std::string, double> speedups_vs_ansor_like(ExperimentContext& ctx, con
   const WelderArch arch = arch_from_gpu(gpu, st.tc);
   std::map<std::string, double> out;
   for (const auto& [m, zo] : e2e_cases(ctx, st)) {
-    ctx.progress(gpu.name + " " + st.label() + " " + m->label);
     out[m->label] = zoo_variant_latency_ms(m->zoo, zo, arch, Variant::AnsorLike) /
                     zoo_variant_latency_ms(m->zoo, zo, arch, Variant::Welder);
   }
@@ -136,18 +135,30 @@ void prefetch_e2e_cases(ExperimentContext& ctx, const std::string& fig,
   std::vector<ZooVariantsCase> cases;
   for (const E2eSetting& st : settings) {
     const WelderArch a = experiment_arch(ctx, st.tc);
-    for (const auto& [mp, zo] : e2e_cases(ctx, st)) cases.push_back({mp->zoo, zo, a, kAllVariants});
+    for (const auto& [mp, zo] : e2e_cases(ctx, st))
+      cases.push_back({mp->zoo, zo, a, kAllVariants, st.label() + " " + mp->label});
   }
   if (fig == "12") {
     const GpuSpec v100 = ctx.options().hw.empty() ? load_gpu_spec("v100_pcie") : ctx.gpu();
     for (const E2eSetting& st : settings) {
       const WelderArch a = arch_from_gpu(v100, st.tc);
       for (const auto& [mp, zo] : e2e_cases(ctx, st))
-        cases.push_back({mp->zoo, zo, a, {Variant::AnsorLike, Variant::Welder}});
+        cases.push_back({mp->zoo,
+                         zo,
+                         a,
+                         {Variant::AnsorLike, Variant::Welder},
+                         v100.name + " " + st.label() + " " + mp->label});
     }
   }
+  if (fig == "10") {  // the SIMT cases of the TensorCore claims (add_tensor_core_claims)
+    const E2eSetting simt{DType::F32, false, 1};
+    const WelderArch a = arch_from_gpu(ctx.gpu(), simt.tc);
+    for (const auto& [mp, zo] : e2e_cases(ctx, simt))
+      cases.push_back(
+          {mp->zoo, zo, a, {Variant::AnsorLike, Variant::Welder}, simt.label() + " " + mp->label});
+  }
   ctx.progress("scheduling " + std::to_string(cases.size()) + " cases, one per CPU at a time");
-  prefetch_zoo_variants(cases);
+  prefetch_zoo_variants(cases, ctx.progress_fn());
 }
 
 // A geomean speedup of data/welder/speedups.csv and its source.
@@ -259,7 +270,6 @@ void run_end_to_end(ExperimentContext& ctx, const std::string& fig) {
     cs.label = st.label();
     for (const auto& [mp, zo] : e2e_cases(ctx, st)) {
       const Table2Model& m = *mp;
-      ctx.progress(st.label() + " " + m.label);
       const auto s = zoo_variants(m.zoo, zo, a, kAllVariants);
       double ms[4];
       for (size_t i = 0; i < 4; ++i) ms[i] = zoo_variant_latency_ms(m.zoo, zo, a, kAllVariants[i]);

@@ -56,14 +56,16 @@ double zoo_variant_latency_ms(const std::string& name, const ZooOptions& opts,
 // Schedules and evaluates (zoo_variant_latency_ms) the variants of every case, one case per CPU
 // at a time (a case's variants in order, as zoo_variants runs them; different tile-graphs share
 // nothing), into the memo: an item's loop then finds them there, with the same schedules and
-// latencies as computing them one by one.
+// latencies as computing them one by one. `done` (if any) is called with a case's `label` as its
+// variants end.
 struct ZooVariantsCase {
   std::string name;
   ZooOptions opts;
   WelderArch arch;
   std::vector<Variant> variants;
+  std::string label;  // the case in a progress line
 };
-void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases);
+void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases, const ProgressFn& done = {});
 
 // Table 2's ten models, in the paper's order, with the zoo name of each ("" = not in the zoo).
 struct Table2Model {

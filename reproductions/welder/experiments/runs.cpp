@@ -218,10 +218,11 @@ Claim stand_in_claim(Claim c, const char* stand_in) {
   return c;
 }
 
-void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases) {
+void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases, const ProgressFn& done) {
   parallel_for(static_cast<int64_t>(cases.size()), available_cpus(), [&](int64_t i) {
     const ZooVariantsCase& c = cases[static_cast<size_t>(i)];
     for (Variant v : c.variants) zoo_variant_latency_ms(c.name, c.opts, c.arch, v);
+    if (done) done(c.label);
   });
 }
 
