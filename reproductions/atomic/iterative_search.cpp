@@ -31,7 +31,10 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
   const size_t first = s.candidates.size();
   s.candidates.resize(first + cs.size());
   std::mutex keep;
-  std::string error;  // the first candidate's refusal, thrown once every worker has finished
+  // The refusal of the lowest-indexed candidate refused, thrown once every worker has finished
+  // (whichever candidate finishes first, so the error does not depend on the thread count).
+  std::string error;
+  size_t error_index = cs.size();
   parallel_for(static_cast<int64_t>(cs.size()), available_cpus(), [&](int64_t i) {
     const Candidate& c = cs[static_cast<size_t>(i)];
     const IterationSpaceMemo spaces(g);  // the DAG, its buffering and its plan ask for regions
@@ -49,7 +52,10 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
       result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
     } catch (const Error& e) {
       const std::lock_guard<std::mutex> lock(keep);
-      if (error.empty()) error = e.what();
+      if (static_cast<size_t>(i) < error_index) {
+        error = e.what();
+        error_index = static_cast<size_t>(i);
+      }
       return;
     }
     const std::lock_guard<std::mutex> lock(keep);
@@ -68,7 +74,35 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
       s.result = std::move(result);
     }
   });
-  if (!error.empty()) throw Error(error);
+  if (error_index < cs.size()) throw Error(error);
+}
+
+// The second round's candidates: Algorithm 1's atoms at up to o.target_doublings doublings of
+// the SA's target S within `budget` (one of the first round's, whose shape options and SA result
+// are options_of[h] and sa_of[h] for budget = local_bytes / 2^(h+1)); a doubling whose atoms
+// equal the previous rung's is skipped, and the ladder stops once every layer takes its largest
+// shape.
+std::vector<Candidate> target_ladder(
+    const DsaSpec& spec, const IterativeSearchOptions& o,
+    const std::vector<std::vector<std::vector<ShapeOption>>>& options_of,
+    const std::vector<AnnealResult>& sa_of, int64_t budget) {
+  int h = 0;
+  while (spec.local_bytes / (int64_t{2} << h) != budget) ++h;
+  const auto& options = options_of[static_cast<size_t>(h)];
+  const AnnealResult& sa = sa_of[static_cast<size_t>(h)];
+  std::vector<int> largest(options.size());
+  for (size_t l = 0; l < options.size(); ++l) largest[l] = static_cast<int>(options[l].size()) - 1;
+  std::vector<Candidate> ladder;
+  std::vector<int> previous = sa.choice;
+  double target = sa.target_cycles;
+  for (int k = 1; k <= o.target_doublings && previous != largest; ++k) {
+    target *= 2;
+    std::vector<int> choice = shapes_at_target(options, target);
+    if (choice == previous) continue;
+    previous = choice;
+    ladder.push_back({chosen_shapes(options, choice), target, budget});
+  }
+  return ladder;
 }
 
 }  // namespace
@@ -100,27 +134,22 @@ IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uin
     for (const Candidate& c : first) seen = seen || c.shapes == shapes;
     if (!seen) first.push_back({std::move(shapes), sa_of.back().target_cycles, budget});
   }
-  price_candidates(g, spec, first, best);
   // 2. Algorithm 1's atoms at up to kTargetDoublings doublings of the SA's target S, within the
-  // budget whose SA atoms ran fastest.
-  const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
-  int h = 0;
-  while (spec.local_bytes / (int64_t{2} << h) != budget) ++h;
-  const auto& options = options_of[static_cast<size_t>(h)];
-  const AnnealResult& sa = sa_of[static_cast<size_t>(h)];
-  std::vector<int> largest(options.size());
-  for (size_t l = 0; l < options.size(); ++l) largest[l] = static_cast<int>(options[l].size()) - 1;
-  std::vector<Candidate> ladder;
-  std::vector<int> previous = sa.choice;
-  double target = sa.target_cycles;
-  for (int k = 1; k <= o.target_doublings && previous != largest; ++k) {
-    target *= 2;
-    std::vector<int> choice = shapes_at_target(options, target);
-    if (choice == previous) continue;
-    previous = choice;
-    ladder.push_back({chosen_shapes(options, choice), target, budget});
+  // budget whose SA atoms ran fastest. With one atom set in the first round (every budget's SA
+  // gave the same atoms), that budget is known before any pricing: both rounds are priced
+  // together (the same candidates in the same order, so the same search), and the first one's
+  // long candidate runs beside the ladder's instead of alone.
+  if (first.size() == 1) {
+    std::vector<Candidate> both = first;
+    const std::vector<Candidate> ladder =
+        target_ladder(spec, o, options_of, sa_of, first[0].budget);
+    both.insert(both.end(), ladder.begin(), ladder.end());
+    price_candidates(g, spec, both, best);
+    return best;
   }
-  price_candidates(g, spec, ladder, best);
+  price_candidates(g, spec, first, best);
+  const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
+  price_candidates(g, spec, target_ladder(spec, o, options_of, sa_of, budget), best);
   return best;
 }
 

@@ -101,5 +101,39 @@ TEST(IterativeSearch, EveryCandidatePlanStaysWithinTheBufferOverTime) {
   }
 }
 
+// With one atom set in the first round (here a single admission budget), that round and the
+// target ladder are priced together: candidate 0 is the SA's atoms, the others the doublings of
+// its target within its budget, in order; the kept plan is the fastest (the first on a tie), and
+// the same seed gives the same search.
+TEST(IterativeSearch, OneFirstRoundCandidateIsPricedWithItsLadder) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  IterativeSearchOptions o;
+  o.budget_halvings = 0;
+  o.target_doublings = 3;
+  const IterativeSearch s = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_GE(s.candidates.size(), 2u);
+  ASSERT_LE(s.candidates.size(), 4u);
+  const AtomicDag sa = sa_atomic_dag(g, spec, 1);
+  EXPECT_DOUBLE_EQ(
+      s.candidates[0].latency_us,
+      evaluate_dsa_plan(g, atom_plan(g, sa, schedule_atoms(g, sa, spec, {}), spec, "AD"), spec)
+          .latency_us);
+  for (size_t i = 0; i < s.candidates.size(); ++i) {
+    EXPECT_EQ(s.candidates[i].budget_bytes, spec.local_bytes / 2) << i;
+    if (i == 0) continue;
+    const double ratio = s.candidates[i].target_cycles / s.candidates[i - 1].target_cycles;
+    EXPECT_DOUBLE_EQ(ratio, std::exp2(std::round(std::log2(ratio)))) << i;
+    EXPECT_GE(ratio, 2) << i;
+  }
+  int fastest = 0;
+  for (size_t i = 1; i < s.candidates.size(); ++i)
+    if (s.candidates[i].latency_us < s.candidates[static_cast<size_t>(fastest)].latency_us)
+      fastest = static_cast<int>(i);
+  EXPECT_EQ(s.best, fastest);
+  EXPECT_DOUBLE_EQ(s.result.latency_us, s.candidates[static_cast<size_t>(fastest)].latency_us);
+  EXPECT_EQ(describe_search(iterative_atomic_search(g, spec, 1, o)), describe_search(s));
+}
+
 }  // namespace
 }  // namespace dgs::atomic

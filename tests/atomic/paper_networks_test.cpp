@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "models/zoo.h"
+#include "reproductions/atomic/experiments/ls_ad_runs.h"
 #include "reproductions/atomic/paper_networks.h"
 
 namespace dgs::atomic {
 namespace {
 
 TEST(AtomicPaperNetworks, AreTableTwosEightInItsOrderAllInTheZoo) {
-  const std::vector<std::string> order = {"VGG-19",  "ResNet-50", "ResNet-152",   "Inception-v3",
-                                          "NasNet",  "PNASNet",   "EfficientNet", "ResNet-1001"};
+  const std::vector<std::string> order = {"VGG-19", "ResNet-50", "ResNet-152",   "Inception-v3",
+                                          "NasNet", "PNASNet",   "EfficientNet", "ResNet-1001"};
   const std::vector<PaperNetwork>& nets = table2_networks();
   ASSERT_EQ(nets.size(), order.size());
   const std::vector<std::string> zoo = zoo_model_names();
@@ -44,6 +45,15 @@ TEST(AtomicPaperNetworks, EveryNetworkIsRunOrLeftOutWithAReason) {
 TEST(AtomicPaperNetworks, StandInsJoinWithSemicolons) {
   EXPECT_EQ(stand_ins({"a", "b"}), "a; b");
   EXPECT_EQ(stand_ins({kDpStandIn}), std::string(kDpStandIn));
+}
+
+// The runs start with the most MACs (Table I: NasNet-A Large 22.2 G, VGG-19 19.6 G, ResNet-50
+// 4.1 G, EfficientNet-B0 0.39 G); equal networks keep their list order.
+TEST(AtomicPaperNetworks, LongestFirstOrdersTheRunsByMacsTiesInListOrder) {
+  EXPECT_EQ(longest_first({"resnet50", "nasnet_large", "efficientnet_b0", "vgg19"}),
+            (std::vector<size_t>{1, 3, 0, 2}));
+  EXPECT_EQ(longest_first({"resnet50", "resnet50"}), (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(longest_first({}).empty());
 }
 
 }  // namespace

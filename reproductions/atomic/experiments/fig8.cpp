@@ -32,28 +32,37 @@ struct Fig8NetRuns {
   std::string refused;  // the DSA model's refusal of a plan, if any
 };
 
+Fig8NetRuns fig8_net_run(ExperimentContext& ctx, const std::string& net, const DsaSpec& spec) {
+  Fig8NetRuns r;
+  const Graph g = build_zoo_model(net, {.batch = 1});
+  try {
+    r.run = &ls_ad_run(net, 1, spec, ctx.options().seed);
+    r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
+                      .result.latency_us;
+  } catch (const Error& e) {
+    r.refused = e.what();
+    ctx.progress(net + ": refused");
+    return r;
+  }
+  // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
+  const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
+  r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
+                       dsa_hardware_spec(spec))
+                  .latency_us;
+  ctx.progress(net + ": IL-Pipe, even atoms");
+  return r;
+}
+
+// The networks' runs in Table II's order, started longest first (longest_first).
 std::vector<Fig8NetRuns> fig8_net_runs(ExperimentContext& ctx, const std::vector<std::string>& nets,
                                        const DsaSpec& spec) {
-  return parallel_map(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
-    Fig8NetRuns r;
-    const Graph g = build_zoo_model(nets[static_cast<size_t>(i)], {.batch = 1});
-    try {
-      r.run = &ls_ad_run(nets[static_cast<size_t>(i)], 1, spec, ctx.options().seed);
-      r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
-                        .result.latency_us;
-    } catch (const Error& e) {
-      r.refused = e.what();
-      ctx.progress(nets[static_cast<size_t>(i)] + ": refused");
-      return r;
-    }
-    // Diagnostic: AD's Rounds, mapping and buffering on LS's even atoms instead of SA's.
-    const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
-    r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
-                         dsa_hardware_spec(spec))
-                    .latency_us;
-    ctx.progress(nets[static_cast<size_t>(i)] + ": IL-Pipe, even atoms");
-    return r;
+  const std::vector<size_t> order = longest_first(nets);
+  std::vector<Fig8NetRuns> runs(nets.size());
+  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t k) {
+    const size_t i = order[static_cast<size_t>(k)];
+    runs[i] = fig8_net_run(ctx, nets[i], spec);
   });
+  return runs;
 }
 
 // The notes that say how each column was made.

@@ -54,6 +54,12 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
 // end (not for one found in the cache).
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
                          uint64_t seed, const ProgressFn& done = {});
+// The indices of `nets` in the order their runs should start so that the CPUs finish together:
+// the most MACs first (a proxy for a run's time: NasNet-A Large, the longest by far at batch 1,
+// is fifth in Table II's order, so in that order it started once four others had run and then
+// ran alone), ties in list order. Only the order of the work changes: every result goes to its
+// own slot.
+std::vector<size_t> longest_first(const std::vector<std::string>& nets);
 // The same, computed and returned, not cached (for callers that keep only a summary of it).
 LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
 

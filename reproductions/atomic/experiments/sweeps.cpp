@@ -98,6 +98,37 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
   return us;
 }
 
+// Fig. 12's AD run and LS latency of every network at each of its points (kEnginesPerSide up to
+// its max_engines_per_side), per network in the points' order. The (network, point) pairs run
+// one per CPU at a time, the most engines first (more engines: less SRAM each, so smaller atoms
+// and more of them), where network by network in the points' order the largest point of each
+// started last and ran alone. Each result goes to its own slot (an error: the first failing
+// pair's in that order).
+std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
+    const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed) {
+  std::vector<Graph> graphs;
+  std::vector<std::pair<size_t, size_t>> pairs;  // (network, point index)
+  std::vector<std::vector<std::pair<AdRun, double>>> out(networks.size());
+  for (size_t w = 0; w < networks.size(); ++w) {
+    graphs.push_back(load_model_at_batch(networks[w].zoo, {.batch = networks[w].batch}));
+    for (size_t i = 0; i < kEnginesPerSide.size(); ++i) {
+      if (kEnginesPerSide[i] > networks[w].max_engines_per_side) break;
+      pairs.emplace_back(w, i);
+      out[w].emplace_back();
+    }
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+    return kEnginesPerSide[a.second] > kEnginesPerSide[b.second];
+  });
+  parallel_for(static_cast<int64_t>(pairs.size()), available_cpus(), [&](int64_t k) {
+    const auto [w, i] = pairs[static_cast<size_t>(k)];
+    const DsaSpec s = fig12_spec(base, kEnginesPerSide[i]);
+    AdRun r = run_ad(graphs[w], s, seed);
+    out[w][i] = std::make_pair(r, run_ls(graphs[w], s, networks[w].batch));
+  });
+  return out;
+}
+
 std::string label(const SweepNetwork& w) {
   return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
 }
@@ -117,25 +148,16 @@ void run_fig12(ExperimentContext& ctx) {
   std::vector<Claim> claims;
   Table minima({"dnn", "batch", "paper_best_engines_per_side", "ours_best_engines_per_side"});
   std::vector<int> best_of_batch;  // per network row: engines per side at the minimum
-  for (const SweepNetwork& w : fig12_networks(ctx)) {
-    ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
-    const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    std::vector<int> points;
-    for (int n : kEnginesPerSide) {
-      if (n > w.max_engines_per_side) break;
-      points.push_back(n);
-    }
-    // One point per CPU at a time, in order (an error: the lowest failing point's).
-    const auto ad_ls =
-        parallel_map(static_cast<int64_t>(points.size()), available_cpus(), [&](int64_t i) {
-          const DsaSpec s = fig12_spec(base, points[static_cast<size_t>(i)]);
-          AdRun r = run_ad(g, s, ctx.options().seed);
-          return std::make_pair(r, run_ls(g, s, w.batch));
-        });
+  const std::vector<SweepNetwork> networks = fig12_networks(ctx);
+  ctx.progress("every network's points, one per CPU at a time");
+  const std::vector<std::vector<std::pair<AdRun, double>>> ad_ls_of =
+      fig12_points(networks, base, ctx.options().seed);
+  for (size_t wi = 0; wi < networks.size(); ++wi) {
+    const SweepNetwork& w = networks[wi];
     std::vector<double> ad;
     std::vector<AdRun> runs;
     std::vector<double> ls;
-    for (const auto& [r, l] : ad_ls) {
+    for (const auto& [r, l] : ad_ls_of[wi]) {
       runs.push_back(r);
       ad.push_back(r.ad_us);
       ls.push_back(l);
