@@ -89,6 +89,12 @@ bool Simulator::held_by_every_unit(const std::vector<int>& units, int x, const R
   return !units.empty();
 }
 
+// Least recently used out (weights_stay): the weights the task read go to the most recent end,
+// and the least recently used leave until the rest fits beside the residents and the task's
+// working set (which already counts the inputs it keeps whole, d.stays). A weight is never
+// refused while older ones stay: what a unit holds is the longest run of its most recently used
+// weights that fits, so a larger buffer holds at every step all that a smaller one holds (the
+// inclusion property of LRU), and never loads a weight again that the smaller one reads in place.
 void Simulator::hold_params(const DsaTaskDemand& d) {
   if (!s_.weights_stay) return;
   for (int u : d.units) {
@@ -96,28 +102,23 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
     const double room = static_cast<double>(s_.local_bytes) -
                         resident_local_[static_cast<size_t>(u)] -
                         static_cast<double>(d.working_set_bytes);
-    double total = 0;
-    for (const HeldParam& h : held) total += h.bytes;
-    size_t drop = 0;
-    while (drop < held.size() && total > room) total -= held[drop++].bytes;
-    held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
+    double kept_whole = 0;  // of the task's weights, those its working set counts whole
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       const int x = d.inputs[i];
       if (!g_.tensor(x).is_param()) continue;
       const Region& r = d.needed.at(x);
       const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes * d.density[i] /
                            static_cast<double>(d.units.size());
-      // At most one entry per tensor (every push below follows this erase).
-      const auto old =
-          std::find_if(held.begin(), held.end(), [&](const HeldParam& h) { return h.tensor == x; });
-      if (old != held.end()) {
-        total -= old->bytes;
-        held.erase(old);
-      }
-      if (!d.stays[i] && total + bytes > room) continue;
+      // At most one entry per tensor: the new one replaces it, at the most recent end.
+      std::erase_if(held, [&](const HeldParam& h) { return h.tensor == x; });
       held.push_back({x, r, bytes});
-      total += bytes;
+      if (d.stays[i]) kept_whole += bytes;
     }
+    double total = 0;
+    for (const HeldParam& h : held) total += h.bytes;
+    size_t drop = 0;
+    while (drop < held.size() && total > room + kept_whole) total -= held[drop++].bytes;
+    held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
   }
 }
 

@@ -264,9 +264,9 @@ class Simulator {
   // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
   bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need);
   // weights_stay: the weights and constants a unit's tasks read stay in its buffer, whole, in the
-  // room its resident tensors and the working set of the task it runs leave (the least recently
-  // used going first when that room shrinks); the task's own are kept whole when they fit it,
-  // or when the task held them whole for its whole run (stays).
+  // room its resident tensors and the working set of the task it runs leave (the task's own
+  // inputs kept whole for its run, stays, count in that working set): least recently used out,
+  // the task's own weights the most recent, so a larger buffer holds all a smaller one does.
   void hold_params(const DsaTaskDemand& d);
   // Staging (clusters): a task's DRAM regions read once (dram_once) take each unit's equal share
   // of it in the global buffer of the unit's cluster. The earliest time from `from` (the earliest

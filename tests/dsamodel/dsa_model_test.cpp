@@ -158,6 +158,50 @@ TEST(DsaModel, WeightsStayForTheNextTaskOnTheSameEngine) {
                    io + 2 * 1536);
 }
 
+// weights_stay keeps the most recently used weights (least recently used out): y1 = A B1, then
+// y2 = A B2 in two halves of its rows, all on engine (0,0) in column tiles of 16, so B1 and B2
+// (1536 B each) stream in tiles and are held whole after a task only in the room it leaves
+// (capacity - its working set: y1's 4096 B, each half of y2's 3072 B). DRAM bytes: y1's task
+// 2048 (A) + 2 x 1536 (B1, read once per row tile) + 3072 (y1), each half of y2 1024 (A) +
+// 1536 (y2), and B2 1536 for the first half and again for the second unless the engine still
+// holds it. With 4608 B or more, the room after y2's first half (1536 B or more) keeps B2, just
+// used, and drops B1: the second half reads B2 in place. Before, the room went to B1, held since
+// y1 where the capacity left 1536 B or more after it (5632 B and up), and B2 was refused: 5632
+// B read more from DRAM than 4608 B, which had dropped B1 (Atomic's Fig. 13: ResNet-50's
+// fc.bias was loaded again at 256 KiB and read in place at 128 KiB, and the plan ran 1 ns
+// slower on the larger SRAM).
+TEST(DsaModel, WeightsStayLeastRecentlyUsedOut) {
+  Graph g;
+  g.name = "two_gemms";
+  const int a = g.add_input("A", {64, 32});
+  const int b1 = g.add_weight("B1", {32, 48});
+  const int b2 = g.add_weight("B2", {32, 48});
+  const int m1 = g.add_op(OpKind::MatMul, "mm1", {a, b1}, {}, 1, {"y1"});
+  const int m2 = g.add_op(OpKind::MatMul, "mm2", {a, b2}, {}, 1, {"y2"});
+  const int y2 = g.op(m2).outputs[0];
+  g.mark_output(g.op(m1).outputs[0]);
+  g.mark_output(y2);
+  auto tiled = [&](int op, int64_t lo, int64_t hi) {
+    Task t = task_on({op}, UnitKind::Engine, {0, 0});
+    t.kind = TaskKind::Fused;
+    t.tile = {32, 16};
+    if (op == m2) t.regions[y2] = {{lo, hi}, {0, 48}};
+    return t;
+  };
+  const Plan p = plan_of({{tiled(m1, 0, 64)}, {tiled(m2, 0, 32)}, {tiled(m2, 32, 64)}});
+  p.check(g);
+  EXPECT_EQ(dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0}).working_set_bytes, 4096);
+  EXPECT_EQ(dsa_task_demand(g, p.stages[1].tasks[0], mesh(), {0}).working_set_bytes, 3072);
+  auto hbm = [&](int64_t capacity) {
+    return value_of(evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), capacity)).bytes_by_level,
+                    "hbm");
+  };
+  const double once = 2048 + 2 * 1536 + 3072 + 2 * (1024 + 1536) + 1536;
+  EXPECT_DOUBLE_EQ(hbm(4096), once + 1536);  // 1024 B of room after y2's first half: no B2
+  for (int64_t capacity : {4608, 5120, 5632, 6144, 65536})
+    EXPECT_DOUBLE_EQ(hbm(capacity), once) << capacity;
+}
+
 // A 1x1 conv of stride 2 reads every other row and column of its input: its load moves the
 // touched elements (iteration_space.h: access_numel), not the bounding box of them; a 3x3 conv
 // of stride 2 (padding 1) reads every element.

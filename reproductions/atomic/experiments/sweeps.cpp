@@ -320,7 +320,9 @@ void run_fig13(ExperimentContext& ctx) {
       "that is; search_us = the iterative search at this SRAM alone (its atoms admitted within "
       "its own budgets, kSmallestAtomBudget, iterative_search.h). Latency can still rise with "
       "the SRAM where a plan runs slower on a larger engine (the model's mapper and buffering "
-      "use the room), so the claim stays checked; pairs slower on the larger engine: " +
+      "use the room; weights_stay keeps the most recently used weights, so a larger buffer "
+      "holds every weight a smaller one holds), so the claim stays checked; pairs slower on "
+      "the larger engine: " +
       std::to_string(slower_on_larger) + " of " + std::to_string(plans.rows().size()));
   ctx.note("gain_over_half_size = AD time at half the SRAM / AD time here");
   ctx.emit_table("Fig. 13: execution time vs SRAM per engine", t);
