@@ -34,6 +34,7 @@ struct Fetches {
   double fetches = 0;
   double distinct = 0;
   double stay = 1;  // trips of the innermost loops irrelevant to it (consecutive uses of one datum)
+  std::array<double, 4> again{1, 1, 1, 1};  // per dimension: the passes its loops add
 };
 
 Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 4>& n) {
@@ -42,6 +43,7 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
   for (int d = 0; d < 4; ++d)
     if (x.relevant & (1u << d)) f.distinct *= n[static_cast<size_t>(d)];
   for (const Loop& l : nest) {
+    if (l.trips <= 1) continue;  // a loop of one trip changes nothing (nor ends the run)
     if (x.relevant & (1u << l.dim)) break;
     f.stay *= l.trips;
   }
@@ -72,7 +74,10 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
       relevant_above = relevant_above || l.trips > 1;
       continue;
     }
-    if (relevant_above) again *= l.trips;
+    if (relevant_above) {
+      again *= l.trips;
+      f.again[l.dim] *= l.trips;
+    }
   }
   f.fetches = f.distinct * again;
   return f;
@@ -203,7 +208,7 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
 
 ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& spec) {
   ArrayNest r;
-  bool first = true;
+  bool first = true, first_chunked = true;
   for (const ArrayTile& t : tiles) {
     const ArrayNest a = array_nest(t.shape, spec);
     if (a.macs <= 0 || t.count <= 0) continue;
@@ -223,6 +228,21 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
     r.weights_held += t.count * a.weights_held;
     r.inputs_held += t.count * a.inputs_held;
     r.energy_pj += t.count * a.energy_pj;
+    for (size_t i = 0; i < r.chunked.size(); ++i) {
+      ChunkedArray& c = r.chunked[i];
+      if (first_chunked)
+        c = a.chunked[i];
+      else {
+        c.port_bytes += t.count * a.chunked[i].port_bytes;
+        c.register_bits += t.count * a.chunked[i].register_bits;
+        c.energy_pj += t.count * a.chunked[i].energy_pj;
+        continue;
+      }
+      c.port_bytes *= t.count;
+      c.register_bits *= t.count;
+      c.energy_pj *= t.count;
+    }
+    first_chunked = false;
   }
   if (r.folds > 0) r.fill_cycles = fill_and_drain(r.folds, spec);
   return r;
@@ -292,6 +312,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   // The largest combination any operand's registers hold bounds the inner parts worth trying.
   const double most_inner = std::max({w.capacity, in.capacity, out.capacity});
   double best_edp = -1, best_cycles = 0;
+  std::array<double, 7> chunk_edp, chunk_cycles{};
+  chunk_edp.fill(-1);
   for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
     for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
       const std::array<Loop, 4> outer = {Loop{kP, ceil_div_real(n[kP], p_in)},
@@ -336,6 +358,33 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
           r.channels_inner = k_in;
           for (size_t i = 0; i < 4; ++i)
             r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
+        }
+        // Under 2^i reduction chunks (array_nest.h): max(chunks, C passes) x T passes of each
+        // output through the port instead of C passes x T passes, unless the registers hold
+        // every partial sum of the nest; the best mapping per count.
+        const bool sums_stay = s.groups * fo.distinct <= out.capacity;
+        const double outputs = sums_stay ? 0 : s.groups * vec_o * fo.distinct;
+        for (size_t i = 0; i < r.chunked.size(); ++i) {
+          const double chunks = std::ldexp(1.0, static_cast<int>(i));
+          const double extra =
+              outputs * 2 * pb * fo.again[kT] * (std::max(chunks, fo.again[kC]) - fo.again[kC]);
+          const double port = wb + ib + ob + extra;
+          const double c_i =
+              std::max(r.steps, bw > 0 ? std::ceil((port + s.port_sharing_bytes) / bw) : 0);
+          const double e_i = energy + extra * (port_pj + 8 * register_pj);
+          ChunkedArray& b = r.chunked[i];
+          if (chunk_edp[i] < 0 || e_i * c_i < chunk_edp[i] ||
+              (e_i * c_i == chunk_edp[i] && c_i < chunk_cycles[i])) {
+            chunk_edp[i] = e_i * c_i;
+            chunk_cycles[i] = c_i;
+            b.port_bytes = port;
+            b.register_bits = bits + 8 * extra;
+            b.energy_pj = e_i;
+            b.pixels_inner = p_in;
+            b.channels_inner = k_in;
+            for (size_t j = 0; j < 4; ++j)
+              b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
+          }
         }
       } while (std::next_permutation(perm.begin(), perm.end()));
     }

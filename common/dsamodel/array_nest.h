@@ -35,10 +35,21 @@
 // sums whose reduction loops lie above their cut go to the buffer and come back
 // (partial_sum_bytes each); finished outputs are written once. A register is read once per step
 // and PE (kc weights, yx inputs) or row (kc inputs), except while consecutive steps use the same
-// datum; a partial sum is read and written every step. The mapping with the least energy x
-// cycles (the MACs', registers' and port's energy; ties: fewer cycles; the port's cycles count
-// the task's loads and stores that share it) is the one used: the objective of every mapper of
-// the model (and of ZigZag's search in tools/validate_dsa).
+// datum (a loop of one trip does not end that run); a partial sum is read and written every step.
+// The mapping with the least energy x cycles (the MACs', registers' and port's energy; ties: fewer
+// cycles; the port's cycles count the task's loads and stores that share it) is the one used: the
+// objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
+//
+// Reduction chunks: a buffer level that runs the reduction in n chunks (buffer_nest.h) makes
+// them the outermost loop of the array's nest, so every output leaves the registers as a partial
+// sum after each chunk but the last and comes back for the next: max(n, C passes) x T passes
+// through the port instead of the mapping's C passes x T passes (a pass: what a loop of that
+// dimension above the partial sums' cut adds, as above; the chunks fall on reduction-fold
+// boundaries), unless the partial-sum registers hold every output of the nest (then they stay
+// through the chunks). The partial-sum bytes this adds, written and read back, cost the port's
+// bytes and energy and a register write each (as the public loop-nest cost models count a reduction
+// loop above the output's level; ZigZag on the same mapping, tools/validate_dsa), and the mapping
+// is chosen per n = 1, 2, 4, ..., 64 with them (ArrayNest::chunked).
 //
 // Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
 // the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
@@ -79,6 +90,12 @@ struct ArrayShape {
 ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaSpec& spec,
                         const std::string& axis = "", double fraction = 1.0);
 
+struct ChunkedArray {
+  double port_bytes = 0, register_bits = 0, energy_pj = 0;
+  double pixels_inner = 1, channels_inner = 1;
+  std::array<char, 4> order{'P', 'K', 'C', 'T'};
+};
+
 struct ArrayNest {
   double macs = 0;
   double folds = 0;
@@ -92,7 +109,11 @@ struct ArrayNest {
   // then it can stay there across buffer tiles that do not change it, buffer_nest.h); else 0.
   double weights_held = 0;
   double inputs_held = 0;
-  double energy_pj = 0;       // MACs, registers and port traffic
+  double energy_pj = 0;  // MACs, registers and port traffic
+  // The best mapping when the buffer level runs the reduction in 2^i chunks (above; [0]: the
+  // mapping above, unchunked): its port bytes, register bits and energy (the partial sums between
+  // chunks included) and its loops. A tiled nest sums them over the tiles (the first tile's loops).
+  std::array<ChunkedArray, 7> chunked{};
   double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
   double channels_inner = 1;  // the next: this many of the output-channel loop's trips
   std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer

@@ -50,8 +50,9 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   m.once.resize(p.inputs.size());
   m.held.resize(p.inputs.size());
   do {
-    // What the array's registers keep across tiles in this order (buffer_nest.h).
-    double saved = 0;
+    // What the array's registers keep across tiles in this order (buffer_nest.h); of it, what
+    // the reduction chunks do not change (saved_split).
+    double saved = 0, saved_split = 0;
     for (const HeldOperand& h : p.array_held) {
       double unselected = 1, again = 1;
       bool inside = false;
@@ -65,11 +66,18 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
         if (inside) again *= trips;
       }
       saved += h.bytes * (1 - again / unselected);
+      if (!h.reduced) saved_split += h.bytes * (1 - again / unselected);
     }
-    const double array_port = p.array.port_bytes() - saved;
-    const double array_pj = p.array.energy_pj - saved * (port_pj + 8 * spec.register_pj_per_bit);
     for (double ch : chunks) {
       const bool split = ch > 1;
+      // The array's port bytes: less what its registers keep across tiles, plus the partial sums
+      // between reduction chunks (array_nest.h).
+      const size_t ci =
+          std::min(p.array.chunked.size() - 1, static_cast<size_t>(std::lround(std::log2(ch))));
+      const ChunkedArray& a = p.array.chunked[ci];
+      const double kept = split ? saved_split : saved;
+      const double array_port = a.port_bytes - kept;
+      const double array_pj = a.energy_pj - kept * (port_pj + 8 * spec.register_pj_per_bit);
       double ws = 0, moved = p.out_bytes, second = 0;
       for (size_t i = 0; i < p.inputs.size(); ++i) {
         const NestInput& x = p.inputs[i];
@@ -101,9 +109,9 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       else
         ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
       second += out_tiles > 1 ? p.out_tile : 0;
-      const double kept = p.kept_tile + p.kept_reduced_tile / ch;
-      ws += kept * (out_tiles * ch > 1 ? 2 : 1);
-      second += out_tiles * ch > 1 ? kept : 0;
+      const double kept_bytes = p.kept_tile + p.kept_reduced_tile / ch;
+      ws += kept_bytes * (out_tiles * ch > 1 ? 2 : 1);
+      second += out_tiles * ch > 1 ? kept_bytes : 0;
       const double port = bw > 0 ? std::ceil((array_port + p.other_port_bytes + moved) / bw) : 0;
       // Staged: DRAM moves the output and each input once, the global level the re-reads.
       const double again = moved - p.out_bytes - once;
@@ -151,7 +159,8 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       best.cycles = cycles;
       best.energy_pj = energy;
       best.tiles = out_tiles * ch;
-      best.array_saved = saved;
+      best.array_saved = kept;
+      best.array_chunks = ci;
     }
   } while (std::next_permutation(order.begin(), order.end()));
   return best;

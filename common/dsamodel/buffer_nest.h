@@ -11,12 +11,16 @@
 // whose tile a loop does not select stays in the buffer while that loop runs if the loop lies
 // inside every loop that selects it; otherwise it is loaded again each time. A tiled reduction
 // runs innermost, so the partial sums stay in the buffer (at partial_sum_bytes) until the last
-// chunk; the output is written once. Every loop order is tried.
+// chunk, crossing the array's port between chunks (array_nest.h); the output is written once. Every
+// loop order is tried.
 //
 // The array level below (array_nest.h) runs each tile as its own nest (tiled_array_nest); an
 // operand of the array that a tile's registers hold whole (`array_held`) stays in the registers
 // across tiles by the same rule as an input in the buffer: read again only when a loop that
-// selects it changes it, or a loop that does not lies outside one that does.
+// selects it changes it, or a loop that does not lies outside one that does. With the reduction
+// in chunks, an operand the chunks select (`reduced`) does not stay, and every output passes
+// through the port as a partial sum between chunks (ArrayNest::chunked, array_nest.h: the
+// array's mapping for that chunk count).
 //
 // Working set: per input its tile, twice (double-buffered) when the task loads it more than
 // once, once when it stays for the whole task (a resident input: its whole needed bytes); the
@@ -67,6 +71,7 @@ struct NestInput {
 struct HeldOperand {
   double bytes = 0;
   uint32_t relevant = 0;
+  bool reduced = false;  // the reduction chunks select it too (NestInput::reduced)
 };
 
 struct NestProblem {
@@ -98,6 +103,9 @@ struct NestMapping {
   // Of the array's port bytes (and so register writes), what stays in its registers across
   // tiles (array_held) and is not read again.
   double array_saved = 0;
+  // The array's mapping under the reduction chunks: index into ArrayNest::chunked (its port bytes
+  // and register bits before array_saved).
+  size_t array_chunks = 0;
 };
 
 NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity);

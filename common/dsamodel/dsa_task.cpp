@@ -423,7 +423,8 @@ void add_held_operands(const Graph& g, const UntiledDemand& u, NestProblem& prob
     const auto it = std::find(u.d.inputs.begin(), u.d.inputs.end(), o.inputs[k]);
     if (held[k] <= 0 || it == u.d.inputs.end()) continue;
     const size_t i = static_cast<size_t>(it - u.d.inputs.begin());
-    if (i < prob.inputs.size()) prob.array_held.push_back({held[k], prob.inputs[i].relevant});
+    if (i < prob.inputs.size())
+      prob.array_held.push_back({held[k], prob.inputs[i].relevant, prob.inputs[i].reduced});
   }
 }
 
@@ -615,9 +616,14 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     const double nd = static_cast<double>(d.units.size());
     d.matrix_cycles = a.array_cycles();
     d.fill_cycles = a.fill_cycles;
-    d.operand_bytes = (a.port_bytes() - m.array_saved) * nd + u.other_port * nd;
-    d.register_bits = (a.register_bits - 8 * m.array_saved) * nd;
-    d.array_mapping = array_mapping_name(a);
+    const ChunkedArray& c = a.chunked[m.array_chunks];
+    d.operand_bytes = (c.port_bytes - m.array_saved) * nd + u.other_port * nd;
+    d.register_bits = (c.register_bits - 8 * m.array_saved) * nd;
+    ArrayNest named = a;  // the mapping under the chosen reduction chunks
+    named.pixels_inner = c.pixels_inner;
+    named.channels_inner = c.channels_inner;
+    named.order = c.order;
+    d.array_mapping = array_mapping_name(named);
   }
   d.tiles = static_cast<int64_t>(m.tiles);
   d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));

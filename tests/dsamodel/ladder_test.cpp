@@ -6,6 +6,9 @@
 // DRAM share); an untiled task loads, computes, then stores.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
@@ -180,8 +183,7 @@ TEST(DsaLadder, AnOperandTheRegistersHoldStaysAcrossTiles) {
 // channels: 128 steps, + 30 fill and drain (once: 24 partial sums per PE let the folds overlap).
 // In tiles of 7 x 7 pixels each tile is a fold of its own on 49 of the 256 PEs: 4 tiles x 128 =
 // 512 steps, + 30. Tiles of 4 rows x 14 columns (4, 4, 4 and the edge tile 2): 4 folds, 512.
-TEST(DsaLadder, ATileNarrowerThanAFoldUsesPartOfTheArrayYX) {
-  const DsaSpec spec = dsa_with_dataflow(ladder_engine(), DsaDataflow::YX);
+Graph conv1x1_16_to_8() {
   Graph g;
   g.name = "conv1x1";
   const int x = g.add_input("x", {1, 16, 14, 14});
@@ -192,6 +194,12 @@ TEST(DsaLadder, ATileNarrowerThanAFoldUsesPartOfTheArrayYX) {
                           {"pads", std::vector<int64_t>{0, 0, 0, 0}}},
                          1, {"y"});
   g.mark_output(g.op(o).outputs[0]);
+  return g;
+}
+
+TEST(DsaLadder, ATileNarrowerThanAFoldUsesPartOfTheArrayYX) {
+  const DsaSpec spec = dsa_with_dataflow(ladder_engine(), DsaDataflow::YX);
+  const Graph g = conv1x1_16_to_8();
   auto matrix = [&](std::vector<int64_t> tile) {
     return dsa_task_demand(g, ladder_task(std::move(tile)), spec, {0}).matrix_cycles;
   };
@@ -289,6 +297,58 @@ TEST(DsaLadder, APinnedWeightCountsWholeInATiledTask) {
   Plan streamed = p;
   streamed.stages[0].tasks[0].pinned.clear();
   EXPECT_NO_THROW(evaluate_dsa_plan(g, streamed, small));
+}
+
+// Register reads (array_nest.h): a register is read once while consecutive steps use the same
+// datum, and a loop of one trip does not end that run. YX-P, the 1x1 convolution x [1, 16, 14,
+// 14] -> [1, 8, 14, 14] untiled: one fold (196 PEs), 8 output channels x 16 input channels = 128
+// steps, the pixel loop of one trip. The mapping keeps the 8 output channels innermost (an input
+// stays in its PE through them) and the channels outside: per step 196 partial sums read and
+// written (2 x 128 x 196 x 32 bits = 1605632), the broadcast weight read once (128 x 8 = 1024),
+// each PE's input read once per 8 steps (128 / 8 x 196 x 8 = 25088), and every byte through the
+// port written into a register once: the weights (128), the fold's input window per channel
+// (16 x 196 = 3136) and the outputs (8 x 196 = 1568), 4832 x 8 = 38656. 1670400 bits (before,
+// the pixel loop's one trip ended the inputs' run: 128 x 196 x 8 = 200704 for the inputs).
+TEST(DsaLadder, ARegisterIsReadOnceWhileConsecutiveStepsUseItsDatum) {
+  const DsaSpec spec = dsa_with_dataflow(ladder_engine(), DsaDataflow::YX);
+  const Graph g = conv1x1_16_to_8();
+  const Region all = {{0, 1}, {0, 8}, {0, 14}, {0, 14}};
+  const ArrayNest a = array_nest(matrix_shape(g, 0, all, spec), spec);
+  EXPECT_EQ(a.steps, 128);
+  EXPECT_EQ(a.port_bytes(), 128 + 3136 + 1568);
+  EXPECT_EQ(a.register_bits, 1605632 + 1024 + 25088 + 38656);
+}
+
+// Partial sums between reduction chunks (array_nest.h): a buffer level that runs the reduction
+// in n chunks makes them the array's outermost loop, so each output goes to the buffer as a
+// partial sum (4 bytes) after every chunk but the last and comes back: 2 x 4 x (n - 1) bytes more
+// per output through the port, each written into a register again, unless the registers hold
+// every partial sum. KC-P, 32 x 4096 x 16: one output column fold, 32 pixels (rows), 256
+// reduction folds. A column's 24 partial-sum registers hold 16 of its 32 outputs: the mapping
+// runs 16 pixels through the whole reduction, then the other 16 (the weights, 256 per PE, read
+// twice: fewer bytes than the partial sums' 255 round trips the other order costs). In n chunks:
+// 32 x 16 x 8 x (n - 1) = 4096 (n - 1) bytes more, 8 register bits each, and their port and
+// register-write energy. 1 x 4096 x 16: the 16 partial sums stay in the registers through the
+// chunks, nothing more.
+TEST(DsaLadder, PartialSumsCrossThePortBetweenReductionChunks) {
+  const DsaSpec spec = ladder_engine();
+  auto nest = [&](int64_t rows) {
+    const Graph g = ladder_gemm(rows, 4096, 16);
+    return array_nest(matrix_shape(g, 0, {{0, rows}, {0, 16}}, spec), spec);
+  };
+  const ArrayNest a = nest(32), one = nest(1);
+  EXPECT_EQ(a.chunked[0].port_bytes, a.port_bytes());
+  EXPECT_EQ(a.chunked[0].register_bits, a.register_bits);
+  EXPECT_EQ(a.pixels_inner, 16);
+  for (size_t i = 1; i < a.chunked.size(); ++i) {
+    const double extra = 4096 * (std::ldexp(1.0, static_cast<int>(i)) - 1);
+    EXPECT_DOUBLE_EQ(a.chunked[i].port_bytes - a.port_bytes(), extra) << i;
+    EXPECT_DOUBLE_EQ(a.chunked[i].register_bits - a.register_bits, 8 * extra) << i;
+    EXPECT_NEAR(a.chunked[i].energy_pj - a.energy_pj,
+                extra * 8 * (spec.local_pj_per_bit + spec.register_pj_per_bit), 1e-6)
+        << i;
+    EXPECT_EQ(one.chunked[i].port_bytes, one.port_bytes()) << i;
+  }
 }
 
 }  // namespace

@@ -150,20 +150,29 @@ struct Tolerance {
   double declared;  // what the test asserts
 };
 // Since the array level runs each buffer tile as its own nest (folds rounded up per tile,
-// array_nest.h: tiled_array_nest), tiles narrower than a fold no longer get the whole array: the
-// median cycle errors fell (KC-P 0.354 to 0.276, YX-P 0.267 to 0.170), and the mapper, which now
-// sees what a tile's array reads through the port, trades some DRAM re-reads for fewer port
-// bytes where that lowers energy x cycles: the median DRAM-byte errors rose (KC-P 0.000 to
-// 0.181, over the goal; YX-P 0.001 to 0.111), README, gap 2.
-constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.28}, {"yx", 0.10, 0.18}};
-constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.19}, {"yx", 0.15, 0.12}};
-constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.26}, {"yx", 0.15, 0.15}};
-constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.32}, {"yx", 0.15, 0.20}};
+// array_nest.h: tiled_array_nest), tiles narrower than a fold no longer get the whole array, and
+// the mapper trades some DRAM re-reads for fewer port bytes (README, gap 2). Since the partial
+// sums between the buffer level's reduction chunks cross the port (array_nest.h; they were free,
+// so the mapper chunked the reduction up to 64 times at no cost) and a register read stays across
+// a loop of one trip: the median cycle errors fell (KC-P 0.276 to 0.126, YX-P 0.170 to 0.037),
+// KC-P's SRAM energy 0.315 to 0.139 (the goal met) and YX-P's register energy 0.127 to 0.015;
+// KC-P's register energy rose from 0.258 to 0.413 and YX-P's SRAM energy from 0.191 to 0.228:
+// the mappings moved, and on the same mapping the two models agree (SameMappingAgainstZigZag);
+// the own-search gaps are the mapping (README, gaps 3 and 5).
+constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.13}, {"yx", 0.10, 0.04}};
+constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.19}, {"yx", 0.15, 0.09}};
+constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.42}, {"yx", 0.15, 0.02}};
+constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.14}, {"yx", 0.15, 0.23}};
 // Network totals of cycles, ours / ZigZag's (goal: within 5%): declared bounds.
-constexpr double kTotalCyclesLow = 0.30, kTotalCyclesHigh = 1.10;
+// (KC-P: ResNet-50 0.818, VGG-19 0.781; YX-P: 0.425, 0.345.)
+constexpr double kTotalCyclesLow = 0.34, kTotalCyclesHigh = 1.10;
 // No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: KC-P's
-// layer4.1.conv1 at 1.195, YX-P's layer3.0.conv1 at 1.098).
-constexpr double kLayerSlowerAtMost = 1.20;
+// layer4.1.conv1 at 1.555 and layer4.1.conv2 at 1.532, 1.195 and 1.059 before the partial sums
+// between reduction chunks were priced; YX-P's layer3.0.conv1 at 1.098). Their weights (1 MiB,
+// 2.25 MiB) fit the buffer only in tiles, which this model double-buffers, so a tile of 16
+// output channels needs the reduction in chunks; ZigZag single-buffers them and stalls (README,
+// gap 5).
+constexpr double kLayerSlowerAtMost = 1.56;
 // Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
 constexpr double kDramBoundCycleError = 0.10;
 
@@ -256,13 +265,19 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 //    fold (3.39M of its 3.60M cycles); our buffer level keeps that tile in SRAM, double-buffered
 //    (README, "The same mapping in both models").
 constexpr double kSameMappingDramError = 0.02;
-constexpr double kSameMappingCycleError = 0.31;
+constexpr double kSameMappingCycleError = 0.05;
+// Register and SRAM energy on the same mapping: the median error, and on the pairs given exactly
+// the largest (the other pairs' register gaps, up to 0.56 under KC-P, are the script's rounding
+// of our inner pixel loop, e.g. 16 pixels of a 7 x 7 tile, which it drops: ZigZag's nest then
+// reads a weight from its register every step where ours keeps it for 16).
+constexpr double kSameMappingRegisterError = 0.01, kSameMappingSramError = 0.03;
+constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.06;
 
 TEST(DsaValidation, SameMappingAgainstZigZag) {
   const PaperData d = PaperData::load("validation", "zigzag_our_mappings.csv");
   std::map<std::string, Layer> layers;
   for (const Layer& l : read_layers()) layers[l.network + "/" + l.name + "/" + l.dataflow] = l;
-  std::vector<double> cycle_err, dram_err;
+  std::vector<double> cycle_err, dram_err, register_err, sram_err;
   size_t exact = 0;
   for (const std::vector<std::string>& row : d.rows()) {
     auto col = [&](const std::string& name) {
@@ -276,8 +291,14 @@ TEST(DsaValidation, SameMappingAgainstZigZag) {
     const double zz_cycles = std::stod(col("latency_cycles"));
     const double zz_dram = std::stod(col("dram_bytes"));
     const double steps = q.array_steps / std::stod(col("array_cycles"));
+    const double registers = q.registers / std::stod(col("register_pj"));
+    const double sram = q.sram / std::stod(col("sram_pj"));
+    register_err.push_back(std::abs(registers - 1));
+    sram_err.push_back(std::abs(sram - 1));
     if (col("exact") == "1") {
       EXPECT_NEAR(steps, 1, 1e-5) << l.name << " " << l.dataflow;
+      EXPECT_NEAR(registers, 1, kSameMappingExactRegisterError) << l.name << " " << l.dataflow;
+      EXPECT_NEAR(sram, 1, kSameMappingExactSramError) << l.name << " " << l.dataflow;
       ++exact;
     }
     EXPECT_GE(steps, 1 - 1e-5) << l.name << " " << l.dataflow;
@@ -289,10 +310,11 @@ TEST(DsaValidation, SameMappingAgainstZigZag) {
     if (std::getenv("DGS_VALIDATION_LAYERS"))
       std::printf(
           "same mapping %s %s %s: cycles %.3f (own search %.3f) dram_bytes %.3f (%.3f) "
-          "array_steps %.3f exact %s\n",
+          "array_steps %.3f exact %s register_pj %.3f (%.3f) sram_pj %.3f (%.3f)\n",
           l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / zz_cycles,
           q.cycles / l.zz.at("EDP.latency_cycles"), q.dram_bytes / zz_dram,
-          q.dram_bytes / l.zz.at("EDP.dram_bytes"), steps, col("exact").c_str());
+          q.dram_bytes / l.zz.at("EDP.dram_bytes"), steps, col("exact").c_str(), registers,
+          q.registers / l.zz.at("EDP.register_pj"), sram, q.sram / l.zz.at("EDP.sram_pj"));
   }
   ASSERT_GE(cycle_err.size(), 10u);
   std::printf(
@@ -300,8 +322,14 @@ TEST(DsaValidation, SameMappingAgainstZigZag) {
       "DRAM-byte error %.3f (declared %.2f)\n",
       cycle_err.size(), exact, median(cycle_err), kSameMappingCycleError, median(dram_err),
       kSameMappingDramError);
+  std::printf(
+      "same mapping: median register-energy error %.3f (declared %.2f), median SRAM-energy "
+      "error %.3f (declared %.2f)\n",
+      median(register_err), kSameMappingRegisterError, median(sram_err), kSameMappingSramError);
   EXPECT_LE(median(dram_err), kSameMappingDramError);
   EXPECT_LE(median(cycle_err), kSameMappingCycleError);
+  EXPECT_LE(median(register_err), kSameMappingRegisterError);
+  EXPECT_LE(median(sram_err), kSameMappingSramError);
 }
 
 }  // namespace

@@ -80,7 +80,12 @@ def engine_of(cfg):
 def memory(size_bits, word_bits, pj_per_bit, operands, served, allocations, rw_port=False,
            words_per_cycle=1):
     """A memory whose port moves `words_per_cycle` words of `word_bits` a cycle and whose
-    access costs `pj_per_bit` x word_bits."""
+    access of one word costs `pj_per_bit` x word_bits. ZigZag counts the accesses of a port in
+    units of its widest access (bandwidth_max: ceil(bits / bandwidth_min) x bandwidth_min /
+    bandwidth_max per transfer period) and charges r_cost / w_cost for each, so the cost given is
+    that of the widest access, pj_per_bit x word_bits x words_per_cycle (before, the cost of one
+    word was given: YX-P's array-wide input register file, 256 words a cycle, was charged one
+    word per 256 inputs read)."""
     bw = word_bits * words_per_cycle
     if rw_port:
         ports = [{"name": "rw_port_1", "type": "read_write", "bandwidth_min": word_bits,
@@ -92,7 +97,7 @@ def memory(size_bits, word_bits, pj_per_bit, operands, served, allocations, rw_p
                   "bandwidth_max": bw, "allocation": reads},
                  {"name": "w_port_1", "type": "write", "bandwidth_min": word_bits,
                   "bandwidth_max": bw, "allocation": writes}]
-    return {"size": int(size_bits), "r_cost": pj_per_bit * word_bits, "w_cost": pj_per_bit * word_bits,
+    return {"size": int(size_bits), "r_cost": pj_per_bit * bw, "w_cost": pj_per_bit * bw,
             "area": 0, "latency": 1, "operands": operands, "ports": ports,
             "served_dimensions": served}
 
