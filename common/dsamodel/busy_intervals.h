@@ -115,14 +115,6 @@ class BusyIntervals {
   template <typename Before>
   size_t gallop(Before before) const {
     const size_t lo0 = head_, n = busy_.size();
-    // A short list (the usual case: a mesh link holds about 9 live intervals): count the entries
-    // before the answer without branching on them (branch mispredictions cost more than the
-    // comparisons a search would skip).
-    if (n - lo0 <= 32) {
-      size_t count = lo0;
-      for (size_t i = lo0; i < n; ++i) count += before(busy_[i]) ? 1 : 0;
-      return count;
-    }
     size_t lo = lo0, hi = n;
     for (size_t step = 1; step <= n - lo0; step *= 2) {
       const size_t probe = n - step;
