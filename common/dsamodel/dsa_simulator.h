@@ -124,7 +124,8 @@ class Simulator {
     double bw = 0;
     for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
     // The last pass checks every resource at the final start: each one's place for it (the
-    // resources of a path are distinct, so adding to one leaves the others' places valid).
+    // resources of a path are distinct, so adding to one leaves the others' places valid; a path
+    // has at most 5: unit_transfer across clusters).
     std::array<size_t, 8> slots{};
     for (bool moved = true; moved;) {
       moved = false;
