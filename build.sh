@@ -25,7 +25,7 @@ JOBS=${JOBS:-$(nproc)}
 
 PACKAGES=(build-essential cmake ninja-build libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata libbenchmark-dev
-          libgtest-dev)
+          libgtest-dev libjemalloc-dev)
 
 install_missing() {
   local missing=()

@@ -16,7 +16,16 @@ class BusyIntervals {
  public:
   // The earliest time >= t at which [time, time + duration) overlaps no busy interval.
   double earliest_free(double t, double duration) const {
-    if (duration <= 0 || head_ == busy_.size() || busy_.back().second <= t) return t;
+    size_t slot = 0;
+    return earliest_free(t, duration, slot);
+  }
+  // The same, and in `slot` where [time, time + duration) goes among the intervals (for add_at,
+  // while no interval is added or forgotten in between).
+  double earliest_free(double t, double duration, size_t& slot) const {
+    if (duration <= 0 || head_ == busy_.size() || busy_.back().second <= t) {
+      slot = busy_.size();
+      return t;
+    }
     auto it = after(t);
     if (it != first()) {
       auto prev = std::prev(it);
@@ -26,7 +35,29 @@ class BusyIntervals {
     // the start of `it` (disjoint, sorted), so they begin at `it` (skipping one that starts at t).
     while (it != busy_.end() && it->first <= t) ++it;
     for (; it != busy_.end() && it->first < t + duration; ++it) t = std::max(t, it->second);
+    slot = static_cast<size_t>(it - busy_.begin());
     return t;
+  }
+  // add(start, duration) where earliest_free(..., duration, slot) returned start (the slot's
+  // neighbours: the interval before it ends at or before start, the one at it begins at or after
+  // start + duration): the same intervals as add, without searching for the place.
+  void add_at(size_t slot, double start, double duration) {
+    if (duration <= 0) return;
+    total_ += duration;
+    const double end = start + duration;
+    const bool join_prev = slot > head_ && busy_[slot - 1].second == start;
+    if (slot < busy_.size() && busy_[slot].first == end) {
+      if (join_prev) {
+        busy_[slot - 1].second = busy_[slot].second;
+        busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(slot));
+      } else {
+        busy_[slot].first = start;
+      }
+    } else if (join_prev) {
+      busy_[slot - 1].second = end;
+    } else {
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(slot), {start, end});
+    }
   }
   // Marks [start, start + duration) busy (the caller found it free).
   void add(double start, double duration) {

@@ -4,6 +4,7 @@
 // tensors (dsa_residency.cpp), and per task its loads, compute and stores (dsa_model.cpp).
 // Internal to common/dsamodel.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -124,17 +125,23 @@ class Simulator {
     sp.start = std::max(sp.start, horizon_);
     double bw = 0;
     for (Resource* r : path) bw = bw == 0 ? r->bytes_per_cycle : std::min(bw, r->bytes_per_cycle);
+    // The last pass checks every resource at the final start: each one's place for it (the
+    // resources of a path are distinct, so adding to one leaves the others' places valid; a path
+    // has at most 5: unit_transfer across clusters).
+    std::array<size_t, 8> slots{};
     for (bool moved = true; moved;) {
       moved = false;
+      size_t k = 0;
       for (Resource* r : path) {
-        const double t = r->busy.earliest_free(sp.start, bytes / r->bytes_per_cycle);
+        const double t = r->busy.earliest_free(sp.start, bytes / r->bytes_per_cycle, slots[k++]);
         if (t > sp.start) {
           sp.start = t;
           moved = true;
         }
       }
     }
-    for (Resource* r : path) r->busy.add(sp.start, bytes / r->bytes_per_cycle);
+    size_t k = 0;
+    for (Resource* r : path) r->busy.add_at(slots[k++], sp.start, bytes / r->bytes_per_cycle);
     sp.end = sp.start + latency + std::ceil(bytes / bw);
     ++transfers_;
     return sp;

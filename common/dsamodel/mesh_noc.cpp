@@ -71,9 +71,13 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
   // every link in a row has accepted it. Each link's first free moment never passes the least
   // start all links accept, so this finds that start in any order; going round (instead of
   // restarting a whole pass after a move) stops as soon as the links since the last move agree.
+  // Each link's place for the start it last accepted, which is the final start once all agree
+  // (a route never uses a link twice, so adding to one link leaves the others' places valid).
   const size_t h = links.size();
+  slot_scratch_.resize(h);
   for (size_t i = 0, accepted = 0; accepted < h; i = i + 1 == h ? 0 : i + 1) {
-    const double at = link_busy_[static_cast<size_t>(links[i])].earliest_free(t.start, serial);
+    const double at =
+        link_busy_[static_cast<size_t>(links[i])].earliest_free(t.start, serial, slot_scratch_[i]);
     if (at > t.start) {
       t.start = at;
       accepted = 1;  // link i holds the new start
@@ -81,9 +85,10 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
       ++accepted;
     }
   }
-  for (int l : links) {
-    link_busy_[static_cast<size_t>(l)].add(t.start, serial);
-    link_bytes_[static_cast<size_t>(l)] += bytes;
+  for (size_t i = 0; i < h; ++i) {
+    const size_t l = static_cast<size_t>(links[i]);
+    link_busy_[l].add_at(slot_scratch_[i], t.start, serial);
+    link_bytes_[l] += bytes;
   }
   byte_hops_ += bytes * t.hops;
   t.end = t.start + t.hops * hop_cycles_ + serial;

@@ -66,7 +66,8 @@ class MeshNoc {
   std::vector<BusyIntervals> link_busy_;
   std::vector<double> link_bytes_;
   double byte_hops_ = 0;
-  std::vector<int> route_scratch_;  // send's route
+  std::vector<int> route_scratch_;    // send's route
+  std::vector<size_t> slot_scratch_;  // send's place in each link's intervals
 };
 
 }  // namespace dgs
