@@ -10,6 +10,7 @@
 
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/task_estimate.h"
+#include "common/graph/iteration_space.h"
 #include "common/util/hash.h"
 
 namespace dgs::atomic {
@@ -134,10 +135,15 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
     spec_ = &spec;
   }
   // The graph's and the config's contents (graph_and_spec_key: two graphs or configs that differ
-  // in anything never share an entry), the layer, and the atom's shape, edges and reduction slice.
-  // Atoms of one shape need the same input halos unless they touch an edge of the output
-  // (padding): the key holds which edges each touches. Built in a per-thread key whose vector
-  // keeps its room, so a lookup that hits allocates nothing.
+  // in anything never share an entry), the layer, the atom's shape, edges and reduction slice,
+  // and per input of its op the shape of the region it reads and which edges of the input that
+  // region touches (as the model's own demand cache, dsa_task.cpp demand_key). The output's
+  // edges alone do not say how much padding clips an input's halo: a 7x7 convolution of stride 2
+  // and padding 3 at output column 1 reads input columns -1..5, 6 of them, at column 88 all 7
+  // (ResNet-152's conv1: one shared tiling gave the column-88 atom the smaller working set, and
+  // a buffering that fitted it was 266 bytes over for the model). The reduction slice's position
+  // changes no region's shape, only which channels: its size is in the key. Built in a per-thread
+  // key whose vector keeps its room, so a lookup that hits allocates nothing but the regions.
   thread_local TilingKey key;
   key.contents = contents_;
   key.op = l.op;
@@ -148,6 +154,17 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   for (size_t ax = 0; ax < a.region.size(); ++ax)
     key.shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
                                   (a.region[ax].hi == l.shape[ax] ? 2 : 0));
+  const Op& op = g.op(l.op);
+  const std::vector<Region> ins = input_regions(g, l.op, a.region);
+  for (size_t i = 0; i < ins.size() && i < op.inputs.size(); ++i) {
+    if (op.inputs[i] < 0) continue;
+    const Shape& shape = g.tensor(op.inputs[i]).shape;
+    for (size_t ax = 0; ax < ins[i].size() && ax < shape.size(); ++ax) {
+      key.shape_and_edges.push_back(ins[i][ax].hi - ins[i][ax].lo);
+      key.shape_and_edges.push_back((ins[i][ax].lo == 0 ? 1 : 0) +
+                                    (ins[i][ax].hi == shape[ax] ? 2 : 0));
+    }
+  }
   // One cache for the whole process, shared by the threads that price candidates (a tiling
   // depends on its key only; parallel_for's workers live for one call, so a per-thread cache
   // was lost after each). Entries are never erased, so the references handed out stay valid;

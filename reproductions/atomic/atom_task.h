@@ -34,7 +34,9 @@ struct AtomTiling {
 };
 
 // Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
-// size): atoms that agree on these need inputs of the same size.
+// size, and per input the shape of the region it reads and the input's edges that region
+// touches): atoms that agree on these are the same task to the DSA model (the output's edges
+// alone are not enough: padding clips the halo of an atom next to an edge too).
 // The cache is shared by every AtomTilings of a thread (the search's candidates, the buffering
 // and the plan of one DAG ask for the same shapes), keyed also by the layer's op and shape and
 // the numbers of the config the tiling depends on.

@@ -7,11 +7,14 @@
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/mesh_noc.h"
+#include "common/dsamodel/task_estimate.h"
 #include "common/exec/plan_exec.h"
+#include "common/graph/iteration_space.h"
 #include "common/hw/dsa_spec.h"
 #include "models/builder.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/atom_task.h"
 #include "reproductions/atomic/atoms.h"
 #include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/schedule.h"
@@ -161,6 +164,49 @@ TEST(AtomBuffering, TheModelAcceptsEveryBufferedPlan) {
     EXPECT_GT(std::count(s.on_chip.begin(), s.on_chip.end(), true), 1000) << net;
     EXPECT_NO_THROW(evaluate_dsa_plan(g, atom_plan(g, dag, s, spec, "AD"), spec)) << net;
   }
+}
+
+// Two atoms of one shape touching no output edge may still read inputs of different sizes: a
+// 7x7 convolution of stride 2 and padding 3 (ResNet's conv1) at output column 1 reads input
+// columns -1..5, 6 of them, at column 8 columns 13..19, all 7. Each gets the DSA model's own
+// working set of its tiled task (the tiling cache once gave column 8 column 1's, 60 bytes short
+// here: a buffering that fitted it overflowed in the model).
+TEST(AtomBuffering, TilingOfAnAtomIsItsOwnTask) {
+  ModelBuilder b("conv7x7s2");
+  int x = b.input("x", {1, 3, 32, 32});
+  x = b.conv2d(x, 16, 7, /*stride=*/2, /*pad=*/3);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  ASSERT_EQ(layers.size(), 1u);
+  // One-column atoms of all 16 rows and 16 channels: 16 of them, by column.
+  const AtomicDag dag = build_atomic_dag(g, {AtomShape{16, 1, 16, 0}}, spec);
+  int col1 = -1, col8 = -1;
+  for (int a : dag.atoms_of_layer[0]) {
+    const Region& r = dag.atoms[static_cast<size_t>(a)].region;
+    if (r[3].lo == 1) col1 = a;
+    if (r[3].lo == 8) col8 = a;
+  }
+  ASSERT_GE(col1, 0);
+  ASSERT_GE(col8, 0);
+  constexpr size_t w = 3;  // the input's column axis (NCHW)
+  EXPECT_EQ(input_regions(g, layers[0].op, dag.atoms[static_cast<size_t>(col1)].region)[0][w],
+            (Interval{0, 6}));
+  EXPECT_EQ(input_regions(g, layers[0].op, dag.atoms[static_cast<size_t>(col8)].region)[0][w],
+            (Interval{13, 20}));
+  AtomTilings tilings;
+  std::vector<int64_t> ws;
+  for (int a : {col1, col8}) {  // the clipped one first: it used to fill the shared entry
+    const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+    Task t = atom_base_task(dag, a, spec, 0);
+    if (!tiling.tile.empty()) {
+      t.kind = TaskKind::Fused;
+      t.tile = tiling.tile;
+    }
+    EXPECT_EQ(tiling.working_bytes, dsa_task_estimate(g, t, spec).working_set_bytes) << a;
+    ws.push_back(tiling.working_bytes);
+  }
+  EXPECT_LT(ws[0], ws[1]);
 }
 
 // Same seed, same plan: SA, the atomic DAG, the Rounds, mapping and buffering of ResNet-50 at
