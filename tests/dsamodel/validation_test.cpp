@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -163,9 +164,19 @@ constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.13}, {"yx", 0.10, 0.04
 constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.19}, {"yx", 0.15, 0.09}};
 constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.42}, {"yx", 0.15, 0.02}};
 constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.14}, {"yx", 0.15, 0.23}};
-// Network totals of cycles, ours / ZigZag's (goal: within 5%): declared bounds.
-// (KC-P: ResNet-50 0.818, VGG-19 0.781; YX-P: 0.425, 0.345.)
-constexpr double kTotalCyclesLow = 0.34, kTotalCyclesHigh = 1.10;
+// Network totals of cycles, ours / ZigZag's (goal: within 5%): declared per network, 0.02 below
+// what is reached (KC-P: ResNet-50 0.817, VGG-19 0.779; YX-P: 0.425, 0.345), so that a change
+// that makes ours faster still against ZigZag fails; ours is faster where ZigZag's search misses
+// the mapping ours finds (README, gap 1). None may exceed kTotalCyclesHigh.
+struct TotalBound {
+  const char* key;  // dataflow/network/cycles
+  double low;
+};
+constexpr TotalBound kTotalCyclesLow[] = {{"kc/resnet50/cycles", 0.80},
+                                          {"kc/vgg19/cycles", 0.76},
+                                          {"yx/resnet50/cycles", 0.40},
+                                          {"yx/vgg19/cycles", 0.32}};
+constexpr double kTotalCyclesHigh = 1.05;
 // No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: KC-P's
 // layer4.1.conv1 at 1.555 and layer4.1.conv2 at 1.532, 1.195 and 1.059 before the partial sums
 // between reduction chunks were priced; YX-P's layer3.0.conv1 at 1.098). Their weights (1 MiB,
@@ -236,7 +247,10 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
     const double ratio = v / zz_total[k];
     std::printf("total %s: ours %.4g zigzag %.4g ratio %.3f\n", k.c_str(), v, zz_total[k], ratio);
     if (k.size() > 7 && k.substr(k.size() - 7) == "/cycles") {
-      EXPECT_GE(ratio, kTotalCyclesLow) << k;
+      const auto b = std::find_if(std::begin(kTotalCyclesLow), std::end(kTotalCyclesLow),
+                                  [&](const TotalBound& t) { return k == t.key; });
+      ASSERT_NE(b, std::end(kTotalCyclesLow)) << k << ": no declared bound";
+      EXPECT_GE(ratio, b->low) << k;
       EXPECT_LE(ratio, kTotalCyclesHigh) << k;
     }
   }
