@@ -89,6 +89,22 @@ bool Simulator::held_by_every_unit(const std::vector<int>& units, int x, const R
   return !units.empty();
 }
 
+size_t lru_weights_to_drop(const std::vector<double>& bytes, const std::vector<bool>& counted,
+                           double room) {
+  double total = 0, excused = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    total += bytes[i];
+    if (counted[i]) excused += bytes[i];
+  }
+  size_t drop = 0;
+  while (drop < bytes.size() && total - excused > room) {
+    total -= bytes[drop];
+    if (counted[drop]) excused -= bytes[drop];
+    ++drop;
+  }
+  return drop;
+}
+
 // Least recently used out (weights_stay): the weights the task read go to the most recent end,
 // and the least recently used leave until the rest fits beside the residents and the task's
 // working set (which already counts the inputs it keeps whole, d.stays). A weight is never
@@ -102,7 +118,7 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
     const double room = static_cast<double>(s_.local_bytes) -
                         resident_local_[static_cast<size_t>(u)] -
                         static_cast<double>(d.working_set_bytes);
-    double kept_whole = 0;  // of the task's weights, those its working set counts whole
+    std::vector<int> kept_whole;  // of the task's weights, those its working set counts whole
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       const int x = d.inputs[i];
       if (!g_.tensor(x).is_param()) continue;
@@ -112,12 +128,18 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
       // At most one entry per tensor: the new one replaces it, at the most recent end.
       std::erase_if(held, [&](const HeldParam& h) { return h.tensor == x; });
       held.push_back({x, r, bytes});
-      if (d.stays[i]) kept_whole += bytes;
+      if (d.stays[i]) kept_whole.push_back(x);
     }
-    double total = 0;
-    for (const HeldParam& h : held) total += h.bytes;
-    size_t drop = 0;
-    while (drop < held.size() && total > room + kept_whole) total -= held[drop++].bytes;
+    std::vector<double>& bytes = held_bytes_;
+    std::vector<bool>& counted = held_counted_;
+    bytes.clear();
+    counted.clear();
+    for (const HeldParam& h : held) {
+      bytes.push_back(h.bytes);
+      counted.push_back(std::find(kept_whole.begin(), kept_whole.end(), h.tensor) !=
+                        kept_whole.end());
+    }
+    const size_t drop = lru_weights_to_drop(bytes, counted, room);
     held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
   }
 }

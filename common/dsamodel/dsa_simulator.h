@@ -54,6 +54,13 @@ struct Piece {
   double available = 0;
 };
 
+// Least recently used out (weights_stay): how many of a unit's held weights (`bytes`, least
+// recently used first) leave so that the rest fit in `room`. The bytes of an entry marked
+// `counted` (a weight the task's working set already holds whole) need no room beyond the
+// working set while it is held; once it leaves, its bytes no longer excuse the others.
+size_t lru_weights_to_drop(const std::vector<double>& bytes, const std::vector<bool>& counted,
+                           double room);
+
 class Simulator {
  public:
   Simulator(const Graph& g, const Plan& p, const DsaSpec& s)
@@ -316,6 +323,8 @@ class Simulator {
   // Per global buffer, the (time, bytes) of its releases at stage ends not older than the horizon.
   std::vector<std::vector<std::pair<double, double>>> global_releases_;
   std::vector<double> staged_share_;  // scratch: a staging task's bytes by cluster
+  std::vector<double> held_bytes_;    // scratch of hold_params: a unit's held weights' bytes
+  std::vector<bool> held_counted_;    // and whether the task's working set counts each whole
   std::vector<std::pair<double, double>> staged_events_;  // scratch of staging_start
   // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
   // some task pins.

@@ -10,6 +10,7 @@
 #include "tests/error_of.h"
 
 #include "common/dsamodel/array_nest.h"
+#include "common/dsamodel/dsa_simulator.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/mesh_noc.h"
@@ -200,6 +201,31 @@ TEST(DsaModel, WeightsStayLeastRecentlyUsedOut) {
   EXPECT_DOUBLE_EQ(hbm(4096), once + 1536);  // 1024 B of room after y2's first half: no B2
   for (int64_t capacity : {4608, 5120, 5632, 6144, 65536})
     EXPECT_DOUBLE_EQ(hbm(capacity), once) << capacity;
+}
+
+// weights_stay's eviction (dsa_simulator.h: lru_weights_to_drop), by hand. The task's working set
+// already counts a weight it holds whole, so that weight needs no room beyond it while held; once
+// it leaves, its bytes no longer excuse the others. Room 20: W1 (50 B, counted) then W2 (60 B, not
+// counted): W1 must leave, and then W2 (60 > 20) too. Before, the excuse stayed at 50 after W1
+// left, and W2 was kept in 20 B of room (60 <= 20 + 50).
+TEST(DsaModel, AnEvictedWholeWeightNoLongerExcusesTheOthers) {
+  using dsa_sim::lru_weights_to_drop;
+  EXPECT_EQ(lru_weights_to_drop({50, 60}, {true, false}, 20), 2u);
+  // The counted weight alone fits (its bytes are in the working set): nothing leaves.
+  EXPECT_EQ(lru_weights_to_drop({50}, {true}, 0), 0u);
+  // An older weight (30) leaves first; W1 (counted, 50) and W2 (10) then fit in 10.
+  EXPECT_EQ(lru_weights_to_drop({30, 50, 10}, {false, true, false}, 10), 1u);
+  EXPECT_EQ(lru_weights_to_drop({30, 50, 10}, {false, true, false}, 40), 0u);
+  // Inclusion: with more room, never more drops (a larger buffer holds all a smaller one holds).
+  const std::vector<double> bytes = {7, 40, 13, 25, 60, 5};
+  const std::vector<bool> counted = {false, true, false, false, true, false};
+  size_t before = bytes.size();
+  for (double room = 0; room <= 200; room += 1) {
+    const size_t drop = lru_weights_to_drop(bytes, counted, room);
+    EXPECT_LE(drop, before) << room;
+    before = drop;
+  }
+  EXPECT_EQ(before, 0u);
 }
 
 // A 1x1 conv of stride 2 reads every other row and column of its input: its load moves the
