@@ -247,8 +247,9 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
     const double ratio = v / zz_total[k];
     std::printf("total %s: ours %.4g zigzag %.4g ratio %.3f\n", k.c_str(), v, zz_total[k], ratio);
     if (k.size() > 7 && k.substr(k.size() - 7) == "/cycles") {
+      const std::string key = k;  // a structured binding cannot be captured (clang)
       const auto b = std::find_if(std::begin(kTotalCyclesLow), std::end(kTotalCyclesLow),
-                                  [&](const TotalBound& t) { return k == t.key; });
+                                  [&key](const TotalBound& t) { return key == t.key; });
       ASSERT_NE(b, std::end(kTotalCyclesLow)) << k << ": no declared bound";
       EXPECT_GE(ratio, b->low) << k;
       EXPECT_LE(ratio, kTotalCyclesHigh) << k;
