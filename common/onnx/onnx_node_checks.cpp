@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/graph/op_signature.h"
@@ -194,6 +195,34 @@ onnx::TypeProto type_of_initializer(const onnx::TensorProto& t) {
   return type;
 }
 
+// The rank a declared type gives its value, or -1 when it declares no tensor shape.
+int declared_rank(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && t.tensor_type().has_shape() ? t.tensor_type().shape().dim_size()
+                                                            : -1;
+}
+
+// Refuses a value the graph declares with two ranks (as a graph input, in value_info, as a graph
+// output, as an initializer). libonnx's InferShapes takes the last of value_info, inputs and
+// outputs, and the checks above would check a consumer against another: a fuzz finding (a
+// graph output named as the Gemm operand graph input '1' [2, 3], declared of rank 0) made
+// libonnx 1.12's Gemm inference read a dimension of a scalar (SIGSEGV).
+void refuse_conflicting_declarations(const onnx::GraphProto& g, const std::string& origin) {
+  std::unordered_map<std::string, std::pair<int, const char*>> first;  // rank, where
+  const auto declare = [&](const std::string& name, int rank, const char* where) {
+    if (rank < 0) return;
+    const auto [it, inserted] = first.emplace(name, std::make_pair(rank, where));
+    if (!inserted && it->second.first != rank) {
+      throw Error(origin + ": value '" + name + "' is declared with rank " +
+                  std::to_string(it->second.first) + " (" + it->second.second + ") and rank " +
+                  std::to_string(rank) + " (" + where + "); expected one rank");
+    }
+  };
+  for (const auto& v : g.input()) declare(v.name(), declared_rank(v.type()), "graph input");
+  for (const auto& t : g.initializer()) declare(t.name(), t.dims_size(), "initializer");
+  for (const auto& v : g.value_info()) declare(v.name(), declared_rank(v.type()), "value_info");
+  for (const auto& v : g.output()) declare(v.name(), declared_rank(v.type()), "graph output");
+}
+
 }  // namespace
 
 // Types, and data for inference functions that read values, by tensor name.
@@ -223,6 +252,7 @@ OnnxNodeInference::OnnxNodeInference(const onnx::ModelProto& model, const std::s
   State& st = *state_;
   st.origin = origin;
   const onnx::GraphProto& g = model.graph();
+  refuse_conflicting_declarations(g, origin);
   for (const auto& o : model.opset_import())
     st.opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
   for (const auto& v : g.input()) st.types[v.name()] = st.own(v.type());

@@ -94,6 +94,15 @@ TEST(FuzzRegressions, LayerNormalizationOfAScalarIsRefusedBeforeOnnxInference) {
             "expected rank 1 or more");
 }
 
+// A fuzz finding (289,283 executions, CI had one at 370,994): graph input '1' [3, 4], the Gemm's
+// B, also declared as a graph output of rank 0. libonnx takes the output's declaration, and its
+// Gemm inference read a dimension of a scalar (SIGSEGV).
+TEST(FuzzRegressions, AValueDeclaredWithTwoRanksIsRefusedBeforeOnnxInference) {
+  EXPECT_EQ(onnx_refusal("gemm_operand_declared_rank0_as_graph_output_sigsegv.onnx"),
+            "fuzz.onnx: value '1' is declared with rank 2 (graph input) and rank 0 (graph "
+            "output); expected one rank");
+}
+
 TEST(FuzzRegressions, FoldingRefusesAnExpandOverTheBudgetBeforeAllocating) {
   // A Constant expanded to [2^20, 2^20] (8 TiB of int64) in shape arithmetic: std::bad_alloc
   // (abort) before the fold budget.
