@@ -2,7 +2,6 @@
 // notes; the claims the model is built to reproduce hold (the brick-size rule, the delta rule on
 // ResNet-50, the orderings of Fig. 11); measured mode without a GPU refuses in one line (exit 4).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "cli/cli.h"
 #include "reproductions/brickdl/experiments/experiment_list.h"
 #include "reproductions/brickdl/perf_model.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs::brickdl {
 namespace {
@@ -42,9 +42,8 @@ std::string read(const fs::path& p) {
 }
 
 TEST(ReproBrickdl, AllFiguresRunInModelMode) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dgs_brickdl_experiments_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchDir scratch("brickdl_experiments_test");
+  const fs::path& dir = scratch.path();
   const CliRun r = run_repro({"--all", "--out", dir.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* id : {"fig7", "fig8", "fig9", "fig10", "fig11"}) {
@@ -64,7 +63,6 @@ TEST(ReproBrickdl, AllFiguresRunInModelMode) {
   // The TorchScript and XLA bars are labelled, not invented.
   const std::string f7 = read(dir / "brickdl" / "fig7.csv");
   EXPECT_NE(f7.find("TorchScript (not reproduced)"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(ReproBrickdl, MeasuredModeWithoutGpuRefusesInOneLine) {

@@ -3,13 +3,13 @@
 // run-varying values (search_s; common/report/report_compare.h). Release only (the sanitizer run
 // excludes it, as it excludes the papers' --all runs).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
 
 #include "common/report/report_compare.h"
 #include "compare/compare_cli.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -17,9 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(CommittedComparison, DefaultRunEqualsTheCommittedReports) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dgs_committed_comparison_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchDir scratch("committed_comparison");
+  const fs::path& dir = scratch.path();
   const std::string out_dir = dir.string();
   const char* argv[] = {"repro_compare", "--quiet", "--out", out_dir.c_str()};
   std::ostringstream out, err;
@@ -34,7 +33,6 @@ TEST(CommittedComparison, DefaultRunEqualsTheCommittedReports) {
                                   for (const std::string& d : diffs) s += d + "\n";
                                   return s;
                                 }();
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // program (examples/wavefront_scheduler.cpp) and its failures, bad input, and a sharded run merged
 // into the same files as one run.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "compare/compare_cli.h"
 #include "compare/comparison.h"
 #include "reproductions/papers.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -46,14 +46,6 @@ const std::string kWavefront = std::string(DGS_BINARY_DIR) + "/wavefront_schedul
 
 class CompareCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dgs_compare_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& rel) const { return (dir_ / rel).string(); }
   // A shell script in the scratch folder, executable.
   std::string script(const std::string& name, const std::string& body) const {
@@ -65,7 +57,9 @@ class CompareCli : public ::testing::Test {
   std::vector<std::vector<std::string>> csv(const std::string& rel) const {
     return parse_csv(read_file(path(rel)), rel);
   }
-  fs::path dir_;
+  ScratchDir scratch_{std::string("compare_") +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name()};
+  const fs::path dir_ = scratch_.path();
 };
 
 // The column `name` of row `r` (row 0 is the header).
@@ -270,9 +264,8 @@ TEST(ReducedReferenceModel, TheLargestRungUnderTheLimitOrNone) {
 
 // A model over the limit: each plan of the scheduler is checked on the stated smaller input.
 TEST(ReducedReferenceModel, RowsOfAModelOverTheLimitArePassedOnTheSubset) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dgs_compare_subset_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchDir scratch("compare_subset");
+  const fs::path& dir = scratch.path();
   const Result r = compare({"--model", "squeezenet", "--hw", "a100", "--scheduler", "ios",
                             "--reference-limit-gflop", "0.5", "--reference-subset-gflop", "0.05",
                             "--out", dir.string(), "--quiet"});
@@ -282,7 +275,6 @@ TEST(ReducedReferenceModel, RowsOfAModelOverTheLimitArePassedOnTheSubset) {
   for (size_t i = 1; i < t.size(); ++i)
     EXPECT_EQ(cell(t, i, "run_plan").rfind("passed on squeezenet at ", 0), 0u)
         << cell(t, i, "run_plan");
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 // (stcp920()), so an item that did not load it itself must still name it, or a sharded run and an
 // unsharded --all would fill the column differently.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/run_state.h"
 #include "reproductions/graphturbo/experiments/experiment_list.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs::graphturbo {
 namespace {
@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 
 class GraphTurboItemsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dgs_graphturbo_items_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs `--fig 3` (the cheapest item on the STCP920 model) into `out` with completion records;
   // returns the hardware its record names.
   std::string fig3_hardware(const std::string& out) {
@@ -49,7 +43,8 @@ class GraphTurboItemsTest : public ::testing::Test {
     return m->data.at("hardware").get<std::string>();
   }
 
-  fs::path dir_;
+  ScratchDir scratch_{"graphturbo_items"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(GraphTurboItemsTest, ADsaItemNamesItsMachineAlsoWhenTheConfigWasLoadedBefore) {

@@ -2,7 +2,6 @@
 // for malformed files and unknown operators.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -14,30 +13,12 @@
 #include "common/util/resources.h"
 #include "models/builder.h"
 #include "models/zoo.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh folder under the system temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("dgs_onnx_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -189,7 +170,7 @@ TEST(OnnxIo, LoadsAnOnnxBackendTestModel) {
 }
 
 TEST(OnnxIo, MalformedFileGivesOneLineNamingTheFile) {
-  TempDir dir;
+  ScratchDir dir("onnx_test");
   const std::string path = dir.file("garbage.onnx");
   write_file_atomic(path, std::string("\xff\xff\xff\xff this is not a protobuf \x07\x00", 30));
   const std::string msg = error_of([&] { load_onnx_file(path); });
@@ -223,7 +204,7 @@ onnx::ModelProto single_node_model(const std::string& op_type) {
 }
 
 TEST(OnnxIo, UnknownOperatorIsNamed) {
-  TempDir dir;
+  ScratchDir dir("onnx_test");
   const std::string path = dir.file("foobar.onnx");
   write_file_atomic(path, single_node_model("FooBar").SerializeAsString());
   EXPECT_EQ(error_of([&] { load_onnx_file(path); }),
@@ -410,7 +391,7 @@ TEST(OnnxIo, ShapeArithmeticIsFoldedIntoConstants) {
 }
 
 TEST(OnnxIo, SaveIsAtomicAndReloads) {
-  TempDir dir;
+  ScratchDir dir("onnx_test");
   const std::string path = dir.file("sub/diamond.onnx");
   const Graph g = build_zoo_model("test_diamond");
   save_onnx_file(g, path);

@@ -3,7 +3,6 @@
 // time; graphs loaded from the kept parse are those of a fresh parse.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "common/onnx/onnx_io.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -78,18 +78,9 @@ void write_data(const std::string& path, int64_t elements, float v, int64_t extr
 
 class ParsedFileCache : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string name = "dgs_parsed_cache_";
-    name.append(std::to_string(::getpid()));
-    dir_ = fs::temp_directory_path() / name;
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  std::string file(const std::string& name) const { return scratch_.file(name); }
+  ScratchDir scratch_{"parsed_cache"};
+  const fs::path dir_ = scratch_.path();
 };
 
 constexpr int64_t kLargeElements = int64_t{5} << 20;  // 20 MiB of weights: kept parsed

@@ -1,7 +1,6 @@
 // The template of a paper folder (reproductions/paper_template/): it builds, its --all runs and
 // writes its table, and its scheduler's plan is what the item prices.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "models/zoo.h"
 #include "reproductions/paper_template/experiments/experiment_list.h"
 #include "reproductions/paper_template/schedulers.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -23,9 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(PaperTemplate, AllRunWritesTheTableOfEveryModel) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dgs_paper_template_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchDir scratch("paper_template");
+  const fs::path& dir = scratch.path();
   const std::string out_dir = dir.string();
   const char* argv[] = {"repro_paper_template", "--all", "--out", out_dir.c_str()};
   std::ostringstream out, err;
@@ -40,7 +39,6 @@ TEST(PaperTemplate, AllRunWritesTheTableOfEveryModel) {
     EXPECT_NE(text.str().find(model), std::string::npos) << model << " missing from table1.csv";
   for (const char* f : {"summary.csv", "items.csv", "run_info.csv"})
     EXPECT_TRUE(fs::exists(dir / "paper_template" / f)) << f;
-  fs::remove_all(dir);
 }
 
 TEST(PaperTemplate, SchedulerPlanIsCheckedAndPriced) {

@@ -11,32 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/scratch_dir.h"
+
 namespace dgs {
 
 struct ProcessRun {
   int exit_code = -1;  // -1: killed by a signal (a crash)
   std::string err;     // stderr
-};
-
-// A fresh folder under the system temp dir (with the process id), removed at the end.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("dgs_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
 };
 
 // Runs `<build>/<program> <args>` through the shell in `cwd` (default: here), stdout discarded,

@@ -7,7 +7,6 @@
 // report_summary.png (the README's picture is a copy of it).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +20,7 @@
 #include "common/report/report_folder.h"
 #include "common/report/report_page.h"
 #include "common/util/resources.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -170,9 +170,8 @@ TEST(CommittedReportPage, RendersInHeadlessChromiumWithEveryFigureAndSection) {
   ASSERT_EQ(shell("command -v " + chromium() + " > /dev/null"), 0)
       << "no '" << chromium()
       << "' browser: install Debian's chromium (./build.sh test does) or set DGS_CHROMIUM";
-  const fs::path dir =
-      fs::temp_directory_path() / ("dgs_report_browser_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchDir scratch("report_browser");
+  const fs::path& dir = scratch.path();
   fs::create_directories(dir / "reports");
   for (const std::string& p : papers)
     fs::copy(kReports / p, dir / "reports" / p, fs::copy_options::recursive);
@@ -237,7 +236,6 @@ TEST(CommittedReportPage, RendersInHeadlessChromiumWithEveryFigureAndSection) {
                   (dir / "reports" / "index.html").string() + " > /dev/null 2>&1"),
             0);
   EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 20000u) << "no screenshot " << png;
-  fs::remove_all(dir);
 }
 
 }  // namespace

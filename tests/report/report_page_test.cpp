@@ -2,7 +2,6 @@
 // small folders written here: what the page shows, where each file goes, what a comparison skips
 // and what it reports.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -13,6 +12,7 @@
 #include "common/report/report_page.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
+#include "tests/scratch_dir.h"
 
 namespace dgs {
 namespace {
@@ -21,11 +21,6 @@ namespace fs = std::filesystem;
 
 class ReportFolderFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dgs_report_page_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& rel, const std::string& text) {
     write_file_atomic((dir_ / rel).string(), text);
   }
@@ -59,7 +54,8 @@ class ReportFolderFixture : public ::testing::Test {
     write("alpha/fig4.1_plan.json", "{}\n");
     write("alpha/extra_data.csv", "k\r\n1\r\n");
   }
-  fs::path dir_;
+  ScratchDir scratch_{"report_page"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(ReportFolderFixture, FilesGoToTheItemWithTheLongestMatchingId) {
