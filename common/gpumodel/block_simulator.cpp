@@ -217,7 +217,9 @@ class RateMemo {
     return t;
   }
   uint32_t kernel_id(const SimKernel& k) {
-    return kernels_.emplace(terms_of(k), static_cast<uint32_t>(kernels_.size())).first->second;
+    const KernelTerms t = terms_of(k);
+    if (auto it = kernels_.find(t); it != kernels_.end()) return it->second;  // no node made
+    return kernels_.emplace(t, static_cast<uint32_t>(kernels_.size())).first->second;
   }
   static void place(std::vector<Slot>& slots, uint32_t h, uint32_t at) {
     size_t i = h & (slots.size() - 1);
