@@ -19,19 +19,6 @@ struct Resident {
   double remaining = 1.0;  // fraction of one block's work left
   double rate = 0;         // fraction per us
   int64_t stamp = 0;       // dispatch event
-  // Cache of the terms of the rate rule that depend only on the kernel and on its SM's resident
-  // warps (valid while cached_sm_warps equals the group's warps; -1: not computed): the
-  // compute-limited block time and the per-block DRAM / L2 demand caps. Recomputing them gives
-  // the same bits, so the cache changes no result.
-  int cached_sm_warps = -1;
-  double tc = 0;           // compute-limited block time (>= block_min_us)
-  double dram_cap_pb = 0;  // min(dram_b / tc, warps * dram_warp_cap); 0 if no DRAM bytes
-  double l2_cap_pb = 0;    // likewise for L2
-  // Cache of the rate when neither DRAM nor L2 is saturated (every block then gets its cap, so
-  // the rate depends only on the kernel, the SM's warps, the resident's blocks and the group's
-  // SM count); valid while those equal the key (-1: not computed).
-  int unsat_sm_warps = -1, unsat_blocks = -1, unsat_count = -1;
-  double unsat_rate = 0;
   bool operator==(const Resident& o) const {
     return kernel == o.kernel && blocks == o.blocks && remaining == o.remaining;
   }
@@ -217,7 +204,9 @@ class RateMemo {
     return t;
   }
   uint32_t kernel_id(const SimKernel& k) {
-    return kernels_.emplace(terms_of(k), static_cast<uint32_t>(kernels_.size())).first->second;
+    const KernelTerms t = terms_of(k);
+    if (auto it = kernels_.find(t); it != kernels_.end()) return it->second;  // no node made
+    return kernels_.emplace(t, static_cast<uint32_t>(kernels_.size())).first->second;
   }
   static void place(std::vector<Slot>& slots, uint32_t h, uint32_t at) {
     size_t i = h & (slots.size() - 1);
@@ -577,51 +566,41 @@ class Simulator {
     for (SmGroup& g : groups_) {
       for (Resident& r : g.residents) {
         const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-        if (r.cached_sm_warps != g.warps) {
-          // Compute-limited block time, then what the block can use of DRAM / L2 at that speed
-          // (capped by Little's law).
-          const double sat = k.sat_warps > 0 ? k.sat_warps : m_.compute_sat_warps;
-          const double share = k.warps / std::max(static_cast<double>(g.warps), sat);
-          r.tc = k.flops_b > 0 ? k.flops_b / (k.sm_rate * share) : 0.0;
-          r.tc = std::max(r.tc, m_.block_min_us);
-          // A block whose latency floor binds (the suite's kernels) draws bandwidth at that pace.
-          if (k.floor_us > r.tc) r.tc = k.floor_us;
-          const double dram_wc = k.dram_warp_cap >= 0 ? k.dram_warp_cap : m_.dram_warp_cap;
-          r.dram_cap_pb = k.dram_b > 0 ? std::min(k.dram_b / r.tc, k.warps * dram_wc) : 0;
-          r.l2_cap_pb = k.l2_b > 0 ? std::min(k.l2_b / r.tc, k.warps * m_.l2_warp_cap) : 0;
-          r.cached_sm_warps = g.warps;
-        }
+        // Compute-limited block time, then what the block can use of DRAM / L2 at that speed
+        // (capped by Little's law).
+        const double sat = k.sat_warps > 0 ? k.sat_warps : m_.compute_sat_warps;
+        const double share = k.warps / std::max(static_cast<double>(g.warps), sat);
+        double tc = k.flops_b > 0 ? k.flops_b / (k.sm_rate * share) : 0.0;
+        tc = std::max(tc, m_.block_min_us);
+        // A block whose latency floor binds (the suite's kernels) draws bandwidth at that pace.
+        if (k.floor_us > tc) tc = k.floor_us;
+        const double dram_wc = k.dram_warp_cap >= 0 ? k.dram_warp_cap : m_.dram_warp_cap;
+        const double dram_cap_pb = k.dram_b > 0 ? std::min(k.dram_b / tc, k.warps * dram_wc) : 0;
+        const double l2_cap_pb = k.l2_b > 0 ? std::min(k.l2_b / tc, k.warps * m_.l2_warp_cap) : 0;
         items_[i] = &r;
-        tc_[i] = r.tc;
+        tc_[i] = tc;
         const double blocks = static_cast<double>(r.blocks) * g.count;
         blocks_[i] = blocks;
         // Items that move no bytes of a kind get cap 0 there (water_fill skips them).
-        dram_cap_[i] = r.dram_cap_pb * blocks;
-        l2_cap_[i] = r.l2_cap_pb * blocks;
+        dram_cap_[i] = dram_cap_pb * blocks;
+        l2_cap_[i] = l2_cap_pb * blocks;
         dram_sum += dram_cap_[i];
         l2_sum += l2_cap_[i];
         ++i;
       }
     }
     // Neither bandwidth saturated: every item gets its caps, and an item's rate is a function of
-    // its own state only, cached in the resident. The arithmetic is water_fill's and
+    // its own state only. The arithmetic is water_fill's and
     // share_bytes's for that case, so the bits are the same.
     if (dram_sum <= m_.dram_bw && (m_.l2_bw <= 0 || l2_sum <= m_.l2_bw)) {
       i = 0;
       for (SmGroup& g : groups_) {
         for (Resident& r : g.residents) {
-          if (r.unsat_sm_warps != g.warps || r.unsat_blocks != r.blocks ||
-              r.unsat_count != g.count) {
-            const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
-            const double td = dram_cap_[i] > 0 ? k.dram_b / (dram_cap_[i] / blocks_[i]) : 0.0;
-            const double tl =
-                m_.l2_bw > 0 && l2_cap_[i] > 0 ? k.l2_b / (l2_cap_[i] / blocks_[i]) : 0.0;
-            r.unsat_rate = 1.0 / std::max({tc_[i], td, tl});
-            r.unsat_sm_warps = g.warps;
-            r.unsat_blocks = r.blocks;
-            r.unsat_count = g.count;
-          }
-          r.rate = r.unsat_rate;
+          const SimKernel& k = ks_[static_cast<size_t>(r.kernel)];
+          const double td = dram_cap_[i] > 0 ? k.dram_b / (dram_cap_[i] / blocks_[i]) : 0.0;
+          const double tl =
+              m_.l2_bw > 0 && l2_cap_[i] > 0 ? k.l2_b / (l2_cap_[i] / blocks_[i]) : 0.0;
+          r.rate = 1.0 / std::max({tc_[i], td, tl});
           ++i;
         }
       }

@@ -77,9 +77,10 @@ const std::vector<KernelLaunch>& GpuModelStageCost::compute_unit_kernels(const N
     unit_bound_.assign(net.units.size(), {});
     unit_bound_known_.assign(net.units.size(), 0);
     signatures_.clear();
-    by_kernels_.clear();
+    clear_stages();
     l2_savings_.clear();
     saved_bounds_.clear();
+    saved_kernels_.clear();
   }
   auto& ks = unit_kernels_[static_cast<size_t>(unit)];
   if (!unit_known_[static_cast<size_t>(unit)]) {
@@ -170,6 +171,15 @@ const KernelWorkBound& GpuModelStageCost::saved_kernel_bound(const KernelLaunch&
   return saved_bounds_.emplace(key, kernel_work_bound(spec_, adjusted)).first->second;
 }
 
+const KernelLaunch& GpuModelStageCost::saved_kernel(const KernelLaunch& k, double saved) {
+  const auto key = std::make_pair(&k, saved);
+  auto it = saved_kernels_.find(key);
+  if (it != saved_kernels_.end()) return it->second;
+  KernelLaunch adjusted = k;
+  adjusted.dram_bytes = std::max(0.0, k.dram_bytes - saved);
+  return saved_kernels_.emplace(key, std::move(adjusted)).first->second;
+}
+
 double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& stage) {
   const bool merged = stage.merge && stage.num_units() > 1;
   // Key: the kernels the simulation reads, stream by stream. A concurrent stage is keyed by the
@@ -192,9 +202,9 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   } else {
     append_concurrent_key(net, stage, nullptr, key);
   }
-  auto it = by_kernels_.find(key);
-  if (it != by_kernels_.end()) {
-    SimulatedStage& known = it->second;
+  const uint64_t hash = stage_hash(key);
+  if (const uint32_t i = find_stage(key, hash); i != kNoStage) {
+    SimulatedStage& known = stages_[i];
     if (known.search != search_) {  // simulated by an earlier search: this one's first ask
       known.search = search_;
       ++simulations_;
@@ -210,26 +220,18 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
     r = simulate_stage(spec_, streams);
   } else {
     // The kernels, with the L2 residency rule's savings (computed by append_concurrent_key into
-    // savings_, one per kernel in stream order) applied to copies.
-    std::vector<std::vector<const KernelLaunch*>> refs;
-    refs.reserve(stage.groups.size());
-    adjusted_.clear();
-    adjusted_.reserve(savings_.size());
+    // savings_, one per kernel in stream order) applied to copies, made once per kernel and saving.
+    std::vector<std::vector<const KernelLaunch*>>& refs = refs_;  // scratch: storage reused
+    refs.resize(stage.groups.size());
     size_t ki = 0;
-    for (const auto& grp : stage.groups) {
-      std::vector<const KernelLaunch*> ks;
-      for (int u : grp)
+    for (size_t gi = 0; gi < stage.groups.size(); ++gi) {
+      std::vector<const KernelLaunch*>& ks = refs[gi];
+      ks.clear();
+      for (int u : stage.groups[gi])
         for (const KernelLaunch& k : unit_kernels(net, u)) {
           const double saved = savings_[ki++];
-          if (saved > 0) {
-            adjusted_.push_back(k);
-            adjusted_.back().dram_bytes = std::max(0.0, k.dram_bytes - saved);
-            ks.push_back(&adjusted_.back());
-          } else {
-            ks.push_back(&k);
-          }
+          ks.push_back(saved > 0 ? &saved_kernel(k, saved) : &k);
         }
-      refs.push_back(std::move(ks));
     }
     r = simulate_stage_refs(spec_, refs);
     std::vector<double> ends(stage.groups.size(), -1.0);
@@ -245,8 +247,47 @@ double GpuModelStageCost::stage_latency_us(const Network& net, const IosStage& s
   // task).
   const double v = r.latency_us + stage_sync_cost_us(spec_, merged ? 1 : stage.groups.size());
   entry.latency_us = v;
-  by_kernels_.emplace(key, std::move(entry));
+  add_stage(key, hash, std::move(entry));
   return v;
+}
+
+uint32_t GpuModelStageCost::find_stage(const std::string& key, uint64_t hash) const {
+  const size_t mask = stage_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const StageSlot& sl = stage_slots_[i];
+    if (sl.index == kNoStage) return kNoStage;
+    if (sl.hash != hash) continue;
+    const size_t begin = sl.index ? stage_key_end_[sl.index - 1] : 0;
+    if (std::string_view(stage_keys_).substr(begin, stage_key_end_[sl.index] - begin) == key)
+      return sl.index;
+  }
+}
+
+void GpuModelStageCost::add_stage(const std::string& key, uint64_t hash, SimulatedStage stage) {
+  if (2 * (stages_.size() + 1) > stage_slots_.size()) {  // grow: at most half the slots used
+    std::vector<StageSlot> bigger(stage_slots_.size() * 2);
+    for (const StageSlot& sl : stage_slots_) {
+      if (sl.index == kNoStage) continue;
+      size_t i = sl.hash & (bigger.size() - 1);
+      while (bigger[i].index != kNoStage) i = (i + 1) & (bigger.size() - 1);
+      bigger[i] = sl;
+    }
+    stage_slots_.swap(bigger);
+  }
+  const size_t mask = stage_slots_.size() - 1;
+  size_t i = hash & mask;
+  while (stage_slots_[i].index != kNoStage) i = (i + 1) & mask;
+  stage_slots_[i] = StageSlot{hash, static_cast<uint32_t>(stages_.size())};
+  stages_.push_back(std::move(stage));
+  stage_keys_ += key;
+  stage_key_end_.push_back(stage_keys_.size());
+}
+
+void GpuModelStageCost::clear_stages() {
+  stage_slots_.assign(kFirstStageSlots, StageSlot{});
+  stages_.clear();
+  stage_key_end_.clear();
+  stage_keys_.clear();
 }
 
 std::string GpuModelStageCost::part_cost_signature(const Network& net, const Part& part) {

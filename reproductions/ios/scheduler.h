@@ -108,7 +108,7 @@ class GpuModelStageCost : public StageCostModel {
   // kernels that may follow each other on a group's stream (a unit's consecutive kernels; the
   // last kernel of a unit and the first of a later unit in the closure of a common head) at every
   // number of launching streams up to max_groups and the part's units, and the merged kernels of
-  // every subset of each merge class: what a stage's key (by_kernels_) is made of. Empty when a
+  // every subset of each merge class: what a stage's key (stages_) is made of. Empty when a
   // merge class has more than kMaxMergeClassForKey units.
   std::string part_cost_key(const Network& net, const PartDag& dag, const Part& part,
                             int max_groups) override;
@@ -179,6 +179,11 @@ class GpuModelStageCost : public StageCostModel {
   };
   std::unordered_map<std::pair<const KernelLaunch*, double>, KernelWorkBound, SavedHash>
       saved_bounds_;
+  // A unit kernel (in unit_kernels_) whose DRAM bytes the L2 rule cut by `saved` (> 0), made
+  // once: the simulations then take it by reference (a node's address never changes).
+  const KernelLaunch& saved_kernel(const KernelLaunch& k, double saved);
+  std::unordered_map<std::pair<const KernelLaunch*, double>, KernelLaunch, SavedHash>
+      saved_kernels_;
   GpuSpec spec_;
   const Network* net_ = nullptr;  // the network unit_kernels_ belongs to
   std::vector<std::vector<KernelLaunch>> unit_kernels_;
@@ -198,7 +203,7 @@ class GpuModelStageCost : public StageCostModel {
   std::vector<double> tight_savings_;
   std::vector<size_t> prefix_len_;                       // scratch
   std::vector<double> savings_;                          // scratch: L2 residency per kernel
-  std::vector<KernelLaunch> adjusted_;                   // scratch: kernels with savings
+  std::vector<std::vector<const KernelLaunch*>> refs_;   // scratch: a simulated stage's kernels
   std::unordered_map<std::string, int32_t> signatures_;  // kernel bytes -> id
   // Per simulated stage, by its key: its latency (with the synchronisation), its kernels, the
   // search that last asked for it, and for a concurrent stage when each stream's last kernel
@@ -209,12 +214,28 @@ class GpuModelStageCost : public StageCostModel {
     uint64_t search = 0;
     std::vector<double> stream_ends;
   };
-  std::unordered_map<std::string, SimulatedStage> by_kernels_;
+  // The simulated stages (stages_), found by key through open addressing over (hash, index)
+  // slots, the keys in one string (stage_keys_; stage i's ends at stage_key_end_[i]): a lookup
+  // touches a slot and, when the hashes match, one key (a map's nodes cost a miss each).
+  struct StageSlot {
+    uint64_t hash = 0;
+    uint32_t index = kNoStage;
+  };
+  static constexpr uint32_t kNoStage = ~uint32_t{0};
+  static constexpr size_t kFirstStageSlots = 1024;  // a power of two
+  std::vector<StageSlot> stage_slots_ = std::vector<StageSlot>(kFirstStageSlots);
+  std::vector<SimulatedStage> stages_;
+  std::vector<size_t> stage_key_end_;
+  std::string stage_keys_;
+  static uint64_t stage_hash(const std::string& key) { return std::hash<std::string>()(key); }
+  uint32_t find_stage(const std::string& key, uint64_t hash) const;  // kNoStage: none
+  void add_stage(const std::string& key, uint64_t hash, SimulatedStage stage);
+  void clear_stages();
   // The simulated stages a search may see: those it asked for (an earlier search's stage
   // counts as simulated when this search first asks for it).
   const SimulatedStage* seen_in_search(const std::string& key) const {
-    auto it = by_kernels_.find(key);
-    return it != by_kernels_.end() && it->second.search == search_ ? &it->second : nullptr;
+    const uint32_t i = find_stage(key, stage_hash(key));
+    return i != kNoStage && stages_[i].search == search_ ? &stages_[i] : nullptr;
   }
   uint64_t search_ = 0;
   int64_t simulations_ = 0;
