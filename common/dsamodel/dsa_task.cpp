@@ -358,9 +358,10 @@ bool term_varies(const IndexTerm& term, const Interval& range) {
 // buffer tile of the unit's part `part` (`tile` at its origin, `trips` per axis; along an axis
 // whose extent the tile does not divide, the last tile is cut short: those at the far edge are
 // their own shape) the region of the op's output that tile computes (`need_of`; the interior
-// one's is `origin`'s) and how many tiles have it. The task's loads and stores share the port
-// with each tile in proportion to its output. Without that region (the op's output not among
-// the tile's regions): the unit's part as one nest.
+// one's is `origin`'s; for a task of one op, u.one_op, the tile itself: one_op_regions gives its
+// output region as the tile, no need to ask) and how many tiles have it. The task's loads and
+// stores share the port with each tile in proportion to its output. Without that region (the op's
+// output not among the tile's regions): the unit's part as one nest.
 template <class NeedOf>
 ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDemand& u,
                            const Region& part, const Region& tile, const std::vector<double>& trips,
@@ -396,6 +397,8 @@ ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDem
     Region computed;
     if (interior) {
       computed = origin.at(out);
+    } else if (u.one_op) {
+      computed = r;  // one_op_regions' region of the op's output is the tile's own
     } else {
       const std::map<int, Region> need = need_of(r, scratch);
       const auto it = need.find(out);
