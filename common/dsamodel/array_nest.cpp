@@ -250,6 +250,34 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
 
 namespace {
 
+// The reduction chunk counts of ArrayNest::chunked: 2^i.
+constexpr std::array<double, 7> kChunks = {1, 2, 4, 8, 16, 32, 64};
+static_assert(kChunks.size() == std::tuple_size_v<decltype(ArrayNest::chunked)>);
+
+// A loop of exactly one trip changes nothing wherever it lies (fetches_of: it neither ends a
+// run, nor fills registers, nor makes an operand come back) while every operand's registers hold
+// at least one combination: two orders of the outer loops that differ only in where such loops
+// lie give the same bytes, bits, energy and cycles, and search_array_nest's selections keep the
+// first of equals (in next_permutation's order). Per split of the inner loops: whether an order
+// is the first of its sequence of the loops of other than one trip.
+class FirstOrders {
+ public:
+  bool first(const std::array<Loop, 4>& outer, const std::array<int, 4>& perm) {
+    uint32_t sequence = 1;  // the leading 1 marks the length
+    for (int j : perm)
+      if (outer[static_cast<size_t>(j)].trips != 1)
+        sequence = sequence * 4 + outer[static_cast<size_t>(j)].dim;
+    const auto end = seen_.begin() + static_cast<std::ptrdiff_t>(n_);
+    if (std::find(seen_.begin(), end, sequence) != end) return false;
+    seen_[n_++] = sequence;
+    return true;
+  }
+
+ private:
+  std::array<uint32_t, 24> seen_{};  // one per order at most
+  size_t n_ = 0;
+};
+
 ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   ArrayNest r;
   r.macs = s.macs();
@@ -314,15 +342,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   double best_edp = -1, best_cycles = 0;
   std::array<double, 7> chunk_edp, chunk_cycles{};
   chunk_edp.fill(-1);
-  static constexpr std::array<double, 7> kChunks = {1, 2, 4, 8, 16, 32, 64};  // 2^i
-  static_assert(kChunks.size() == std::tuple_size_v<decltype(r.chunked)>);
-  // A loop of exactly one trip changes nothing wherever it lies (fetches_of: it neither ends a
-  // run, nor fills registers, nor makes an operand come back) while every operand's registers
-  // hold at least one combination: two orders that differ only in where such loops lie give the
-  // same bytes, bits, energy and cycles, and the selections below keep the first of equals (in
-  // next_permutation's order), so only the first order of each sequence of the other loops is
-  // priced. Registers of less than one combination (a config's zero weight registers) split at
-  // such a loop: then every order is priced.
+  // Only the first of orders equal but for loops of one trip (FirstOrders), unless registers
+  // of less than one combination split at such a loop.
   const bool skip_single_trips = w.capacity >= 1 && in.capacity >= 1 && out.capacity >= 1;
   // The fourth operand: its stay is the inputs' own when it selects the same dimensions.
   const bool reads_like_inputs = in_reads.relevant == in.relevant;
@@ -332,18 +353,9 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
                                          Loop{kK, ceil_div_real(n[kK], k_in)}, Loop{kC, n[kC]},
                                          Loop{kT, n[kT]}};
       std::array<int, 4> perm{0, 1, 2, 3};
-      std::array<uint32_t, 24> priced{};  // the sequences of the loops of other than one trip
-      size_t n_priced = 0;
+      FirstOrders orders;
       do {
-        if (skip_single_trips) {
-          uint32_t sequence = 1;  // the leading 1 marks the length
-          for (int j : perm)
-            if (outer[static_cast<size_t>(j)].trips != 1)
-              sequence = sequence * 4 + outer[static_cast<size_t>(j)].dim;
-          const auto end = priced.begin() + static_cast<std::ptrdiff_t>(n_priced);
-          if (std::find(priced.begin(), end, sequence) != end) continue;
-          priced[n_priced++] = sequence;
-        }
+        if (skip_single_trips && !orders.first(outer, perm)) continue;
         const Nest nest = {Loop{kP, p_in},
                            Loop{kK, k_in},
                            outer[static_cast<size_t>(perm[0])],

@@ -115,35 +115,32 @@ double density_of(const std::map<int, double>& density, int tensor) {
 }
 
 // The key of a task's shape for DsaDemandCache: its ops, units, binding, tile, reduction slice,
-// and per needed tensor its id, region shape and which edges of the tensor the region touches.
-std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed,
-                       size_t units) {
-  std::string k;
-  auto num = [&](int64_t v) {
-    k += std::to_string(v);
-    k += ',';
+// and per needed tensor its id, region shape and which edges of the tensor the region touches;
+// each list after its length (numbers, not text: a lookup builds no strings). Into `k`.
+void demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed, size_t units,
+                std::vector<int64_t>& k) {
+  k.clear();
+  auto list = [&](const auto& v) {
+    k.push_back(static_cast<int64_t>(v.size()));
+    k.insert(k.end(), v.begin(), v.end());
   };
-  for (int op : t.ops) num(op);
-  k += '|';
-  num(static_cast<int64_t>(units));
-  for (int64_t b : t.placement.binding) num(b);
-  k += '|';
-  for (int64_t x : t.tile) num(x);
-  k += '|';
-  k += t.reduction.range.axis;
-  num(t.reduction.range.range.size());
-  k += '|';
-  for (int x : t.pinned) num(x);
+  list(t.ops);
+  k.push_back(static_cast<int64_t>(units));
+  list(t.placement.binding);
+  list(t.tile);
+  list(t.reduction.range.axis);
+  k.push_back(t.reduction.range.range.size());
+  list(t.pinned);
+  k.push_back(static_cast<int64_t>(needed.size()));
   for (const auto& [tensor, r] : needed) {
-    k += '|';
-    num(tensor);
+    k.push_back(tensor);
+    k.push_back(static_cast<int64_t>(r.size()));
     const Shape& shape = g.tensor(tensor).shape;
     for (size_t d = 0; d < r.size(); ++d) {
-      num(r[d].size());
-      num((r[d].lo == 0 ? 1 : 0) + (d < shape.size() && r[d].hi == shape[d] ? 2 : 0));
+      k.push_back(r[d].size());
+      k.push_back((r[d].lo == 0 ? 1 : 0) + (d < shape.size() && r[d].hi == shape[d] ? 2 : 0));
     }
   }
-  return k;
 }
 
 // The single matrix op of a task, or -1 (none, or several).
@@ -643,9 +640,9 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
                               const std::vector<int>& units, DsaDemandCache* cache) {
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
-  std::string key;
+  std::vector<int64_t> key;
   if (cache) {
-    key = demand_key(g, t, regions.needed, units.size());
+    demand_key(g, t, regions.needed, units.size(), key);
     const auto it = cache->entries.find(key);
     if (it != cache->entries.end()) {
       DsaTaskDemand hit = it->second;
