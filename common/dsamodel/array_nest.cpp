@@ -250,6 +250,34 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
 
 namespace {
 
+// The reduction chunk counts of ArrayNest::chunked: 2^i.
+constexpr std::array<double, 7> kChunks = {1, 2, 4, 8, 16, 32, 64};
+static_assert(kChunks.size() == std::tuple_size_v<decltype(ArrayNest::chunked)>);
+
+// A loop of exactly one trip changes nothing wherever it lies (fetches_of: it neither ends a
+// run, nor fills registers, nor makes an operand come back) while every operand's registers hold
+// at least one combination: two orders of the outer loops that differ only in where such loops
+// lie give the same bytes, bits, energy and cycles, and search_array_nest's selections keep the
+// first of equals (in next_permutation's order). Per split of the inner loops: whether an order
+// is the first of its sequence of the loops of other than one trip.
+class FirstOrders {
+ public:
+  bool first(const std::array<Loop, 4>& outer, const std::array<int, 4>& perm) {
+    uint32_t sequence = 1;  // the leading 1 marks the length
+    for (int j : perm)
+      if (outer[static_cast<size_t>(j)].trips != 1)
+        sequence = sequence * 4 + outer[static_cast<size_t>(j)].dim;
+    const auto end = seen_.begin() + static_cast<std::ptrdiff_t>(n_);
+    if (std::find(seen_.begin(), end, sequence) != end) return false;
+    seen_[n_++] = sequence;
+    return true;
+  }
+
+ private:
+  std::array<uint32_t, 24> seen_{};  // one per order at most
+  size_t n_ = 0;
+};
+
 ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   ArrayNest r;
   r.macs = s.macs();
@@ -314,13 +342,20 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   double best_edp = -1, best_cycles = 0;
   std::array<double, 7> chunk_edp, chunk_cycles{};
   chunk_edp.fill(-1);
+  // Only the first of orders equal but for loops of one trip (FirstOrders), unless registers
+  // of less than one combination split at such a loop.
+  const bool skip_single_trips = w.capacity >= 1 && in.capacity >= 1 && out.capacity >= 1;
+  // The fourth operand: its stay is the inputs' own when it selects the same dimensions.
+  const bool reads_like_inputs = in_reads.relevant == in.relevant;
   for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
     for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
       const std::array<Loop, 4> outer = {Loop{kP, ceil_div_real(n[kP], p_in)},
                                          Loop{kK, ceil_div_real(n[kK], k_in)}, Loop{kC, n[kC]},
                                          Loop{kT, n[kT]}};
       std::array<int, 4> perm{0, 1, 2, 3};
+      FirstOrders orders;
       do {
+        if (skip_single_trips && !orders.first(outer, perm)) continue;
         const Nest nest = {Loop{kP, p_in},
                            Loop{kK, k_in},
                            outer[static_cast<size_t>(perm[0])],
@@ -338,8 +373,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
         // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
         // inputs read once per datum while it stays; every partial sum read and written per
         // step; every operand written once per fetch from the buffer.
-        const double reads = r.steps / fw.stay * vec_w +
-                             r.steps / fetches_of(in_reads, nest, n).stay * reads_i_per_step;
+        const double reads_stay = reads_like_inputs ? fi.stay : fetches_of(in_reads, nest, n).stay;
+        const double reads = r.steps / fw.stay * vec_w + r.steps / reads_stay * reads_i_per_step;
         const double bits = 8 * (eb * reads + pb * 2 * r.steps * vec_o) + 8 * (wb + ib + ob);
         const double energy = mac_pj + bits * register_pj + (wb + ib + ob) * port_pj;
         const double edp = energy * cycles;
@@ -365,7 +400,7 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
         const bool sums_stay = s.groups * fo.distinct <= out.capacity;
         const double outputs = sums_stay ? 0 : s.groups * vec_o * fo.distinct;
         for (size_t i = 0; i < r.chunked.size(); ++i) {
-          const double chunks = std::ldexp(1.0, static_cast<int>(i));
+          const double chunks = kChunks[i];
           const double extra =
               outputs * 2 * pb * fo.again[kT] * (std::max(chunks, fo.again[kC]) - fo.again[kC]);
           const double port = wb + ib + ob + extra;

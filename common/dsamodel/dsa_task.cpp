@@ -115,35 +115,32 @@ double density_of(const std::map<int, double>& density, int tensor) {
 }
 
 // The key of a task's shape for DsaDemandCache: its ops, units, binding, tile, reduction slice,
-// and per needed tensor its id, region shape and which edges of the tensor the region touches.
-std::string demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed,
-                       size_t units) {
-  std::string k;
-  auto num = [&](int64_t v) {
-    k += std::to_string(v);
-    k += ',';
+// and per needed tensor its id, region shape and which edges of the tensor the region touches;
+// each list after its length (numbers, not text: a lookup builds no strings). Into `k`.
+void demand_key(const Graph& g, const Task& t, const std::map<int, Region>& needed, size_t units,
+                std::vector<int64_t>& k) {
+  k.clear();
+  auto list = [&](const auto& v) {
+    k.push_back(static_cast<int64_t>(v.size()));
+    k.insert(k.end(), v.begin(), v.end());
   };
-  for (int op : t.ops) num(op);
-  k += '|';
-  num(static_cast<int64_t>(units));
-  for (int64_t b : t.placement.binding) num(b);
-  k += '|';
-  for (int64_t x : t.tile) num(x);
-  k += '|';
-  k += t.reduction.range.axis;
-  num(t.reduction.range.range.size());
-  k += '|';
-  for (int x : t.pinned) num(x);
+  list(t.ops);
+  k.push_back(static_cast<int64_t>(units));
+  list(t.placement.binding);
+  list(t.tile);
+  list(t.reduction.range.axis);
+  k.push_back(t.reduction.range.range.size());
+  list(t.pinned);
+  k.push_back(static_cast<int64_t>(needed.size()));
   for (const auto& [tensor, r] : needed) {
-    k += '|';
-    num(tensor);
+    k.push_back(tensor);
+    k.push_back(static_cast<int64_t>(r.size()));
     const Shape& shape = g.tensor(tensor).shape;
     for (size_t d = 0; d < r.size(); ++d) {
-      num(r[d].size());
-      num((r[d].lo == 0 ? 1 : 0) + (d < shape.size() && r[d].hi == shape[d] ? 2 : 0));
+      k.push_back(r[d].size());
+      k.push_back((r[d].lo == 0 ? 1 : 0) + (d < shape.size() && r[d].hi == shape[d] ? 2 : 0));
     }
   }
-  return k;
 }
 
 // The single matrix op of a task, or -1 (none, or several).
@@ -358,9 +355,10 @@ bool term_varies(const IndexTerm& term, const Interval& range) {
 // buffer tile of the unit's part `part` (`tile` at its origin, `trips` per axis; along an axis
 // whose extent the tile does not divide, the last tile is cut short: those at the far edge are
 // their own shape) the region of the op's output that tile computes (`need_of`; the interior
-// one's is `origin`'s) and how many tiles have it. The task's loads and stores share the port
-// with each tile in proportion to its output. Without that region (the op's output not among
-// the tile's regions): the unit's part as one nest.
+// one's is `origin`'s; for a task of one op, u.one_op, the tile itself: one_op_regions gives its
+// output region as the tile, no need to ask) and how many tiles have it. The task's loads and
+// stores share the port with each tile in proportion to its output. Without that region (the op's
+// output not among the tile's regions): the unit's part as one nest.
 template <class NeedOf>
 ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDemand& u,
                            const Region& part, const Region& tile, const std::vector<double>& trips,
@@ -396,6 +394,8 @@ ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDem
     Region computed;
     if (interior) {
       computed = origin.at(out);
+    } else if (u.one_op) {
+      computed = r;  // one_op_regions' region of the op's output is the tile's own
     } else {
       const std::map<int, Region> need = need_of(r, scratch);
       const auto it = need.find(out);
@@ -640,9 +640,9 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
                               const std::vector<int>& units, DsaDemandCache* cache) {
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
-  std::string key;
+  std::vector<int64_t> key;
   if (cache) {
-    key = demand_key(g, t, regions.needed, units.size());
+    demand_key(g, t, regions.needed, units.size(), key);
     const auto it = cache->entries.find(key);
     if (it != cache->entries.end()) {
       DsaTaskDemand hit = it->second;

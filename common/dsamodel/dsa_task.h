@@ -65,8 +65,16 @@ struct DsaTaskDemand {
 // for tasks of the same shape: the same ops, placement count and binding, tile, reduction slice,
 // and the same shape and edges of every region they need. One cache per graph and config (an
 // evaluation's); not shared between threads.
+// Keyed by those numbers (dsa_task.cpp, demand_key), each list after its length.
+struct DsaDemandKeyHash {
+  size_t operator()(const std::vector<int64_t>& k) const {
+    uint64_t h = 14695981039346656037ull;  // FNV-1a over the numbers
+    for (int64_t x : k) h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
 struct DsaDemandCache {
-  std::unordered_map<std::string, DsaTaskDemand> entries;
+  std::unordered_map<std::vector<int64_t>, DsaTaskDemand, DsaDemandKeyHash> entries;
 };
 
 // A one-line label of a task for messages: "task s2.t0 (op conv1)".
