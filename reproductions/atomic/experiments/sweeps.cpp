@@ -98,14 +98,19 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
   return us;
 }
 
+std::string label(const SweepNetwork& w) {
+  return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
+}
+
 // Fig. 12's AD run and LS latency of every network at each of its points (kEnginesPerSide up to
 // its max_engines_per_side), per network in the points' order. The (network, point) pairs run
 // one per CPU at a time, the most engines first (more engines: less SRAM each, so smaller atoms
 // and more of them), where network by network in the points' order the largest point of each
 // started last and ran alone. Each result goes to its own slot (an error: the first failing
-// pair's in that order).
+// pair's in that order). `done` (if any) is called with the pair's name as it ends.
 std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
-    const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed) {
+    const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed,
+    const ProgressFn& done = {}) {
   std::vector<Graph> graphs;
   std::vector<std::pair<size_t, size_t>> pairs;  // (network, point index)
   std::vector<std::vector<std::pair<AdRun, double>>> out(networks.size());
@@ -125,12 +130,12 @@ std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
     const DsaSpec s = fig12_spec(base, kEnginesPerSide[i]);
     AdRun r = run_ad(graphs[w], s, seed);
     out[w][i] = std::make_pair(r, run_ls(graphs[w], s, networks[w].batch));
+    if (done) {
+      done(label(networks[w]) + ", " + std::to_string(kEnginesPerSide[i]) + "x" +
+           std::to_string(kEnginesPerSide[i]) + " engines");
+    }
   });
   return out;
-}
-
-std::string label(const SweepNetwork& w) {
-  return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
 }
 
 }  // namespace
@@ -151,7 +156,7 @@ void run_fig12(ExperimentContext& ctx) {
   const std::vector<SweepNetwork> networks = fig12_networks(ctx);
   ctx.progress("every network's points, one per CPU at a time");
   const std::vector<std::vector<std::pair<AdRun, double>>> ad_ls_of =
-      fig12_points(networks, base, ctx.options().seed);
+      fig12_points(networks, base, ctx.options().seed, ctx.progress_fn());
   for (size_t wi = 0; wi < networks.size(); ++wi) {
     const SweepNetwork& w = networks[wi];
     std::vector<double> ad;
