@@ -71,9 +71,10 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
 // kSramKib[j], priced by the DSA model on the engine of size kSramKib[i] (j == i: the search's own
 // result). The searches run one size per CPU at a time; a plan made for a smaller SRAM fits a
 // larger one (same array, same port, the same tiles), so evaluate() checks it against the larger
-// engine and the shared model prices it there as it is.
+// engine and the shared model prices it there as it is. `done` (if any) is called with the SRAM
+// size as its search ends.
 std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec& base,
-                                                   uint64_t seed) {
+                                                   uint64_t seed, const ProgressFn& done = {}) {
   const size_t n = kSramKib.size();
   const auto engine = [&](size_t i) { return dsa_with_local_bytes(base, kSramKib[i] * 1024); };
   struct Searched {
@@ -84,7 +85,9 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
       parallel_map(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
         const DsaSpec s = engine(static_cast<size_t>(i));
         const IterativeSearch r = iterative_atomic_search(g, s, seed);
-        return Searched{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        Searched out{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        if (done) done(std::to_string(kSramKib[static_cast<size_t>(i)]) + " KiB: searched");
+        return out;
       });
   const std::vector<double> flat =
       parallel_map(static_cast<int64_t>(n * n), available_cpus(), [&](int64_t k) {
@@ -264,7 +267,10 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    const std::vector<std::vector<double>> us = fig13_plan_prices(g, base, ctx.options().seed);
+    const std::vector<std::vector<double>> us =
+        fig13_plan_prices(g, base, ctx.options().seed, [&ctx, &w](const std::string& what) {
+          ctx.progress(w.zoo + ", batch " + std::to_string(w.batch) + ", " + what);
+        });
     // kFig13SmallerPlans: AD time = the least over this size's own plan and every smaller size's
     // plan on this engine (ties: the own plan, then the smaller size's).
     const size_t n = kSramKib.size();
