@@ -365,7 +365,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
         << " --merge <the shards' --out folders> --out <folder>\n";
   } else if (all) {
     print_run_summary(paper, items, records, opts, run_info, every_item_here, out);
-  } else {
+  } else if (ok > 0) {       // a selection none of whose items completed (a refusal) leaves nothing
     const SignalsHeld held;  // items.csv and run_info.csv together or not at all
     write_run_record(paper.key, opts.out_dir, records, ran, run_info, out);
   }

@@ -1,7 +1,7 @@
 #pragma once
-// The record that every run (--all, or items selected with --fig and --table; not a shard, whose
-// merge writes it) leaves in its folder, for readers of the reports folder (repro_report's page,
-// a comparison with committed reports):
+// The record that every run (--all, or items selected with --fig and --table of which at least
+// one completed; not a shard, whose merge writes it) leaves in its folder, for readers of the
+// reports folder (repro_report's page, a comparison with committed reports):
 //   <out>/<paper>/items.csv     every experiment of the paper's list, in list order: its caption,
 //                               what the run did with it, the machine(s) it ran on, and its wall
 //                               time (columns item, caption, status, hardware, wall_s); a run of

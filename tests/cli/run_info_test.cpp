@@ -177,6 +177,16 @@ TEST_F(RunInfoTest, ASingleItemRunLeavesAFingerprintNamingItAndASecondKeepsTheFi
   EXPECT_EQ(rows.at("fig4")[0], "failed");
 }
 
+// A selection none of whose items completed is a refusal: it leaves no record (nor anything else).
+TEST_F(RunInfoTest, ASelectionWhoseItemsAllFailLeavesNoRecord) {
+  const cli_test::Result r =
+      cli_test::run({"--fig", "4", "--quiet", "--out", dir_.string()}, four_experiments());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: fig4: broken\n");
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "items.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "run_info.csv"));
+}
+
 // An item run into the folder of an --all keeps every other row of the --all's items.csv and its
 // summary.csv; the fingerprint is the item run's, the page builder still reads the folder.
 TEST_F(RunInfoTest, AnItemRunIntoAnAllRunsFolderKeepsTheOtherRowsAndTheSummary) {
