@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "common/report/report_folder.h"
+#include "common/report/report_page.h"
 #include "common/util/build_info.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
@@ -212,6 +213,10 @@ TEST_F(RunInfoTest, AnItemRunIntoAnAllRunsFolderKeepsTheOtherRowsAndTheSummary) 
   EXPECT_EQ(folder.run_info_value("items"), "fig1");
   ASSERT_EQ(folder.items.size(), 4u);
   EXPECT_EQ(folder.items[3].status, "failed");
+  // The page says the last run's wall time is an item's, not the paper's.
+  const ReportPage page = build_report_page(dir_.string());
+  EXPECT_NE(page.markdown.find(" s (items: fig1).\n"), std::string::npos) << page.markdown;
+  EXPECT_NE(page.html.find(" s (items: fig1)</p>"), std::string::npos);
 }
 
 }  // namespace
