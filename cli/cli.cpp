@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "cli/experiment_sweep.h"
@@ -251,17 +252,14 @@ void validate_inputs(RunOptions& o) {
 }
 
 // The end of --all: the summary table (printed and written to <out>/<paper>/summary.csv), the
-// run's record (items.csv, run_info.csv: run_info.h) and the paper values no item read (when every
-// item ran in this process: not for a shard or items skipped as complete).
+// run's record (items.csv, `run_info` as run_info.csv: run_info.h) and the paper values no item
+// read (when every item ran in this process: not for a shard or items skipped as complete).
 void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& items,
                        const std::vector<ItemRecord>& records, const RunOptions& opts,
-                       const std::string& started_utc, double wall_s, bool every_item_here,
-                       std::ostream& out) {
+                       const Table& run_info, bool every_item_here, std::ostream& out) {
   {
     const SignalsHeld held;  // the run's three summary files are written together or not at all
-    write_run_summary(
-        paper.key, opts.out_dir, items, records,
-        run_info_table(paper, opts, opts.mode == RunMode::Measured, started_utc, wall_s), out);
+    write_run_summary(paper.key, opts.out_dir, items, records, run_info, out);
   }
   if (!every_item_here || opts.mode != RunMode::Model || !opts.model.empty()) {
     out << "(the check that every value of data/" << paper.key
@@ -351,15 +349,25 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   }
   out << "\n" << ok << " of " << sweep.share_size() << " experiments completed\n";
   const double wall_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+  // What the run ran (every shard's share of it), for run_info.csv.
+  std::string ids = all ? "all" : "";
+  std::set<std::string> ran;
+  for (int i : selected) {
+    ran.insert(experiments[i].id());
+    if (!all) ids += (ids.empty() ? "" : ", ") + experiments[i].id();
+  }
+  const Table run_info =
+      run_info_table(paper, opts, ids, opts.mode == RunMode::Measured, started_utc, wall_s);
   if (sweep.sharded()) {
-    const std::string path = sweep.finish_shard(
-        status, experiment_shard_data(all, records,
-                                      run_info_table(paper, opts, opts.mode == RunMode::Measured,
-                                                     started_utc, wall_s)));
+    const std::string path =
+        sweep.finish_shard(status, experiment_shard_data(all, records, run_info));
     out << "wrote " << path << "\nwhen every shard has ended, merge them: " << program_name(paper)
         << " --merge <the shards' --out folders> --out <folder>\n";
   } else if (all) {
-    print_run_summary(paper, items, records, opts, started_utc, wall_s, every_item_here, out);
+    print_run_summary(paper, items, records, opts, run_info, every_item_here, out);
+  } else if (ok > 0) {       // a selection none of whose items completed (a refusal) leaves nothing
+    const SignalsHeld held;  // items.csv and run_info.csv together or not at all
+    write_run_record(paper.key, opts.out_dir, records, ran, run_info, out);
   }
   return rc;
 }
@@ -553,7 +561,8 @@ void print_run_header(const PaperInfo& paper, const RunOptions& opts, const Swee
 std::vector<ItemRecord> initial_records(const std::vector<Experiment>& experiments,
                                         const Selection& s, std::ostream& out) {
   std::vector<ItemRecord> records;
-  for (const Experiment& e : experiments) records.push_back({e.id(), e.caption, "not run", ""});
+  for (const Experiment& e : experiments)
+    records.push_back({e.id(), e.caption, e.run ? "not run" : "not implemented yet", ""});
   for (int i : s.not_implemented) {
     out << "skipped " << experiments[i].id() << ": not implemented yet (" << experiments[i].caption
         << ")\n";

@@ -184,7 +184,11 @@ struct PaperInfo {
 // total, the checked claims holding and deviating (the paper's method and stand-ins apart), the
 // informational rows and calibration points, and the median and 90th-percentile relative error
 // of the cells that carry a paper value; then (model mode without --model, where every item runs)
-// the numeric values of data/<paper>/ that no item read (unread_paper_values).
+// the numeric values of data/<paper>/ that no item read (unread_paper_values). Every run (--all, or
+// a selection of which an item completed; not a shard) also leaves its record in <out>/<paper>/:
+// items.csv (each item's status, machine and wall time; a selection updates its items' rows and
+// keeps the others') and run_info.csv (the environment fingerprint of that run, naming the items
+// it ran): run_info.h.
 //
 // Selection: --fig and --table take the number ("13", "3.1") or the whole id ("fig13",
 // "table3.1", case-insensitive), and may be repeated. --all runs every implemented experiment and

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <ostream>
+#include <set>
 
 #include "common/util/build_info.h"
 #include "common/util/error.h"
@@ -203,7 +204,13 @@ void merge_experiment_shards(const PaperInfo& paper, const std::vector<std::stri
   out << "merged " << shards.size() << " shard" << (shards.size() == 1 ? "" : "s") << " ("
       << first.work.size() << " work items, " << copies.size() << " files) into " << target.string()
       << "/\n";
-  if (all) write_run_summary(paper.key, out_dir, items, records, merged_run_info(run_infos), out);
+  if (all) {
+    write_run_summary(paper.key, out_dir, items, records, merged_run_info(run_infos), out);
+  } else {
+    std::set<std::string> ran;
+    for (const ItemSummary& done : items) ran.insert(done.item);
+    write_run_record(paper.key, out_dir, records, ran, merged_run_info(run_infos), out);
+  }
 }
 
 }  // namespace dgs

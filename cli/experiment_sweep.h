@@ -8,7 +8,8 @@
 // completion record keeps its line of the summary (claims counted by kind, every paper-vs-ours
 // cell error at full precision) and its items.csv row; a shard writes its record instead of
 // summary.csv, items.csv and run_info.csv. The merge copies every item's files and writes those
-// three from the records with the code a single --all uses (run_info.h: write_run_summary), so
+// three from the records with the code a single --all uses (run_info.h: write_run_summary; a
+// selection's items.csv and run_info.csv with write_run_record, as a single run of it), so
 // everything but the run-varying values (reports/run_varying.csv: wall times, run_info.csv)
 // equals a single run's files byte for byte.
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The record a --all run leaves beside its summary: items.csv and run_info.csv (run_info.h).
+// The record a run leaves in its folder: items.csv and run_info.csv (run_info.h).
 #include "cli/run_info.h"
 
 #include <algorithm>
@@ -16,7 +16,9 @@
 
 #include "common/cuda/runtime.h"
 #include "common/hw/config_reads.h"
+#include "common/report/report_folder.h"
 #include "common/util/build_info.h"
+#include "common/util/error.h"
 #include "common/util/resources.h"
 #include "common/util/text.h"
 
@@ -168,6 +170,40 @@ void write_run_summary(const std::string& paper, const std::string& out_dir,
       << " (" << build_line() << ")\n";
 }
 
+void write_run_record(const std::string& paper, const std::string& out_dir,
+                      std::vector<ItemRecord> records, const std::set<std::string>& ran,
+                      const Table& run_info, std::ostream& out) {
+  const std::filesystem::path dir = std::filesystem::path(out_dir) / paper;
+  const std::filesystem::path items = dir / "items.csv";
+  std::map<std::string, ItemRecord> earlier;  // the folder's rows, by item
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(items, ec)) {
+    try {
+      const CsvFile f = read_csv_file(items.string());
+      for (size_t i = 0; i < f.rows.size(); ++i) {
+        const std::string wall = f.get(i, "wall_s");
+        earlier[f.get(i, "item")] = {f.get(i, "item"), "", f.get(i, "status"), f.get(i, "hardware"),
+                                     wall.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                                  : std::strtod(wall.c_str(), nullptr)};
+      }
+    } catch (const Error&) {
+      earlier.clear();  // not an items.csv of ours: this run's rows alone
+    }
+  }
+  for (ItemRecord& r : records) {
+    if (ran.count(r.item) || r.status != "not run") continue;  // this run's, or not implemented
+    const auto it = earlier.find(r.item);
+    if (it == earlier.end() || it->second.status.empty()) continue;
+    r.status = it->second.status;
+    r.hardware = it->second.hardware;
+    r.wall_s = it->second.wall_s;
+  }
+  write_file_atomic(items.string(), to_csv(items_table(records)));
+  write_file_atomic((dir / "run_info.csv").string(), to_csv(run_info));
+  out << "wrote " << items.string() << " and " << (dir / "run_info.csv").string() << " ("
+      << build_line() << ")\n";
+}
+
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -183,8 +219,8 @@ std::string build_line() {
          b.cuda + ", cuDNN " + b.cudnn + ")";
 }
 
-Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
-                     const std::string& started_utc, double wall_s) {
+Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::string& items,
+                     bool gpu_measured, const std::string& started_utc, double wall_s) {
   Table t({"field", "value"});
   auto add = [&t](const std::string& field, const std::string& value) {
     t.add_row({field, value});
@@ -196,6 +232,7 @@ Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_me
   add("seed", std::to_string(opts.seed));
   if (!opts.hw.empty()) add("hw", opts.hw);
   if (!opts.model.empty()) add("model", opts.model);
+  add("items", items);
   add("commit", b.commit);
   add("build_type", b.build_type);
   add("compiler", b.compiler);

@@ -1,18 +1,24 @@
 #pragma once
-// The record that a --all run leaves beside its summary.csv, for readers of the reports folder
-// (repro_report's page, a comparison with committed reports):
+// The record that every run (--all, or items selected with --fig and --table of which at least
+// one completed; not a shard, whose merge writes it) leaves in its folder, for readers of the
+// reports folder (repro_report's page, a comparison with committed reports):
 //   <out>/<paper>/items.csv     every experiment of the paper's list, in list order: its caption,
 //                               what the run did with it, the machine(s) it ran on, and its wall
-//                               time (columns item, caption, status, hardware, wall_s)
-//   <out>/<paper>/run_info.csv  the environment fingerprint (columns field, value): the paper,
-//                               mode, seed, commit, build type, compiler, CUDA and cuDNN versions,
-//                               the hardware configs read, the host's CPU, in measured mode the
-//                               GPU's name, driver, clock and memory, the start time and the wall
-//                               time of the whole run
+//                               time (columns item, caption, status, hardware, wall_s); a run of
+//                               selected items writes its items' rows and keeps the other rows
+//                               the folder's items.csv holds (an earlier run's), else "not run"
+//   <out>/<paper>/run_info.csv  the environment fingerprint of the folder's last run (columns
+//                               field, value): the paper, mode, seed, the items it ran ("all" for
+//                               --all, else their ids), commit, build type, compiler, CUDA and
+//                               cuDNN versions, the hardware configs read, the host's CPU, in
+//                               measured mode the GPU's name, driver, clock and memory, the start
+//                               time and the wall time of the whole run
+// Only --all writes summary.csv (and checks that every paper value is read).
 // Everything that differs between machines or runs of the same code is in run_info.csv or in a
 // column named in kRunVaryingValues (common/report/report_compare.h).
 #include <iosfwd>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,10 +43,11 @@ Table items_table(const std::vector<ItemRecord>& items);
 // column of an item.
 std::string configs_since(size_t first, const std::string& machine);
 
-// The environment of this process and run, as (field, value) rows; `gpu_measured`: the run
-// used the GPU (measured mode), so its name, driver, clock and memory are added.
-Table run_info_table(const PaperInfo& paper, const RunOptions& opts, bool gpu_measured,
-                     const std::string& started_utc, double wall_s);
+// The environment of this process and run, as (field, value) rows; `items`: what the run ran
+// ("all", or the selected ids joined by ", "); `gpu_measured`: the run used the GPU (measured
+// mode), so its name, driver, clock and memory are added.
+Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::string& items,
+                     bool gpu_measured, const std::string& started_utc, double wall_s);
 
 // The run_info table of a merged sweep from its shards' tables: each field once, in the first
 // shard's order; a value that differs between shards is started_utc's earliest, wall_s's sum,
@@ -56,6 +63,17 @@ void write_run_summary(const std::string& paper, const std::string& out_dir,
                        const std::vector<ItemSummary>& items,
                        const std::vector<ItemRecord>& records, const Table& run_info,
                        std::ostream& out);
+
+// The end of a run of selected items (not --all), or of the merge of its shards: writes
+// items.csv and run_info.csv (`run_info`), each atomically, to <out_dir>/<paper>/. items.csv has
+// `records`' row for each item in `ran` (this run's) and for each other item whose record says
+// "not run" the row of the same item in the folder's items.csv if it has one (an earlier run's: an
+// item run into the folder of an --all keeps the others' rows), else `records`' own (an item not
+// implemented stays "not implemented yet"); a folder's items.csv that cannot be read counts as
+// none.
+void write_run_record(const std::string& paper, const std::string& out_dir,
+                      std::vector<ItemRecord> records, const std::set<std::string>& ran,
+                      const Table& run_info, std::ostream& out);
 
 // "build <commit> (<build type>, <compiler>, CUDA <v>, cuDNN <v>)": the run header's line.
 std::string build_line();

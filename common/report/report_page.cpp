@@ -259,12 +259,13 @@ void environment_section(std::ostream& os, const std::vector<ReportFolder>& pape
       if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
   os << "<section id=\"environment\">\n<h2>Environment</h2>\n";
   if (fields.empty()) {
-    os << "<p class=\"lead\">No <code>run_info.csv</code> in these reports (written by a "
-          "<code>--all</code> run).</p>\n</section>\n";
+    os << "<p class=\"lead\">No <code>run_info.csv</code> in these reports (written by every "
+          "run of a <code>repro_*</code> executable).</p>\n</section>\n";
     return;
   }
-  os << "<p class=\"lead\">The fingerprint of each paper's last <code>--all</code> run "
-        "(<code>reports/&lt;paper&gt;/run_info.csv</code>); every item's wall time is in its "
+  os << "<p class=\"lead\">The fingerprint of the last run into each paper's folder "
+        "(<code>reports/&lt;paper&gt;/run_info.csv</code>; <code>items</code>: the items it "
+        "ran, <code>all</code> for <code>--all</code>); every item's wall time is in its "
         "paper's table below.</p>\n<div class=\"wrap\"><table class=\"environment\">\n<tr>"
         "<th>field</th>";
   for (const ReportFolder& f : papers) os << "<th>" << html_esc(f.key) << "</th>";
@@ -440,6 +441,13 @@ void item_section(std::ostream& os, const ReportFolder& f, const ReportItem& it)
   os << "</section>\n";
 }
 
+// " (items: fig11, fig12)" when the folder's last run ran selected items (run_info.csv's items
+// field), so that its wall time is not read as the whole paper's; "" for --all or no such field.
+std::string items_of_run(const ReportFolder& f) {
+  const std::string items = f.run_info_value("items");
+  return items.empty() || items == "all" ? "" : " (items: " + items + ")";
+}
+
 void paper_section(std::ostream& os, const ReportFolder& f, bool compare) {
   os << "<section class=\"paper\" id=\"" << (compare ? "compare" : "paper-" + html_esc(f.key))
      << "\">\n<h2>" << html_esc(compare ? "Cross-paper comparison" : f.title) << " <small>(reports/"
@@ -450,7 +458,7 @@ void paper_section(std::ostream& os, const ReportFolder& f, bool compare) {
        << ", " << html_esc(f.run_info_value("build_type")) << ", "
        << html_esc(f.run_info_value("compiler")) << ", run "
        << html_esc(f.run_info_value("started_utc")) << " in "
-       << html_esc(f.run_info_value("wall_s")) << " s</p>\n";
+       << html_esc(f.run_info_value("wall_s")) << " s" << html_esc(items_of_run(f)) << "</p>\n";
   }
   os << "<div class=\"wrap\"><table class=\"items\">\n<tr><th>item</th><th>caption</th>"
         "<th>status</th><th>wall time (s)</th>"
@@ -512,8 +520,8 @@ std::string markdown(const std::vector<ReportFolder>& papers) {
       md << "Run: " << f.run_info_value("mode") << " mode, seed " << f.run_info_value("seed")
          << ", commit `" << f.run_info_value("commit") << "`, " << f.run_info_value("build_type")
          << ", " << f.run_info_value("compiler") << ", CUDA " << f.run_info_value("cuda")
-         << ", cuDNN " << f.run_info_value("cudnn") << "; " << f.run_info_value("wall_s")
-         << " s.\n\n";
+         << ", cuDNN " << f.run_info_value("cudnn") << "; " << f.run_info_value("wall_s") << " s"
+         << items_of_run(f) << ".\n\n";
     }
     md << "| item | caption | status | claims | wall time (s) |\n|---|---|---|---|---|\n";
     for (const ReportItem& it : f.items) {

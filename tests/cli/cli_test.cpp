@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +16,7 @@
 #include "common/util/parallel_for.h"
 #include "common/util/resources.h"
 #include "models/zoo.h"
+#include "reproductions/papers.h"
 #include "tests/cli/run_cli_capture.h"
 
 namespace dgs {
@@ -383,6 +385,46 @@ TEST_F(CliTest, ParallelUnitsPrintOneProgressLineEachInTheOrderTheyEnd) {
   const Result quiet = run({"--fig", "1", "--quiet", "--out", out_dir()}, e);
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");
+}
+
+// A paper's item whose units run one per CPU: Atomic Dataflow's Fig. 12 on a small network (its
+// two batches at five engine counts: ten (network, point) pairs) prints its start line, then one
+// line per pair as the pair ends, each pair once, times non-decreasing; --quiet none.
+TEST_F(CliTest, AtomicFig12PrintsOneProgressLinePerNetworkAndPoint) {
+  const auto run_fig12 = [this](bool quiet) {
+    std::vector<std::string> args = {"repro_atomic", "--fig", "12",     "--model",
+                                     "test_diamond", "--out", out_dir()};
+    if (quiet) args.push_back("--quiet");
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = run_cli(static_cast<int>(argv.size()), argv.data(), atomic::paper_info(),
+                             atomic::experiments(), out, err);
+    EXPECT_EQ(code, 0) << err.str();
+    return err.str();
+  };
+  std::istringstream lines(run_fig12(false));
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_NE(line.find(" s] every network's points, one per CPU at a time"), std::string::npos)
+      << line;
+  std::set<std::string> units;
+  double last = 0;
+  while (std::getline(lines, line)) {
+    double t = -1;
+    char what[64] = {};
+    ASSERT_EQ(std::sscanf(line.c_str(), "[fig12 %lf s] %63[^\n]", &t, what), 2) << line;
+    EXPECT_TRUE(units.insert(what).second) << "twice: " << line;
+    EXPECT_GE(t, last) << line;
+    last = t;
+  }
+  std::set<std::string> expected;
+  for (int batch : {1, 2})
+    for (int n : {1, 2, 4, 8, 16})
+      expected.insert("test_diamond b" + std::to_string(batch) + ", " + std::to_string(n) + "x" +
+                      std::to_string(n) + " engines");
+  EXPECT_EQ(units, expected);
+  EXPECT_EQ(run_fig12(true), "");
 }
 
 }  // namespace

@@ -13,7 +13,10 @@
 
 #include "cli/cli.h"
 #include "common/report/report_folder.h"
+#include "common/report/report_page.h"
 #include "common/util/build_info.h"
+#include "common/util/error.h"
+#include "common/util/resources.h"
 #include "tests/cli/run_cli_capture.h"
 
 namespace dgs {
@@ -109,6 +112,111 @@ TEST_F(RunInfoTest, MeasuredRunNamesTheGpu) {
     for (const char* f : {"gpu_driver", "gpu_core_clock_mhz", "gpu_memory"})
       EXPECT_EQ(v.count(f), 1u) << f;
   }
+}
+
+// items.csv of the fake paper's folder: item -> (status, hardware, wall_s).
+std::map<std::string, std::vector<std::string>> item_rows(const fs::path& dir) {
+  const CsvFile f = read_csv_file((dir / "fakepaper" / "items.csv").string());
+  EXPECT_EQ(f.header,
+            (std::vector<std::string>{"item", "caption", "status", "hardware", "wall_s"}));
+  std::map<std::string, std::vector<std::string>> out;
+  for (size_t i = 0; i < f.rows.size(); ++i)
+    out[f.get(i, "item")] = {f.get(i, "status"), f.get(i, "hardware"), f.get(i, "wall_s")};
+  return out;
+}
+
+// fig1 (reads k80), fig2 (not implemented), table3 (reads v100), fig4 (fails).
+std::vector<Experiment> four_experiments() {
+  return {{.kind = "fig",
+           .number = "1",
+           .caption = "reads k80",
+           .run = [](ExperimentContext& ctx) { (void)ctx.gpu(); },
+           .default_hardware = "k80"},
+          {.kind = "fig", .number = "2", .caption = "not there yet"},
+          {.kind = "table",
+           .number = "3",
+           .caption = "reads v100",
+           .run = [](ExperimentContext& ctx) { (void)ctx.gpu(); },
+           .default_hardware = "v100"},
+          {.kind = "fig", .number = "4", .caption = "fails", .run = [](ExperimentContext&) -> void {
+             throw Error("broken");
+           }}};
+}
+
+// A run of one item (no --all) leaves the fingerprint too, naming that item, and items.csv with
+// its row; a second item run into the same folder keeps the first's row and names itself.
+TEST_F(RunInfoTest, ASingleItemRunLeavesAFingerprintNamingItAndASecondKeepsTheFirstsRow) {
+  const cli_test::Result r =
+      cli_test::run({"--fig", "1", "--quiet", "--out", dir_.string()}, four_experiments());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::map<std::string, std::string> v = run_info_fields();
+  EXPECT_EQ(v.at("paper"), "fakepaper");
+  EXPECT_EQ(v.at("items"), "fig1");
+  EXPECT_EQ(v.at("commit"), build_info().commit);
+  EXPECT_GE(std::stod(v.at("wall_s")), 0);
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "summary.csv")) << "only --all sums up a paper";
+  std::map<std::string, std::vector<std::string>> rows = item_rows(dir_);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows.at("fig1")[0], "ran");
+  EXPECT_EQ(rows.at("fig1")[1], "hw_configs/k80.json");
+  EXPECT_FALSE(rows.at("fig1")[2].empty());
+  EXPECT_EQ(rows.at("fig2"), (std::vector<std::string>{"not implemented yet", "", ""}));
+  EXPECT_EQ(rows.at("table3"), (std::vector<std::string>{"not run", "", ""}));
+  const std::vector<std::string> fig1_row = rows.at("fig1");
+
+  // The second item, and a failing one: both rows are this run's, fig1's stays as it was.
+  const cli_test::Result second = cli_test::run(
+      {"--table", "3", "--fig", "4", "--quiet", "--out", dir_.string()}, four_experiments());
+  EXPECT_EQ(second.code, 1);
+  v = run_info_fields();
+  EXPECT_EQ(v.at("items"), "fig4, table3");  // the run's order: figures, then tables
+  rows = item_rows(dir_);
+  EXPECT_EQ(rows.at("fig1"), fig1_row);
+  EXPECT_EQ(rows.at("table3")[0], "ran");
+  EXPECT_EQ(rows.at("table3")[1], "hw_configs/v100.json");
+  EXPECT_EQ(rows.at("fig4")[0], "failed");
+}
+
+// A selection none of whose items completed is a refusal: it leaves no record (nor anything else).
+TEST_F(RunInfoTest, ASelectionWhoseItemsAllFailLeavesNoRecord) {
+  const cli_test::Result r =
+      cli_test::run({"--fig", "4", "--quiet", "--out", dir_.string()}, four_experiments());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: fig4: broken\n");
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "items.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "fakepaper" / "run_info.csv"));
+}
+
+// An item run into the folder of an --all keeps every other row of the --all's items.csv and its
+// summary.csv; the fingerprint is the item run's, the page builder still reads the folder.
+TEST_F(RunInfoTest, AnItemRunIntoAnAllRunsFolderKeepsTheOtherRowsAndTheSummary) {
+  ASSERT_EQ(cli_test::run({"--all", "--quiet", "--out", dir_.string()}, four_experiments()).code,
+            1);  // fig4 fails
+  EXPECT_EQ(run_info_fields().at("items"), "all");
+  const std::map<std::string, std::vector<std::string>> before = item_rows(dir_);
+  const std::string summary = read_file((dir_ / "fakepaper" / "summary.csv").string());
+  const cli_test::Result r =
+      cli_test::run({"--fig", "1", "--quiet", "--out", dir_.string()}, four_experiments());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::map<std::string, std::vector<std::string>> after = item_rows(dir_);
+  ASSERT_EQ(after.size(), before.size());
+  for (const auto& [item, row] : before) {
+    if (item == "fig1") continue;
+    EXPECT_EQ(after.at(item), row) << item;
+  }
+  EXPECT_EQ(after.at("fig4")[0], "failed");
+  EXPECT_EQ(after.at("fig1")[0], "ran");
+  EXPECT_EQ(read_file((dir_ / "fakepaper" / "summary.csv").string()), summary);
+  EXPECT_EQ(run_info_fields().at("items"), "fig1");
+  const ReportFolder folder = read_report_folder((dir_ / "fakepaper").string());
+  EXPECT_EQ(folder.run_info_value("items"), "fig1");
+  ASSERT_EQ(folder.items.size(), 4u);
+  EXPECT_EQ(folder.items[3].status, "failed");
+  // The page says the last run's wall time is an item's, not the paper's.
+  const ReportPage page = build_report_page(dir_.string());
+  EXPECT_NE(page.markdown.find(" s (items: fig1).\n"), std::string::npos) << page.markdown;
+  EXPECT_NE(page.html.find(" s (items: fig1)</p>"), std::string::npos);
 }
 
 }  // namespace

@@ -390,7 +390,8 @@ void run_fig11(ExperimentContext& ctx) {
   };
   const std::string all_four = stand_ins({kDpStandIn, kCnnpStandIn, kIlPipeStandIn});
   const std::string ad_il = stand_ins({kDpStandIn, kIlPipeStandIn});
-  prefetch_batch20_runs(spec, DsaDataflow::KC, seed);
+  ctx.progress("the networks' runs, one per CPU at a time");
+  prefetch_batch20_runs(spec, DsaDataflow::KC, seed, ctx.progress_fn());
   for (const std::string& net : networks_run(kBatch, DsaDataflow::KC)) {
     const Batch20Run& b = batch20_run(net, spec, seed);
     if (!b.refused.empty()) continue;

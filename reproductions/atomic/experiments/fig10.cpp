@@ -81,9 +81,12 @@ void run_fig10(ExperimentContext& ctx) {
         const AtomicDag& dag = stage == 0 ? runs[n]->ls.dag : runs[n]->ad.dag;
         const ScheduleOptions& o = stage == 2 ? rules : plain;
         const char* name = stage == 0 ? "base" : stage == 1 ? "+SA" : "+DP";
-        return evaluate(g, atom_plan(g, dag, schedule_atoms(g, dag, spec, o), spec, name),
-                        dsa_hardware_spec(spec))
-            .latency_us;
+        const double us =
+            evaluate(g, atom_plan(g, dag, schedule_atoms(g, dag, spec, o), spec, name),
+                     dsa_hardware_spec(spec))
+                .latency_us;
+        ctx.progress(nets[n] + ": " + name);
+        return us;
       });
   for (size_t n = 0; n < nets.size(); ++n) {
     const std::string& net = nets[n];

@@ -49,10 +49,13 @@ void run_prototype(ExperimentContext& ctx) {
   // Every network's LS and AD latency (us), one (network, strategy) per CPU at a time, each into
   // its own slot: [2 n] LS, [2 n + 1] AD.
   const int64_t n = static_cast<int64_t>(kPrototypeNetworks.size());
+  ctx.progress("the networks' LS and AD runs, one per CPU at a time");
   const std::vector<double> us = parallel_map(2 * n, available_cpus(), [&](int64_t i) {
-    const Graph g =
-        build_zoo_model(kPrototypeNetworks[static_cast<size_t>(i / 2)].zoo, {.batch = 1});
-    return i % 2 == 0 ? run_ls(g, spec, 1) : run_ad(g, spec, ctx.options().seed).ad_us;
+    const std::string& zoo = kPrototypeNetworks[static_cast<size_t>(i / 2)].zoo;
+    const Graph g = build_zoo_model(zoo, {.batch = 1});
+    const double v = i % 2 == 0 ? run_ls(g, spec, 1) : run_ad(g, spec, ctx.options().seed).ad_us;
+    ctx.progress(zoo + (i % 2 == 0 ? ": LS" : ": AD"));
+    return v;
   });
   for (size_t wi = 0; wi < kPrototypeNetworks.size(); ++wi) {
     const PrototypeNetwork& w = kPrototypeNetworks[wi];
@@ -83,7 +86,6 @@ void run_prototype(ExperimentContext& ctx) {
                       .informational = "the prototype's buffers, NoC and memory are not stated "
                                        "(the config reuses the simulated mesh's), so absolute "
                                        "frame rates are not comparable"});
-    ctx.progress(w.zoo);
   }
   chart.series = {ps, os};
   ctx.note(

@@ -71,9 +71,10 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
 // kSramKib[j], priced by the DSA model on the engine of size kSramKib[i] (j == i: the search's own
 // result). The searches run one size per CPU at a time; a plan made for a smaller SRAM fits a
 // larger one (same array, same port, the same tiles), so evaluate() checks it against the larger
-// engine and the shared model prices it there as it is.
+// engine and the shared model prices it there as it is. `done` (if any) is called with the SRAM
+// size as its search ends.
 std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec& base,
-                                                   uint64_t seed) {
+                                                   uint64_t seed, const ProgressFn& done = {}) {
   const size_t n = kSramKib.size();
   const auto engine = [&](size_t i) { return dsa_with_local_bytes(base, kSramKib[i] * 1024); };
   struct Searched {
@@ -84,7 +85,9 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
       parallel_map(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
         const DsaSpec s = engine(static_cast<size_t>(i));
         const IterativeSearch r = iterative_atomic_search(g, s, seed);
-        return Searched{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        Searched out{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        if (done) done(std::to_string(kSramKib[static_cast<size_t>(i)]) + " KiB: searched");
+        return out;
       });
   const std::vector<double> flat =
       parallel_map(static_cast<int64_t>(n * n), available_cpus(), [&](int64_t k) {
@@ -98,14 +101,19 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
   return us;
 }
 
+std::string label(const SweepNetwork& w) {
+  return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
+}
+
 // Fig. 12's AD run and LS latency of every network at each of its points (kEnginesPerSide up to
 // its max_engines_per_side), per network in the points' order. The (network, point) pairs run
 // one per CPU at a time, the most engines first (more engines: less SRAM each, so smaller atoms
 // and more of them), where network by network in the points' order the largest point of each
 // started last and ran alone. Each result goes to its own slot (an error: the first failing
-// pair's in that order).
+// pair's in that order). `done` (if any) is called with the pair's name as it ends.
 std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
-    const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed) {
+    const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed,
+    const ProgressFn& done = {}) {
   std::vector<Graph> graphs;
   std::vector<std::pair<size_t, size_t>> pairs;  // (network, point index)
   std::vector<std::vector<std::pair<AdRun, double>>> out(networks.size());
@@ -125,12 +133,12 @@ std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
     const DsaSpec s = fig12_spec(base, kEnginesPerSide[i]);
     AdRun r = run_ad(graphs[w], s, seed);
     out[w][i] = std::make_pair(r, run_ls(graphs[w], s, networks[w].batch));
+    if (done) {
+      done(label(networks[w]) + ", " + std::to_string(kEnginesPerSide[i]) + "x" +
+           std::to_string(kEnginesPerSide[i]) + " engines");
+    }
   });
   return out;
-}
-
-std::string label(const SweepNetwork& w) {
-  return model_display_name(w.zoo) + " b" + std::to_string(w.batch);
 }
 
 }  // namespace
@@ -151,7 +159,7 @@ void run_fig12(ExperimentContext& ctx) {
   const std::vector<SweepNetwork> networks = fig12_networks(ctx);
   ctx.progress("every network's points, one per CPU at a time");
   const std::vector<std::vector<std::pair<AdRun, double>>> ad_ls_of =
-      fig12_points(networks, base, ctx.options().seed);
+      fig12_points(networks, base, ctx.options().seed, ctx.progress_fn());
   for (size_t wi = 0; wi < networks.size(); ++wi) {
     const SweepNetwork& w = networks[wi];
     std::vector<double> ad;
@@ -259,7 +267,10 @@ void run_fig13(ExperimentContext& ctx) {
   for (const SweepNetwork& w : fig13_networks(ctx)) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
-    const std::vector<std::vector<double>> us = fig13_plan_prices(g, base, ctx.options().seed);
+    const std::vector<std::vector<double>> us =
+        fig13_plan_prices(g, base, ctx.options().seed, [&ctx, &w](const std::string& what) {
+          ctx.progress(w.zoo + ", batch " + std::to_string(w.batch) + ", " + what);
+        });
     // kFig13SmallerPlans: AD time = the least over this size's own plan and every smaller size's
     // plan on this engine (ties: the own plan, then the smaller size's).
     const size_t n = kSramKib.size();

@@ -133,7 +133,8 @@ int prefetch_searches(const ExperimentContext& ctx, const std::vector<std::strin
       const StrategySet strategies = strategies_of(search.second);
       search_cache.get(search.first, [&] { return search_on(cost, net, strategies, prune); });
     }
-    ctx.progress(j.model + ": " + std::to_string(j.searches.size()) + " searches");
+    ctx.progress(j.model + ": " + std::to_string(j.searches.size()) +
+                 (j.searches.size() == 1 ? " search" : " searches"));
   });
   return searches;
 }
