@@ -8,7 +8,8 @@
 # are written to $FUZZ_WORK_DIR/findings/). A long local run: fuzz/run_fuzzers.sh 3600.
 # libFuzzer runs with -seed=${FUZZ_SEED:-1}, so a run repeats its mutations on any machine;
 # FUZZ_RUNS=N also stops a target after N executions (whichever limit comes first).
-# Prints, per target, the executions run and the corpus size; exits 1 on a finding.
+# Prints, per target, the executions run and the corpus size; on a finding, its first lines, the
+# stack's first frames and the input as base64; exits 1 on a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -58,6 +59,13 @@ for t in "${TARGETS[@]}"; do
   if [ $rc -ne 0 ]; then
     echo "$t: FINDING after $execs executions (exit $rc); see $log and $WORK/findings/"
     grep -m3 -E 'ERROR|runtime error|finding|Crash|leak' "$log" || true
+    # The stack's first frames and the input itself (libFuzzer's base64 of it), so that a finding
+    # on another machine (CI) can be reproduced here: the same -seed does not repeat a run
+    # across builds. To rerun: echo '<base64>' | base64 -d > crash; $B/$t crash
+    grep -m6 -E '^ +#[0-5] ' "$log" || true
+    grep -m1 '^Base64: ' "$log" |
+      awk 'length($0) <= 8200 { print; next } { print "Base64: (an input over 6 KB: see the findings)" }' ||
+      true
     failed=1
   else
     echo "$t: $execs executions in $((SECONDS - start)) s, no finding (corpus $corpus inputs)"
