@@ -169,17 +169,20 @@ void check_node(const NodeView& v, const std::string& op) {
   }
 }
 
+// The rank a declared type gives its value, or -1 when it declares no tensor shape.
+int declared_rank(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && t.tensor_type().has_shape() ? t.tensor_type().shape().dim_size()
+                                                            : -1;
+}
+
 // Refuses an output whose inferred rank differs from the rank the file declares for it (graph
 // output or value_info): consumers would otherwise be checked against one rank and inferred
 // against the other.
 void check_declared_rank(const onnx::NodeProto& n, int o, const onnx::TypeProto& inferred,
                          const onnx::TypeProto& declared, const std::string& what) {
-  if (!inferred.has_tensor_type() || !inferred.tensor_type().has_shape() ||
-      !declared.has_tensor_type() || !declared.tensor_type().has_shape())
-    return;
-  const int ri = inferred.tensor_type().shape().dim_size();
-  const int rd = declared.tensor_type().shape().dim_size();
-  if (ri != rd) {
+  const int ri = declared_rank(inferred);
+  const int rd = declared_rank(declared);
+  if (ri >= 0 && rd >= 0 && ri != rd) {
     throw Error(what + ": output '" + n.output(o) + "' has rank " + std::to_string(ri) +
                 " but the file declares rank " + std::to_string(rd) + "; expected the same rank");
   }
@@ -193,12 +196,6 @@ onnx::TypeProto type_of_initializer(const onnx::TensorProto& t) {
   auto* shape = tt->mutable_shape();
   for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
   return type;
-}
-
-// The rank a declared type gives its value, or -1 when it declares no tensor shape.
-int declared_rank(const onnx::TypeProto& t) {
-  return t.has_tensor_type() && t.tensor_type().has_shape() ? t.tensor_type().shape().dim_size()
-                                                            : -1;
 }
 
 // Refuses a value the graph declares with two ranks (as a graph input, in value_info, as a graph

@@ -12,6 +12,7 @@
 #include "common/report/report_page.h"
 #include "common/util/error.h"
 #include "common/util/resources.h"
+#include "tests/error_of.h"
 #include "tests/scratch_dir.h"
 
 namespace dgs {
@@ -168,54 +169,44 @@ TEST_F(ReportFolderFixture, AFoldedTableNamesItsFileOnScreenAndInPrint) {
 // page is refused in one line naming it (the suite's SVG, with its xmlns, is not).
 TEST_F(ReportFolderFixture, RefusesAnSvgWithAScriptAnOutsideReferenceOrNoSvgElement) {
   const std::string file = (dir_ / "alpha" / "fig4.svg").string();
-  auto error_of = [&](const std::string& svg) {
+  const auto error_with = [&](const std::string& svg) {
     write_alpha();
     write("alpha/fig4.svg", svg);
-    try {
-      build_report_page(dir_.string());
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return error_of([&] { build_report_page(dir_.string()); });
   };
   const std::string open = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">";
-  EXPECT_EQ(error_of(open + "<rect width=\"10\" height=\"10\"/></svg>"), "no error");
-  EXPECT_EQ(error_of("<?xml version=\"1.0\"?>\n<html></html>"), file + ": no <svg> element");
+  EXPECT_EQ(error_with(open + "<rect width=\"10\" height=\"10\"/></svg>"), "<no error>");
+  EXPECT_EQ(error_with("<?xml version=\"1.0\"?>\n<html></html>"), file + ": no <svg> element");
   const std::string why = "': the page inlines its SVGs, runs no script and fetches nothing";
-  EXPECT_EQ(error_of(open + "<SCRIPT>alert(1)</SCRIPT></svg>"), file + ": has '<script" + why);
-  EXPECT_EQ(error_of(open + "<image href = \"https://x.org/a.png\"/></svg>"),
+  EXPECT_EQ(error_with(open + "<SCRIPT>alert(1)</SCRIPT></svg>"), file + ": has '<script" + why);
+  EXPECT_EQ(error_with(open + "<image href = \"https://x.org/a.png\"/></svg>"),
             file + ": has 'href=\"http" + why);
-  EXPECT_EQ(error_of(open + "<rect onload=\"f()\"/></svg>"), file + ": has 'onload=" + why);
+  EXPECT_EQ(error_with(open + "<rect onload=\"f()\"/></svg>"), file + ": has 'onload=" + why);
 }
 
 // A summary.csv the page would misread (a count shown as 0) is refused in one line naming it.
 TEST_F(ReportFolderFixture, RefusesASummaryWithoutACountColumnATotalRowOrWithANonCount) {
-  auto error_of = [this](const std::string& summary) {
+  const auto error_with = [this](const std::string& summary) {
     write_alpha();
     write("alpha/summary.csv", summary);
-    try {
-      build_report_page(dir_.string());
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return error_of([this] { build_report_page(dir_.string()); });
   };
   const std::string file = (dir_ / "alpha" / "summary.csv").string();
   const std::string head =
       "item,own_hold,own_deviate,stand_in_hold,stand_in_deviate,informational,calibration,"
       "paper_cells,median_rel_error,p90_rel_error\r\n";
-  EXPECT_EQ(error_of("item,own_deviate\r\ntotal,1\r\n"), file + ": no column 'own_hold'");
-  EXPECT_EQ(error_of("own_hold\r\n1\r\n"), file + ": no column 'item'");
-  EXPECT_EQ(error_of(head + "fig4,1,1,0,0,1,0,3,0.05,0.5\r\n"),
+  EXPECT_EQ(error_with("item,own_deviate\r\ntotal,1\r\n"), file + ": no column 'own_hold'");
+  EXPECT_EQ(error_with("own_hold\r\n1\r\n"), file + ": no column 'item'");
+  EXPECT_EQ(error_with(head + "fig4,1,1,0,0,1,0,3,0.05,0.5\r\n"),
             file + ": no 'total' row (written at the end of a --all run)");
-  EXPECT_EQ(error_of(head + "fig4,1,abc,0,0,1,0,3,0.05,0.5\r\ntotal,1,1,0,0,1,0,3,0.05,0.5\r\n"),
+  EXPECT_EQ(error_with(head + "fig4,1,abc,0,0,1,0,3,0.05,0.5\r\ntotal,1,1,0,0,1,0,3,0.05,0.5\r\n"),
             file + ", item 'fig4': own_deviate 'abc' is not a count");
-  EXPECT_EQ(error_of(head + "total,1,1,0,0,1,0,,0.05,0.5\r\n"),
+  EXPECT_EQ(error_with(head + "total,1,1,0,0,1,0,,0.05,0.5\r\n"),
             file + ", item 'total': paper_cells '' is not a count");
-  EXPECT_EQ(error_of(head + "total,-1,1,0,0,1,0,3,0.05,0.5\r\n"),
+  EXPECT_EQ(error_with(head + "total,-1,1,0,0,1,0,3,0.05,0.5\r\n"),
             file + ", item 'total': own_hold '-1' is not a count");
   // The medians may be empty (no cell with a paper value): accepted.
-  EXPECT_EQ(error_of(head + "total,1,1,0,0,1,0,0,,\r\n"), "no error");
+  EXPECT_EQ(error_with(head + "total,1,1,0,0,1,0,0,,\r\n"), "<no error>");
 }
 
 TEST(ReportCompare, SkipsTheRunVaryingValuesAndNamesTheFirstDifferentCell) {
