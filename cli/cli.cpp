@@ -280,8 +280,8 @@ void print_run_summary(const PaperInfo& paper, const std::vector<ItemSummary>& i
 // `sweep`: the run's share of the selected experiments (--shard) and its state (--skip-existing).
 int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experiments,
                  const std::vector<int>& selected, const RunOptions& opts, bool all,
-                 const SweepRun& sweep, std::vector<ItemRecord> records, std::ostream& out,
-                 std::ostream& err) {
+                 const SweepRun& sweep, std::vector<ItemRecord> records, size_t configs_first,
+                 std::ostream& out, std::ostream& err) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point run_start = Clock::now();
   const std::string started_utc = utc_now();
@@ -356,8 +356,8 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
     ran.insert(experiments[i].id());
     if (!all) ids += (ids.empty() ? "" : ", ") + experiments[i].id();
   }
-  const Table run_info =
-      run_info_table(paper, opts, ids, opts.mode == RunMode::Measured, started_utc, wall_s);
+  const Table run_info = run_info_table(paper, opts, ids, opts.mode == RunMode::Measured,
+                                        started_utc, wall_s, configs_first);
   if (sweep.sharded()) {
     const std::string path =
         sweep.finish_shard(status, experiment_shard_data(all, records, run_info));
@@ -582,6 +582,9 @@ std::vector<ItemRecord> initial_records(const std::vector<Experiment>& experimen
 int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
                  const std::vector<Experiment>& experiments, std::ostream& out, std::ostream& err,
                  const GpuProbe& gpu_available) {
+  // The configs this run reads (run_info.csv) are those read from here on: a process that runs
+  // the CLI twice (the tests) reads some before.
+  const size_t configs_first = hardware_configs_read().size();
   po::options_description desc = cli_options();
   Parsed p;
   try {
@@ -627,7 +630,7 @@ int run_cli_impl(int argc, const char* const* argv, const PaperInfo& paper,
     check_out_dir(p.opts.out_dir, paper.key);
     print_run_header(paper, p.opts, sweep, out);
     return run_selected(paper, experiments, s.selected, p.opts, p.all, sweep,
-                        initial_records(experiments, s, out), out, err);
+                        initial_records(experiments, s, out), configs_first, out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << std::endl;
     return kExitUsage;

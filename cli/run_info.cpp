@@ -220,7 +220,8 @@ std::string build_line() {
 }
 
 Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::string& items,
-                     bool gpu_measured, const std::string& started_utc, double wall_s) {
+                     bool gpu_measured, const std::string& started_utc, double wall_s,
+                     size_t configs_first) {
   Table t({"field", "value"});
   auto add = [&t](const std::string& field, const std::string& value) {
     t.add_row({field, value});
@@ -240,8 +241,9 @@ Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::
   add("cudnn", b.cudnn);
   // Each config once, with the hash of its text (a user's file of a built-in name differs).
   std::set<std::string> configs;
-  for (const HardwareConfigRead& r : hardware_configs_read())
-    configs.insert(r.origin + "#" + r.text_hash);
+  const std::vector<HardwareConfigRead> reads = hardware_configs_read();
+  for (size_t i = configs_first; i < reads.size(); ++i)
+    configs.insert(reads[i].origin + "#" + reads[i].text_hash);
   std::string list;
   for (const std::string& c : configs) list += (list.empty() ? "" : "; ") + c;
   add("hardware_configs", list);

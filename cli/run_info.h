@@ -45,9 +45,11 @@ std::string configs_since(size_t first, const std::string& machine);
 
 // The environment of this process and run, as (field, value) rows; `items`: what the run ran
 // ("all", or the selected ids joined by ", "); `gpu_measured`: the run used the GPU (measured
-// mode), so its name, driver, clock and memory are added.
+// mode), so its name, driver, clock and memory are added; the hardware configs are those this
+// process read from index `configs_first` on (hardware_configs_read(): the run's own).
 Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::string& items,
-                     bool gpu_measured, const std::string& started_utc, double wall_s);
+                     bool gpu_measured, const std::string& started_utc, double wall_s,
+                     size_t configs_first);
 
 // The run_info table of a merged sweep from its shards' tables: each field once, in the first
 // shard's order; a value that differs between shards is started_utc's earliest, wall_s's sum,
