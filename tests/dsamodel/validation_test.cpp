@@ -1,16 +1,17 @@
 // The DSA model held against a public loop-nest cost model: every distinct conv/FC layer of
 // ResNet-50 and VGG-19 on one engine of atomic_mesh (16 x 16 PEs, 128 KiB SRAM, 64-bit port, the
 // engine's 4 B/cycle share of the HBM), priced by the suite and by ZigZag
-// (data/validation/zigzag_atomic_engine.csv, written by tools/validate_dsa/zigzag_engine.py), under
-// KC-P and YX-P. The tolerances are declared below (kTolerances) with what they cover; the
-// README of tools/validate_dsa says where and why the two models differ.
+// on its own search's mapping (data/validation/zigzag_atomic_engine.csv, written by
+// tools/validate_dsa/zigzag_engine.py) and on ours (zigzag_our_mappings.csv, by
+// zigzag_our_mappings.py), under KC-P and YX-P. What is asserted is declared below (kDeclared and
+// the bounds beside each test); the README of tools/validate_dsa says where and why the two
+// models differ.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,7 +68,7 @@ std::vector<Layer> read_layers() {
       l.iw = static_cast<int64_t>(num("iw"));
     }
     for (const char* m : {"latency_cycles", "array_cycles", "mac_pj", "register_pj", "sram_pj",
-                          "dram_pj", "sram_bytes", "dram_bytes"})
+                          "dram_pj", "energy_pj", "sram_bytes", "dram_bytes"})
       l.zz[col("opt") + "." + m] = num(m);
   }
   std::vector<Layer> out;
@@ -137,55 +138,83 @@ Priced price(const Layer& l, const DsaSpec& spec) {
   return q;
 }
 
-// What the test asserts: the goals and, where they are not reached, what is (declared,
-// so that a change that moves the model further from ZigZag fails). Errors are |ours / ZigZag -
-// 1| per distinct layer; totals weight each layer by its count in the network. The README of
-// tools/validate_dsa gives each remaining gap and its reason; in short, our mapper searches every
-// loop order at the array level (with the pixels and output channels split) and at the buffer
-// level, where ZigZag's LOMA (lpf_limit 6) enumerates fewer, so ours often finds the faster
-// mapping (given our array-level order, ZigZag prices layer2.0.conv3 at 229,856 cycles against its
-// own search's 532,256; with lpf_limit 8 it finds 230,528 itself, in 495 s for the one layer).
-struct Tolerance {
-  const char* what;
-  double goal;      // the issue's
-  double declared;  // what the test asserts
+// One layer/unrolling pair, priced by the suite and by ZigZag twice: on ZigZag's own search's
+// mapping (zigzag_atomic_engine.csv) and on the suite's mapping given to ZigZag
+// (zigzag_our_mappings.csv, written by tools/validate_dsa/zigzag_our_mappings.py for every pair:
+// the buffer's tile loops outermost, the array's loops of one tile inside, ZigZag's memory
+// allocator assigning them to its levels). `exact`: the suite's mapping is one ZigZag loop nest
+// (every tile whole folds of the array or a whole dimension, every trip count dividing its
+// dimension); otherwise the script rounds it (tools/validate_dsa/README.md: a tile narrower than
+// a fold counted in the dimension's folds, where ours runs each tile as its own nest, its folds
+// rounded up, array_nest.h; an inner pixel loop that does not divide the tile's pixels dropped;
+// a trip count that does not divide its dimension its nearest divisor below).
+struct Pair {
+  Layer layer;
+  Priced ours;
+  std::map<std::string, double> own, same;  // ZigZag's, by quantity (kQuantities)
+  bool exact = false;
+  double same_array_cycles = 0;      // ZigZag's temporal cycles of our mapping
+  double own_edp = 0, same_edp = 0;  // ZigZag's energy x cycles (its opt="EDP")
 };
-// Since the array level runs each buffer tile as its own nest (folds rounded up per tile,
-// array_nest.h: tiled_array_nest), tiles narrower than a fold no longer get the whole array, and
-// the mapper trades some DRAM re-reads for fewer port bytes (README, gap 2). Since the partial
-// sums between the buffer level's reduction chunks cross the port (array_nest.h; they were free,
-// so the mapper chunked the reduction up to 64 times at no cost) and a register read stays across
-// a loop of one trip: the median cycle errors fell (KC-P 0.276 to 0.126, YX-P 0.170 to 0.037),
-// KC-P's SRAM energy 0.315 to 0.139 (the goal met) and YX-P's register energy 0.127 to 0.015;
-// KC-P's register energy rose from 0.258 to 0.413 and YX-P's SRAM energy from 0.191 to 0.228:
-// the mappings moved, and on the same mapping the two models agree (SameMappingAgainstZigZag);
-// the own-search gaps are the mapping (README, gaps 3 and 5).
-constexpr Tolerance kMedianCycleError[] = {{"kc", 0.10, 0.13}, {"yx", 0.10, 0.04}};
-constexpr Tolerance kMedianDramError[] = {{"kc", 0.15, 0.19}, {"yx", 0.15, 0.09}};
-constexpr Tolerance kMedianRegisterError[] = {{"kc", 0.15, 0.42}, {"yx", 0.15, 0.02}};
-constexpr Tolerance kMedianSramError[] = {{"kc", 0.15, 0.14}, {"yx", 0.15, 0.23}};
-// Network totals of cycles, ours / ZigZag's (goal: within 5%): declared per network, 0.02 below
-// what is reached (KC-P: ResNet-50 0.817, VGG-19 0.779; YX-P: 0.425, 0.345), so that a change
-// that makes ours faster still against ZigZag fails; ours is faster where ZigZag's search misses
-// the mapping ours finds (README, gap 1). None may exceed kTotalCyclesHigh.
-struct TotalBound {
-  const char* key;  // dataflow/network/cycles
-  double low;
-};
-constexpr TotalBound kTotalCyclesLow[] = {{"kc/resnet50/cycles", 0.80},
-                                          {"kc/vgg19/cycles", 0.76},
-                                          {"yx/resnet50/cycles", 0.40},
-                                          {"yx/vgg19/cycles", 0.32}};
-constexpr double kTotalCyclesHigh = 1.05;
-// No layer slower than ZigZag's by more than this (ours / ZigZag's cycles; the slowest: KC-P's
-// layer4.1.conv1 at 1.555 and layer4.1.conv2 at 1.532, 1.195 and 1.059 before the partial sums
-// between reduction chunks were priced; YX-P's layer3.0.conv1 at 1.098). Their weights (1 MiB,
-// 2.25 MiB) fit the buffer only in tiles, which this model double-buffers, so a tile of 16
-// output channels needs the reduction in chunks; ZigZag single-buffers them and stalls (README,
-// gap 5).
-constexpr double kLayerSlowerAtMost = 1.56;
-// Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
-constexpr double kDramBoundCycleError = 0.10;
+
+// The quantities compared (DRAM energy is DRAM bytes x 7 pJ/bit in both, MAC energy the MACs x
+// 0.3 pJ: checked per pair).
+constexpr const char* kQuantities[] = {"cycles", "dram_bytes", "register_pj", "sram_pj"};
+
+double quantity(const Priced& q, const std::string& what) {
+  if (what == "cycles") return q.cycles;
+  if (what == "dram_bytes") return q.dram_bytes;
+  if (what == "register_pj") return q.registers;
+  return q.sram;
+}
+
+std::map<std::string, double> zigzag_quantities(const std::map<std::string, double>& csv,
+                                                const std::string& prefix) {
+  return {{"cycles", csv.at(prefix + "latency_cycles")},
+          {"dram_bytes", csv.at(prefix + "dram_bytes")},
+          {"register_pj", csv.at(prefix + "register_pj")},
+          {"sram_pj", csv.at(prefix + "sram_pj")},
+          {"dram_pj", csv.at(prefix + "dram_pj")},
+          {"mac_pj", csv.at(prefix + "mac_pj")}};
+}
+
+const std::vector<Pair>& pairs() {
+  static const std::vector<Pair> all = [] {
+    std::map<std::string, Pair> by_key;
+    std::vector<std::string> order;
+    for (const Layer& l : read_layers()) {
+      const std::string key = l.network + "/" + l.name + "/" + l.dataflow;
+      Pair& p = by_key[key];
+      order.push_back(key);
+      p.layer = l;
+      const DsaSpec spec = dsa_with_dataflow(
+          ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
+      p.ours = price(l, spec);
+      p.own = zigzag_quantities(l.zz, "EDP.");
+      p.own_edp = l.zz.at("EDP.energy_pj") * l.zz.at("EDP.latency_cycles");
+    }
+    const PaperData d = PaperData::load("validation", "zigzag_our_mappings.csv");
+    for (const std::vector<std::string>& row : d.rows()) {
+      auto col = [&](const std::string& name) {
+        const auto& cs = d.columns();
+        return row.at(static_cast<size_t>(std::find(cs.begin(), cs.end(), name) - cs.begin()));
+      };
+      Pair& p = by_key.at(col("network") + "/" + col("layer") + "/" + col("dataflow"));
+      std::map<std::string, double> csv;
+      for (const char* m : {"latency_cycles", "array_cycles", "mac_pj", "register_pj", "sram_pj",
+                            "dram_pj", "energy_pj", "dram_bytes"})
+        csv[m] = std::stod(col(m));
+      p.same = zigzag_quantities(csv, "");
+      p.same_array_cycles = csv.at("array_cycles");
+      p.same_edp = csv.at("energy_pj") * csv.at("latency_cycles");
+      p.exact = col("exact") == "1";
+    }
+    std::vector<Pair> out;
+    for (const std::string& k : order) out.push_back(by_key.at(k));
+    return out;
+  }();
+  return all;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -193,158 +222,194 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-TEST(DsaValidation, PerLayerAgainstZigZag) {
-  const std::vector<Layer> layers = read_layers();
-  ASSERT_FALSE(layers.empty());
-  std::map<std::string, std::vector<double>> err;      // dataflow.metric -> errors per layer
-  std::map<std::string, double> ours_total, zz_total;  // dataflow/network/metric
-  for (const Layer& l : layers) {
-    // One engine of the mesh with its equal share of the HBM, as the script sets ZigZag up.
-    const DsaSpec spec =
-        dsa_with_dataflow(ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
-    const Priced q = price(l, spec);
-    const std::map<std::string, std::pair<double, double>> cmp = {
-        {"cycles", {q.cycles, l.zz.at("EDP.latency_cycles")}},
-        {"dram_bytes", {q.dram_bytes, l.zz.at("EDP.dram_bytes")}},
-        {"register_pj", {q.registers, l.zz.at("EDP.register_pj")}},
-        {"sram_pj", {q.sram, l.zz.at("EDP.sram_pj")}},
-        {"dram_pj", {q.dram, l.zz.at("EDP.dram_pj")}},
-        {"mac_pj", {q.mac, l.zz.at("EDP.mac_pj")}}};
-    for (const auto& [m, v] : cmp) {
-      err[l.dataflow + "." + m].push_back(std::abs(v.first / v.second - 1));
-      ours_total[l.dataflow + "/" + l.network + "/" + m] += v.first * static_cast<double>(l.count);
-      zz_total[l.dataflow + "/" + l.network + "/" + m] += v.second * static_cast<double>(l.count);
+// Per dataflow and quantity, on one basis (ZigZag's own search, or the same mapping): the median
+// over the pairs of |ours / ZigZag's - 1| ("kc.cycles.median") and, per network, |ours / ZigZag's
+// - 1| of the totals, each layer weighted by its count in the network ("kc.cycles.resnet50"; the
+// ratio itself under "kc.cycles.resnet50.ratio").
+std::map<std::string, double> errors(bool same_mapping, bool exact_only) {
+  std::map<std::string, std::vector<double>> per_layer;
+  std::map<std::string, double> ours_total, zz_total, out;
+  for (const Pair& p : pairs()) {
+    if (exact_only && !p.exact) continue;
+    const auto& zz = same_mapping ? p.same : p.own;
+    for (const char* m : kQuantities) {
+      const std::string k = p.layer.dataflow + "." + m;
+      const double ours = quantity(p.ours, m);
+      const double count = static_cast<double>(p.layer.count);
+      per_layer[k].push_back(std::abs(ours / zz.at(m) - 1));
+      ours_total[k + "." + p.layer.network] += ours * count;
+      zz_total[k + "." + p.layer.network] += zz.at(m) * count;
     }
-    const double ratio = q.cycles / l.zz.at("EDP.latency_cycles");
+  }
+  for (const auto& [k, v] : per_layer) out[k + ".median"] = median(v);
+  for (const auto& [k, v] : ours_total) {
+    out[k] = std::abs(v / zz_total.at(k) - 1);
+    out[k + ".ratio"] = v / zz_total.at(k);  // printed: ours faster or slower
+  }
+  return out;
+}
+
+// What the test asserts, declared once: per dataflow, quantity and statistic (the per-layer
+// median of |ours / ZigZag's - 1|, or a network's count-weighted total), the goal and the
+// error declared on each basis (what is reached, rounded up, so that a change that moves the
+// model further from ZigZag fails). The goals: cycles per layer (median) under 10% and
+// network totals within 5% under KC-P (YX-P reported against the same numbers); DRAM bytes and
+// the energy per level within 15%. On ZigZag's own search the two models price different
+// mappings (each its own search's, by the same objective, energy x cycles); on the same mapping
+// they price one, so a gap there is a disagreement of the cost models. tools/validate_dsa/README.md
+// gives each gap and its reason.
+struct Declared {
+  const char* key;  // dataflow.quantity.statistic
+  double goal;      // the issue's
+  double own;       // declared, ZigZag's own search
+  double same;      // declared, the same mapping (all 72 pairs)
+};
+constexpr Declared kDeclared[] = {
+    {"kc.cycles.median", 0.10, 0.13, 0.03},        {"kc.cycles.resnet50", 0.05, 0.19, 0.02},
+    {"kc.cycles.vgg19", 0.05, 0.23, 0.02},         {"yx.cycles.median", 0.10, 0.04, 0.03},
+    {"yx.cycles.resnet50", 0.05, 0.58, 0.02},      {"yx.cycles.vgg19", 0.05, 0.66, 0.08},
+    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.22, 0.02},
+    {"kc.dram_bytes.vgg19", 0.15, 0.33, 0.06},     {"yx.dram_bytes.median", 0.15, 0.09, 0.01},
+    {"yx.dram_bytes.resnet50", 0.15, 0.15, 0.06},  {"yx.dram_bytes.vgg19", 0.15, 0.11, 0.11},
+    {"kc.register_pj.median", 0.15, 0.42, 0.08},   {"kc.register_pj.resnet50", 0.15, 0.17, 0.25},
+    {"kc.register_pj.vgg19", 0.15, 0.48, 0.45},    {"yx.register_pj.median", 0.15, 0.02, 0.01},
+    {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.12, 0.01},
+    {"kc.sram_pj.median", 0.15, 0.15, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.22, 0.01},
+    {"kc.sram_pj.vgg19", 0.15, 0.23, 0.02},        {"yx.sram_pj.median", 0.15, 0.23, 0.05},
+    {"yx.sram_pj.resnet50", 0.15, 0.65, 0.02},     {"yx.sram_pj.vgg19", 0.15, 0.81, 0.04},
+};
+
+// No layer slower than ZigZag's own search by more than this (ours / ZigZag's cycles; the
+// slowest: KC-P's layer4.1.conv1 and layer4.1.conv2, README gap 6).
+constexpr double kLayerSlowerAtMost = 1.56;
+// Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
+constexpr double kDramBoundCycleError = 0.10;
+
+TEST(DsaValidation, PerLayerAgainstZigZag) {
+  ASSERT_EQ(pairs().size(), 72u);
+  for (const Pair& p : pairs()) {
+    const Layer& l = p.layer;
+    const Priced& q = p.ours;
+    const double ratio = q.cycles / p.own.at("cycles");
     if (std::getenv("DGS_VALIDATION_LAYERS"))  // one line per layer: ours / ZigZag's
       std::printf(
           "layer %s %s %s x%lld: cycles %.3f dram_bytes %.3f dram_pj %.3f sram_pj %.3f "
           "register_pj %.3f (ours: %s)\n",
           l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), static_cast<long long>(l.count),
-          ratio, q.dram_bytes / l.zz.at("EDP.dram_bytes"), q.dram / l.zz.at("EDP.dram_pj"),
-          q.sram / l.zz.at("EDP.sram_pj"), q.registers / l.zz.at("EDP.register_pj"),
-          q.nest.c_str());
+          ratio, q.dram_bytes / p.own.at("dram_bytes"), q.dram / p.own.at("dram_pj"),
+          q.sram / p.own.at("sram_pj"), q.registers / p.own.at("register_pj"), q.nest.c_str());
     EXPECT_LE(ratio, kLayerSlowerAtMost) << l.network << " " << l.name << " " << l.dataflow;
     if (l.kind == "fc") {
       EXPECT_NEAR(ratio, 1, kDramBoundCycleError) << l.name << " " << l.dataflow;
     }
-    // The same MACs (the CSV keeps 6 significant digits).
-    EXPECT_NEAR(q.mac / l.zz.at("EDP.mac_pj"), 1, 1e-5) << l.name;
-  }
-  auto check = [&](const Tolerance(&tol)[2], const std::string& metric) {
-    for (const Tolerance& t : tol) {
-      const double m = median(err.at(std::string(t.what) + "." + metric));
-      std::printf("median error %s %s: %.3f (goal %.2f, declared %.2f)\n", t.what, metric.c_str(),
-                  m, t.goal, t.declared);
-      EXPECT_LE(m, t.declared) << t.what << " " << metric;
-    }
-  };
-  check(kMedianCycleError, "cycles");
-  check(kMedianDramError, "dram_bytes");
-  check(kMedianRegisterError, "register_pj");
-  check(kMedianSramError, "sram_pj");
-  for (const auto& [k, v] : ours_total) {
-    const double ratio = v / zz_total[k];
-    std::printf("total %s: ours %.4g zigzag %.4g ratio %.3f\n", k.c_str(), v, zz_total[k], ratio);
-    if (k.size() > 7 && k.substr(k.size() - 7) == "/cycles") {
-      const std::string key = k;  // a structured binding cannot be captured (clang)
-      const auto b = std::find_if(std::begin(kTotalCyclesLow), std::end(kTotalCyclesLow),
-                                  [&key](const TotalBound& t) { return key == t.key; });
-      ASSERT_NE(b, std::end(kTotalCyclesLow)) << k << ": no declared bound";
-      EXPECT_GE(ratio, b->low) << k;
-      EXPECT_LE(ratio, kTotalCyclesHigh) << k;
-    }
+    // The same MACs (the CSV keeps 6 significant digits), and DRAM energy is DRAM bytes x 7 pJ/bit
+    // in both.
+    EXPECT_NEAR(q.mac / p.own.at("mac_pj"), 1, 1e-5) << l.name;
+    EXPECT_NEAR(q.dram / q.dram_bytes / (p.own.at("dram_pj") / p.own.at("dram_bytes")), 1, 1e-5)
+        << l.name;
   }
 }
 
-// The same mapping in both models: for the layers where the two disagree most (every
-// layer/unrolling where ours reads more DRAM than ZigZag's own search, and the five largest cycle
-// gaps), ZigZag priced the suite's own mapping (data/validation/zigzag_our_mappings.csv, written
-// by tools/validate_dsa/zigzag_our_mappings.py: the buffer's tile loops outermost, the array's
-// loops of one tile inside, ZigZag's memory allocator assigning them to its levels). What is
-// asserted (declared; goals are the issue's):
-//  - the array level agrees exactly where the mapping is one ZigZag loop nest (`exact` 1: every
-//    tile whole folds of the array, or a whole dimension, and every trip count dividing its
-//    dimension): ZigZag's temporal cycles of the mapping are our array steps. Where it is not
-//    (a tile narrower than a fold, e.g. 14 x 7 pixels under YX-P), the script rounds the tile to
-//    the dimension's folds, which ZigZag counts over the whole layer, while ours runs each tile as
-//    its own nest with its folds rounded up (array_nest.h): ours has at least ZigZag's steps;
-//  - DRAM bytes: the median error is within kSameMappingDramError (goal 0.15): where ZigZag's
-//    own search read less, given our loop order it reads what we read (ResNet-50's KC-P
-//    layer3.0.conv1, layer3.1.conv1, layer4.0.conv1: 1.35x, 1.26x, 1.45x of its own search's,
-//    1.000x of the same mapping's);
-//  - cycles: the median error is within kSameMappingCycleError. Not the goal (0.10): ZigZag
-//    assigns the given loops to its memory levels itself, innermost first per operand, and
-//    where it leaves an operand's loops at DRAM level (e.g. KC-P layer3.1.conv1: the weights go
-//    from DRAM to the registers with no SRAM loop) it stalls the array on the 4 B/cycle port per
-//    fold (3.39M of its 3.60M cycles); our buffer level keeps that tile in SRAM, double-buffered
-//    (README, "The same mapping in both models").
-constexpr double kSameMappingDramError = 0.02;
-constexpr double kSameMappingCycleError = 0.05;
-// Register and SRAM energy on the same mapping: the median error, and on the pairs given exactly
-// the largest (the other pairs' register gaps, up to 0.56 under KC-P, are the script's rounding
-// of our inner pixel loop, e.g. 16 pixels of a 7 x 7 tile, which it drops: ZigZag's nest then
-// reads a weight from its register every step where ours keeps it for 16).
-constexpr double kSameMappingRegisterError = 0.01, kSameMappingSramError = 0.03;
-constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.06;
+// The same mapping, pair by pair: the array level agrees exactly where the mapping is one ZigZag
+// loop nest (ZigZag's temporal cycles are our array steps; register and SRAM energy within the
+// bounds below); elsewhere (a tile narrower than a fold, rounded by the script) ours has at least
+// ZigZag's steps. The SRAM energy of an exact pair differs where ZigZag charges a whole 64-bit
+// word of the SRAM's port for a narrower transfer (cost_model.py, _calc_memory_access) and ours
+// the bytes: VGG-19's FC layers under YX-P, where ZigZag's nest of our mapping (the reduction one
+// loop of 4096) holds one input at the register level and reads a word for each input byte,
+// 512 x 4096 x 7 bytes more on classifier.3 (14.7 of its 50.3 MB), ours 0.708 of its energy;
+// 49 inputs of a 7 x 7 fold in 7 words, ours 0.92 on ResNet-50's layer4.0.downsample.0 and
+// layer4.0.conv3 (YX-P).
+constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.08;
+struct WordAccess {
+  const char* layer;
+  const char* dataflow;
+  double sram_error;  // declared
+};
+constexpr WordAccess kSameMappingSramWordAccess[] = {{"classifier.3", "yx", 0.30},
+                                                     {"classifier.6", "yx", 0.30}};
 
 TEST(DsaValidation, SameMappingAgainstZigZag) {
-  const PaperData d = PaperData::load("validation", "zigzag_our_mappings.csv");
-  std::map<std::string, Layer> layers;
-  for (const Layer& l : read_layers()) layers[l.network + "/" + l.name + "/" + l.dataflow] = l;
-  std::vector<double> cycle_err, dram_err, register_err, sram_err;
-  size_t exact = 0;
-  for (const std::vector<std::string>& row : d.rows()) {
-    auto col = [&](const std::string& name) {
-      const auto& cs = d.columns();
-      return row.at(static_cast<size_t>(std::find(cs.begin(), cs.end(), name) - cs.begin()));
-    };
-    const Layer& l = layers.at(col("network") + "/" + col("layer") + "/" + col("dataflow"));
-    const DsaSpec spec =
-        dsa_with_dataflow(ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
-    const Priced q = price(l, spec);
-    const double zz_cycles = std::stod(col("latency_cycles"));
-    const double zz_dram = std::stod(col("dram_bytes"));
-    const double steps = q.array_steps / std::stod(col("array_cycles"));
-    const double registers = q.registers / std::stod(col("register_pj"));
-    const double sram = q.sram / std::stod(col("sram_pj"));
-    register_err.push_back(std::abs(registers - 1));
-    sram_err.push_back(std::abs(sram - 1));
-    if (col("exact") == "1") {
+  size_t priced = 0, exact = 0;
+  for (const Pair& p : pairs()) {
+    if (p.same.empty()) continue;
+    ++priced;
+    const Layer& l = p.layer;
+    const Priced& q = p.ours;
+    const double steps = q.array_steps / p.same_array_cycles;
+    const double registers = q.registers / p.same.at("register_pj");
+    const double sram = q.sram / p.same.at("sram_pj");
+    if (p.exact) {
       EXPECT_NEAR(steps, 1, 1e-5) << l.name << " " << l.dataflow;
       EXPECT_NEAR(registers, 1, kSameMappingExactRegisterError) << l.name << " " << l.dataflow;
-      EXPECT_NEAR(sram, 1, kSameMappingExactSramError) << l.name << " " << l.dataflow;
+      double sram_error = kSameMappingExactSramError;
+      for (const WordAccess& w : kSameMappingSramWordAccess)
+        if (l.name == w.layer && l.dataflow == w.dataflow) sram_error = w.sram_error;
+      EXPECT_NEAR(sram, 1, sram_error) << l.name << " " << l.dataflow;
       ++exact;
     }
     EXPECT_GE(steps, 1 - 1e-5) << l.name << " " << l.dataflow;
-    cycle_err.push_back(std::abs(q.cycles / zz_cycles - 1));
-    dram_err.push_back(std::abs(q.dram_bytes / zz_dram - 1));
-    if (col("why") == "dram_more") {  // ours reads more than ZigZag's own search: the selection
-      EXPECT_GT(q.dram_bytes / l.zz.at("EDP.dram_bytes"), 1.005) << l.name << " " << l.dataflow;
-    }
+    EXPECT_NEAR(q.mac / p.same.at("mac_pj"), 1, 1e-5) << l.name;
     if (std::getenv("DGS_VALIDATION_LAYERS"))
       std::printf(
           "same mapping %s %s %s: cycles %.3f (own search %.3f) dram_bytes %.3f (%.3f) "
-          "array_steps %.3f exact %s register_pj %.3f (%.3f) sram_pj %.3f (%.3f)\n",
-          l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / zz_cycles,
-          q.cycles / l.zz.at("EDP.latency_cycles"), q.dram_bytes / zz_dram,
-          q.dram_bytes / l.zz.at("EDP.dram_bytes"), steps, col("exact").c_str(), registers,
-          q.registers / l.zz.at("EDP.register_pj"), sram, q.sram / l.zz.at("EDP.sram_pj"));
+          "array_steps %.3f exact %d register_pj %.3f (%.3f) sram_pj %.3f (%.3f) edp %.3f\n",
+          l.dataflow.c_str(), l.network.c_str(), l.name.c_str(), q.cycles / p.same.at("cycles"),
+          q.cycles / p.own.at("cycles"), q.dram_bytes / p.same.at("dram_bytes"),
+          q.dram_bytes / p.own.at("dram_bytes"), steps, p.exact ? 1 : 0, registers,
+          q.registers / p.own.at("register_pj"), sram, q.sram / p.own.at("sram_pj"),
+          p.same_edp / p.own_edp);
   }
-  ASSERT_GE(cycle_err.size(), 10u);
+  EXPECT_EQ(priced, pairs().size()) << "zigzag_our_mappings.csv prices every pair";
+  std::printf("same mapping: %zu pairs, %zu exact\n", priced, exact);
+}
+
+TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
+  const std::map<std::string, double> own = errors(false, false), same = errors(true, false),
+                                      exact = errors(true, true);
+  for (const Declared& d : kDeclared) {
+    const double o = own.at(d.key), s = same.at(d.key);
+    const auto e = exact.find(d.key);
+    const std::string ratio = std::string(d.key) + ".ratio";
+    const bool total = own.count(ratio) > 0;
+    std::printf(
+        "%-24s goal %.2f | own search %.3f (declared %.2f, %s) | same mapping %.3f (declared "
+        "%.2f, %s) | exact pairs only %.3f | ours / ZigZag's: own %.3f, same %.3f, exact %.3f\n",
+        d.key, d.goal, o, d.own, o <= d.goal ? "met" : "missed", s, d.same,
+        s <= d.goal ? "met" : "missed", e == exact.end() ? -1.0 : e->second,
+        total ? own.at(ratio) : 0.0, total ? same.at(ratio) : 0.0,
+        total && exact.count(ratio) ? exact.at(ratio) : 0.0);
+    EXPECT_LE(o, d.own) << d.key << " (own search)";
+    EXPECT_LE(s, d.same) << d.key << " (same mapping)";
+  }
+}
+
+// Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
+// against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
+// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits). Of the other
+// 24, 8 are within 1% and 16 are ZigZag's by more (README, "Which search is better"): its search
+// keeps an operand resident or its partial sums in the registers where ours double-buffers and
+// chunks the reduction innermost (ResNet-50's KC-P layer4.1.conv1 1.92x, layer4.1.conv2 1.84x).
+constexpr size_t kOurMappingEdpNotWorse = 48, kOurMappingEdpNotWorseExact = 12;
+
+TEST(DsaValidation, OurMappingByZigZagsObjective) {
+  size_t not_worse = 0, exact = 0, exact_not_worse = 0;
+  for (const Pair& p : pairs()) {
+    const bool ok = p.same_edp <= p.own_edp * (1 + 2e-5);
+    not_worse += ok;
+    exact += p.exact;
+    exact_not_worse += ok && p.exact;
+    if (!ok && std::getenv("DGS_VALIDATION_LAYERS"))
+      std::printf("ZigZag's search wins %s %s %s: EDP ours / its own %.3f, cycles %.3f\n",
+                  p.layer.dataflow.c_str(), p.layer.network.c_str(), p.layer.name.c_str(),
+                  p.same_edp / p.own_edp, p.same.at("cycles") / p.own.at("cycles"));
+  }
   std::printf(
-      "same mapping, %zu layers (%zu exact): median cycle error %.3f (declared %.2f), median "
-      "DRAM-byte error %.3f (declared %.2f)\n",
-      cycle_err.size(), exact, median(cycle_err), kSameMappingCycleError, median(dram_err),
-      kSameMappingDramError);
-  std::printf(
-      "same mapping: median register-energy error %.3f (declared %.2f), median SRAM-energy "
-      "error %.3f (declared %.2f)\n",
-      median(register_err), kSameMappingRegisterError, median(sram_err), kSameMappingSramError);
-  EXPECT_LE(median(dram_err), kSameMappingDramError);
-  EXPECT_LE(median(cycle_err), kSameMappingCycleError);
-  EXPECT_LE(median(register_err), kSameMappingRegisterError);
-  EXPECT_LE(median(sram_err), kSameMappingSramError);
+      "ZigZag prices our mapping at lower or equal EDP on %zu of %zu pairs (%zu of %zu "
+      "exact)\n",
+      not_worse, pairs().size(), exact_not_worse, exact);
+  EXPECT_GE(not_worse, kOurMappingEdpNotWorse);
+  EXPECT_GE(exact_not_worse, kOurMappingEdpNotWorseExact);
 }
 
 }  // namespace
