@@ -33,24 +33,26 @@ struct AtomTiling {
   double loaded_bytes = 0;    // weights once + activations x re-reads, from memory
 };
 
-// Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
-// size, and per input the shape of the region it reads and the input's edges that region
-// touches): atoms that agree on these are the same task to the DSA model (the output's edges
-// alone are not enough: padding clips the halo of an atom next to an edge too).
-// The cache is shared by every AtomTilings of a thread (the search's candidates, the buffering
-// and the plan of one DAG ask for the same shapes), keyed also by the layer's op and shape and
-// the numbers of the config the tiling depends on.
+// Tilings cached per (layer's op contents, region shape and the output edges it touches,
+// input-channel slice size, and per input the shape of the region it reads and the input's edges
+// that region touches): atoms that agree on these are the same task to the DSA model (the
+// output's edges alone are not enough: padding clips the halo of an atom next to an edge too).
+// The op enters by its contents (kind, attributes, its tensors' shapes, types, roles and constant
+// values), not its index: equal layers of one network or of two share their tilings. The cache
+// is shared by the whole process (the search's candidates, the buffering and the plan of one DAG
+// ask for the same shapes), keyed also by the numbers of the config the tiling depends on.
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
 
  private:
-  // The graph's and config's part of the cache key (the number of their contents' text), for the
-  // graph and config last asked about (both outlive this object: it lives for one schedule or
-  // plan).
+  // The config's part of the cache key (the number of its contents' text) and, per op of the
+  // graph, its op's (-1: not yet asked), for the graph and config last asked about (both outlive
+  // this object: it lives for one schedule or plan).
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
   uint32_t contents_ = 0;
+  std::vector<int64_t> op_ids_;
 };
 
 }  // namespace dgs::atomic
