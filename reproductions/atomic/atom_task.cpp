@@ -147,6 +147,10 @@ uint32_t contents_id(const std::string& text) {
 
 }  // namespace
 
+uint32_t op_contents_id(const Graph& g, int op) {
+  return contents_id(op_key(g, op));
+}
+
 const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom,
                                   const DsaSpec& spec) {
   const Atom& a = dag.atoms[static_cast<size_t>(atom)];
@@ -160,7 +164,7 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
     graph_ = &g;
   }
   int64_t& op_id = op_ids_[static_cast<size_t>(l.op)];
-  if (op_id < 0) op_id = contents_id(op_key(g, l.op));
+  if (op_id < 0) op_id = op_contents_id(g, l.op);
   // The config's numbers (spec_key) and the layer's op's contents (op_key: two ops that differ
   // in anything the model reads never share an entry), the atom's shape, edges and reduction slice,
   // and per input of its op the shape of the region it reads and which edges of the input that

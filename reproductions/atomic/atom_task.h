@@ -27,6 +27,12 @@ namespace dgs::atomic {
 // placed on flat engine `engine`; no scope and no tile.
 Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine);
 
+// A number for the contents of op `op` of `g` that the DSA model reads for a one-op task (its kind
+// and attributes, and per input and output its dtype, role, shape, constant values, the order of
+// the op's tensor ids and whether another op reads an output): equal for two ops (of one graph or
+// two) exactly when those contents are equal. Thread-safe.
+uint32_t op_contents_id(const Graph& g, int op);
+
 struct AtomTiling {
   std::vector<int64_t> tile;  // empty: the atom runs whole
   int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/mesh_noc.h"
@@ -245,6 +246,32 @@ TEST(AtomBuffering, EqualLayersShareTheirTilings) {
     EXPECT_NE(of_layer[0], of_layer[1]) << i;
     EXPECT_NE(of_layer[3], of_layer[2]) << i;
   }
+}
+
+// A layer equal to an earlier one takes its options (all_shape_options prices equal layers once):
+// on ResNet-50 (many equal bottleneck layers), every layer's options equal those of the layer
+// priced alone.
+TEST(AtomSearch, EqualLayersGetTheOptionsOfTheirOwnPricing) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  const auto all = all_shape_options(g, layers, spec);
+  ASSERT_EQ(all.size(), layers.size());
+  std::set<uint32_t> ops;
+  size_t equal_to_earlier = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    equal_to_earlier += ops.insert(op_contents_id(g, layers[l].op)).second ? 0 : 1;
+    const auto alone = all_shape_options(g, {layers[l]}, spec);
+    ASSERT_EQ(alone[0].size(), all[l].size()) << l;
+    for (size_t k = 0; k < all[l].size(); ++k) {
+      const ShapeOption &a = all[l][k], &b = alone[0][k];
+      EXPECT_TRUE(a.shape == b.shape && a.cycles == b.cycles &&
+                  a.compute_cycles == b.compute_cycles && a.macs == b.macs && a.atoms == b.atoms &&
+                  a.working_bytes == b.working_bytes)
+          << l << ", " << k;
+    }
+  }
+  EXPECT_GT(equal_to_earlier, 50u);
 }
 
 // Same seed, same plan: SA, the atomic DAG, the Rounds, mapping and buffering of ResNet-50 at
