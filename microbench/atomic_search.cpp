@@ -67,8 +67,8 @@ void BM_ScheduleAtoms(benchmark::State& state) {
 BENCHMARK(BM_ScheduleAtoms)->Unit(benchmark::kMillisecond);
 
 // The tiling of every atom of the SA's DAG from the process-wide cache (atom_task.h), as the
-// buffering and atom_plan ask for it per schedule and per plan: one AtomTilings (its graph and
-// config key made once), every lookup a hit after the first iteration.
+// buffering and atom_plan ask for it per schedule and per plan: one AtomTilings (its config key
+// and each op's contents key made once), every lookup a hit after the first iteration.
 void BM_AtomTilingLookups(benchmark::State& state) {
   const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
   for (auto _ : state) {

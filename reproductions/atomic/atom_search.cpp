@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <tuple>
 
 #include "common/graph/iteration_space.h"
+#include "reproductions/atomic/atom_task.h"
 
 namespace dgs::atomic {
 
@@ -48,7 +51,20 @@ std::vector<std::vector<ShapeOption>> all_shape_options(const Graph& g,
   // local port and the engine's equal share of DRAM.
   const double narrowest =
       std::min(spec.local_bandwidth(), spec.dram_bytes_per_cycle() / std::max(1, spec.units()));
+  // A layer equal to an earlier one (its op's contents, op_contents_id, and the fields of Layer
+  // the options read) has the same options: priced once (ResNet-1001's hundreds of equal
+  // bottleneck layers).
+  using Same = std::tuple<uint32_t, bool, bool, std::string, int64_t>;
+  std::map<Same, size_t> first_of;
   for (const Layer& l : layers) {
+    const Same same{op_contents_id(g, l.op), l.splittable, l.matrix, l.reduction_axis,
+                    l.reduction_extent};
+    const auto [earlier, is_new] = first_of.try_emplace(same, all.size());
+    if (!is_new) {
+      std::vector<ShapeOption> copy = all[earlier->second];
+      all.push_back(std::move(copy));
+      continue;
+    }
     std::vector<ShapeOption> opts;
     std::vector<AtomShape> shapes;
     if (l.splittable) {

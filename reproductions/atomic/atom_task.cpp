@@ -1,6 +1,7 @@
 // Atom tasks and their tilings (see atom_task.h).
 #include "reproductions/atomic/atom_task.h"
 
+#include <algorithm>
 #include <mutex>
 #include <shared_mutex>
 #include <sstream>
@@ -17,50 +18,69 @@ namespace dgs::atomic {
 
 namespace {
 
-// The contents a tiling depends on, as a cache-key prefix: a hash of everything in the graph
-// (ops with their attributes, tensors with their shapes, types, roles and constant values) and
-// every number of the config (not its name: two configs with equal numbers tile alike).
-std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec) {
+// The contents of op `op` a tiling depends on: its kind and attributes, and per input and output
+// its dtype, role, shape and constant values, the order of the op's tensor ids (the model's
+// per-tensor maps run in id order; equal ids are one tensor read twice) and, per output, whether
+// another op reads it (which decides whether a one-op task writes it). That is all the DSA model
+// reads of the graph for a one-op task (dsa_task_tile, dsa_task_estimate): two ops equal in
+// these tile alike, in one graph (ResNet-1001's hundreds of equal bottlenecks) or two (ResNet-50's
+// and ResNet-152's), so the cache keys a tiling by them, not by the op's index.
+std::string op_key(const Graph& g, int op_index) {
+  const Op& op = g.op(op_index);
+  std::vector<int> ids;
+  for (int t : op.inputs)
+    if (t >= 0) ids.push_back(t);
+  ids.insert(ids.end(), op.outputs.begin(), op.outputs.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::ostringstream s;
   s.precision(17);
-  for (int i = 0; i < g.num_ops(); ++i) {
-    const Op& op = g.op(i);
-    s << static_cast<int>(op.kind) << '(';
-    for (int t : op.inputs) s << t << ',';
+  s << "op" << static_cast<int>(op.kind) << '(';
+  for (const auto& [name, value] : op.attrs.all()) {
+    s << name << '=';
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::vector<int64_t>> ||
+                        std::is_same_v<V, std::vector<double>>) {
+            for (const auto& x : v) s << x << ',';
+          } else {
+            s << v;
+          }
+        },
+        value);
     s << ';';
-    for (int t : op.outputs) s << t << ',';
-    for (const auto& [name, value] : op.attrs.all()) {
-      s << name << '=';
-      std::visit(
-          [&](const auto& v) {
-            using V = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<V, std::vector<int64_t>> ||
-                          std::is_same_v<V, std::vector<double>>) {
-              for (const auto& x : v) s << x << ',';
-            } else {
-              s << v;
-            }
-          },
-          value);
-      s << ';';
-    }
-    s << ')';
   }
-  for (int i = 0; i < g.num_tensors(); ++i) {
-    const Tensor& t = g.tensor(i);
-    s << '[' << static_cast<int>(t.dtype) << static_cast<int>(t.role);
+  auto tensor = [&](int id) {
+    if (id < 0) {
+      s << "[-]";
+      return;
+    }
+    const Tensor& t = g.tensor(id);
+    s << '[' << (std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()) << ','
+      << static_cast<int>(t.dtype) << ',' << static_cast<int>(t.role) << ',' << t.consumers.empty();
     for (int64_t e : t.shape) s << ',' << e;
     for (int64_t v : t.int_data) s << ';' << v;
     for (float v : t.float_data) s << ';' << v;
     s << ']';
-  }
+  };
+  for (int t : op.inputs) tensor(t);
+  s << "->";
+  for (int t : op.outputs) tensor(t);
+  s << ')';
+  return s.str();
+}
+
+// Every number of the config a tiling depends on (not its name: two configs with equal numbers
+// tile alike).
+std::string spec_key(const DsaSpec& spec) {
   std::ostringstream c;
   c.precision(17);
-  c << static_cast<int>(spec.topology) << ',' << spec.clusters << ',' << spec.cores_per_cluster
-    << ',' << spec.mesh_columns << ',' << spec.mesh_rows << ',' << spec.clock_mhz << ','
-    << spec.datatype << ',' << spec.element_bytes << ',' << spec.matrix_tile_rows << ','
-    << spec.matrix_tile_columns << ',' << spec.matrix_macs_per_cycle << ','
-    << static_cast<int>(spec.dataflow) << ',' << spec.fold_overhead_cycles << ','
+  c << "spec" << static_cast<int>(spec.topology) << ',' << spec.clusters << ','
+    << spec.cores_per_cluster << ',' << spec.mesh_columns << ',' << spec.mesh_rows << ','
+    << spec.clock_mhz << ',' << spec.datatype << ',' << spec.element_bytes << ','
+    << spec.matrix_tile_rows << ',' << spec.matrix_tile_columns << ',' << spec.matrix_macs_per_cycle
+    << ',' << static_cast<int>(spec.dataflow) << ',' << spec.fold_overhead_cycles << ','
     << spec.pe_weight_registers << ',' << spec.pe_input_registers << ',' << spec.pe_output_registers
     << ',' << spec.partial_sum_bytes << ',' << spec.register_pj_per_bit << ',' << spec.vector_lanes
     << ',' << spec.task_overhead_cycles << ',' << spec.weights_stay << ','
@@ -72,7 +92,7 @@ std::string graph_and_spec_key(const Graph& g, const DsaSpec& spec) {
     << spec.dram_efficiency << ',' << spec.dram_latency_cycles << ',' << spec.dram_pj_per_bit << ','
     << spec.noc_link_bytes_per_cycle << ',' << spec.noc_hop_cycles << ',' << spec.noc_pj_per_bit_hop
     << ',' << spec.mac_pj << ',' << spec.static_mw_per_unit;
-  return fnv1a_hex(s.str()) + "|" + c.str() + "|";
+  return c.str();
 }
 
 }  // namespace
@@ -93,11 +113,12 @@ Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int eng
 
 namespace {
 
-// The cache key of a tiling: the graph's and config's contents (graph_and_spec_key, interned as
-// a number), the layer's op, the atom's shape and the edges it touches, and its reduction slice.
+// The cache key of a tiling: the config's numbers and the layer's op's contents (spec_key and
+// op_key, each interned as a number), the atom's shape and the edges it touches, and its
+// reduction slice.
 struct TilingKey {
   uint32_t contents = 0;
-  int op = -1;
+  uint32_t op = 0;
   int64_t c_in = 0;
   std::vector<int64_t> shape_and_edges;
   bool operator==(const TilingKey&) const = default;
@@ -115,7 +136,8 @@ struct TilingKeyHash {
   }
 };
 
-// The number of graph_and_spec_key's text (one per distinct text, never reused).
+// The number of a spec_key's or op_key's text (one per distinct text, never reused; the two kinds
+// of text start differently).
 uint32_t contents_id(const std::string& text) {
   static std::mutex lock;
   static std::unordered_map<std::string, uint32_t> ids;
@@ -125,17 +147,26 @@ uint32_t contents_id(const std::string& text) {
 
 }  // namespace
 
+uint32_t op_contents_id(const Graph& g, int op) {
+  return contents_id(op_key(g, op));
+}
+
 const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom,
                                   const DsaSpec& spec) {
   const Atom& a = dag.atoms[static_cast<size_t>(atom)];
   const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
-  if (graph_ != &g || spec_ != &spec) {
-    contents_ = contents_id(graph_and_spec_key(g, spec));
-    graph_ = &g;
+  if (spec_ != &spec) {
+    contents_ = contents_id(spec_key(spec));
     spec_ = &spec;
   }
-  // The graph's and the config's contents (graph_and_spec_key: two graphs or configs that differ
-  // in anything never share an entry), the layer, the atom's shape, edges and reduction slice,
+  if (graph_ != &g) {
+    op_ids_.assign(static_cast<size_t>(g.num_ops()), -1);
+    graph_ = &g;
+  }
+  int64_t& op_id = op_ids_[static_cast<size_t>(l.op)];
+  if (op_id < 0) op_id = op_contents_id(g, l.op);
+  // The config's numbers (spec_key) and the layer's op's contents (op_key: two ops that differ
+  // in anything the model reads never share an entry), the atom's shape, edges and reduction slice,
   // and per input of its op the shape of the region it reads and which edges of the input that
   // region touches (as the model's own demand cache, dsa_task.cpp demand_key). The output's
   // edges alone do not say how much padding clips an input's halo: a 7x7 convolution of stride 2
@@ -146,7 +177,7 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   // key whose vector keeps its room, so a lookup that hits allocates nothing but the regions.
   thread_local TilingKey key;
   key.contents = contents_;
-  key.op = l.op;
+  key.op = static_cast<uint32_t>(op_id);
   key.c_in = a.c_in.hi - a.c_in.lo;
   key.shape_and_edges.clear();
   for (size_t ax = 0; ax < a.region.size(); ++ax)

@@ -27,30 +27,38 @@ namespace dgs::atomic {
 // placed on flat engine `engine`; no scope and no tile.
 Task atom_base_task(const AtomicDag& dag, int atom, const DsaSpec& spec, int engine);
 
+// A number for the contents of op `op` of `g` that the DSA model reads for a one-op task (its kind
+// and attributes, and per input and output its dtype, role, shape, constant values, the order of
+// the op's tensor ids and whether another op reads an output): equal for two ops (of one graph or
+// two) exactly when those contents are equal. Thread-safe.
+uint32_t op_contents_id(const Graph& g, int op);
+
 struct AtomTiling {
   std::vector<int64_t> tile;  // empty: the atom runs whole
   int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)
   double loaded_bytes = 0;    // weights once + activations x re-reads, from memory
 };
 
-// Tilings cached per (layer, region shape and the output edges it touches, input-channel slice
-// size, and per input the shape of the region it reads and the input's edges that region
-// touches): atoms that agree on these are the same task to the DSA model (the output's edges
-// alone are not enough: padding clips the halo of an atom next to an edge too).
-// The cache is shared by every AtomTilings of a thread (the search's candidates, the buffering
-// and the plan of one DAG ask for the same shapes), keyed also by the layer's op and shape and
-// the numbers of the config the tiling depends on.
+// Tilings cached per (layer's op contents, region shape and the output edges it touches,
+// input-channel slice size, and per input the shape of the region it reads and the input's edges
+// that region touches): atoms that agree on these are the same task to the DSA model (the
+// output's edges alone are not enough: padding clips the halo of an atom next to an edge too).
+// The op enters by its contents (kind, attributes, its tensors' shapes, types, roles and constant
+// values), not its index: equal layers of one network or of two share their tilings. The cache
+// is shared by the whole process (the search's candidates, the buffering and the plan of one DAG
+// ask for the same shapes), keyed also by the numbers of the config the tiling depends on.
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
 
  private:
-  // The graph's and config's part of the cache key (the number of their contents' text), for the
-  // graph and config last asked about (both outlive this object: it lives for one schedule or
-  // plan).
+  // The config's part of the cache key (the number of its contents' text) and, per op of the
+  // graph, its op's (-1: not yet asked), for the graph and config last asked about (both outlive
+  // this object: it lives for one schedule or plan).
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
   uint32_t contents_ = 0;
+  std::vector<int64_t> op_ids_;
 };
 
 }  // namespace dgs::atomic

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/mesh_noc.h"
@@ -207,6 +208,70 @@ TEST(AtomBuffering, TilingOfAnAtomIsItsOwnTask) {
     ws.push_back(tiling.working_bytes);
   }
   EXPECT_LT(ws[0], ws[1]);
+}
+
+// Equal layers share their tilings (the cache keys an op by its contents, not its index) and each
+// is still every atom's own: conv2 and conv3 below (16 -> 16 channels, 3x3, pad 1, on 16 x 16,
+// both read by a later conv) get one entry per atom position; conv1 (3 input channels) and conv4
+// (the graph's output) get their own; every atom's working set is the model's for its own task.
+TEST(AtomBuffering, EqualLayersShareTheirTilings) {
+  ModelBuilder b("four_convs");
+  int x = b.input("x", {1, 3, 16, 16});
+  for (int i = 0; i < 4; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  ASSERT_EQ(graph_layers(g).size(), 4u);
+  const AtomicDag dag =
+      build_atomic_dag(g, std::vector<AtomShape>(4, AtomShape{8, 8, 16, 0}), spec);
+  AtomTilings tilings;
+  const size_t per_layer = dag.atoms_of_layer[0].size();
+  ASSERT_EQ(per_layer, 4u);
+  for (size_t l = 0; l < 4; ++l) ASSERT_EQ(dag.atoms_of_layer[l].size(), per_layer);
+  for (size_t i = 0; i < per_layer; ++i) {
+    std::vector<const AtomTiling*> of_layer;
+    for (size_t l = 0; l < 4; ++l) {
+      const int a = dag.atoms_of_layer[l][i];
+      const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      of_layer.push_back(&tiling);
+      Task t = atom_base_task(dag, a, spec, 0);
+      EXPECT_EQ(tiling.tile, dsa_task_tile(g, t, spec, spec.local_bytes / 2)) << l << ", " << i;
+      if (!tiling.tile.empty()) {
+        t.kind = TaskKind::Fused;
+        t.tile = tiling.tile;
+      }
+      EXPECT_EQ(tiling.working_bytes, dsa_task_estimate(g, t, spec).working_set_bytes)
+          << l << ", " << i;
+    }
+    EXPECT_EQ(of_layer[1], of_layer[2]) << i;
+    EXPECT_NE(of_layer[0], of_layer[1]) << i;
+    EXPECT_NE(of_layer[3], of_layer[2]) << i;
+  }
+}
+
+// A layer equal to an earlier one takes its options (all_shape_options prices equal layers once):
+// on ResNet-50 (many equal bottleneck layers), every layer's options equal those of the layer
+// priced alone.
+TEST(AtomSearch, EqualLayersGetTheOptionsOfTheirOwnPricing) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  const auto all = all_shape_options(g, layers, spec);
+  ASSERT_EQ(all.size(), layers.size());
+  std::set<uint32_t> ops;
+  size_t equal_to_earlier = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    equal_to_earlier += ops.insert(op_contents_id(g, layers[l].op)).second ? 0 : 1;
+    const auto alone = all_shape_options(g, {layers[l]}, spec);
+    ASSERT_EQ(alone[0].size(), all[l].size()) << l;
+    for (size_t k = 0; k < all[l].size(); ++k) {
+      const ShapeOption &a = all[l][k], &b = alone[0][k];
+      EXPECT_TRUE(a.shape == b.shape && a.cycles == b.cycles &&
+                  a.compute_cycles == b.compute_cycles && a.macs == b.macs && a.atoms == b.atoms &&
+                  a.working_bytes == b.working_bytes)
+          << l << ", " << k;
+    }
+  }
+  EXPECT_GT(equal_to_earlier, 50u);
 }
 
 // Same seed, same plan: SA, the atomic DAG, the Rounds, mapping and buffering of ResNet-50 at
