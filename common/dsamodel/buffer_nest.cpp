@@ -183,7 +183,7 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
           std::min(p.array.chunked.size() - 1, static_cast<size_t>(std::lround(std::log2(ch))));
       trips[loops] = ch;
       // The reduction loop at each position, innermost first (none without chunks).
-      for (size_t at = 0; at <= (ch > 1 ? loops : 0); ++at) {
+      for (size_t at = 0; at <= (ch > 1 && p.reduction_anywhere ? loops : 0); ++at) {
         ord = outputs;
         if (ch > 1)
           ord.insert(ord.begin() + static_cast<std::ptrdiff_t>(at), static_cast<int>(loops));

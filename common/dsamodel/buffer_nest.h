@@ -16,7 +16,7 @@
 // innermost; of all when outermost, which loads each input chunk once where the innermost order
 // loads the input again per output-channel tile: ZigZag's order for ResNet-50's layer4.1.conv1,
 // tools/validate_dsa), and the output is written once, after the last chunk. Every order of
-// every chunk count is tried.
+// every chunk count is tried (the reduction innermost only, unless reduction_anywhere).
 //
 // The array level below (array_nest.h) runs each tile as its own nest (tiled_array_nest); an
 // operand of the array that a tile's registers hold whole (`array_held`) stays in the registers
@@ -92,7 +92,14 @@ struct NestProblem {
   double kept_tile = 0;          // intermediates of one tile (whole reduction)
   double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
   double reduction = 0;  // channels of the matrix op's reduction that may be tiled (0: none)
-  ArrayNest array;       // the unit's matrix work (empty without a matrix op)
+  // The reduction loop at any position of the order (else innermost only). Off in the model for
+  // now: the plans size tiles by the working set of the mapping at the whole buffer (greedy
+  // halving under a budget below it, GraphTurbo's fit_tile; dsa_fitting_tile), and an order that
+  // holds the partial sums of several tiles fills the room a smaller tile frees, so their
+  // working set no longer falls as the tile shrinks (GraphTurbo's TVM BERT-128 fell to 0.24x).
+  // On once the mapper maps at the capacity the plan gives the task (issue #23).
+  bool reduction_anywhere = false;
+  ArrayNest array;  // the unit's matrix work (empty without a matrix op)
   std::vector<HeldOperand> array_held;
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
   double other_port_bytes = 0;
