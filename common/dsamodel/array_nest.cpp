@@ -400,9 +400,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
           for (size_t i = 0; i < 4; ++i)
             r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
         }
-        // Under 2^i reduction chunks (array_nest.h): max(chunks, C passes) x T passes of each
-        // output through the port instead of C passes x T passes, unless the registers hold
-        // every partial sum of the nest; the best mapping per count.
+        // Under 2^i reduction chunks (array_nest.h): each output max(chunks, C passes) x T passes
+        // through the port, unless the registers hold every partial sum; the best per count.
         const bool sums_stay = s.groups * fo.distinct <= out.capacity;
         const double outputs = sums_stay ? 0 : s.groups * vec_o * fo.distinct;
         for (size_t i = 0; i < r.chunked.size(); ++i) {

@@ -93,11 +93,11 @@ struct NestProblem {
   double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
   double reduction = 0;  // channels of the matrix op's reduction that may be tiled (0: none)
   // The reduction loop at any position of the order (else innermost only). Off in the model for
-  // now: the plans size tiles by the working set of the mapping at the whole buffer (greedy
-  // halving under a budget below it, GraphTurbo's fit_tile; dsa_fitting_tile), and an order that
-  // holds the partial sums of several tiles fills the room a smaller tile frees, so their
-  // working set no longer falls as the tile shrinks (GraphTurbo's TVM BERT-128 fell to 0.24x).
-  // On once the mapper maps at the capacity the plan gives the task (issue #23).
+  // now: plans size tiles by the working set of the mapping at the whole buffer (halving a tile
+  // while it is over a budget below that, or dsa_fitting_tile), and an order that holds the
+  // partial sums of several tiles fills the room a smaller tile frees, so the working set no
+  // longer falls as the tile shrinks and the halving runs on to tiny tiles. On once the mapper
+  // maps at the capacity the plan gives the task (issue #23).
   bool reduction_anywhere = false;
   ArrayNest array;  // the unit's matrix work (empty without a matrix op)
   std::vector<HeldOperand> array_held;
