@@ -236,11 +236,17 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
         c.port_bytes += t.count * a.chunked[i].port_bytes;
         c.register_bits += t.count * a.chunked[i].register_bits;
         c.energy_pj += t.count * a.chunked[i].energy_pj;
+        c.weights_held += t.count * a.chunked[i].weights_held;
+        c.inputs_held += t.count * a.chunked[i].inputs_held;
+        c.sums_kept += t.count * a.chunked[i].sums_kept;
         continue;
       }
       c.port_bytes *= t.count;
       c.register_bits *= t.count;
       c.energy_pj *= t.count;
+      c.weights_held *= t.count;
+      c.inputs_held *= t.count;
+      c.sums_kept *= t.count;
     }
     first_chunked = false;
   }
@@ -394,9 +400,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
           for (size_t i = 0; i < 4; ++i)
             r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
         }
-        // Under 2^i reduction chunks (array_nest.h): max(chunks, C passes) x T passes of each
-        // output through the port instead of C passes x T passes, unless the registers hold
-        // every partial sum of the nest; the best mapping per count.
+        // Under 2^i reduction chunks (array_nest.h): each output max(chunks, C passes) x T passes
+        // through the port, unless the registers hold every partial sum; the best per count.
         const bool sums_stay = s.groups * fo.distinct <= out.capacity;
         const double outputs = sums_stay ? 0 : s.groups * vec_o * fo.distinct;
         for (size_t i = 0; i < r.chunked.size(); ++i) {
@@ -415,6 +420,9 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
             b.port_bytes = port;
             b.register_bits = bits + 8 * extra;
             b.energy_pj = e_i;
+            b.weights_held = s.groups <= 1 && fw.distinct <= w.capacity ? wb : 0;
+            b.inputs_held = s.groups <= 1 && fi.distinct <= in.capacity ? ib : 0;
+            b.sums_kept = sums_stay ? s.groups * vec_o * fo.distinct * 2 * pb * (chunks - 1) : 0;
             b.pixels_inner = p_in;
             b.channels_inner = k_in;
             for (size_t j = 0; j < 4; ++j)

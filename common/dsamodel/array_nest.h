@@ -92,6 +92,11 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 
 struct ChunkedArray {
   double port_bytes = 0, register_bits = 0, energy_pj = 0;
+  // Of its weight and input bytes, an operand's when its registers hold all of it (as
+  // ArrayNest::weights_held); and the partial-sum bytes its registers keep between the chunks
+  // (every output of the nest held: written and read back once per chunk but the last), which
+  // cross the port when the buffer level runs other tiles between two chunks (buffer_nest.h).
+  double weights_held = 0, inputs_held = 0, sums_kept = 0;
   double pixels_inner = 1, channels_inner = 1;
   std::array<char, 4> order{'P', 'K', 'C', 'T'};
 };

@@ -18,151 +18,199 @@ std::vector<double> chunk_counts(double reduction, const DsaSpec& spec) {
   return r;
 }
 
+// The constants of one task's mappings (buffer_nest.h).
+struct Pricing {
+  double eb = 1, pb = 4, bw = 0, share = 0;
+  double port_pj = 0, moved_pj = 0;  // a byte through the port; loaded or stored (and DRAM)
+  double once = 0;                   // per unit: every input's needed bytes, loaded once
+  bool stageable = false;            // the task's inputs fit the global level
+  double bus = 0;                    // the unit's share of the cluster bus
+  double out_tiles = 1;
+};
+
+Pricing pricing(const NestProblem& p, const DsaSpec& spec) {
+  Pricing c;
+  c.eb = spec.element_bytes;
+  c.pb = spec.partial_sum_bytes;
+  c.bw = spec.local_bandwidth();
+  c.share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
+  c.port_pj = 8 * spec.local_pj_per_bit;
+  c.moved_pj = 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
+  for (const NestInput& x : p.inputs) c.once += x.needed;
+  c.stageable = !spec.global_level.empty() && spec.global_bytes_per_cycle > 0 &&
+                c.once * p.units <= static_cast<double>(spec.global_bytes);
+  c.bus = spec.global_bytes_per_cycle / std::max(1, spec.cores_per_cluster);
+  for (double t : p.trips) c.out_tiles *= t;
+  return c;
+}
+
+// Of the array's port bytes, what its registers keep across tiles in the order `ord` (inner to
+// outer; `trips` per loop, the reduction's last when `ci` > 0, i.e. 2^ci chunks), buffer_nest.h.
+// An operand the chunks do not select keeps across them.
+double registers_kept(const NestProblem& p, const std::vector<int>& ord,
+                      const std::vector<double>& trips, size_t ci) {
+  const int reduction = static_cast<int>(p.trips.size());
+  double kept = 0;
+  for (const HeldOperand& h : p.array_held) {
+    const bool by_chunks = ci > 0 && h.reduced;
+    const uint32_t relevant = h.relevant | (by_chunks ? 1u << reduction : 0u);
+    double unselected = 1, again = 1;
+    bool inside = false;
+    for (int l : ord) {
+      if (l == reduction && !by_chunks) continue;
+      if (relevant & (1u << l)) {
+        inside = true;
+        continue;
+      }
+      unselected *= trips[static_cast<size_t>(l)];
+      if (inside) again *= trips[static_cast<size_t>(l)];
+    }
+    kept += (by_chunks ? h.chunked[ci] : h.bytes) * (1 - again / unselected);
+  }
+  return kept;
+}
+
+// One mapping: the order `ord` (inner to outer, with the reduction loop, index p.trips.size(),
+// when `ch` > 1) and `trips` per loop, priced into `m` (its loaded, once and held resized);
+// returns the bytes loaded and stored.
+double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
+                   const std::vector<int>& ord, const std::vector<double>& trips, double ch,
+                   size_t ci, NestMapping& m) {
+  const bool split = ch > 1;
+  const int reduction = static_cast<int>(p.trips.size());
+  // The output tiles whose partial sums the buffer keeps: those of the loops inside the
+  // reduction loop.
+  double inner = 1;
+  for (int l : ord) {
+    if (l == reduction) break;
+    inner *= trips[static_cast<size_t>(l)];
+  }
+  if (!split) inner = 1;
+  // The array's port bytes: less what its registers keep across tiles, plus the partial sums
+  // between reduction chunks (array_nest.h), also those its registers would keep when other
+  // tiles run between the chunks.
+  const ChunkedArray& a = p.array.chunked[ci];
+  const double kept = registers_kept(p, ord, trips, ci);
+  const double sums = split && inner > 1 ? a.sums_kept : 0;
+  const double array_port = a.port_bytes - kept + sums;
+  const double reg_pj = 8 * spec.register_pj_per_bit;
+  const double array_pj = a.energy_pj + (sums - kept) * (c.port_pj + reg_pj);
+  double ws = 0, moved = p.out_bytes, second = 0;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const NestInput& x = p.inputs[i];
+    const bool by_reduction = split && x.reduced;
+    const uint32_t relevant = x.relevant | (by_reduction ? 1u << reduction : 0u);
+    double selecting = 1;  // tiles of the output loops that select it
+    for (size_t l = 0; l < p.trips.size(); ++l)
+      if (x.relevant & (1u << l)) selecting *= p.trips[l];
+    // The loops outside its innermost selecting loop that do not select it load it again.
+    double again = 1;
+    bool inside = false;
+    for (int l : ord) {
+      if (relevant & (1u << l)) {
+        inside = true;
+        continue;
+      }
+      if (inside) again *= trips[static_cast<size_t>(l)];
+    }
+    const double sweep = std::max(x.needed, x.tile * selecting);
+    m.loaded[i] = x.resident ? x.needed : sweep * again;
+    m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
+    const double tile = by_reduction ? x.tile / ch : x.tile;
+    m.held[i] = x.resident ? std::max(x.needed, tile) : tile * (m.once[i] ? 1 : 2);
+    ws += m.held[i];
+    second += m.once[i] ? 0 : tile;
+    moved += m.loaded[i];
+  }
+  const double out_tiles = c.out_tiles;
+  if (split)
+    ws += p.out_tile * inner * c.pb / c.eb + (out_tiles > 1 ? p.out_tile : 0);
+  else
+    ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
+  second += out_tiles > 1 ? p.out_tile : 0;
+  const double kept_bytes = p.kept_tile + p.kept_reduced_tile / ch;
+  ws += kept_bytes * (out_tiles * ch > 1 ? 2 : 1);
+  second += out_tiles * ch > 1 ? kept_bytes : 0;
+  const double port = c.bw > 0 ? std::ceil((array_port + p.other_port_bytes + moved) / c.bw) : 0;
+  // Staged: DRAM moves the output and each input once, the global level the re-reads.
+  const double again = moved - p.out_bytes - c.once;
+  const bool staged = c.stageable && again > 0;
+  const double dram_moved = staged ? p.out_bytes + c.once : moved;
+  const double dram = c.share > 0 ? dram_moved / c.share : 0;
+  const double global = staged ? again / c.bus : 0;
+  // The first tile's loads come before any compute and the last tile's store after it.
+  double edges = p.out_tile;
+  for (const NestInput& x : p.inputs) edges += split && x.reduced ? x.tile / ch : x.tile;
+  const double bw = c.bw, share = c.share;
+  const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
+  m.cycles = std::max({p.array.steps + p.other_cycles, port, dram, global}) + p.array.fill_cycles +
+             (narrowest > 0 ? edges / narrowest : 0);
+  m.energy_pj = array_pj + p.other_port_bytes * c.port_pj +
+                (staged ? moved * c.port_pj + dram_moved * 8 * spec.dram_pj_per_bit +
+                              (c.once + again) * 8 * spec.global_pj_per_bit
+                        : moved * c.moved_pj);
+  m.working_set = ws;
+  m.second_buffers = second;
+  m.reduction_chunks = ch;
+  m.tiles = out_tiles * ch;
+  m.array_saved = kept;
+  m.array_sums = sums;
+  m.array_chunks = ci;
+  return moved;
+}
+
 }  // namespace
 
 NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double capacity) {
   const size_t loops = p.trips.size();
-  const double eb = spec.element_bytes, pb = spec.partial_sum_bytes;
-  const double bw = spec.local_bandwidth();
-  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
-  // Energy of a byte through the port, and of a byte loaded or stored (DRAM and the port).
-  const double port_pj = 8 * spec.local_pj_per_bit;
-  const double moved_pj = 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit);
-  // The global level that stages re-reads (buffer_nest.h): whether this task's inputs fit it,
-  // the unit's share of the cluster bus, and the energy of a byte through it.
-  double once = 0;  // per unit: every input's needed bytes, loaded once
-  for (const NestInput& x : p.inputs) once += x.needed;
-  const bool stageable = !spec.global_level.empty() && spec.global_bytes_per_cycle > 0 &&
-                         once * p.units <= static_cast<double>(spec.global_bytes);
-  const double bus = spec.global_bytes_per_cycle / std::max(1, spec.cores_per_cluster);
-  double out_tiles = 1;
-  for (double t : p.trips) out_tiles *= t;
-  std::vector<int> order(loops);
-  std::iota(order.begin(), order.end(), 0);
+  const Pricing c = pricing(p, spec);
+  std::vector<int> outputs(loops);
+  std::iota(outputs.begin(), outputs.end(), 0);
   const std::vector<double> chunks =
       p.reduction > 0 ? chunk_counts(p.reduction, spec) : std::vector<double>{1};
-
-  NestMapping best;
+  std::vector<double> trips = p.trips;
+  trips.push_back(1);  // the reduction loop's
+  NestMapping best, m;
   bool have = false, best_fits = false;
   double best_moved = 0;
-  NestMapping m;
   m.loaded.resize(p.inputs.size());
   m.once.resize(p.inputs.size());
   m.held.resize(p.inputs.size());
+  std::vector<int> ord;
   do {
-    // What the array's registers keep across tiles in this order (buffer_nest.h); of it, what
-    // the reduction chunks do not change (saved_split).
-    double saved = 0, saved_split = 0;
-    for (const HeldOperand& h : p.array_held) {
-      double unselected = 1, again = 1;
-      bool inside = false;
-      for (int l : order) {
-        const double trips = p.trips[static_cast<size_t>(l)];
-        if (h.relevant & (1u << l)) {
-          inside = true;
-          continue;
-        }
-        unselected *= trips;
-        if (inside) again *= trips;
-      }
-      saved += h.bytes * (1 - again / unselected);
-      if (!h.reduced) saved_split += h.bytes * (1 - again / unselected);
-    }
     for (double ch : chunks) {
-      const bool split = ch > 1;
-      // The array's port bytes: less what its registers keep across tiles, plus the partial sums
-      // between reduction chunks (array_nest.h).
       const size_t ci =
           std::min(p.array.chunked.size() - 1, static_cast<size_t>(std::lround(std::log2(ch))));
-      const ChunkedArray& a = p.array.chunked[ci];
-      const double kept = split ? saved_split : saved;
-      const double array_port = a.port_bytes - kept;
-      const double array_pj = a.energy_pj - kept * (port_pj + 8 * spec.register_pj_per_bit);
-      double ws = 0, moved = p.out_bytes, second = 0;
-      for (size_t i = 0; i < p.inputs.size(); ++i) {
-        const NestInput& x = p.inputs[i];
-        const bool by_reduction = split && x.reduced;
-        double selecting = 1;  // tiles of the loops that select it
-        for (size_t l = 0; l < loops; ++l)
-          if (x.relevant & (1u << l)) selecting *= p.trips[l];
-        // The loops outside its innermost selecting loop that do not select it load it again.
-        double again = 1;
-        bool inside = by_reduction;  // the reduction loop is innermost
-        for (int l : order) {
-          if (x.relevant & (1u << l)) {
-            inside = true;
-            continue;
-          }
-          if (inside) again *= p.trips[static_cast<size_t>(l)];
+      trips[loops] = ch;
+      // The reduction loop at each position, innermost first (none without chunks).
+      for (size_t at = 0; at <= (ch > 1 && p.reduction_anywhere ? loops : 0); ++at) {
+        ord = outputs;
+        if (ch > 1)
+          ord.insert(ord.begin() + static_cast<std::ptrdiff_t>(at), static_cast<int>(loops));
+        const double moved = price_order(p, spec, c, ord, trips, ch, ci, m);
+        const bool fits = m.working_set <= capacity;
+        bool better = !have;
+        if (have) {
+          const double edp = m.cycles * m.energy_pj, best_edp = best.cycles * best.energy_pj;
+          if (fits != best_fits)
+            better = fits;
+          else if (!fits)
+            better = m.working_set < best.working_set;
+          else
+            better =
+                edp < best_edp ||
+                (edp == best_edp && (m.working_set < best.working_set ||
+                                     (m.working_set == best.working_set && moved < best_moved)));
         }
-        const double sweep = std::max(x.needed, x.tile * selecting);
-        m.loaded[i] = x.resident ? x.needed : sweep * again;
-        m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
-        const double tile = by_reduction ? x.tile / ch : x.tile;
-        m.held[i] = x.resident ? std::max(x.needed, tile) : tile * (m.once[i] ? 1 : 2);
-        ws += m.held[i];
-        second += m.once[i] ? 0 : tile;
-        moved += m.loaded[i];
+        if (!better) continue;
+        have = true;
+        best_fits = fits;
+        best_moved = moved;
+        m.order = ord;
+        best = m;
       }
-      if (split)
-        ws += p.out_tile * pb / eb + (out_tiles > 1 ? p.out_tile : 0);
-      else
-        ws += p.out_tile * (out_tiles > 1 ? 2 : 1);
-      second += out_tiles > 1 ? p.out_tile : 0;
-      const double kept_bytes = p.kept_tile + p.kept_reduced_tile / ch;
-      ws += kept_bytes * (out_tiles * ch > 1 ? 2 : 1);
-      second += out_tiles * ch > 1 ? kept_bytes : 0;
-      const double port = bw > 0 ? std::ceil((array_port + p.other_port_bytes + moved) / bw) : 0;
-      // Staged: DRAM moves the output and each input once, the global level the re-reads.
-      const double again = moved - p.out_bytes - once;
-      const bool staged = stageable && again > 0;
-      const double dram_moved = staged ? p.out_bytes + once : moved;
-      const double dram = share > 0 ? dram_moved / share : 0;
-      const double global = staged ? again / bus : 0;
-      // The first tile's loads come before any compute and the last tile's store after it.
-      double edges = p.out_tile;
-      for (size_t i = 0; i < p.inputs.size(); ++i)
-        edges += split && p.inputs[i].reduced ? p.inputs[i].tile / ch : p.inputs[i].tile;
-      const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
-      const double cycles = std::max({p.array.steps + p.other_cycles, port, dram, global}) +
-                            p.array.fill_cycles + (narrowest > 0 ? edges / narrowest : 0);
-      const double energy = array_pj + p.other_port_bytes * port_pj +
-                            (staged ? moved * port_pj + dram_moved * 8 * spec.dram_pj_per_bit +
-                                          (once + again) * 8 * spec.global_pj_per_bit
-                                    : moved * moved_pj);
-      const bool fits = ws <= capacity;
-      bool better = !have;
-      if (have) {
-        const double edp = cycles * energy, best_edp = best.cycles * best.energy_pj;
-        if (fits != best_fits)
-          better = fits;
-        else if (!fits)
-          better = ws < best.working_set;
-        else
-          better = edp < best_edp ||
-                   (edp == best_edp &&
-                    (ws < best.working_set || (ws == best.working_set && moved < best_moved)));
-      }
-      if (!better) continue;
-      have = true;
-      best_fits = fits;
-      best_moved = moved;
-      best.order.clear();
-      if (split) best.order.push_back(static_cast<int>(loops));
-      best.order.insert(best.order.end(), order.begin(), order.end());
-      best.reduction_chunks = ch;
-      best.loaded = m.loaded;
-      best.once = m.once;
-      best.held = m.held;
-      best.working_set = ws;
-      best.second_buffers = second;
-      best.cycles = cycles;
-      best.energy_pj = energy;
-      best.tiles = out_tiles * ch;
-      best.array_saved = kept;
-      best.array_chunks = ci;
     }
-  } while (std::next_permutation(order.begin(), order.end()));
+  } while (std::next_permutation(outputs.begin(), outputs.end()));
   return best;
 }
 

@@ -7,26 +7,32 @@
 // The loops: the task's output tiles along groups of output axes (the plan's `tile`; axes whose
 // tiles select the same data of every input form one loop, e.g. a convolution's batch, rows and
 // columns against its output channels), and, when the task's one matrix op can split its
-// reduction, the reduction in 1, 2, 4, ... chunks (of at least the array's rows). An input
-// whose tile a loop does not select stays in the buffer while that loop runs if the loop lies
-// inside every loop that selects it; otherwise it is loaded again each time. A tiled reduction
-// runs innermost, so the partial sums stay in the buffer (at partial_sum_bytes) until the last
-// chunk, crossing the array's port between chunks (array_nest.h); the output is written once. Every
-// loop order is tried.
+// reduction, the reduction in 1, 2, 4, ... chunks (of at least the array's rows): one more loop,
+// which selects the operands that shrink with it (NestInput::reduced). An input whose tile a loop
+// does not select stays in the buffer while that loop runs if the loop lies inside every loop
+// that selects it; otherwise it is loaded again each time. The reduction loop may lie anywhere in
+// the order: the partial sums of every output tile of the output loops inside it stay in the
+// buffer (at partial_sum_bytes) from its first chunk to its last (those of one tile when it runs
+// innermost; of all when outermost, which loads each input chunk once where the innermost order
+// loads the input again per output-channel tile: ZigZag's order for ResNet-50's layer4.1.conv1,
+// tools/validate_dsa), and the output is written once, after the last chunk. Every order of
+// every chunk count is tried (the reduction innermost only, unless reduction_anywhere).
 //
 // The array level below (array_nest.h) runs each tile as its own nest (tiled_array_nest); an
 // operand of the array that a tile's registers hold whole (`array_held`) stays in the registers
 // across tiles by the same rule as an input in the buffer: read again only when a loop that
-// selects it changes it, or a loop that does not lies outside one that does. With the reduction
-// in chunks, an operand the chunks select (`reduced`) does not stay, and every output passes
-// through the port as a partial sum between chunks (ArrayNest::chunked, array_nest.h: the
-// array's mapping for that chunk count).
+// selects it changes it, or a loop that does not lies outside one that does; the reduction loop
+// selects the `reduced` ones (the bytes then those the array's mapping for that chunk count holds,
+// HeldOperand::chunked). Every output passes through the port as a partial sum between chunks
+// (ArrayNest::chunked: the array's mapping for that chunk count); when an output loop runs inside
+// the reduction loop, also those the partial-sum registers would keep between chunks
+// (ChunkedArray::sums_kept: other tiles use the registers in between).
 //
 // Working set: per input its tile, twice (double-buffered) when the task loads it more than
 // once, once when it stays for the whole task (a resident input: its whole needed bytes); the
-// output tile twice when there are several (the store of one overlaps the next), plus the
-// partial-sum tile when the reduction is tiled; intermediates kept inside the task, twice when
-// tiled.
+// output tile twice when there are several (the store of one overlaps the next), or, with the
+// reduction tiled, once plus the partial sums it keeps (above); intermediates kept inside the
+// task, twice when tiled.
 //
 // The mapping: of those whose working set fits `capacity`, the one with the least energy x
 // cycles (the objective of array_nest.h). Cycles: the longest of the array, its port with the
@@ -46,6 +52,7 @@
 // global level's for each input once and every re-read. (The mapper does not know what other
 // tensors the level holds when the task runs; the timeline falls back to DRAM when they leave
 // no room.)
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,6 +79,9 @@ struct HeldOperand {
   double bytes = 0;
   uint32_t relevant = 0;
   bool reduced = false;  // the reduction chunks select it too (NestInput::reduced)
+  // Its bytes held whole under 2^i reduction chunks (ChunkedArray::weights_held, inputs_held):
+  // what the reduction loop's rule applies to when the chunks select it.
+  std::array<double, 7> chunked{};
 };
 
 struct NestProblem {
@@ -82,7 +92,14 @@ struct NestProblem {
   double kept_tile = 0;          // intermediates of one tile (whole reduction)
   double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
   double reduction = 0;  // channels of the matrix op's reduction that may be tiled (0: none)
-  ArrayNest array;       // the unit's matrix work (empty without a matrix op)
+  // The reduction loop at any position of the order (else innermost only). Off in the model for
+  // now: plans size tiles by the working set of the mapping at the whole buffer (halving a tile
+  // while it is over a budget below that, or dsa_fitting_tile), and an order that holds the
+  // partial sums of several tiles fills the room a smaller tile frees, so the working set no
+  // longer falls as the tile shrinks and the halving runs on to tiny tiles. On once the mapper
+  // maps at the capacity the plan gives the task (issue #23).
+  bool reduction_anywhere = false;
+  ArrayNest array;  // the unit's matrix work (empty without a matrix op)
   std::vector<HeldOperand> array_held;
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
   double other_port_bytes = 0;
@@ -103,6 +120,9 @@ struct NestMapping {
   // Of the array's port bytes (and so register writes), what stays in its registers across
   // tiles (array_held) and is not read again.
   double array_saved = 0;
+  // Partial-sum bytes the array's registers would keep between chunks that cross its port
+  // because the order runs other output tiles between them (ChunkedArray::sums_kept).
+  double array_sums = 0;
   // The array's mapping under the reduction chunks: index into ArrayNest::chunked (its port bytes
   // and register bits before array_saved).
   size_t array_chunks = 0;

@@ -421,10 +421,12 @@ void add_held_operands(const Graph& g, const UntiledDemand& u, NestProblem& prob
   const double held[2] = {prob.array.inputs_held, prob.array.weights_held};
   for (size_t k = 0; k < 2 && k < o.inputs.size(); ++k) {
     const auto it = std::find(u.d.inputs.begin(), u.d.inputs.end(), o.inputs[k]);
-    if (held[k] <= 0 || it == u.d.inputs.end()) continue;
     const size_t i = static_cast<size_t>(it - u.d.inputs.begin());
-    if (i < prob.inputs.size())
-      prob.array_held.push_back({held[k], prob.inputs[i].relevant, prob.inputs[i].reduced});
+    if (it == u.d.inputs.end() || i >= prob.inputs.size()) continue;
+    HeldOperand h{held[k], prob.inputs[i].relevant, prob.inputs[i].reduced, {}};
+    for (size_t c = 0; c < h.chunked.size(); ++c)  // as held under 2^c reduction chunks
+      h.chunked[c] = k ? prob.array.chunked[c].weights_held : prob.array.chunked[c].inputs_held;
+    prob.array_held.push_back(h);
   }
 }
 
@@ -617,8 +619,8 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     d.matrix_cycles = a.array_cycles();
     d.fill_cycles = a.fill_cycles;
     const ChunkedArray& c = a.chunked[m.array_chunks];
-    d.operand_bytes = (c.port_bytes - m.array_saved) * nd + u.other_port * nd;
-    d.register_bits = (c.register_bits - 8 * m.array_saved) * nd;
+    d.operand_bytes = (c.port_bytes - m.array_saved + m.array_sums) * nd + u.other_port * nd;
+    d.register_bits = (c.register_bits - 8 * m.array_saved + 8 * m.array_sums) * nd;
     ArrayNest named = a;  // the mapping under the chosen reduction chunks
     named.pixels_inner = c.pixels_inner;
     named.channels_inner = c.channels_inner;

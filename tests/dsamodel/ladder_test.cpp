@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/dsamodel/array_nest.h"
+#include "common/dsamodel/buffer_nest.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/layer_split_plan.h"
@@ -349,6 +350,78 @@ TEST(DsaLadder, PartialSumsCrossThePortBetweenReductionChunks) {
         << i;
     EXPECT_EQ(one.chunked[i].port_bytes, one.port_bytes()) << i;
   }
+}
+
+// The buffer level alone (map_buffer_nest, buffer_nest.h, the reduction loop at any position:
+// reduction_anywhere) on a hand-made problem shaped like ResNet-50's layer4.1.conv1 under KC-P:
+// an input X (64 KiB) that no output loop selects, weights W (128 KiB) in 4 output-channel tiles
+// of 32 KiB, 1 KiB of output per tile, a reduction of 32
+// channels (chunks of at least 16: 1 or 2), 40000 array steps, on one engine of the mesh (128 KiB,
+// 8 B/cycle port, 4 B/cycle of DRAM). Unchunked, X stays (64 KiB) beside W's double-buffered
+// tiles (64 KiB) and y's (2 KiB): 133120 bytes, too many. In 2 chunks:
+//  - innermost (R>K): X's half (32 KiB, double-buffered) is loaded again for each of the 4
+//    output tiles: 262144 + W 131072 + y 4096 = 397312 bytes, 99328 cycles of DRAM; working set
+//    65536 + 32768 (W's half tiles) + 4096 (one tile's partial sums) + 1024 = 103424;
+//  - outermost (K>R): each half of X is loaded once, the partial sums of all 4 output tiles
+//    (4 x 1024 x 4 bytes) stay: 65536 + 131072 + 4096 = 200704 bytes, 50176 cycles; working set
+//    65536 + 32768 + 16384 + 1024 = 115712.
+// The first tile's loads and store: 1024 + 32768 + 16384 bytes at 4 B/cycle, 12544 cycles. The
+// outermost order wins (62720 cycles against 111872, and less energy) where it fits; the array's
+// registers that hold X's chunk (8192 bytes over the task) keep it across the 3 output tiles
+// after the first, and the partial sums they would keep between chunks (2048 bytes) cross the
+// port. With 110000 bytes of buffer only the innermost order fits and is kept.
+NestProblem conv_like_nest() {
+  NestProblem p;
+  p.trips = {4};
+  p.inputs = {NestInput{65536, 65536, 0u, true, false}, NestInput{131072, 32768, 1u, true, false}};
+  p.out_tile = 1024;
+  p.out_bytes = 4096;
+  p.reduction = 32;
+  p.reduction_anywhere = true;
+  p.array.steps = 40000;
+  p.array.chunked[1].port_bytes = 65536;
+  p.array.chunked[1].energy_pj = 1e6;
+  p.array.chunked[1].sums_kept = 2048;
+  HeldOperand x{0, 0u, true, {}};
+  x.chunked[1] = 8192;
+  p.array_held.push_back(x);
+  return p;
+}
+
+TEST(DsaBufferNest, TheReductionOutermostLoadsTheInputOnceAndHoldsEveryPartialSum) {
+  const DsaSpec spec = ladder_engine();
+  const NestMapping m = map_buffer_nest(conv_like_nest(), spec, 131072);
+  EXPECT_EQ(nest_order_name(m, {"K"}), "K>R");
+  EXPECT_EQ(m.reduction_chunks, 2);
+  EXPECT_EQ(m.tiles, 8);
+  EXPECT_EQ(m.loaded, (std::vector<double>{65536, 131072}));
+  EXPECT_EQ(m.held, (std::vector<double>{65536, 32768}));
+  EXPECT_EQ(m.working_set, 115712);
+  EXPECT_EQ(m.second_buffers, 32768 + 16384 + 1024);
+  EXPECT_EQ(m.array_saved, 8192 * 3 / 4);
+  EXPECT_EQ(m.array_sums, 2048);
+  EXPECT_EQ(m.cycles, 50176 + 12544);  // DRAM-bound: the port's (65536 - 6144 + 2048 + 200704)
+                                       // / 8 = 32768 and the steps are under it
+  const double port_pj = 8 * spec.local_pj_per_bit;
+  EXPECT_DOUBLE_EQ(m.energy_pj, 1e6 + (2048 - 6144) * (port_pj + 8 * spec.register_pj_per_bit) +
+                                    200704 * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit));
+}
+
+TEST(DsaBufferNest, WhereThePartialSumsOfEveryTileDoNotFitTheReductionStaysInnermost) {
+  const DsaSpec spec = ladder_engine();
+  const NestMapping m = map_buffer_nest(conv_like_nest(), spec, 110000);
+  EXPECT_EQ(nest_order_name(m, {"K"}), "R>K");
+  EXPECT_EQ(m.reduction_chunks, 2);
+  EXPECT_EQ(m.loaded, (std::vector<double>{262144, 131072}));
+  EXPECT_EQ(m.working_set, 103424);
+  EXPECT_EQ(m.array_saved, 0);  // X's chunk changes every tile
+  EXPECT_EQ(m.array_sums, 0);   // one tile between chunks: its sums stay in the registers
+  EXPECT_EQ(m.cycles, 99328 + 12544);
+  // The floor under every mapping (nest_edp_floor: each input loaded once) is under both.
+  const double floor = nest_edp_floor(conv_like_nest(), spec, 1024);
+  EXPECT_LE(floor, m.cycles * m.energy_pj);
+  const NestMapping outer = map_buffer_nest(conv_like_nest(), spec, 131072);
+  EXPECT_LE(floor, outer.cycles * outer.energy_pj);
 }
 
 }  // namespace

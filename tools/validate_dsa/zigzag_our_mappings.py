@@ -120,16 +120,18 @@ def ordering_of(r, key, e):
         trips[d] = total // per_tile[d]
         exact = exact and extent[d] % tiled[d] == 0 and (tiled[d] % s_d == 0 or tiled[d] ==
                                                          extent[d]) and per_tile[d] == want
-    # The buffer's loops (inner to outer): "1>23>R" style names of output axes, R the reduction
-    # chunks (innermost when present).
+    # The buffer's loops (inner to outer): "1>R>23" style names of output axes, R the reduction
+    # chunks (where our order puts them, buffer_nest.h).
     names = r["order"].split(">") if r["order"] else []
     chunks = max(1, r["tiles"] // real_tiles) if "R" in names else 1
     c_total = ceil_div(c, e["rows"]) if kc else c
     c_chunks = largest_divisor_at_most(c_total, chunks)
     exact = exact and c_chunks == chunks
-    buffer_loops = [("C", c_chunks)] if c_chunks > 1 else []
+    buffer_loops = []
     for name in names:
         if name == "R":
+            if c_chunks > 1:
+                buffer_loops.append(("C", c_chunks))
             continue
         for axis in sorted(name, reverse=True):  # within a group: columns, rows, channels
             d = axis_dim.get(int(axis))
