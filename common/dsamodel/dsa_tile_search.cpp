@@ -99,7 +99,9 @@ class WorkingSetBound {
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         if (o.inputs[k] != u.d.inputs[i]) continue;
         ++uses;
-        if (k >= space_.inputs.size() || space_.inputs[k].kind != InputAccess::Kind::Affine) break;
+        if (k >= space_.inputs.size() || space_.inputs[k].kind != InputAccess::Kind::Affine ||
+            space_.inputs[k].dims.size() != g.tensor(o.inputs[k]).shape.size())
+          break;
         maps_.push_back(&space_.inputs[k]);
         shapes_.push_back(g.tensor(o.inputs[k]).shape);
       }
@@ -114,7 +116,7 @@ class WorkingSetBound {
     for (size_t i = 0; i < maps_.size(); ++i) {
       double tile = spec.element_bytes;
       const InputAccess& m = *maps_[i];
-      for (size_t d = 0; d < m.dims.size() && d < shapes_[i].size(); ++d) {
+      for (size_t d = 0; d < m.dims.size(); ++d) {
         const int64_t span = affine_span(m.dims[d], [&](const IndexTerm& term) {
           return term.reduction ? space_.reduction_axes.at(static_cast<size_t>(term.axis)).extent
                                 : cand.at(static_cast<size_t>(term.axis));
