@@ -3,15 +3,20 @@
 //   ms),
 //   - a plan of at least 50,000 tasks on the 8 x 8 mesh (ResNet-50 at batch 8, 320 parts per
 //     op; target < 500 ms).
+//   - the model's tile search (dsa_task_tile, task_estimate.h) for every convolution and matrix
+//     product of ResNet-50 at batch 1 on one engine of atomic_mesh with half its buffer (as the
+//     atom tasks of reproductions/atomic ask),
 //   bench_dsamodel --benchmark_counters_tabular=true
 // The plans come from dgs::layer_split_test_plan (a test plan, not any paper's scheduler); they
 // are built once, outside the timed loop.
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/layer_split_plan.h"
+#include "common/dsamodel/task_estimate.h"
 #include "common/hw/dsa_spec.h"
 #include "models/zoo.h"
 
@@ -64,6 +69,30 @@ void BM_FiftyThousandTasksOnMesh8x8(benchmark::State& state) {
   run(state, c);
 }
 BENCHMARK(BM_FiftyThousandTasksOnMesh8x8)->Unit(benchmark::kMillisecond);
+
+void BM_TileSearchOfEveryResNet50Layer(benchmark::State& state) {
+  dgs::ZooOptions zo;
+  zo.batch = 1;
+  static const dgs::Graph g = dgs::build_zoo_model("resnet50", zo);
+  const dgs::DsaSpec mesh = dgs::load_dsa_spec("atomic_mesh");
+  const dgs::DsaSpec spec =
+      dgs::dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  std::vector<dgs::Task> tasks;
+  for (size_t op = 0; op < g.ops().size(); ++op) {
+    const dgs::OpKind k = g.op(static_cast<int>(op)).kind;
+    if (k != dgs::OpKind::Conv && k != dgs::OpKind::Gemm && k != dgs::OpKind::MatMul) continue;
+    dgs::Task t;
+    t.kind = dgs::TaskKind::Fused;
+    t.ops = {static_cast<int>(op)};
+    t.placement = dgs::dsa_unit_placement(spec, 0);
+    tasks.push_back(t);
+  }
+  for (auto _ : state)
+    for (const dgs::Task& t : tasks)
+      benchmark::DoNotOptimize(dgs::dsa_task_tile(g, t, spec, spec.local_bytes / 2));
+  state.counters["layers"] = static_cast<double>(tasks.size());
+}
+BENCHMARK(BM_TileSearchOfEveryResNet50Layer)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include "common/dsamodel/array_nest.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -164,11 +165,17 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec);
 // The numbers array_nest depends on: the shape's and the spec's.
 using NestKey = std::array<double, 23>;
 
+// The numbers' bits mixed (std::hash<double> runs a byte hash on each number);
+// 0 and -0 are equal keys, so both hash as 0.
 struct NestKeyHash {
   size_t operator()(const NestKey& k) const {
-    size_t h = 0;
-    for (double x : k) h = h * 1000003u ^ std::hash<double>()(x);
-    return h;
+    uint64_t h = 0;
+    for (double x : k) {
+      const uint64_t bits = x == 0 ? 0 : std::bit_cast<uint64_t>(x);
+      h = (h ^ bits) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 32;
+    }
+    return static_cast<size_t>(h);
   }
 };
 

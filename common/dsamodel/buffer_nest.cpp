@@ -233,6 +233,53 @@ double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile
   return cycles * energy;
 }
 
+double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec) {
+  const double bw = spec.local_bandwidth();
+  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
+  const double port_pj = 8 * spec.local_pj_per_bit, dram_pj = 8 * spec.dram_pj_per_bit;
+  double once = 0;
+  for (const NestInput& x : p.inputs) once += x.needed;
+  const bool stageable = !spec.global_level.empty() && spec.global_bytes_per_cycle > 0 &&
+                         once * p.units <= static_cast<double>(spec.global_bytes);
+  // The least bytes any loop order loads (one reduction chunk: chunks only add loads;
+  // buffer_nest.h).
+  const size_t loops = p.trips.size();
+  std::vector<int> order(loops);
+  std::iota(order.begin(), order.end(), 0);
+  double least = -1;
+  do {
+    double moved = p.out_bytes;
+    for (const NestInput& x : p.inputs) {
+      double selecting = 1, again = 1;
+      bool inside = false;
+      for (size_t l = 0; l < loops; ++l)
+        if (x.relevant & (1u << l)) selecting *= p.trips[l];
+      for (int l : order) {
+        if (x.relevant & (1u << l)) {
+          inside = true;
+          continue;
+        }
+        if (inside) again *= p.trips[static_cast<size_t>(l)];
+      }
+      moved += x.resident ? x.needed : std::max(x.needed, x.tile * selecting) * again;
+    }
+    if (least < 0 || moved < least) least = moved;
+  } while (std::next_permutation(order.begin(), order.end()));
+  const std::vector<double> chunks =
+      p.reduction > 0 ? chunk_counts(p.reduction, spec) : std::vector<double>{1};
+  double edges = p.out_tile;
+  for (const NestInput& x : p.inputs) edges += x.reduced ? x.tile / chunks.back() : x.tile;
+  const double dram_moved = stageable ? p.out_bytes + once : least;
+  const double port = bw > 0 ? std::ceil((p.other_port_bytes + least) / bw) : 0;
+  const double dram = share > 0 ? dram_moved / share : 0;
+  const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
+  const double cycles = std::max({p.array.steps + p.other_cycles, port, dram}) +
+                        p.array.fill_cycles + (narrowest > 0 ? edges / narrowest : 0);
+  const double energy = p.array.macs * spec.mac_pj + p.other_port_bytes * port_pj +
+                        least * port_pj + dram_moved * dram_pj;
+  return cycles * energy;
+}
+
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names) {
   std::string s;
   for (int l : m.order) {

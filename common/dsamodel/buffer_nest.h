@@ -137,6 +137,26 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
 // drain and its MACs' energy.
 double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile);
 
+// A floor under the energy x cycles of every mapping of `p` with its own loops (every loop order
+// and reduction chunking map_buffer_nest tries). Why each part is no more than a mapping's:
+//  - loads: per loop order, each input's bytes as map_buffer_nest counts them with one chunk
+//    (its needed bytes if resident, else max(needed, tile x selecting trips) x the trips of the
+//    loops that do not select it outside its innermost selecting one); more chunks only add
+//    loops that load a reduced input again. The least over the orders is `least`.
+//  - port: the array's port bytes less what its registers keep are not negative (what they keep
+//    is an operand the registers hold whole, read once: no mapping reads it less), so the port
+//    carries at least the other ops' bytes and `least`.
+//  - DRAM: `least` (or, when the inputs fit the global level that stages re-reads, the output
+//    and every input once, which staging moves whatever the order).
+//  - cycles: the longest of the array's steps (with the other ops'), the port and DRAM, plus fill
+//    and drain and the edges: the output tile and every input's tile (a reduced one's divided by
+//    the most chunks) at the narrower of the port and DRAM.
+//  - energy: the array's MACs (its register and port energy less what the registers keep is not
+//    negative), the other ops' port bytes, `least` through the port and DRAM's bytes as above.
+// Its array part is `p.array`'s (the tiles' own steps, fill and drain, MACs); the tile search
+// also takes it with the whole part's in their place (dsa_tile_search.cpp, LeanFloor).
+double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec);
+
 // "K>P>C" style: the loops inner to outer, with `names` per output loop and 'R' the reduction.
 std::string nest_order_name(const NestMapping& m, const std::vector<std::string>& names);
 

@@ -8,6 +8,7 @@
 
 #include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/buffer_nest.h"
+#include "common/dsamodel/dsa_task_internal.h"
 #include "common/graph/iteration_space.h"
 #include "common/graph/reduction_slice.h"
 #include "common/util/error.h"
@@ -30,9 +31,13 @@ std::vector<int64_t> unit_split(const Shape& shape, const Placement& p, int64_t 
   return f;
 }
 
-// The part of `r` one unit computes under the split `f` (same rank), or its first axis divided by
-// `n` (another rank).
-Region unit_part(const Region& r, const std::vector<int64_t>& f, int64_t n) {
+double bytes_of(const Region& r, const DsaSpec& spec) {
+  return static_cast<double>(region_numel(r)) * spec.element_bytes;
+}
+
+}  // namespace
+
+Region dsa_task_internal::unit_part(const Region& r, const std::vector<int64_t>& f, int64_t n) {
   Region u = r;
   if (u.empty()) return u;
   if (f.size() == r.size()) {
@@ -42,12 +47,6 @@ Region unit_part(const Region& r, const std::vector<int64_t>& f, int64_t n) {
   }
   return u;
 }
-
-double bytes_of(const Region& r, const DsaSpec& spec) {
-  return static_cast<double>(region_numel(r)) * spec.element_bytes;
-}
-
-}  // namespace
 
 // A Gather reads only the rows its indices select: a table (a weight or constant, axis 0) is
 // needed for as many rows as the task reads indices (at most the table's), not whole.
@@ -156,9 +155,8 @@ int single_matrix_op(const Graph& g, const Task& t) {
 
 }  // namespace
 
-namespace {
+namespace dsa_task_internal {
 
-// The regions a task needs and what it reads, writes and keeps (no costs yet).
 DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produced) {
   DsaTaskDemand d;
   std::map<int, double> density;
@@ -177,32 +175,6 @@ DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produce
   return d;
 }
 
-// The parts of a task's demand that do not depend on its tile, and the untiled demand.
-struct UntiledDemand {
-  DsaTaskDemand d;  // as if untiled
-  std::set<int> produced;
-  ArrayNest array;
-  ArrayShape shape;
-  double other_port = 0;  // the other ops' operand bytes per unit
-  int matrix = -1;
-  int primary = -1;
-  Region primary_region;
-  std::vector<int64_t> split;
-  std::string axis;
-  double fraction = 1;  // of the reduction along `axis` the task computes
-  double per_unit = 0;
-  double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
-  // The reduction axis the task's one ungrouped matrix op may run in chunks ("" none), and the
-  // op's iteration space with half that axis (the operands a chunk shrinks).
-  std::string chunk_axis;
-  int64_t chunk_extent = 0;
-  IterationSpace half_space;
-  // A tiled task of one op (not a Gather) that writes only its output: the op's iteration space
-  // with its reduction slice, for its tiles' regions (one_op_regions).
-  bool one_op = false;
-  IterationSpace op_space;
-};
-
 // "P1 K16 TCPK": the array level's inner pixel and output-channel trips and the loops above them
 // (array_nest.h).
 std::string array_mapping_name(const ArrayNest& a) {
@@ -218,7 +190,6 @@ const IterationSpace& space_of(const Graph& g, int op, IterationSpace& copy) {
   return copy;
 }
 
-// `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
 UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                              const std::vector<int>& units, DsaTaskDemand regions,
                              std::set<int> produced, bool tiled) {
@@ -430,18 +401,52 @@ void add_held_operands(const Graph& g, const UntiledDemand& u, NestProblem& prob
   }
 }
 
-// The buffer level of `t`'s loop nest with its (non-empty) tile: the problem for
-// map_buffer_nest (buffer_nest.h) over the unit's part, or, for a task with several written
-// tensors (or an empty tile), only its tile count (`nest` false).
-struct TileProblem {
-  bool nest = false;
-  int64_t tiles = 1;  // output tiles per unit
-  NestProblem prob;
-  std::vector<std::string> loop_names;
-};
+AxisSelects known_axis_selects(const Graph& g, const Task& t, const UntiledDemand& u) {
+  const DsaTaskDemand& d = u.d;
+  const Region part = unit_part(u.primary_region, u.split, static_cast<int64_t>(d.units.size()));
+  AxisSelects s;
+  s.selects.assign(part.size(), 0);
+  s.known.assign(part.size(), false);
+  if (t.ops.size() != 1 || u.primary != g.op(t.ops[0]).outputs.at(0)) return s;
+  IterationSpace copy;
+  const IterationSpace& space = space_of(g, t.ops[0], copy);
+  const Op& o = g.op(t.ops[0]);
+  for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k)
+    if (o.inputs[k] >= 0 && space.inputs[k].kind == InputAccess::Kind::Custom) return s;
+  for (size_t a = 0; a < part.size(); ++a) {
+    s.known[a] = true;
+    for (size_t i = 0; i < d.inputs.size(); ++i)
+      for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k) {
+        if (o.inputs[k] != d.inputs[i]) continue;
+        for (const AxisIndex& dim : space.inputs[k].dims)
+          for (const IndexTerm& term : dim.terms)
+            if (!term.reduction && term.axis == static_cast<int>(a) && term_varies(term, part[a]))
+              s.selects[a] |= 1u << i;
+      }
+  }
+  return s;
+}
 
-TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
-                         const UntiledDemand& u) {
+TileLoops tile_loops(const std::vector<double>& trips_of_axis,
+                     const std::vector<uint32_t>& selects) {
+  TileLoops loops;
+  for (size_t a = 0; a < trips_of_axis.size(); ++a) {
+    if (trips_of_axis[a] <= 1) continue;
+    size_t l = 0;
+    while (l < loops.selects.size() && loops.selects[l] != selects[a]) ++l;
+    if (l == loops.selects.size()) {
+      loops.selects.push_back(selects[a]);
+      loops.trips.push_back(1);
+      loops.names.emplace_back();
+    }
+    loops.trips[l] *= trips_of_axis[a];
+    loops.names[l] += std::to_string(a);
+  }
+  return loops;
+}
+
+TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, const UntiledDemand& u,
+                         const AxisSelects* known) {
   const DsaTaskDemand& d = u.d;
   TileProblem tp;
   const int64_t n = static_cast<int64_t>(d.units.size());
@@ -459,7 +464,6 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   if (d.written.size() != 1 || d.written[0] != primary || region_empty(tile)) return tp;
   tp.nest = true;
   NestProblem& prob = tp.prob;
-  std::vector<std::string>& loop_names = tp.loop_names;
   std::map<int, double> scratch, origin_density;
   auto need_of = [&](const Region& r, std::map<int, double>& density) {
     if (u.one_op) return one_op_regions(g, t.ops[0], u.op_space, primary, r, density);
@@ -469,32 +473,16 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   };
   const std::map<int, Region> origin = need_of(tile, origin_density);
   // Which inputs each axis's tiles select: for one op, those whose index maps in its iteration
-  // space read the axis; otherwise, the ones the tile one step along the axis needs another
-  // region of. Axes that select the same inputs form one loop.
-  std::vector<uint32_t> selects(tile.size(), 0);
-  std::vector<bool> known(tile.size(), false);
-  if (t.ops.size() == 1 && primary == g.op(t.ops[0]).outputs.at(0)) {
-    IterationSpace copy;
-    const IterationSpace& space = space_of(g, t.ops[0], copy);
-    const Op& o = g.op(t.ops[0]);
-    bool affine = true;
-    for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k)
-      affine = affine && (o.inputs[k] < 0 || space.inputs[k].kind != InputAccess::Kind::Custom);
-    for (size_t a = 0; affine && a < tile.size(); ++a) {
-      known[a] = true;
-      for (size_t i = 0; i < d.inputs.size(); ++i)
-        for (size_t k = 0; k < o.inputs.size() && k < space.inputs.size(); ++k) {
-          if (o.inputs[k] != d.inputs[i]) continue;
-          for (const AxisIndex& dim : space.inputs[k].dims)
-            for (const IndexTerm& term : dim.terms)
-              if (!term.reduction && term.axis == static_cast<int>(a) &&
-                  term_varies(term, unit_primary[a]))
-                selects[a] |= 1u << i;
-        }
-    }
+  // space read the axis (known_axis_selects); otherwise, the ones the tile one step along the
+  // axis needs another region of. Axes that select the same inputs form one loop (tile_loops).
+  AxisSelects own;
+  if (!known) {
+    own = known_axis_selects(g, t, u);
+    known = &own;
   }
+  std::vector<uint32_t> selects = known->selects;
   for (size_t a = 0; a < tile.size(); ++a) {
-    if (trips_of_axis[a] <= 1 || known[a]) continue;
+    if (trips_of_axis[a] <= 1 || known->known[a]) continue;
     Region next = tile;
     next[a].lo = tile[a].hi;
     next[a].hi = std::min(unit_primary[a].hi, next[a].lo + tile[a].size());
@@ -507,19 +495,10 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
       if (!same) selects[a] |= 1u << i;
     }
   }
-  std::vector<uint32_t> loop_selects;
-  for (size_t a = 0; a < tile.size(); ++a) {
-    if (trips_of_axis[a] <= 1) continue;
-    size_t l = 0;
-    while (l < loop_selects.size() && loop_selects[l] != selects[a]) ++l;
-    if (l == loop_selects.size()) {
-      loop_selects.push_back(selects[a]);
-      prob.trips.push_back(1);
-      loop_names.emplace_back();
-    }
-    prob.trips[l] *= trips_of_axis[a];
-    loop_names[l] += std::to_string(a);
-  }
+  TileLoops loops = tile_loops(trips_of_axis, selects);
+  const std::vector<uint32_t>& loop_selects = loops.selects;
+  prob.trips = std::move(loops.trips);
+  tp.loop_names = std::move(loops.names);
   // The task's one ungrouped matrix op may run its reduction in chunks (no reduction slice of
   // its own): what shrinks with a chunk are the operands half the reduction needs less of, and
   // what the ops before it in the task compute them from (e.g. §3.5's Concat pieces), by the
@@ -583,8 +562,6 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec,
   return tp;
 }
 
-// The working set of a tiled task its buffer nest does not cover (several written tensors):
-// everything in tiles, double-buffered, except the weights it pins (whole).
 double fallback_working_set(const UntiledDemand& u, int64_t tiles) {
   return 2 * (u.per_unit - u.pinned_per_unit) / static_cast<double>(tiles) + u.pinned_per_unit;
 }
@@ -636,10 +613,11 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   return d;
 }
 
-}  // namespace
+}  // namespace dsa_task_internal
 
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                               const std::vector<int>& units, DsaDemandCache* cache) {
+  using namespace dsa_task_internal;
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
   std::vector<int64_t> key;
@@ -671,129 +649,6 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
     cache->entries.emplace(key, std::move(shape_only));
   }
   return d;
-}
-
-namespace {
-
-// The tile extents an axis of `extent` may take: the extent and its halvings (rounded up), down
-// to 1.
-std::vector<int64_t> halvings(int64_t extent) {
-  std::vector<int64_t> v;
-  for (int64_t e = std::max<int64_t>(1, extent);; e = (e + 1) / 2) {
-    v.push_back(e);
-    if (e == 1) break;
-  }
-  return v;
-}
-
-}  // namespace
-
-std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
-                                      const std::vector<int>& units, int64_t budget) {
-  if (task_written_tensors(g, t).size() != 1) return {};
-  // Every candidate asks for its tile's regions again: spaces built once (or the caller's memo).
-  std::optional<IterationSpaceMemo> spaces;
-  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
-  t.tile.clear();
-  std::set<int> produced;
-  DsaTaskDemand regions = task_regions(g, t, produced);
-  const UntiledDemand u =
-      untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), true);
-  const int64_t n = static_cast<int64_t>(units.size());
-  const std::vector<int64_t> whole = region_shape(unit_part(u.primary_region, u.split, n));
-
-  // The candidates: every combination of the axes' halvings, by output-tile volume (smallest
-  // first), the whole part first of all (a good bound early).
-  std::vector<std::vector<int64_t>> cands(1);
-  for (int64_t e : whole) {
-    std::vector<std::vector<int64_t>> next;
-    for (const std::vector<int64_t>& c : cands)
-      for (int64_t x : halvings(e)) {
-        next.push_back(c);
-        next.back().push_back(x);
-      }
-    cands = std::move(next);
-  }
-  auto volume = [](const std::vector<int64_t>& c) {
-    double v = 1;
-    for (int64_t x : c) v *= static_cast<double>(x);
-    return v;
-  };
-  std::stable_sort(cands.begin(), cands.end(),
-                   [&](const auto& x, const auto& y) { return volume(x) < volume(y); });
-  cands.insert(cands.begin(), whole);
-
-  // Each candidate: its buffer nest's best mapping (map_buffer_nest: every loop order and
-  // reduction chunking) and so its working set and energy x cycles.
-  struct Priced {
-    double edp = 0;
-    int64_t ws = 0;
-    int64_t tiles = 1;
-  };
-  double floor_energy_cycles = -1;  // nest_edp_floor's parts, from the whole part's problem
-  NestProblem whole_problem;
-  auto price = [&](const std::vector<int64_t>& cand) {
-    t.tile = cand;
-    const TileProblem tp = tile_problem(g, t, spec, u);
-    Priced q;
-    q.tiles = tp.tiles;
-    q.edp = u.d.nest_cycles * u.d.nest_energy_pj;
-    q.ws = static_cast<int64_t>(std::ceil(fallback_working_set(u, tp.tiles)));
-    if (tp.nest) {
-      const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
-      q.edp = m.cycles * m.energy_pj;
-      q.ws = static_cast<int64_t>(std::ceil(m.working_set));
-      q.tiles = static_cast<int64_t>(m.tiles);
-      if (floor_energy_cycles < 0) {
-        whole_problem = tp.prob;
-        floor_energy_cycles = 0;
-      }
-    }
-    return q;
-  };
-  // Skipped without pricing: a candidate at least as large on every axis as one over the budget
-  // (its working set is no smaller, except where a whole axis keeps an operand once: whole
-  // extents are compared only with whole extents), and, once one fits, every candidate whose
-  // floor (nest_edp_floor: every operand loaded once, only its output tile before the first
-  // compute and after the last) is above the best (the floor grows with the volume: the search
-  // ends there).
-  std::vector<std::vector<int64_t>> over;
-  auto dominates_over = [&](const std::vector<int64_t>& c) {
-    for (const std::vector<int64_t>& o : over) {
-      bool ge = true;
-      for (size_t a = 0; a < c.size() && ge; ++a)
-        ge = c[a] >= o[a] && (c[a] != whole[a] || o[a] == whole[a]);
-      if (ge) return true;
-    }
-    return false;
-  };
-  std::vector<int64_t> best_tile, smallest_tile;
-  Priced best, smallest;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    const std::vector<int64_t>& cand = cands[i];
-    if (i > 0 && cand == whole) continue;  // priced first
-    if (!best_tile.empty() && floor_energy_cycles >= 0 &&
-        nest_edp_floor(whole_problem, spec, volume(cand) * spec.element_bytes) > best.edp)
-      break;
-    if (dominates_over(cand)) continue;
-    const Priced q = price(cand);
-    if (smallest_tile.empty() || q.ws < smallest.ws) {
-      smallest_tile = cand;
-      smallest = q;
-    }
-    if (q.ws > budget) {
-      over.push_back(cand);
-      continue;
-    }
-    // Ties: the fewer tiles, then the smaller working set.
-    if (best_tile.empty() || q.edp < best.edp ||
-        (q.edp == best.edp &&
-         (q.tiles < best.tiles || (q.tiles == best.tiles && q.ws < best.ws)))) {
-      best_tile = cand;
-      best = q;
-    }
-  }
-  return best_tile.empty() ? smallest_tile : best_tile;
 }
 
 }  // namespace dgs

@@ -99,8 +99,10 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
 // (rounded up) over one unit's part, so a tile that keeps a whole operand resident (a whole
 // axis) is among them. Bounded: a candidate at least as large on every axis as one over the
 // budget is skipped, and the search ends, in order of output-tile volume, at the first whose
-// floor (nest_edp_floor: every operand loaded once) is above the best found. Tasks with several
-// written tensors are not tiled (empty).
+// floor (nest_edp_floor: every operand loaded once) is above the best found; a candidate whose
+// own floor (nest_edp_floor_tiled: what its loops load at the least) is above it is not priced
+// either, unless it may be over the budget and a larger one comes (dsa_tile_search.cpp): the
+// choice is the same as pricing it. Tasks with several written tensors are not tiled (empty).
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget);
 

@@ -412,5 +412,91 @@ TEST(DsaValidation, OurMappingByZigZagsObjective) {
   EXPECT_GE(exact_not_worse, kOurMappingEdpNotWorseExact);
 }
 
+// The tile search's floors (dsa_fitting_tile: the floor of the output tile's volume, and each
+// candidate's own floor of its loops' loads) skip only candidates that pricing would not choose:
+// on every layer here, under both dataflows, with the whole buffer, half of it (as the atom
+// tasks ask) and a quarter, its tile is the one that pricing every candidate in the search's
+// order (the whole part, then by volume; dsa_task_demand, each with its buffer nest's best
+// mapping) gives, skipping only those at least as large on every axis as one priced over the
+// budget (dsa_task.h), and taking the least energy x cycles among those that fit (ties: the
+// fewer tiles, the smaller working set, the earlier). (Pricing every candidate without that
+// rule chooses otherwise on some layers with a quarter of the buffer: a larger tile's working set
+// is not always larger, since the mapping with the least energy x cycles within the buffer is
+// the one whose working set counts.)
+std::vector<int64_t> every_candidate_priced(const Graph& g, Task t, const DsaSpec& spec,
+                                            int64_t budget) {
+  const Shape whole = g.tensor(g.op(t.ops[0]).outputs[0]).shape;
+  std::vector<std::vector<int64_t>> cands(1);
+  for (int64_t e : whole) {
+    std::vector<std::vector<int64_t>> next;
+    for (const std::vector<int64_t>& c : cands)
+      for (int64_t x = e;; x = (x + 1) / 2) {
+        next.push_back(c);
+        next.back().push_back(x);
+        if (x == 1) break;
+      }
+    cands = std::move(next);
+  }
+  auto volume = [](const std::vector<int64_t>& c) {
+    double v = 1;
+    for (int64_t x : c) v *= static_cast<double>(x);
+    return v;
+  };
+  std::stable_sort(cands.begin(), cands.end(),
+                   [&](const auto& x, const auto& y) { return volume(x) < volume(y); });
+  cands.insert(cands.begin(), std::vector<int64_t>(whole.begin(), whole.end()));
+  std::vector<int64_t> best;
+  double best_edp = 0;
+  int64_t best_tiles = 0, best_ws = 0;
+  std::vector<std::vector<int64_t>> over;
+  for (const std::vector<int64_t>& c : cands) {
+    const bool skip = std::any_of(over.begin(), over.end(), [&](const auto& o) {
+      for (size_t a = 0; a < c.size(); ++a)
+        if (c[a] < o[a] || (c[a] == whole[a] && o[a] != whole[a])) return false;
+      return true;
+    });
+    if (skip) continue;
+    t.tile = c;
+    const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
+    if (d.working_set_bytes > budget) {
+      over.push_back(c);
+      continue;
+    }
+    const double edp = d.nest_cycles * d.nest_energy_pj;
+    if (best.empty() || edp < best_edp ||
+        (edp == best_edp &&
+         (d.tiles < best_tiles || (d.tiles == best_tiles && d.working_set_bytes < best_ws)))) {
+      best = c;
+      best_edp = edp;
+      best_tiles = d.tiles;
+      best_ws = d.working_set_bytes;
+    }
+  }
+  return best;
+}
+
+TEST(DsaValidation, TheTileSearchsBoundsSkipOnlyTilesItWouldNotChoose) {
+  const std::vector<Layer> layers = read_layers();
+  ASSERT_FALSE(layers.empty());
+  int pairs = 0;
+  for (const Layer& l : layers) {
+    const DsaSpec spec =
+        dsa_with_dataflow(ladder_engine(), l.dataflow == "kc" ? DsaDataflow::KC : DsaDataflow::YX);
+    const Graph g = layer_graph(l);
+    Task t;
+    t.kind = TaskKind::Fused;
+    t.ops = {0};
+    t.placement = dsa_unit_placement(spec, 0);
+    for (const int64_t budget : {spec.local_bytes, spec.local_bytes / 2, spec.local_bytes / 4}) {
+      const std::vector<int64_t> reference = every_candidate_priced(g, t, spec, budget);
+      if (reference.empty()) continue;  // none fits: the search's fallback is another rule
+      EXPECT_EQ(dsa_fitting_tile(g, t, spec, {0}, budget), reference)
+          << l.network << " " << l.name << " " << l.dataflow << " budget " << budget;
+      ++pairs;
+    }
+  }
+  EXPECT_GE(pairs, 200);
+}
+
 }  // namespace
 }  // namespace dgs

@@ -1,0 +1,92 @@
+#pragma once
+// What dsa_task.cpp's demand and dsa_tile_search.cpp's tile search share (internal to the DSA
+// model, as dsa_task.h): the parts of a task's demand that do not depend on its tile, and the
+// buffer level's problem for one tile (buffer_nest.h).
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/dsamodel/array_nest.h"
+#include "common/dsamodel/buffer_nest.h"
+#include "common/dsamodel/dsa_task.h"
+#include "common/graph/iteration_space.h"
+
+namespace dgs::dsa_task_internal {
+
+// The part of `r` one unit computes under the split `f` (same rank), or its first axis divided by
+// `n` (another rank).
+Region unit_part(const Region& r, const std::vector<int64_t>& f, int64_t n);
+
+// The regions a task needs and what it reads, writes and keeps (no costs yet).
+DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produced);
+
+// The parts of a task's demand that do not depend on its tile, and the untiled demand.
+struct UntiledDemand {
+  DsaTaskDemand d;  // as if untiled
+  std::set<int> produced;
+  ArrayNest array;
+  ArrayShape shape;
+  double other_port = 0;  // the other ops' operand bytes per unit
+  int matrix = -1;
+  int primary = -1;
+  Region primary_region;
+  std::vector<int64_t> split;
+  std::string axis;
+  double fraction = 1;  // of the reduction along `axis` the task computes
+  double per_unit = 0;
+  double pinned_per_unit = 0;  // of per_unit, the inputs the task pins (Task::pinned)
+  // The reduction axis the task's one ungrouped matrix op may run in chunks ("" none), and the
+  // op's iteration space with half that axis (the operands a chunk shrinks).
+  std::string chunk_axis;
+  int64_t chunk_extent = 0;
+  IterationSpace half_space;
+  // A tiled task of one op (not a Gather) that writes only its output: the op's iteration space
+  // with its reduction slice, for its tiles' regions (one_op_regions).
+  bool one_op = false;
+  IterationSpace op_space;
+};
+
+// `tiled`: the task runs tile by tile (its loads and stores share the port with the array).
+UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
+                             const std::vector<int>& units, DsaTaskDemand regions,
+                             std::set<int> produced, bool tiled);
+
+// Which inputs (bit i: the demand's inputs[i]) each output axis's tiles select, where the task's
+// one op's index maps say it without regions (`known`; dsa_task.cpp, tile_problem). They depend
+// on the unit's part only, not on the tile.
+struct AxisSelects {
+  std::vector<uint32_t> selects;
+  std::vector<bool> known;
+};
+AxisSelects known_axis_selects(const Graph& g, const Task& t, const UntiledDemand& u);
+
+// The buffer level of `t`'s loop nest with its (non-empty) tile: the problem for
+// map_buffer_nest (buffer_nest.h) over the unit's part, or, for a task with several written
+// tensors (or an empty tile), only its tile count (`nest` false). `known`: known_axis_selects of
+// `t` and `u`, if the caller has them.
+struct TileProblem {
+  bool nest = false;
+  int64_t tiles = 1;  // output tiles per unit
+  NestProblem prob;
+  std::vector<std::string> loop_names;
+};
+TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, const UntiledDemand& u,
+                         const AxisSelects* known = nullptr);
+
+// The output loops of a tile (buffer_nest.h): the axes of more than one trip (`trips_of_axis`)
+// that select the same inputs (`selects`) form one loop; per loop its trips, the inputs it
+// selects and its axes' names ("23").
+struct TileLoops {
+  std::vector<double> trips;
+  std::vector<uint32_t> selects;
+  std::vector<std::string> names;
+};
+TileLoops tile_loops(const std::vector<double>& trips_of_axis,
+                     const std::vector<uint32_t>& selects);
+
+// The working set of a tiled task its buffer nest does not cover (several written tensors):
+// everything in tiles, double-buffered, except the weights it pins (whole).
+double fallback_working_set(const UntiledDemand& u, int64_t tiles);
+
+}  // namespace dgs::dsa_task_internal
