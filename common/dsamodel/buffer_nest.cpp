@@ -44,6 +44,37 @@ Pricing pricing(const NestProblem& p, const DsaSpec& spec) {
   return c;
 }
 
+// An operand's loops in the order `ord` (inner to outer; `trips` per loop; loop `skip` left
+// out): `again`, the trips of the loops that do not select it (`relevant`) outside its innermost
+// selecting loop (the times it is loaded again, buffer_nest.h), and `unselected`, those of every
+// loop that does not select it.
+struct Reloads {
+  double again = 1, unselected = 1;
+};
+Reloads reloads(uint32_t relevant, const std::vector<int>& ord, const std::vector<double>& trips,
+                int skip = -1) {
+  Reloads r;
+  bool inside = false;
+  for (int l : ord) {
+    if (l == skip) continue;
+    if (relevant & (1u << l)) {
+      inside = true;
+      continue;
+    }
+    r.unselected *= trips[static_cast<size_t>(l)];
+    if (inside) r.again *= trips[static_cast<size_t>(l)];
+  }
+  return r;
+}
+
+// The tiles of the output loops that select an operand (`relevant`).
+double selecting_tiles(uint32_t relevant, const std::vector<double>& trips) {
+  double selecting = 1;
+  for (size_t l = 0; l < trips.size(); ++l)
+    if (relevant & (1u << l)) selecting *= trips[l];
+  return selecting;
+}
+
 // Of the array's port bytes, what its registers keep across tiles in the order `ord` (inner to
 // outer; `trips` per loop, the reduction's last when `ci` > 0, i.e. 2^ci chunks), buffer_nest.h.
 // An operand the chunks do not select keeps across them.
@@ -54,18 +85,8 @@ double registers_kept(const NestProblem& p, const std::vector<int>& ord,
   for (const HeldOperand& h : p.array_held) {
     const bool by_chunks = ci > 0 && h.reduced;
     const uint32_t relevant = h.relevant | (by_chunks ? 1u << reduction : 0u);
-    double unselected = 1, again = 1;
-    bool inside = false;
-    for (int l : ord) {
-      if (l == reduction && !by_chunks) continue;
-      if (relevant & (1u << l)) {
-        inside = true;
-        continue;
-      }
-      unselected *= trips[static_cast<size_t>(l)];
-      if (inside) again *= trips[static_cast<size_t>(l)];
-    }
-    kept += (by_chunks ? h.chunked[ci] : h.bytes) * (1 - again / unselected);
+    const Reloads r = reloads(relevant, ord, trips, by_chunks ? -1 : reduction);
+    kept += (by_chunks ? h.chunked[ci] : h.bytes) * (1 - r.again / r.unselected);
   }
   return kept;
 }
@@ -100,19 +121,8 @@ double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
     const NestInput& x = p.inputs[i];
     const bool by_reduction = split && x.reduced;
     const uint32_t relevant = x.relevant | (by_reduction ? 1u << reduction : 0u);
-    double selecting = 1;  // tiles of the output loops that select it
-    for (size_t l = 0; l < p.trips.size(); ++l)
-      if (x.relevant & (1u << l)) selecting *= p.trips[l];
-    // The loops outside its innermost selecting loop that do not select it load it again.
-    double again = 1;
-    bool inside = false;
-    for (int l : ord) {
-      if (relevant & (1u << l)) {
-        inside = true;
-        continue;
-      }
-      if (inside) again *= trips[static_cast<size_t>(l)];
-    }
+    const double selecting = selecting_tiles(x.relevant, p.trips);
+    const double again = reloads(relevant, ord, trips).again;
     const double sweep = std::max(x.needed, x.tile * selecting);
     m.loaded[i] = x.resident ? x.needed : sweep * again;
     m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
@@ -234,13 +244,9 @@ double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile
 }
 
 double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec) {
-  const double bw = spec.local_bandwidth();
-  const double share = spec.dram_bytes_per_cycle() / std::max(1, spec.units());
-  const double port_pj = 8 * spec.local_pj_per_bit, dram_pj = 8 * spec.dram_pj_per_bit;
-  double once = 0;
-  for (const NestInput& x : p.inputs) once += x.needed;
-  const bool stageable = !spec.global_level.empty() && spec.global_bytes_per_cycle > 0 &&
-                         once * p.units <= static_cast<double>(spec.global_bytes);
+  const Pricing c = pricing(p, spec);
+  const double bw = c.bw, share = c.share, port_pj = c.port_pj;
+  const double dram_pj = 8 * spec.dram_pj_per_bit;
   // The least bytes any loop order loads (one reduction chunk: chunks only add loads;
   // buffer_nest.h).
   const size_t loops = p.trips.size();
@@ -250,18 +256,10 @@ double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec) {
   do {
     double moved = p.out_bytes;
     for (const NestInput& x : p.inputs) {
-      double selecting = 1, again = 1;
-      bool inside = false;
-      for (size_t l = 0; l < loops; ++l)
-        if (x.relevant & (1u << l)) selecting *= p.trips[l];
-      for (int l : order) {
-        if (x.relevant & (1u << l)) {
-          inside = true;
-          continue;
-        }
-        if (inside) again *= p.trips[static_cast<size_t>(l)];
-      }
-      moved += x.resident ? x.needed : std::max(x.needed, x.tile * selecting) * again;
+      const double selecting = selecting_tiles(x.relevant, p.trips);
+      moved += x.resident ? x.needed
+                          : std::max(x.needed, x.tile * selecting) *
+                                reloads(x.relevant, order, p.trips).again;
     }
     if (least < 0 || moved < least) least = moved;
   } while (std::next_permutation(order.begin(), order.end()));
@@ -269,7 +267,7 @@ double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec) {
       p.reduction > 0 ? chunk_counts(p.reduction, spec) : std::vector<double>{1};
   double edges = p.out_tile;
   for (const NestInput& x : p.inputs) edges += x.reduced ? x.tile / chunks.back() : x.tile;
-  const double dram_moved = stageable ? p.out_bytes + once : least;
+  const double dram_moved = c.stageable ? p.out_bytes + c.once : least;
   const double port = bw > 0 ? std::ceil((p.other_port_bytes + least) / bw) : 0;
   const double dram = share > 0 ? dram_moved / share : 0;
   const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
