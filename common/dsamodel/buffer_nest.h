@@ -16,7 +16,8 @@
 // innermost; of all when outermost, which loads each input chunk once where the innermost order
 // loads the input again per output-channel tile: ZigZag's order for ResNet-50's layer4.1.conv1,
 // tools/validate_dsa), and the output is written once, after the last chunk. Every order of
-// every chunk count is tried (the reduction innermost only, unless reduction_anywhere).
+// every chunk count is tried (NestProblem::reduction_anywhere; without it the reduction
+// innermost only).
 //
 // The array level below (array_nest.h) runs each tile as its own nest (tiled_array_nest); an
 // operand of the array that a tile's registers hold whole (`array_held`) stays in the registers
@@ -92,13 +93,14 @@ struct NestProblem {
   double kept_tile = 0;          // intermediates of one tile (whole reduction)
   double kept_reduced_tile = 0;  // and those that shrink with the reduction chunks
   double reduction = 0;  // channels of the matrix op's reduction that may be tiled (0: none)
-  // The reduction loop at any position of the order (else innermost only). Off in the model for
-  // now: plans size tiles by the working set of the mapping at the whole buffer (halving a tile
-  // while it is over a budget below that, or dsa_fitting_tile), and an order that holds the
-  // partial sums of several tiles fills the room a smaller tile frees, so the working set no
-  // longer falls as the tile shrinks and the halving runs on to tiny tiles. On once the mapper
-  // maps at the capacity the plan gives the task (issue #23).
-  bool reduction_anywhere = false;
+  // The reduction loop at any position of the order (else innermost only). On in the model: an
+  // order that holds the partial sums of several tiles fills whatever room a smaller tile frees,
+  // so a plan that sized its tile by the working set of the mapping at the whole buffer (halving
+  // a tile while it is over a budget below that) would halve on to tiny tiles; the model maps a
+  // task within the capacity its plan gives it (Task::buffer_bytes, dsa_task_capacity), the
+  // budget its tile was sized against, so the halving stops at the first tile with a mapping
+  // that fits (issue #23). false: the reduction innermost only (tests compare the two).
+  bool reduction_anywhere = true;
   ArrayNest array;  // the unit's matrix work (empty without a matrix op)
   std::vector<HeldOperand> array_held;
   double other_cycles = 0;  // vector and data-movement cycles of the task's other ops
@@ -137,22 +139,32 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
 // drain and its MACs' energy.
 double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile);
 
-// A floor under the energy x cycles of every mapping of `p` with its own loops (every loop order
-// and reduction chunking map_buffer_nest tries). Why each part is no more than a mapping's:
-//  - loads: per loop order, each input's bytes as map_buffer_nest counts them with one chunk
-//    (its needed bytes if resident, else max(needed, tile x selecting trips) x the trips of the
-//    loops that do not select it outside its innermost selecting one); more chunks only add
-//    loops that load a reduced input again. The least over the orders is `least`.
+// A floor under the energy x cycles of every mapping of `p` with its own loops (every order of
+// its output loops, every reduction chunking, and the reduction loop at every position of the
+// order, as map_buffer_nest tries them). Why each part is no more than a mapping's:
+//  - loads: per order of the output loops, each input's bytes as map_buffer_nest counts them
+//    with one chunk (its needed bytes if resident, else max(needed, tile x selecting trips) x the
+//    trips of the loops that do not select it outside its innermost selecting one). The
+//    reduction loop, wherever it lies, only adds to that: for an input it selects (a reduced
+//    one) it may become the innermost selecting loop, which puts more non-selecting loops
+//    outside it; for one it does not select, its chunks multiply the loads when it lies outside
+//    the input's innermost selecting loop and leave them alone inside it. The partial sums it
+//    holds stay in the buffer (no load or store), and the output is stored once whatever the
+//    order. The least over the orders of the output loops is `least`.
 //  - port: the array's port bytes less what its registers keep are not negative (what they keep
-//    is an operand the registers hold whole, read once: no mapping reads it less), so the port
-//    carries at least the other ops' bytes and `least`.
+//    is an operand the registers hold whole, read once: no mapping reads it less), and the
+//    partial sums an order sends through the port between chunks (NestMapping::array_sums) only
+//    add, so the port carries at least the other ops' bytes and `least`.
 //  - DRAM: `least` (or, when the inputs fit the global level that stages re-reads, the output
 //    and every input once, which staging moves whatever the order).
 //  - cycles: the longest of the array's steps (with the other ops'), the port and DRAM, plus fill
 //    and drain and the edges: the output tile and every input's tile (a reduced one's divided by
 //    the most chunks) at the narrower of the port and DRAM.
 //  - energy: the array's MACs (its register and port energy less what the registers keep is not
-//    negative), the other ops' port bytes, `least` through the port and DRAM's bytes as above.
+//    negative; the partial sums between chunks only add), the other ops' port bytes, `least`
+//    through the port and DRAM's bytes as above.
+// (The working set, which an order holding several tiles' partial sums raises, is no part of
+// the floor: a floor under the mappings that fit any capacity is one under those that fit.)
 // Its array part is `p.array`'s (the tiles' own steps, fill and drain, MACs); the tile search
 // also takes it with the whole part's in their place (dsa_tile_search.cpp, LeanFloor).
 double nest_edp_floor_tiled(const NestProblem& p, const DsaSpec& spec);

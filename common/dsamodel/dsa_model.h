@@ -24,7 +24,9 @@
 //  - tile (double buffering): a task with a `tile` runs tile by tile in a loop nest
 //    (buffer_nest.h): its output tiles along groups of axes (those that select the same inputs)
 //    and, for its one matrix op, its reduction in chunks, in the order the mapper chooses (least
-//    energy x cycles among those whose working set fits the local buffer). An input stays while
+//    energy x cycles among those whose working set fits the task's `buffer_bytes`, the budget its
+//    plan sized the tile against, or the whole local buffer: dsa_task_capacity; the partial sums
+//    of the output tiles whose loops run inside the reduction's stay). An input stays while
 //    the loops that do not select it run inside every loop that does, and is loaded again
 //    otherwise (each input's reload); its tile counts once in the working set when it stays for
 //    the whole task, twice (double-buffered) when it streams, as do the output tiles; partial

@@ -1,5 +1,6 @@
 // Where a plan task runs on a DSA (see dsa_task.h): its label for messages and the flat unit ids
-// of its placement.
+// of its placement, and the buffer capacity its loop nest is mapped within.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@ std::string dsa_task_label(const Graph& g, const Task& t, size_t stage, size_t t
   std::string s = "task s" + std::to_string(stage) + ".t" + std::to_string(task);
   if (!t.ops.empty()) s += " (op " + g.op(t.ops.front()).name + ")";
   return s;
+}
+
+double dsa_task_capacity(const Task& t, const DsaSpec& spec) {
+  const int64_t whole = spec.local_bytes;
+  return static_cast<double>(t.buffer_bytes > 0 ? std::min(t.buffer_bytes, whole) : whole);
 }
 
 std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec) {

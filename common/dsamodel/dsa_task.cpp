@@ -130,6 +130,7 @@ void demand_key(const Graph& g, const Task& t, const std::map<int, Region>& need
   list(t.reduction.range.axis);
   k.push_back(t.reduction.range.range.size());
   list(t.pinned);
+  k.push_back(t.buffer_bytes);
   k.push_back(static_cast<int64_t>(needed.size()));
   for (const auto& [tensor, r] : needed) {
     k.push_back(tensor);
@@ -583,7 +584,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
         d.held[i] *= 2 / static_cast<double>(d.tiles);
     return d;
   }
-  const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
+  const NestMapping m = map_buffer_nest(tp.prob, spec, dsa_task_capacity(t, spec));
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const double need = tp.prob.inputs[i].needed;
     d.reload[i] = need > 0 ? std::max(1.0, m.loaded[i] / need) : 1.0;

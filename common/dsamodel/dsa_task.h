@@ -85,6 +85,12 @@ std::string dsa_task_label(const Graph& g, const Task& t, size_t stage, size_t t
 // the task's label in front).
 std::vector<int> dsa_placement_units(const Placement& p, const DsaSpec& spec);
 
+// The bytes of a unit's local buffer task `t`'s loop nest is mapped within (map_buffer_nest's
+// capacity): its Task::buffer_bytes, the budget its plan sized its tile against, or the whole
+// local buffer when 0 or larger. (Weights the task pins count in its working set, and so
+// against this; the timeline checks the working set beside what the unit keeps resident.)
+double dsa_task_capacity(const Task& t, const DsaSpec& spec);
+
 // The demand of task `t` (placed on `units`); refuses an op that needs a unit the config lacks
 // (a matrix op without a matrix unit, a vector op without vector lanes; dgs::Error saying what,
 // the caller puts the task's label in front).
@@ -93,16 +99,17 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
 
 // The tile for task `t` on `units` (its `tile` is ignored) with the least loop-nest energy x
 // cycles (nest_energy_pj x nest_cycles, the mappers' objective: each candidate with its buffer
-// nest's best loop order and reduction chunking, buffer_nest.h) among those whose working set
-// fits `budget` (ties: the fewer tiles, then the smaller working set; none fits: the smallest
-// working set). The candidates: every combination of the axes' extents and their halvings
-// (rounded up) over one unit's part, so a tile that keeps a whole operand resident (a whole
-// axis) is among them. Bounded: a candidate at least as large on every axis as one over the
-// budget is skipped, and the search ends, in order of output-tile volume, at the first whose
-// floor (nest_edp_floor: every operand loaded once) is above the best found; a candidate whose
-// own floor (nest_edp_floor_tiled: what its loops load at the least) is above it is not priced
-// either, unless it may be over the budget and a larger one comes (dsa_tile_search.cpp): the
-// choice is the same as pricing it. Tasks with several written tensors are not tiled (empty).
+// nest's best loop order and reduction chunking within `budget`, buffer_nest.h, as the task
+// runs with Task::buffer_bytes set to it) among those whose working set fits `budget` (ties:
+// the fewer tiles, then the smaller working set; none fits: the smallest working set). The
+// candidates: every combination of the axes' extents and their halvings (rounded up) over one
+// unit's part, so a tile that keeps a whole operand resident (a whole axis) is among them. Bounded:
+// a candidate at least as large on every axis as one over the budget is skipped, and the search
+// ends, in order of output-tile volume, at the first whose floor (nest_edp_floor: every operand
+// loaded once) is above the best found; a candidate whose own floor (nest_edp_floor_tiled: what its
+// loops load at the least) is above it is not priced either, unless it may be over the budget and a
+// larger one comes (dsa_tile_search.cpp): the choice is the same as pricing it. Tasks with several
+// written tensors are not tiled (empty).
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget);
 

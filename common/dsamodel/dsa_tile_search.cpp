@@ -78,10 +78,13 @@ class LeanFloor {
   bool usable_ = false;
 };
 
-// An upper bound on the working set of every mapping of a candidate tile (map_buffer_nest,
-// buffer_nest.h), for a task of one op whose inputs are each read through one affine index map
-// (u.one_op; otherwise none is known): per input its resident bytes or its tile, or two tiles
-// when it streams; the output tile twice, or once and its partial sums; nothing kept (one op).
+// An upper bound on the working set of the mappings of a candidate tile (map_buffer_nest,
+// buffer_nest.h) with the reduction unchunked or innermost, for a task of one op whose inputs are
+// each read through one affine index map (u.one_op; otherwise none is known): per input its
+// resident bytes or its tile, or two tiles when it streams; the output tile twice, or once and
+// one tile's partial sums; nothing kept (one op). (An order with the reduction further out holds
+// more tiles' partial sums and may exceed it; but a candidate is mapped within the budget, so it
+// is over the budget only when none of its mappings fits, and a bound on some is enough.)
 // An input's tile is at most the box its index map spans over the tile's extents at the worst
 // alignment (affine_span, iteration_space.h), within the input's extents. It grows with every
 // extent of the tile.
@@ -188,9 +191,12 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
   const std::vector<int64_t> whole = region_shape(unit_part(u.primary_region, u.split, n));
 
   const std::vector<std::vector<int64_t>> cands = tile_candidates(whole);
+  // Each candidate mapped within the budget (the task then runs with Task::buffer_bytes at it,
+  // dsa_task_capacity), so a candidate is over the budget only when none of its mappings fits.
+  const double capacity = static_cast<double>(std::min(budget, spec.local_bytes));
 
-  // Each candidate: its buffer nest's best mapping (map_buffer_nest: every loop order and
-  // reduction chunking) and so its working set and energy x cycles.
+  // Each candidate: its buffer nest's best mapping within the budget (map_buffer_nest: every
+  // loop order and reduction chunking) and so its working set and energy x cycles.
   double floor_energy_cycles = -1;  // nest_edp_floor's parts, from the whole part's problem
   NestProblem whole_problem;
   const AxisSelects known = known_axis_selects(g, t, u);  // the same for every candidate
@@ -202,7 +208,7 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
     q.edp = u.d.nest_cycles * u.d.nest_energy_pj;
     q.ws = static_cast<int64_t>(std::ceil(fallback_working_set(u, tp.tiles)));
     if (tp.nest) {
-      const NestMapping m = map_buffer_nest(tp.prob, spec, static_cast<double>(spec.local_bytes));
+      const NestMapping m = map_buffer_nest(tp.prob, spec, capacity);
       q.edp = m.cycles * m.energy_pj;
       q.ws = static_cast<int64_t>(std::ceil(m.working_set));
       q.tiles = static_cast<int64_t>(m.tiles);

@@ -25,14 +25,16 @@ struct DsaTaskEstimate {
   double loaded_bytes = 0;
 };
 
-// The estimate of task `t` on the units its placement names. Throws dgs::Error (one line) for a
+// The estimate of task `t` on the units its placement names, its loop nest mapped within its
+// Task::buffer_bytes (0: the whole local buffer). Throws dgs::Error (one line) for a
 // placement the machine lacks or an op that needs a unit the config lacks.
 DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& spec);
 
 // The model's own tile for task `t` (its `tile` ignored) on the units its placement names, among
 // those whose working set fits `budget` bytes per unit: the least loop-nest energy x cycles (the
-// search of the model's mapper, dsa_task.h's dsa_fitting_tile); empty for a task with several
-// written tensors (not tiled). Throws dgs::Error as dsa_task_estimate does.
+// search of the model's mapper, dsa_task.h's dsa_fitting_tile, each candidate mapped within
+// `budget`: give the task Task::buffer_bytes = budget to run it as priced); empty for a task
+// with several written tensors (not tiled). Throws dgs::Error as dsa_task_estimate does.
 std::vector<int64_t> dsa_task_tile(const Graph& g, const Task& t, const DsaSpec& spec,
                                    int64_t budget);
 

@@ -129,6 +129,12 @@ struct Task {
   // e.g. a pipelined layer's weights across samples); it counts against the buffer of every
   // task on the unit meanwhile. Accelerator evaluators only (GPU evaluators ignore it).
   std::vector<int> pinned;
+  // The bytes of each unit's local buffer the task's loop nest is mapped within (its loop order
+  // and reduction chunks chosen among those whose working set fits): the budget the plan sized
+  // its tile against, e.g. a share of the buffer that leaves the rest to tensors kept between
+  // tasks. 0: the whole local buffer (never more than it). Accelerator evaluators only (GPU
+  // evaluators ignore it).
+  int64_t buffer_bytes = 0;
 };
 
 struct Stage {

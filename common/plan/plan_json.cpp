@@ -70,6 +70,7 @@ ordered_json task_json(const Graph& g, const Task& t) {
     for (int x : t.pinned) a.push_back(tensor_ref(g, x));
     jt["pinned"] = std::move(a);
   }
+  if (t.buffer_bytes != 0) jt["buffer_bytes"] = t.buffer_bytes;
   if (t.placement != Placement{}) {
     ordered_json p;
     p["unit"] = std::string(unit_kind_name(t.placement.unit));
@@ -160,7 +161,7 @@ class Reader {
     if (version >= 2)
       only_keys(jt, wt,
                 {"kind", "ops", "regions", "reduction", "kept", "scope", "tile", "halo",
-                 "placement", "pinned"});
+                 "placement", "pinned", "buffer_bytes"});
     Task t;
     if (jt.contains("kind"))
       t.kind = named(jt["kind"], wt + ".kind", "sequential|merged|fused", task_kind_from_name);
@@ -177,7 +178,7 @@ class Reader {
     if (jt.contains("kept")) t.kept = levels(jt["kept"], wt + ".kept");
     if (jt.contains("tile")) t.tile = ints(jt["tile"], wt + ".tile");
     if (version == 1) {
-      for (const char* k : {"regions", "reduction", "scope", "halo", "pinned"})
+      for (const char* k : {"regions", "reduction", "scope", "halo", "pinned", "buffer_bytes"})
         if (jt.contains(k))
           fail(wt, std::string("key '") + k + "' is format version 2 but the file has no version",
                "\"version\": 2 at the top level");
@@ -221,6 +222,13 @@ class Reader {
       if (!a.is_array()) fail(wt + ".pinned", "not an array", "an array of tensor names");
       for (const auto& name : a)
         t.pinned.push_back(tensor(string(name, wt + ".pinned", "a tensor name"), wt + ".pinned"));
+    }
+    if (jt.contains("buffer_bytes")) {
+      const std::string w = wt + ".buffer_bytes";
+      if (!jt["buffer_bytes"].is_number_integer() || jt["buffer_bytes"].get<int64_t>() < 0)
+        fail(w, "not a non-negative integer",
+             "the bytes of each unit's local buffer the task is mapped within (0: all of it)");
+      t.buffer_bytes = jt["buffer_bytes"].get<int64_t>();
     }
     if (jt.contains("halo")) {
       const json& h = jt["halo"];

@@ -216,11 +216,14 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   AtomTiling r;
   if (l.splittable) {
     // The atom's task is placed on engine 0 alone (atom_base_task): the model's units {0}.
-    const std::vector<int64_t> tile = dsa_task_tile(g, t, spec, spec.local_bytes / 2);
+    const int64_t budget = spec.local_bytes / 2;
+    const std::vector<int64_t> tile = dsa_task_tile(g, t, spec, budget);
     if (!tile.empty()) {  // one whole tile may still run its reduction in chunks
       t.kind = TaskKind::Fused;
       t.tile = tile;
+      t.buffer_bytes = budget;
       r.tile = tile;
+      r.buffer_bytes = budget;
     }
   }
   const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);

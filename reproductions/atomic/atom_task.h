@@ -9,7 +9,8 @@
 // nest chooses, common/dsamodel/buffer_nest.h) with the tile dsa_task_tile gives for half its
 // engine's buffer (the other half holds kept outputs): the least energy x cycles of its loop
 // nest among the halvings of its region whose working set fits (a whole region as its one
-// tile may still run its reduction in chunks).
+// tile may still run its reduction in chunks); a tiled atom's task is mapped within that half
+// too (Task::buffer_bytes), as the tile was priced.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,7 @@ uint32_t op_contents_id(const Graph& g, int op);
 
 struct AtomTiling {
   std::vector<int64_t> tile;  // empty: the atom runs whole
+  int64_t buffer_bytes = 0;   // the task's Task::buffer_bytes: the budget its tile was fitted to
   int64_t working_bytes = 0;  // the DSA model's working set of the atom's task (per engine)
   double loaded_bytes = 0;    // weights once + activations x re-reads, from memory
 };

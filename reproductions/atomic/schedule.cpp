@@ -334,6 +334,7 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
       if (!tiling.tile.empty()) {
         t.kind = TaskKind::Fused;
         t.tile = tiling.tile;
+        t.buffer_bytes = tiling.buffer_bytes;
       }
       stage.tasks.push_back(std::move(t));
     }

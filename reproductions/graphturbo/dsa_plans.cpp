@@ -111,12 +111,27 @@ bool divides(const Shape& s, const Step& st, int clusters) {
   return true;
 }
 
+// The share of a core's L1 a tile is fitted to, and its task's loop nest mapped within
+// (Task::buffer_bytes): kTileFractionOfL1.
+int64_t tile_budget(const DsaSpec& spec) {
+  return static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
+}
+
+// Sets t's tile to fit_tile's and its buffer to the budget that tile was fitted to.
+void set_tile(Task& t, const std::vector<int64_t>& tile, const DsaSpec& spec) {
+  t.tile = tile;
+  t.buffer_bytes = tile.empty() ? 0 : tile_budget(spec);
+}
+
 std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   // From one unit's part of the primary output (the region divided by the binding).
   std::vector<int64_t> tile = region_shape(task_written_region(g, t, task_primary_tensor(g, t)));
   for (size_t d = 0; d < tile.size() && d < t.placement.binding.size(); ++d)
     tile[d] = (tile[d] + t.placement.binding[d] - 1) / t.placement.binding[d];
-  const auto budget = static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
+  // Each trial's loop nest is mapped within the budget (as the task then runs): the halving
+  // stops at the first tile with a mapping that fits it.
+  const int64_t budget = tile_budget(spec);
+  t.buffer_bytes = budget;
   // Greedy over halvings (§4.1's LB-fitting tile, by the model's cost): while the working set
   // is over budget, halve the axis whose result has the lowest estimated time (compute cycles
   // plus activation re-reads and weights at a quarter of the DRAM bandwidth, one cluster's
@@ -213,7 +228,7 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
                     const DsaSpec& spec) {
   const std::set<int> sg_ops(ops.begin(), ops.end());
   const std::vector<std::vector<int>> layers = layers_of(g);
-  const auto budget = static_cast<int64_t>(kTileFractionOfL1 * double(spec.local_bytes));
+  const int64_t budget = tile_budget(spec);
   std::vector<std::vector<int>> first;
   for (int64_t k = 0; k < f; ++k) {
     const std::vector<std::vector<int>> steps = halo_steps(g, layers, sg_ops, d, k, f);
@@ -240,7 +255,7 @@ bool halo_steps_fit(const Graph& g, const std::vector<int>& ops, int d, int64_t 
       int64_t cores = 1;
       for (int64_t x : t.placement.binding) cores *= x;
       t.placement.count = static_cast<int>(cores);
-      t.tile = fit_tile(g, t, spec);
+      set_tile(t, fit_tile(g, t, spec), spec);
       if (dsa_task_estimate(g, t, spec).working_set_bytes > budget) return false;
     }
   }
@@ -303,7 +318,7 @@ std::vector<StageOfStep> stages_of_steps(const Graph& g, const std::vector<Step>
       t.placement.count = static_cast<int>(cores);
       t.placement.binding = b;
       if (fit && tile.empty()) tile = fit_tile(g, t, spec);
-      t.tile = tile;
+      set_tile(t, tile, spec);
       stage.tasks.push_back(std::move(t));
     }
     out.push_back({std::move(stage), st.instance});
@@ -388,7 +403,7 @@ void insert_concats(const Graph& g, std::vector<StageOfStep>& built,
   }
   for (size_t k : changed) {
     const std::vector<int64_t> tile = fit_tile(g, built[k].stage.tasks[0], spec);
-    for (Task& t : built[k].stage.tasks) t.tile = tile;
+    for (Task& t : built[k].stage.tasks) set_tile(t, tile, spec);
   }
 }
 

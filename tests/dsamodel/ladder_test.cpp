@@ -99,8 +99,12 @@ TEST(DsaLadder, AGemmBoundByThePort) {
 }
 
 // 64 x 512 x 256 in tiles of 32 output columns on an engine with 1 B/cycle of DRAM: the loop
-// over the column tiles does not select A (32 KiB), which stays; B's tiles (16 KiB) and y's (2
-// KiB) are double-buffered (69632 bytes). Every operand crosses DRAM once: 32768 + 131072 in,
+// over the column tiles does not select A (32 KiB). Kept whole beside B's double-buffered tiles
+// (16 KiB) and y's (2 KiB), 69632 bytes, the first tile's loads (50 KiB) come before any
+// compute; the mapper instead runs the reduction outermost in 4 chunks ("1>R"), each chunk of A
+// (8 KiB, double-buffered) loaded once beside B's chunk tiles (4 KiB, twice), the partial sums
+// of all 8 output tiles (8 x 2048 x 4) and one y tile: 92160 bytes, the first loads 14 KiB.
+// Either way every operand crosses DRAM once: 32768 + 131072 in,
 // 16384 out = 180224 bytes = 180224 cycles at 1 B/cycle, far above the compute (the port's
 // 106526 cycles). Loads end at 163840 + 50; y waits for the DRAM channel until the loads have
 // passed (163840) and ends at 163840 + 50 + 16384 = 180274, which ends the task.
@@ -108,7 +112,9 @@ TEST(DsaLadder, AGemmBoundByDram) {
   const DsaSpec spec = ladder_engine(1);
   const Graph g = ladder_gemm(64, 512, 256);
   const DsaTaskDemand d = dsa_task_demand(g, ladder_task({64, 32}), spec, {0});
-  EXPECT_EQ(d.working_set_bytes, 32768 + 2 * 16384 + 2 * 2048);
+  EXPECT_EQ(d.loop_order, "1>R");
+  EXPECT_EQ(d.tiles, 8 * 4);
+  EXPECT_EQ(d.working_set_bytes, 2 * 8192 + 2 * 4096 + 8 * 2048 * 4 + 2048);
   EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
   const EvaluationResult r = run(g, ladder_task({64, 32}), spec);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 180224);

@@ -44,5 +44,53 @@ TEST(DsaTaskEstimate, APlacementTheMachineLacksIsRefused) {
   EXPECT_THROW(dsa_task_estimate(g, ladder_task({}, UnitKind::Core), spec), Error);
 }
 
+// A task is mapped within the capacity its plan gives it (Task::buffer_bytes,
+// dsa_task_capacity). A [64, 2048] x B [2048, 128] in output tiles of 64 x 32 (4 tiles along
+// B's columns, one loop that selects B only), 1-byte elements, 4-byte partial sums:
+//  - the whole buffer (131072): the reduction outermost in 8 chunks ("1>R"): each chunk of A
+//    (16384 bytes, double-buffered) loaded once, B's tile chunks (65536 / 8 = 8192, twice), the
+//    partial sums of all 4 output tiles (4 x 2048 x 4 = 32768) and one output tile for the store
+//    (2048): 83968 bytes; A and B loaded once (131072 + 262144). In 4 chunks it would need
+//    65536 + 32768 + 32768 + 2048 = 133120, too many.
+//  - 40000 bytes: the partial sums of every tile no longer fit (in 64 chunks 4096 + 2048 + 32768
+//    + 2048 = 40960), so the reduction runs innermost ("R>1") in 16 chunks: A's chunk (8192,
+//    twice), B's (4096, twice), one tile's partial sums (8192) and its store (2048): 34816
+//    bytes, A loaded again for each of the 4 output tiles (524288 bytes).
+TEST(DsaTaskEstimate, ATaskIsMappedWithinTheBufferBytesItsPlanGivesIt) {
+  const DsaSpec spec = ladder_engine();
+  ASSERT_EQ(spec.local_bytes, 131072);
+  ASSERT_EQ(spec.element_bytes, 1);
+  ASSERT_EQ(spec.partial_sum_bytes, 4);
+  const Graph g = ladder_gemm(64, 2048, 128);
+  Task t = ladder_task({64, 32});
+  EXPECT_EQ(dsa_task_capacity(t, spec), 131072);
+  const DsaTaskDemand whole = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(whole.loop_order, "1>R");
+  EXPECT_EQ(whole.tiles, 4 * 8);
+  EXPECT_EQ(whole.working_set_bytes, 83968);
+  EXPECT_EQ(whole.held, (std::vector<double>{32768, 16384}));
+  EXPECT_EQ(whole.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(dsa_task_estimate(g, t, spec).loaded_bytes, 131072 + 262144);
+  t.buffer_bytes = 1 << 20;  // more than the buffer: the whole buffer
+  EXPECT_EQ(dsa_task_capacity(t, spec), 131072);
+  EXPECT_EQ(dsa_task_demand(g, t, spec, {0}).loop_order, "1>R");
+  t.buffer_bytes = 40000;
+  EXPECT_EQ(dsa_task_capacity(t, spec), 40000);
+  const DsaTaskDemand part = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(part.loop_order, "R>1");
+  EXPECT_EQ(part.tiles, 4 * 16);
+  EXPECT_EQ(part.working_set_bytes, 34816);
+  EXPECT_EQ(part.held, (std::vector<double>{16384, 8192}));
+  EXPECT_EQ(part.reload, (std::vector<double>{4, 1}));
+  const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
+  EXPECT_EQ(e.working_set_bytes, 34816);
+  EXPECT_DOUBLE_EQ(e.loaded_bytes, 4 * 131072 + 262144);
+  // The demand cache keys the capacity: the same task at the whole buffer is mapped again.
+  DsaDemandCache cache;
+  EXPECT_EQ(dsa_task_demand(g, t, spec, {0}, &cache).loop_order, "R>1");
+  t.buffer_bytes = 0;
+  EXPECT_EQ(dsa_task_demand(g, t, spec, {0}, &cache).loop_order, "1>R");
+}
+
 }  // namespace
 }  // namespace dgs

@@ -70,6 +70,7 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
     t.placement.count = 4;
     t.placement.binding = {1, 2, 2, 1};
     t.pinned = {g.find_tensor("w"), g.find_tensor("b")};
+    t.buffer_bytes = half ? 98304 : 0;
     p.stages.push_back(Stage{{t}});
   }
   p.check(g);
@@ -91,7 +92,10 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
   EXPECT_EQ(t.halo, u.halo);
   EXPECT_EQ(t.placement, u.placement);
   EXPECT_EQ(t.pinned, u.pinned);
-  EXPECT_EQ(plan_to_json(q, g), text);  // byte-identical second round
+  EXPECT_EQ(t.buffer_bytes, 98304);
+  EXPECT_NE(text.find("\"buffer_bytes\": 98304"), std::string::npos) << text;
+  EXPECT_EQ(q.stages[0].tasks.at(0).buffer_bytes, 0);  // absent: the whole buffer
+  EXPECT_EQ(plan_to_json(q, g), text);                 // byte-identical second round
 }
 
 TEST(Plan, JsonRoundTripKeepsReductionSplits) {
@@ -432,6 +436,13 @@ TEST(Plan, BadJsonGivesOneLineNamingTheField) {
        "stages[0].tasks[0].pinned: not a string"},
       {R"({"stages": [{"tasks": [{"ops": ["a"], "pinned": ["x"]}]}]})",
        "key 'pinned' is format version 2 but the file has no version"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "buffer_bytes": -1}]}]})",
+       "stages[0].tasks[0].buffer_bytes: not a non-negative integer; expected the bytes of each "
+       "unit's local buffer the task is mapped within (0: all of it)"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "buffer_bytes": 1.5}]}]})",
+       "stages[0].tasks[0].buffer_bytes: not a non-negative integer"},
+      {R"({"version": 2, "stages": [{"tasks": [{"ops": ["a"], "buffer_bytes": "64k"}]}]})",
+       "stages[0].tasks[0].buffer_bytes: not a non-negative integer"},
   };
   for (const auto& [text, needle] : cases) {
     const std::string m = message(text);
