@@ -265,18 +265,18 @@ struct Declared {
   double same;      // declared, the same mapping (all 72 pairs)
 };
 constexpr Declared kDeclared[] = {
-    {"kc.cycles.median", 0.10, 0.13, 0.03},        {"kc.cycles.resnet50", 0.05, 0.19, 0.02},
-    {"kc.cycles.vgg19", 0.05, 0.23, 0.02},         {"yx.cycles.median", 0.10, 0.04, 0.03},
-    {"yx.cycles.resnet50", 0.05, 0.58, 0.02},      {"yx.cycles.vgg19", 0.05, 0.66, 0.08},
-    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.22, 0.02},
-    {"kc.dram_bytes.vgg19", 0.15, 0.33, 0.06},     {"yx.dram_bytes.median", 0.15, 0.09, 0.01},
-    {"yx.dram_bytes.resnet50", 0.15, 0.15, 0.06},  {"yx.dram_bytes.vgg19", 0.15, 0.11, 0.11},
-    {"kc.register_pj.median", 0.15, 0.42, 0.08},   {"kc.register_pj.resnet50", 0.15, 0.17, 0.25},
-    {"kc.register_pj.vgg19", 0.15, 0.48, 0.45},    {"yx.register_pj.median", 0.15, 0.02, 0.01},
-    {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.12, 0.01},
-    {"kc.sram_pj.median", 0.15, 0.15, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.22, 0.01},
-    {"kc.sram_pj.vgg19", 0.15, 0.23, 0.02},        {"yx.sram_pj.median", 0.15, 0.23, 0.05},
-    {"yx.sram_pj.resnet50", 0.15, 0.65, 0.02},     {"yx.sram_pj.vgg19", 0.15, 0.81, 0.04},
+    {"kc.cycles.median", 0.10, 0.10, 0.04},        {"kc.cycles.resnet50", 0.05, 0.15, 0.02},
+    {"kc.cycles.vgg19", 0.05, 0.22, 0.04},         {"yx.cycles.median", 0.10, 0.05, 0.03},
+    {"yx.cycles.resnet50", 0.05, 0.59, 0.06},      {"yx.cycles.vgg19", 0.05, 0.66, 0.03},
+    {"kc.dram_bytes.median", 0.15, 0.04, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.01, 0.01},
+    {"kc.dram_bytes.vgg19", 0.15, 0.44, 0.02},     {"yx.dram_bytes.median", 0.15, 0.02, 0.01},
+    {"yx.dram_bytes.resnet50", 0.15, 0.04, 0.27},  {"yx.dram_bytes.vgg19", 0.15, 0.01, 0.01},
+    {"kc.register_pj.median", 0.15, 0.45, 0.22},   {"kc.register_pj.resnet50", 0.15, 0.17, 0.30},
+    {"kc.register_pj.vgg19", 0.15, 0.46, 0.16},    {"yx.register_pj.median", 0.15, 0.01, 0.01},
+    {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.11, 0.01},
+    {"kc.sram_pj.median", 0.15, 0.14, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.21, 0.01},
+    {"kc.sram_pj.vgg19", 0.15, 0.26, 0.02},        {"yx.sram_pj.median", 0.15, 0.43, 0.04},
+    {"yx.sram_pj.resnet50", 0.15, 0.67, 0.09},     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.05},
 };
 
 // No layer slower than ZigZag's own search by more than this (ours / ZigZag's cycles; the
@@ -387,10 +387,11 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
 // where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits). Of the other
-// 24, 8 are within 1% and 16 are ZigZag's by more (README, "Which search is better"): its search
-// keeps an operand resident or its partial sums in the registers where ours double-buffers and
-// chunks the reduction innermost (ResNet-50's KC-P layer4.1.conv1 1.92x, layer4.1.conv2 1.84x).
-constexpr size_t kOurMappingEdpNotWorse = 48, kOurMappingEdpNotWorseExact = 12;
+// 25, 8 are within 1% and 17 are ZigZag's by more (README, "Which search is better"): its search
+// keeps its partial sums in the buffer or the registers where ours chunks the reduction innermost
+// (ResNet-50's KC-P layer4.1.conv1 1.92x, layer4.1.conv2 1.84x), or its allocation of our loop
+// order stalls where ours does not (YX-P layer3.1.conv1 and layer4.0.conv1 1.86x, rounded).
+constexpr size_t kOurMappingEdpNotWorse = 47, kOurMappingEdpNotWorseExact = 14;
 
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
