@@ -26,6 +26,9 @@ struct Pricing {
   bool stageable = false;            // the task's inputs fit the global level
   double bus = 0;                    // the unit's share of the cluster bus
   double out_tiles = 1;
+  // The narrower of the port and the DRAM share (the edges' and serial loads' rate), and of the
+  // port and the bus share (serial re-reads staged in the global level).
+  double narrowest = 0, narrowest_bus = 0;
 };
 
 Pricing pricing(const NestProblem& p, const DsaSpec& spec) {
@@ -41,7 +44,36 @@ Pricing pricing(const NestProblem& p, const DsaSpec& spec) {
                 c.once * p.units <= static_cast<double>(spec.global_bytes);
   c.bus = spec.global_bytes_per_cycle / std::max(1, spec.cores_per_cluster);
   for (double t : p.trips) c.out_tiles *= t;
+  c.narrowest = std::min(c.bw > 0 ? c.bw : c.share, c.share > 0 ? c.share : c.bw);
+  c.narrowest_bus = std::min(c.bw > 0 ? c.bw : c.bus, c.bus > 0 ? c.bus : c.bw);
   return c;
+}
+
+// What a mapping's cycles are made of (buffer_nest.h): the array's steps (with the other ops'),
+// the bytes the port, DRAM and (staged) the global level carry overlapped with them, the fill
+// and drain, and the edges' cycles.
+struct Bounds {
+  double steps = 0, port = 0, dram = 0, global = 0, fill = 0, edges = 0;
+  bool staged = false;
+};
+
+// The serial term of single-buffered loads and stores: `from_dram` bytes at the narrower of the
+// port and the DRAM share, `from_global` (staged re-reads) at the narrower of the port and the
+// bus, rounded up.
+double stall_of(const Pricing& c, double from_dram, double from_global) {
+  if (from_dram <= 0 && from_global <= 0) return 0;
+  return std::ceil((c.narrowest > 0 ? from_dram / c.narrowest : 0) +
+                   (c.narrowest_bus > 0 ? from_global / c.narrowest_bus : 0));
+}
+
+// The cycles of a mapping whose bounds are `b`, with `from_dram` and `from_global` bytes of it
+// serial (out of the overlapped bounds, into the serial term).
+double cycles_of(const Bounds& b, const Pricing& c, double from_dram, double from_global) {
+  const double port = c.bw > 0 ? std::ceil((b.port - (from_dram + from_global)) / c.bw) : 0;
+  const double dram = c.share > 0 ? (b.dram - from_dram) / c.share : 0;
+  const double global = b.staged ? (b.global - from_global) / c.bus : 0;
+  return std::max({b.steps, port, dram, global}) + b.fill + b.edges +
+         stall_of(c, from_dram, from_global);
 }
 
 // An operand's loops in the order `ord` (inner to outer; `trips` per loop; loop `skip` left
@@ -92,11 +124,12 @@ double registers_kept(const NestProblem& p, const std::vector<int>& ord,
 }
 
 // One mapping: the order `ord` (inner to outer, with the reduction loop, index p.trips.size(),
-// when `ch` > 1) and `trips` per loop, priced into `m` (its loaded, once and held resized);
+// when `ch` > 1) and `trips` per loop, priced into `m` (its loaded, once, held and single
+// resized), every operand loaded more than once double-buffered, and its cycles' parts into `b`;
 // returns the bytes loaded and stored.
 double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
                    const std::vector<int>& ord, const std::vector<double>& trips, double ch,
-                   size_t ci, NestMapping& m) {
+                   size_t ci, NestMapping& m, Bounds& b) {
   const bool split = ch > 1;
   const int reduction = static_cast<int>(p.trips.size());
   // The output tiles whose partial sums the buffer keeps: those of the loops inside the
@@ -128,6 +161,7 @@ double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
     m.once[i] = x.resident || (selecting <= 1 && !by_reduction);
     const double tile = by_reduction ? x.tile / ch : x.tile;
     m.held[i] = x.resident ? std::max(x.needed, tile) : tile * (m.once[i] ? 1 : 2);
+    m.single[i] = false;
     ws += m.held[i];
     second += m.once[i] ? 0 : tile;
     moved += m.loaded[i];
@@ -141,20 +175,23 @@ double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
   const double kept_bytes = p.kept_tile + p.kept_reduced_tile / ch;
   ws += kept_bytes * (out_tiles * ch > 1 ? 2 : 1);
   second += out_tiles * ch > 1 ? kept_bytes : 0;
-  const double port = c.bw > 0 ? std::ceil((array_port + p.other_port_bytes + moved) / c.bw) : 0;
   // Staged: DRAM moves the output and each input once, the global level the re-reads.
   const double again = moved - p.out_bytes - c.once;
   const bool staged = c.stageable && again > 0;
   const double dram_moved = staged ? p.out_bytes + c.once : moved;
-  const double dram = c.share > 0 ? dram_moved / c.share : 0;
-  const double global = staged ? again / c.bus : 0;
   // The first tile's loads come before any compute and the last tile's store after it.
   double edges = p.out_tile;
   for (const NestInput& x : p.inputs) edges += split && x.reduced ? x.tile / ch : x.tile;
-  const double bw = c.bw, share = c.share;
-  const double narrowest = std::min(bw > 0 ? bw : share, share > 0 ? share : bw);
-  m.cycles = std::max({p.array.steps + p.other_cycles, port, dram, global}) + p.array.fill_cycles +
-             (narrowest > 0 ? edges / narrowest : 0);
+  b.steps = p.array.steps + p.other_cycles;
+  b.port = array_port + p.other_port_bytes + moved;
+  b.dram = dram_moved;
+  b.staged = staged;
+  b.global = staged ? again : 0;
+  b.fill = p.array.fill_cycles;
+  b.edges = c.narrowest > 0 ? edges / c.narrowest : 0;
+  m.cycles = cycles_of(b, c, 0, 0);
+  m.single_output = false;
+  m.serial_bytes = m.stall_cycles = 0;
   m.energy_pj = array_pj + p.other_port_bytes * c.port_pj +
                 (staged ? moved * c.port_pj + dram_moved * 8 * spec.dram_pj_per_bit +
                               (c.once + again) * 8 * spec.global_pj_per_bit
@@ -167,6 +204,81 @@ double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
   m.array_sums = sums;
   m.array_chunks = ci;
   return moved;
+}
+
+// The operands a mapping may single-buffer (buffer_nest.h): per candidate the input (-1: the
+// output), its second buffer and its serial bytes from DRAM and from the global level.
+struct Single {
+  int input = -1;
+  double second = 0, from_dram = 0, from_global = 0;
+};
+
+// Every subset of up to this many candidates is tried; more: all of them single-buffered.
+constexpr size_t kSingleCandidates = 4;
+
+// The single-buffered variant buffer_nest.h takes of the mapping `m` (priced by price_order, its
+// parts `b`, `ch` chunks), whose working set is over `capacity`, into `m`. `cands`: scratch.
+void single_buffer(const NestProblem& p, const Pricing& c, const Bounds& b, double ch,
+                   double capacity, std::vector<Single>& cands, NestMapping& m) {
+  cands.clear();
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (m.once[i]) continue;  // held once already (resident inputs too)
+    const NestInput& x = p.inputs[i];
+    const double tile = ch > 1 && x.reduced ? x.tile / ch : x.tile;
+    const double serial = std::max(0.0, m.loaded[i] - tile);  // after the first tile
+    // Staged, the input's needed bytes come from DRAM, the re-reads from the global level.
+    const double from_dram = b.staged ? std::min(serial, std::max(0.0, x.needed - tile)) : serial;
+    cands.push_back({static_cast<int>(i), tile, from_dram, serial - from_dram});
+  }
+  if (c.out_tiles > 1)  // every store but the last tile's
+    cands.push_back({-1, p.out_tile, std::max(0.0, p.out_bytes - p.out_tile), 0});
+  if (cands.empty()) return;
+  const size_t k = cands.size();
+  double all = 0;
+  for (const Single& x : cands) all += x.second;
+  // The chosen subset (bit j: cands[j]); every candidate when none fits or there are many.
+  uint32_t chosen = 0;
+  bool everything = true;
+  if (k <= kSingleCandidates && m.working_set - all <= capacity) {
+    double best_cycles = 0, best_ws = 0;
+    for (uint32_t mask = 1; mask < (1u << k); ++mask) {
+      double second = 0, from_dram = 0, from_global = 0;
+      for (size_t j = 0; j < k; ++j) {
+        if (!(mask & (1u << j))) continue;
+        second += cands[j].second;
+        from_dram += cands[j].from_dram;
+        from_global += cands[j].from_global;
+      }
+      const double ws = m.working_set - second;
+      if (ws > capacity) continue;
+      const double cycles = cycles_of(b, c, from_dram, from_global);
+      if (everything || cycles < best_cycles || (cycles == best_cycles && ws < best_ws)) {
+        everything = false;
+        chosen = mask;
+        best_cycles = cycles;
+        best_ws = ws;
+      }
+    }
+  }
+  double second = 0, from_dram = 0, from_global = 0;
+  for (size_t j = 0; j < k; ++j) {
+    if (!everything && !(chosen & (1u << j))) continue;
+    const Single& x = cands[j];
+    second += x.second;
+    from_dram += x.from_dram;
+    from_global += x.from_global;
+    if (x.input < 0) {
+      m.single_output = true;
+      continue;
+    }
+    m.single[static_cast<size_t>(x.input)] = true;
+    m.held[static_cast<size_t>(x.input)] = x.second;
+  }
+  m.working_set -= second;
+  m.second_buffers -= second;
+  m.serial_bytes = from_dram + from_global;
+  m.stall_cycles = stall_of(c, from_dram, from_global);
+  m.cycles = cycles_of(b, c, from_dram, from_global);
 }
 
 }  // namespace
@@ -186,7 +298,10 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
   m.loaded.resize(p.inputs.size());
   m.once.resize(p.inputs.size());
   m.held.resize(p.inputs.size());
+  m.single.resize(p.inputs.size());
   std::vector<int> ord;
+  Bounds b;
+  std::vector<Single> cands;
   do {
     for (double ch : chunks) {
       const size_t ci =
@@ -197,7 +312,8 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
         ord = outputs;
         if (ch > 1)
           ord.insert(ord.begin() + static_cast<std::ptrdiff_t>(at), static_cast<int>(loops));
-        const double moved = price_order(p, spec, c, ord, trips, ch, ci, m);
+        const double moved = price_order(p, spec, c, ord, trips, ch, ci, m, b);
+        if (m.working_set > capacity) single_buffer(p, c, b, ch, capacity, cands, m);
         const bool fits = m.working_set <= capacity;
         bool better = !have;
         if (have) {

@@ -33,7 +33,7 @@
 // once, once when it stays for the whole task (a resident input: its whole needed bytes); the
 // output tile twice when there are several (the store of one overlaps the next), or, with the
 // reduction tiled, once plus the partial sums it keeps (above); intermediates kept inside the
-// task, twice when tiled.
+// task, twice when tiled. A single-buffered input or output (below) counts its tile once.
 //
 // The mapping: of those whose working set fits `capacity`, the one with the least energy x
 // cycles (the objective of array_nest.h). Cycles: the longest of the array, its port with the
@@ -42,6 +42,30 @@
 // narrower of the port and that share. Energy: the array's, the port's for the other ops, and
 // the port's and DRAM's for every byte loaded or stored. Ties: the smaller working set, then
 // the fewer bytes. When none fits, the smallest working set (the caller refuses it).
+//
+// Single buffering (a choice of the mapper per loop order and chunking): each input loaded more
+// than once, and the output tile when there are several, may be held once instead of twice (the
+// second buffer dropped from the working set). The load of its next tile then cannot overlap the
+// compute on the current one (the store of the output's tile, the next tile's compute): its
+// bytes after the first tile (the output's before the last tile, whose store the edges charge)
+// leave the overlapped bounds above (the port's, and DRAM's or, staged, the global level's for
+// the re-reads) and are added serially, at the narrower of the port and the DRAM share (re-reads
+// staged in the global level: of the port and the bus share), rounded up to a whole cycle:
+//   cycles = max(array, port, DRAM, global over the overlapped bytes) + fill and drain + edges
+//            + ceil(serial bytes from DRAM / narrowest + serial re-reads / narrowest of bus).
+// This is ZigZag's stall (cost_model.py: per period of a memory that is not double-buffered, the
+// transfer's cycles beyond its allowed window, added to the ideal cycles) with the window taken
+// as zero: a tile's data may be used by the array's nest until its last step, so none of it is
+// replaced earlier (ZigZag allows the last iteration of the level's top irrelevant loop, the
+// whole period when that loop is relevant: ours stalls at least as long). (Timeloop has no stall:
+// every level overlaps.) Each overlapped bound loses no more than the serial term adds (the
+// narrowest is no wider than the port, DRAM or the bus, and ceil(a) + ceil(b) >= ceil(a + b)), so
+// a single-buffered mapping never has fewer cycles than the same mapping double-buffered, and the
+// energy is the same: it is tried only where the double-buffered working set does not fit, and
+// then of the subsets of those operands (every subset of up to kSingleCandidates, else all of
+// them) the one that fits with the fewest cycles (ties: the smaller working set, the earlier
+// subset); none fits: all of them (the smallest working set). The floors below (cycles from
+// the double-buffered bounds) stay floors.
 //
 // A global level (a cluster's LLB, DsaSpec::global_level) between the buffer and DRAM: when a
 // mapping loads some input again and every input of the task (all its units' needed bytes)
@@ -114,8 +138,15 @@ struct NestMapping {
   std::vector<double> loaded;  // per input: bytes loaded over the task (>= its needed bytes)
   std::vector<bool> once;      // per input: loaded once and kept for the whole task
   std::vector<double> held;    // per input: what the working set counts for it
+  // Per input: held once though loaded more than once (single-buffered, above); and the output.
+  std::vector<bool> single;
+  bool single_output = false;
   double working_set = 0;
   double second_buffers = 0;  // of the working set, the second buffers of what is double-buffered
+  // Bytes of single-buffered loads and stores serial to the compute (through the port), and the
+  // cycles they add (the serial term above).
+  double serial_bytes = 0;
+  double stall_cycles = 0;
   double cycles = 0;
   double energy_pj = 0;  // the array's, the other ops' port traffic, every byte loaded or stored
   double tiles = 1;      // output tiles x reduction chunks

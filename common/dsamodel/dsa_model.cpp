@@ -236,7 +236,9 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     staged_start = std::min(staged_start, loads.staged_start);
     // The port carries the operands to and from the array and vector unit and, while tiles
     // run, this unit's loads and stores as well: the compute lasts as long as the longer of the
-    // two (an untiled task loads before and stores after it computes).
+    // two (an untiled task loads before and stores after it computes). The loads and stores of
+    // single-buffered tiles (buffer_nest.h) do not overlap it: their bytes leave the port's sum
+    // and their stall (the mapper's, at the narrower of the port and the DRAM share) is added.
     double moved = 0;
     for (const Piece& pc : pieces) moved += tiled ? pc.bytes / n : 0;
     moved -= tiled ? local_hit : 0;
@@ -247,9 +249,10 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       if (!stays || partial_follower)
         moved += static_cast<double>(written_elems(d, x)) * s_.element_bytes / n;
     }
+    moved = tiled ? std::max(0.0, moved - d.serial_bytes) : moved;
     const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
-    const double compute =
-        std::max(d.compute_cycles() + add_cycles, port + d.fill_cycles) + overhead;
+    const double compute = std::max(d.compute_cycles() + add_cycles, port + d.fill_cycles) +
+                           overhead + (tiled ? d.stall_cycles : 0);
     double cs = 0, ce = 0;
     if (tiled) {
       cs = std::max({stage_start, unit_free_[ui], load_start + (load_end - load_start) / tiles});

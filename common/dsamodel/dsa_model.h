@@ -29,13 +29,15 @@
 //    of the output tiles whose loops run inside the reduction's stay). An input stays while
 //    the loops that do not select it run inside every loop that does, and is loaded again
 //    otherwise (each input's reload); its tile counts once in the working set when it stays for
-//    the whole task, twice (double-buffered) when it streams, as do the output tiles; partial
+//    the whole task, twice (double-buffered) when it streams, as do the output tiles, or once
+//    where the mapper single-buffers it (its working set does not fit double-buffered); partial
 //    sums of a chunked reduction stay in the buffer. Loads of tile i+1 and stores of tile i-1
-//    overlap the compute of tile i, and its loads may start as soon as its unit's previous task
-//    has started its last tile (which then holds its last_tile_bytes) if both fit beside the
-//    resident tensors; a tiled task whose output stays local holds the whole output by its end.
-//    A task without a tile loads everything, computes, then stores, and its loads wait until its
-//    unit's previous task has ended.
+//    overlap the compute of tile i (a single-buffered tile's do not: the mapper's stall is added
+//    to the compute and its bytes leave the port's overlapped sum), and its loads may start as soon
+//    as its unit's previous task has started its last tile (which then holds its last_tile_bytes)
+//    if both fit beside the resident tensors; a tiled task whose output stays local holds the whole
+//    output by its end. A task without a tile loads everything, computes, then stores, and its
+//    loads wait until its unit's previous task has ended.
 //  - scope (where a written tensor stays until its readers have run): the local level (l1,
 //    sram) keeps it in the buffer of the unit(s) that wrote it, from the end of the writing task
 //    until the end of the last later stage that reads part of the written region (a region no

@@ -608,6 +608,8 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   d.tiles = static_cast<int64_t>(m.tiles);
   d.working_set_bytes = static_cast<int64_t>(std::ceil(m.working_set));
   d.last_tile_bytes = static_cast<int64_t>(std::ceil(m.working_set - m.second_buffers));
+  d.serial_bytes = m.serial_bytes;
+  d.stall_cycles = m.stall_cycles;
   d.loop_order = nest_order_name(m, tp.loop_names);
   d.nest_cycles = m.cycles;
   d.nest_energy_pj = m.energy_pj;

@@ -50,6 +50,10 @@ struct DsaTaskDemand {
   // Per unit: what the buffer holds while the last tile runs (the working set without the
   // second buffers of what streams; the whole working set untiled).
   int64_t last_tile_bytes = 0;
+  // Per unit: of a tiled task's loads and stores, the bytes of the tiles its buffer holds once
+  // (single-buffered, buffer_nest.h), serial to its compute, and the cycles they stall it.
+  double serial_bytes = 0;
+  double stall_cycles = 0;
   std::string loop_order;  // the buffer level's loops, inner to outer ("" untiled)
   // The array level's mapping (of a tiled task's first tile): "P1 K16 TCPK", its inner pixel and
   // output-channel trips and the loops above them, inner to outer (array_nest.h; "" none).

@@ -122,6 +122,35 @@ TEST(DsaLadder, AGemmBoundByDram) {
   EXPECT_LT(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, 180224);
 }
 
+// The same GEMM (4 B/cycle of DRAM) in 60000 bytes of buffer: double-buffered, 69632 bytes do not
+// fit, so B's tile is held once (buffer_nest.h): 32768 + 16384 + 2 x 2048 = 53248 bytes. (Chunking
+// the reduction would fit double-buffered but load A again for each of the 8 column tiles.) B's
+// loads after its first tile, 131072 - 16384 = 114688 bytes, are serial to the array: 28672 cycles
+// at 4 B/cycle, added to the compute; the port carries the operands and the other 65536 bytes
+// loaded or stored. Loads: 163840 bytes + 50 = 41010 cycles, the first tile's eighth before the
+// compute; y's last eighth (16384 bytes + 50: 4146 / 8) after it.
+TEST(DsaLadder, ATileThatDoesNotFitTwiceIsHeldOnceAndTheArrayWaitsForItsLoads) {
+  const DsaSpec spec = dsa_with_local_bytes(ladder_engine(), 60000);
+  const Graph g = ladder_gemm(64, 512, 256);
+  const DsaTaskDemand d = dsa_task_demand(g, ladder_task({64, 32}), spec, {0});
+  EXPECT_EQ(d.tiles, 8);
+  EXPECT_EQ(d.loop_order, "1");
+  EXPECT_EQ(d.working_set_bytes, 32768 + 16384 + 2 * 2048);
+  EXPECT_EQ(d.last_tile_bytes, 32768 + 16384 + 2048);
+  EXPECT_EQ(d.held, (std::vector<double>{32768, 16384}));
+  EXPECT_EQ(d.reload, (std::vector<double>{1, 1}));
+  EXPECT_EQ(d.stays, (std::vector<bool>{true, false}));
+  EXPECT_EQ(d.serial_bytes, 114688);
+  EXPECT_EQ(d.stall_cycles, 28672);
+  EXPECT_EQ(d.matrix_cycles, 32768 + 30);
+  const double compute = std::max(32798.0, std::ceil((d.operand_bytes + 65536) / 8) + 30) + 28672;
+  const EvaluationResult r = run(g, ladder_task({64, 32}), spec);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine") * spec.clock_mhz, compute);
+  EXPECT_DOUBLE_EQ(cycles(r, spec), 41010.0 / 8 + compute + 4146.0 / 8);
+  EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 180224);
+  EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 53248);
+}
+
 // 64 x 4096 x 64 in one output tile (the whole 64 x 64 output, 4096 bytes): A and B (262144
 // bytes each) do not fit the 128 KiB buffer, so the buffer nest chunks the reduction (chunks of
 // at least the array's 16 rows). The partial sums (64 x 64 x 4 bytes) stay in the buffer through
@@ -375,7 +404,10 @@ TEST(DsaLadder, PartialSumsCrossThePortBetweenReductionChunks) {
 // outermost order wins (62720 cycles against 111872, and less energy) where it fits; the array's
 // registers that hold X's chunk (8192 bytes over the task) keep it across the 3 output tiles
 // after the first, and the partial sums they would keep between chunks (2048 bytes) cross the
-// port. With 110000 bytes of buffer only the innermost order fits and is kept.
+// port. With 110000 bytes the outermost order still fits with X's half and y's tile held once
+// (81920 bytes): its 62720 cycles are DRAM's, and X's second half and y's stores (32768 + 3072
+// bytes), serial, leave DRAM's overlapped time as much as they add (8960 cycles). With 60000
+// bytes the innermost order is kept (below).
 NestProblem conv_like_nest() {
   NestProblem p;
   p.trips = {4};
@@ -411,23 +443,109 @@ TEST(DsaBufferNest, TheReductionOutermostLoadsTheInputOnceAndHoldsEveryPartialSu
   const double port_pj = 8 * spec.local_pj_per_bit;
   EXPECT_DOUBLE_EQ(m.energy_pj, 1e6 + (2048 - 6144) * (port_pj + 8 * spec.register_pj_per_bit) +
                                     200704 * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit));
+  EXPECT_EQ(m.single, (std::vector<bool>{false, false}));
+  const NestMapping once = map_buffer_nest(conv_like_nest(), spec, 110000);
+  EXPECT_EQ(nest_order_name(once, {"K"}), "K>R");
+  EXPECT_EQ(once.single, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(once.single_output);
+  EXPECT_EQ(once.working_set, 81920);
+  EXPECT_EQ(once.stall_cycles, (32768 + 3072) / 4);
+  EXPECT_EQ(once.cycles, 50176 + 12544);
 }
 
+// With 60000 bytes of buffer the outermost order does not fit even single-buffered (its partial
+// sums 16384 + X's half 32768 + W's 16384 + y's 1024 = 66560... less y's second: 65536), nor does
+// the unchunked one (X whole, 65536): the reduction stays innermost (R>K), whose double-buffered
+// working set (103424) must lose at least 43424 bytes: X's and W's second halves (32768 + 16384:
+// 54272), or those and y's (53248). X's loads after its first half (262144 - 32768) and W's
+// (131072 - 16384), 344064 bytes, are serial at 4 B/cycle: 86016 cycles; the rest overlaps the
+// array (40000 steps; the port's (65536 + 397312 - 344064) / 8 = 14848 and DRAM's 53248 / 4 =
+// 13312 under them): 40000 + 12544 + 86016 = 138560. With y's too: 40000 + 12544 + 86784.
 TEST(DsaBufferNest, WhereThePartialSumsOfEveryTileDoNotFitTheReductionStaysInnermost) {
   const DsaSpec spec = ladder_engine();
-  const NestMapping m = map_buffer_nest(conv_like_nest(), spec, 110000);
+  const NestMapping m = map_buffer_nest(conv_like_nest(), spec, 60000);
   EXPECT_EQ(nest_order_name(m, {"K"}), "R>K");
   EXPECT_EQ(m.reduction_chunks, 2);
   EXPECT_EQ(m.loaded, (std::vector<double>{262144, 131072}));
-  EXPECT_EQ(m.working_set, 103424);
+  EXPECT_EQ(m.single, (std::vector<bool>{true, true}));
+  EXPECT_FALSE(m.single_output);
+  EXPECT_EQ(m.held, (std::vector<double>{32768, 16384}));
+  EXPECT_EQ(m.working_set, 54272);
+  EXPECT_EQ(m.second_buffers, 1024);
   EXPECT_EQ(m.array_saved, 0);  // X's chunk changes every tile
   EXPECT_EQ(m.array_sums, 0);   // one tile between chunks: its sums stay in the registers
-  EXPECT_EQ(m.cycles, 99328 + 12544);
+  EXPECT_EQ(m.serial_bytes, 344064);
+  EXPECT_EQ(m.stall_cycles, 86016);
+  EXPECT_EQ(m.cycles, 40000 + 12544 + 86016);
   // The floor under every mapping (nest_edp_floor: each input loaded once) is under both.
   const double floor = nest_edp_floor(conv_like_nest(), spec, 1024);
   EXPECT_LE(floor, m.cycles * m.energy_pj);
   const NestMapping outer = map_buffer_nest(conv_like_nest(), spec, 131072);
   EXPECT_LE(floor, outer.cycles * outer.energy_pj);
+  EXPECT_LE(nest_edp_floor_tiled(conv_like_nest(), spec), m.cycles * m.energy_pj);
+}
+
+// Single buffering alone (buffer_nest.h): an input X (64 KiB) that the one output loop (4 tiles)
+// does not select stays; W (128 KiB) comes in 4 tiles of 32 KiB; 1 KiB of output per tile (4096
+// in all); no reduction chunks; 40000 array steps whose port carries 65536 bytes. Every byte is
+// loaded or stored once: 200704 bytes. Double-buffered the working set is 65536 + 2 x 32768 + 2 x
+// 1024 = 133120, and its cycles the longest of the steps, the port's (65536 + 200704) / 8 =
+// 33280 and DRAM's 200704 / 4 = 50176, plus the first tile's loads and the last store (1024 +
+// 65536 + 32768 bytes at 4 B/cycle: 24832): 75008.
+NestProblem streamed_weights_nest() {
+  NestProblem p;
+  p.trips = {4};
+  p.inputs = {NestInput{65536, 65536, 0u, false, false},
+              NestInput{131072, 32768, 1u, false, false}};
+  p.out_tile = 1024;
+  p.out_bytes = 4096;
+  p.array.steps = 40000;
+  p.array.chunked[0].port_bytes = 65536;
+  p.array.chunked[0].energy_pj = 1e6;
+  return p;
+}
+
+// In 128 KiB the double-buffered working set (133120) does not fit; W's tile held once does
+// (100352; y's too: 99328). W's loads after its first tile (131072 - 32768 = 98304 bytes) stall
+// the array: 24576 cycles at 4 B/cycle; the rest overlaps: the steps (40000) over the port's
+// (65536 + 200704 - 98304) / 8 = 20992 and DRAM's 102400 / 4 = 25600: 40000 + 24832 + 24576 =
+// 89408. With y's stores serial too: 40000 + 24832 + (98304 + 3072) / 4 = 90176, more: y stays
+// double-buffered. The bytes and the energy are those of the double-buffered mapping.
+TEST(DsaBufferNest, ATileThatDoesNotFitTwiceIsHeldOnceAndItsLoadsStall) {
+  const DsaSpec spec = ladder_engine();
+  const NestMapping m = map_buffer_nest(streamed_weights_nest(), spec, 131072);
+  EXPECT_EQ(m.loaded, (std::vector<double>{65536, 131072}));
+  EXPECT_EQ(m.once, (std::vector<bool>{true, false}));
+  EXPECT_EQ(m.single, (std::vector<bool>{false, true}));
+  EXPECT_FALSE(m.single_output);
+  EXPECT_EQ(m.held, (std::vector<double>{65536, 32768}));
+  EXPECT_EQ(m.working_set, 100352);
+  EXPECT_EQ(m.second_buffers, 1024);  // y's
+  EXPECT_EQ(m.serial_bytes, 98304);
+  EXPECT_EQ(m.stall_cycles, 24576);
+  EXPECT_EQ(m.cycles, 40000 + 24832 + 24576);
+  EXPECT_DOUBLE_EQ(m.energy_pj, 1e6 + 200704 * 8 * (spec.local_pj_per_bit + spec.dram_pj_per_bit));
+  // Below 99328 nothing fits: the smallest working set, everything held once.
+  const NestMapping none = map_buffer_nest(streamed_weights_nest(), spec, 99000);
+  EXPECT_EQ(none.single, (std::vector<bool>{false, true}));
+  EXPECT_TRUE(none.single_output);
+  EXPECT_EQ(none.working_set, 99328);
+  EXPECT_EQ(none.cycles, 40000 + 24832 + (98304 + 3072) / 4);
+}
+
+// Where the double-buffered working set fits (140000 bytes), it is kept: holding W once would
+// stall the array (89408 cycles above against 75008).
+TEST(DsaBufferNest, WhereTheSecondBufferFitsTheTileStaysDoubleBuffered) {
+  const DsaSpec spec = ladder_engine();
+  const NestMapping m = map_buffer_nest(streamed_weights_nest(), spec, 140000);
+  EXPECT_EQ(m.single, (std::vector<bool>{false, false}));
+  EXPECT_FALSE(m.single_output);
+  EXPECT_EQ(m.held, (std::vector<double>{65536, 65536}));
+  EXPECT_EQ(m.working_set, 133120);
+  EXPECT_EQ(m.second_buffers, 32768 + 1024);
+  EXPECT_EQ(m.serial_bytes, 0);
+  EXPECT_EQ(m.stall_cycles, 0);
+  EXPECT_EQ(m.cycles, 50176 + 24832);
 }
 
 }  // namespace
