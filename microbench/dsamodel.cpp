@@ -6,6 +6,9 @@
 //   - the model's tile search (dsa_task_tile, task_estimate.h) for every convolution and matrix
 //     product of ResNet-50 at batch 1 on one engine of atomic_mesh with half its buffer (as the
 //     atom tasks of reproductions/atomic ask),
+//   - the array level's mapping search (array_nest, array_nest.h) for every convolution and
+//     matrix product of ResNet-50 at batch 1, whole, on one engine of atomic_mesh, each call a
+//     search (a port-sharing byte count new to the memo per iteration),
 //   bench_dsamodel --benchmark_counters_tabular=true
 // The plans come from dgs::layer_split_test_plan (a test plan, not any paper's scheduler); they
 // are built once, outside the timed loop.
@@ -14,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/task_estimate.h"
@@ -93,6 +97,35 @@ void BM_TileSearchOfEveryResNet50Layer(benchmark::State& state) {
   state.counters["layers"] = static_cast<double>(tasks.size());
 }
 BENCHMARK(BM_TileSearchOfEveryResNet50Layer)->Unit(benchmark::kMillisecond);
+
+void BM_ArrayNestSearchOfEveryResNet50Layer(benchmark::State& state) {
+  dgs::ZooOptions zo;
+  zo.batch = 1;
+  static const dgs::Graph g = dgs::build_zoo_model("resnet50", zo);
+  const dgs::DsaSpec mesh = dgs::load_dsa_spec("atomic_mesh");
+  const dgs::DsaSpec spec =
+      dgs::dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  std::vector<dgs::ArrayShape> shapes;
+  for (size_t op = 0; op < g.ops().size(); ++op) {
+    const dgs::Op& o = g.op(static_cast<int>(op));
+    if (o.kind != dgs::OpKind::Conv && o.kind != dgs::OpKind::Gemm && o.kind != dgs::OpKind::MatMul)
+      continue;
+    const dgs::Tensor& out = g.tensor(o.outputs.at(0));
+    dgs::Region all;
+    for (int64_t d : out.shape) all.push_back({0, d});
+    shapes.push_back(dgs::matrix_shape(g, static_cast<int>(op), all, spec));
+  }
+  double sharing = 0;
+  for (auto _ : state) {
+    sharing += 1;  // a key the memo has not seen: every call searches
+    for (dgs::ArrayShape s : shapes) {
+      s.port_sharing_bytes = sharing;
+      benchmark::DoNotOptimize(dgs::array_nest(s, spec));
+    }
+  }
+  state.counters["layers"] = static_cast<double>(shapes.size());
+}
+BENCHMARK(BM_ArrayNestSearchOfEveryResNet50Layer)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -27,7 +27,7 @@ struct Loop {
   uint8_t dim = 0;
   double trips = 1;
 };
-using Nest = std::array<Loop, 6>;  // inner to outer
+using Nest = std::array<Loop, 7>;  // inner to outer (the last: the reduction chunks)
 
 // How often an operand's register contents change over the whole nest, and how many distinct
 // contents there are.
@@ -38,11 +38,17 @@ struct Fetches {
   std::array<double, 4> again{1, 1, 1, 1};  // per dimension: the passes its loops add
 };
 
+// The distinct combinations of an operand's relevant dimensions.
+double distinct_of(const Operand& x, const std::array<double, 4>& n) {
+  double distinct = 1;
+  for (int d = 0; d < 4; ++d)
+    if (x.relevant & (1u << d)) distinct *= n[static_cast<size_t>(d)];
+  return distinct;
+}
+
 Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 4>& n) {
   Fetches f;
-  f.distinct = 1;
-  for (int d = 0; d < 4; ++d)
-    if (x.relevant & (1u << d)) f.distinct *= n[static_cast<size_t>(d)];
+  f.distinct = distinct_of(x, n);
   for (const Loop& l : nest) {
     if (l.trips <= 1) continue;  // a loop of one trip changes nothing (nor ends the run)
     if (x.relevant & (1u << l.dim)) break;
@@ -291,154 +297,260 @@ class FirstOrders {
   size_t n_ = 0;
 };
 
-ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
-  ArrayNest r;
-  r.macs = s.macs();
-  if (r.macs <= 0 || spec.matrix_macs_per_cycle <= 0) return r;
-  const double rows = spec.matrix_tile_rows, cols = spec.matrix_tile_columns;
-  const double per_pe = spec.matrix_macs_per_cycle / (rows * cols);
-  const double eb = spec.element_bytes, pb = spec.partial_sum_bytes;
-  std::array<double, 4> n{};
-  // Elements a step moves per operand (weights into PEs, inputs into rows or PEs, partial sums
-  // out of columns or PEs), and the combinations each operand's registers hold.
+// The constants of one shape's search (search_array_nest): the folds, what a step moves per
+// operand, the operands' registers, the energies.
+struct NestSearch {
+  std::array<double, 4> n{};  // folds per dimension (P, K, C, T)
+  double steps = 0, groups = 1, port_sharing = 0;
   double vec_w = 0, vec_i = 0, vec_o = 0, reads_i_per_step = 0;
   Operand w{(1u << kK) | (1u << kC) | (1u << kT), 1}, in{(1u << kP) | (1u << kC) | (1u << kT), 1},
       out{(1u << kP) | (1u << kK), 1};
-  const Operand in_reads = in;  // what each register read selects (yx: before any sharing)
-  const bool kc = spec.dataflow == DsaDataflow::KC;
-  if (kc) {
+  Operand in_reads;  // what each register read selects (yx: before any sharing)
+  double eb = 1, pb = 4, bw = 0, mac_pj = 0, port_pj = 0, register_pj = 0;
+  double once_w = 0, once_i = 0;  // the weights' and the inputs' bytes, each read once
+  double sums_bits = 0;           // the partial sums' register reads and writes
+};
+
+// One nest priced (array_nest.h): its port bytes, register bits, energy and cycles.
+struct NestPrice {
+  Fetches fw, fi, fo;
+  double wb = 0, ib = 0, ob = 0, bits = 0, energy = 0, cycles = 0;
+};
+
+// The energy x cycles of `port` bytes through the port and `bits` register bits besides their
+// writes (price_nest's arithmetic).
+double edp_floor(const NestSearch& x, double port, double bits) {
+  const double cycles = std::max(x.steps, x.bw > 0 ? std::ceil((port + x.port_sharing) / x.bw) : 0);
+  return (x.mac_pj + (bits + 8 * port) * x.register_pj + port * x.port_pj) * cycles;
+}
+
+// Prices `nest` into `p`, unless its energy x cycles is sure to exceed `bound` (>= 0): then
+// false. The floors: the outputs' bytes (computed first) with every weight and input read once,
+// then with the weights' own bytes; the register reads at `reads_floor` (no more than the nest's)
+// and the partial sums' (the same in every nest). Each term is no more than the nest's, in the same
+// arithmetic and order, so a nest skipped is one the search would not choose (above the best of its
+// chunk count so far).
+bool price_nest(const NestSearch& x, const Nest& nest, double bound, double reads_floor,
+                NestPrice& p) {
+  p.fo = fetches_of(x.out, nest, x.n);
+  const double partial = p.fo.fetches - p.fo.distinct;  // partial sums written and read back
+  p.ob = x.groups * x.vec_o * (p.fo.distinct * x.eb + 2 * partial * x.pb);
+  const double bits_floor = 8 * (x.eb * reads_floor) + x.sums_bits;
+  if (bound >= 0 && edp_floor(x, (x.once_w + x.once_i) + p.ob, bits_floor) > bound) return false;
+  p.fw = fetches_of(x.w, nest, x.n);
+  p.wb = x.groups * p.fw.fetches * x.vec_w * x.eb;
+  if (bound >= 0 && edp_floor(x, (p.wb + x.once_i) + p.ob, bits_floor) > bound) return false;
+  p.fi = fetches_of(x.in, nest, x.n);
+  p.ib = x.groups * p.fi.fetches * x.vec_i * x.eb;
+  const double port = p.wb + p.ib + p.ob;
+  p.cycles = std::max(x.steps, x.bw > 0 ? std::ceil((port + x.port_sharing) / x.bw) : 0);
+  // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
+  // inputs read once per datum while it stays; every partial sum read and written per step;
+  // every operand written once per fetch from the buffer.
+  const double reads_stay =
+      x.in_reads.relevant == x.in.relevant ? p.fi.stay : fetches_of(x.in_reads, nest, x.n).stay;
+  const double reads = x.steps / p.fw.stay * x.vec_w + x.steps / reads_stay * x.reads_i_per_step;
+  p.bits = 8 * (x.eb * reads) + x.sums_bits + 8 * port;
+  p.energy = x.mac_pj + p.bits * x.register_pj + port * x.port_pj;
+  return true;
+}
+
+// The shape's folds, step vectors and registers under the spec's dataflow (array_nest.h); r's
+// folds, steps and fill and drain.
+NestSearch nest_search(const ArrayShape& s, const DsaSpec& spec, ArrayNest& r) {
+  NestSearch x;
+  const double rows = spec.matrix_tile_rows, cols = spec.matrix_tile_columns;
+  const double per_pe = spec.matrix_macs_per_cycle / (rows * cols);
+  x.eb = spec.element_bytes;
+  x.pb = spec.partial_sum_bytes;
+  x.groups = s.groups;
+  x.port_sharing = s.port_sharing_bytes;
+  x.in_reads = x.in;
+  std::array<double, 4>& n = x.n;
+  if (spec.dataflow == DsaDataflow::KC) {
     n = {ceil_div_real(s.pixels, per_pe), ceil_div_real(s.k, cols), ceil_div_real(s.c, rows),
          s.taps};
     const double rows_used = std::min(s.c, rows), cols_used = std::min(s.k, cols);
     const double pixels_per_step = s.pixels / n[kP];
-    vec_w = rows_used * cols_used;
-    vec_i = rows_used * pixels_per_step;
-    reads_i_per_step = vec_i;
-    vec_o = cols_used * pixels_per_step;
-    w.capacity = spec.pe_weight_registers;
-    in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / pixels_per_step));
-    out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
+    x.vec_w = rows_used * cols_used;
+    x.vec_i = rows_used * pixels_per_step;
+    x.reads_i_per_step = x.vec_i;
+    x.vec_o = cols_used * pixels_per_step;
+    x.w.capacity = spec.pe_weight_registers;
+    x.in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / pixels_per_step));
+    x.out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
     r.folds = s.groups * n[kK] * n[kC] * n[kT];
   } else {
     const double folds = ceil_div_real(s.pixel_rows, rows) * ceil_div_real(s.pixel_columns, cols);
     n = {folds, s.k, ceil_div_real(s.c, per_pe), s.taps};
     const double channels_per_step = s.c / n[kC];
     const double pixels_per_fold = s.pixels / folds;
-    vec_w = channels_per_step;
-    vec_i = pixels_per_fold * channels_per_step;
-    reads_i_per_step = vec_i;
-    vec_o = pixels_per_fold;
-    w.capacity = std::max(1.0, std::floor(spec.pe_weight_registers / channels_per_step));
-    in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / channels_per_step));
-    out.capacity = spec.pe_output_registers;
+    x.vec_w = channels_per_step;
+    x.vec_i = pixels_per_fold * channels_per_step;
+    x.reads_i_per_step = x.vec_i;
+    x.vec_o = pixels_per_fold;
+    x.w.capacity = std::max(1.0, std::floor(spec.pe_weight_registers / channels_per_step));
+    x.in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / channels_per_step));
+    x.out.capacity = spec.pe_output_registers;
     // Inputs passed between neighbours: a fold's window per channel, held across the taps.
     const double window = s.input_window * channels_per_step;
     const double array_registers = rows * cols * spec.pe_input_registers;
     if (s.input_window > 0 && window <= array_registers) {
-      in.relevant = (1u << kP) | (1u << kC);
-      vec_i = window;
-      in.capacity = std::max(1.0, std::floor(array_registers / window));
+      x.in.relevant = (1u << kP) | (1u << kC);
+      x.vec_i = window;
+      x.in.capacity = std::max(1.0, std::floor(array_registers / window));
     }
     r.folds = s.groups * folds;
   }
   r.steps = s.groups * n[0] * n[1] * n[2] * n[3];
   r.fill_cycles = fill_and_drain(r.folds, spec);
+  x.steps = r.steps;
+  x.bw = spec.local_bandwidth();
+  x.mac_pj = r.macs * spec.mac_pj;
+  x.port_pj = 8 * spec.local_pj_per_bit;
+  x.register_pj = spec.register_pj_per_bit;
+  // As price_nest computes the bytes, with one fetch per distinct datum.
+  x.once_w = x.groups * distinct_of(x.w, n) * x.vec_w * x.eb;
+  x.once_i = x.groups * distinct_of(x.in, n) * x.vec_i * x.eb;
+  x.sums_bits = 8 * (x.pb * 2 * x.steps * x.vec_o);
+  return x;
+}
 
-  // The pixels (output folds) split into an inner part, innermost, of 1, 2, 4, ... up to the
-  // larger of the input and partial-sum registers, and an outer part; every order of the outer
-  // part and the other three loops: the least energy x cycles (ties: fewer cycles).
-  const double bw = spec.local_bandwidth();
-  const double mac_pj = r.macs * spec.mac_pj;
-  const double port_pj = 8 * spec.local_pj_per_bit, register_pj = spec.register_pj_per_bit;
+// Of an operand's distinct data (all the reduction's), what one of `chunks` reduction chunks
+// selects: its reduction folds ceil(n_C / chunks) of n_C.
+double per_chunk(const Fetches& f, const NestSearch& x, double chunks) {
+  return f.distinct / x.n[kC] * ceil_div_real(x.n[kC], chunks);
+}
+
+// The nest of one mapping: `p_in` pixel and `k_in` output-channel trips innermost, the outer
+// loops `outer` in the order `perm` (inner to outer), the chunk loop of `chunks` trips outermost.
+Nest nest_of(double p_in, double k_in, const std::array<Loop, 4>& outer,
+             const std::array<int, 4>& perm, double chunks) {
+  return {Loop{kP, p_in},
+          Loop{kK, k_in},
+          outer[static_cast<size_t>(perm[0])],
+          outer[static_cast<size_t>(perm[1])],
+          outer[static_cast<size_t>(perm[2])],
+          outer[static_cast<size_t>(perm[3])],
+          Loop{kC, chunks}};
+}
+
+// The outer loops of a split under `chunks` reduction chunks: the pixels' and output channels'
+// outer parts, the reduction folds of one chunk (ceil(n_C / chunks)), the taps.
+std::array<Loop, 4> outer_loops(const NestSearch& x, double p_in, double k_in, double chunks) {
+  return {Loop{kP, ceil_div_real(x.n[kP], p_in)}, Loop{kK, ceil_div_real(x.n[kK], k_in)},
+          Loop{kC, ceil_div_real(x.n[kC], chunks)}, Loop{kT, x.n[kT]}};
+}
+
+// The fewest register reads of a split: a weight stays at most through the pixels' loops (p_in
+// when an inner output-channel loop follows), an input through the output channels' (none when
+// an inner pixel loop comes first); as price_nest computes the reads.
+double reads_floor(const NestSearch& x, double p_in, double k_in) {
+  const double stay_w = k_in > 1 ? p_in : p_in * ceil_div_real(x.n[kP], p_in);
+  const double stay_i = p_in > 1 ? 1 : k_in * ceil_div_real(x.n[kK], k_in);
+  return x.steps / stay_w * x.vec_w + x.steps / stay_i * x.reads_i_per_step;
+}
+
+// The best mapping under `chunks` reduction chunks (array_nest.h) into `b`. `bound` (>= 0): an
+// energy x cycles some mapping of the count reaches (a nest above it is not the best: skipped).
+// `chosen`: the best nest's price.
+void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArray& b,
+                   NestPrice& chosen) {
+  const std::array<double, 4>& n = x.n;
   // The largest combination any operand's registers hold bounds the inner parts worth trying.
-  const double most_inner = std::max({w.capacity, in.capacity, out.capacity});
-  double best_edp = -1, best_cycles = 0;
-  std::array<double, 7> chunk_edp, chunk_cycles{};
-  chunk_edp.fill(-1);
+  const double most_inner = std::max({x.w.capacity, x.in.capacity, x.out.capacity});
   // Only the first of orders equal but for loops of one trip (FirstOrders), unless registers
   // of less than one combination split at such a loop.
-  const bool skip_single_trips = w.capacity >= 1 && in.capacity >= 1 && out.capacity >= 1;
-  // The fourth operand: its stay is the inputs' own when it selects the same dimensions.
-  const bool reads_like_inputs = in_reads.relevant == in.relevant;
+  const bool skip_single_trips = x.w.capacity >= 1 && x.in.capacity >= 1 && x.out.capacity >= 1;
+  // No order of a split can beat the best so far when even its floor does not: the outputs
+  // written once and, unless the registers hold them all, every partial sum out and back once
+  // per chunk (the chunk loop encloses the loop that ends their stay).
+  const double d_o = distinct_of(x.out, n);
+  const double partial = d_o > x.out.capacity ? d_o * chunks - d_o : 0;
+  const double ob_floor = x.groups * x.vec_o * (d_o * x.eb + 2 * partial * x.pb);
+  double best_edp = -1, best_cycles = 0;
   for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
     for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
-      const std::array<Loop, 4> outer = {Loop{kP, ceil_div_real(n[kP], p_in)},
-                                         Loop{kK, ceil_div_real(n[kK], k_in)}, Loop{kC, n[kC]},
-                                         Loop{kT, n[kT]}};
+      const double reads = reads_floor(x, p_in, k_in);
+      const double least =
+          edp_floor(x, (x.once_w + x.once_i) + ob_floor, 8 * (x.eb * reads) + x.sums_bits);
+      if (bound >= 0 && least > bound) continue;
+      const std::array<Loop, 4> outer = outer_loops(x, p_in, k_in, chunks);
       std::array<int, 4> perm{0, 1, 2, 3};
       FirstOrders orders;
       do {
         if (skip_single_trips && !orders.first(outer, perm)) continue;
-        const Nest nest = {Loop{kP, p_in},
-                           Loop{kK, k_in},
-                           outer[static_cast<size_t>(perm[0])],
-                           outer[static_cast<size_t>(perm[1])],
-                           outer[static_cast<size_t>(perm[2])],
-                           outer[static_cast<size_t>(perm[3])]};
-        const Fetches fw = fetches_of(w, nest, n), fi = fetches_of(in, nest, n),
-                      fo = fetches_of(out, nest, n);
-        const double wb = s.groups * fw.fetches * vec_w * eb;
-        const double ib = s.groups * fi.fetches * vec_i * eb;
-        const double partial = fo.fetches - fo.distinct;  // partial sums written and read back
-        const double ob = s.groups * vec_o * (fo.distinct * eb + 2 * partial * pb);
-        const double cycles =
-            std::max(r.steps, bw > 0 ? std::ceil((wb + ib + ob + s.port_sharing_bytes) / bw) : 0);
-        // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
-        // inputs read once per datum while it stays; every partial sum read and written per
-        // step; every operand written once per fetch from the buffer.
-        const double reads_stay = reads_like_inputs ? fi.stay : fetches_of(in_reads, nest, n).stay;
-        const double reads = r.steps / fw.stay * vec_w + r.steps / reads_stay * reads_i_per_step;
-        const double bits = 8 * (eb * reads + pb * 2 * r.steps * vec_o) + 8 * (wb + ib + ob);
-        const double energy = mac_pj + bits * register_pj + (wb + ib + ob) * port_pj;
-        const double edp = energy * cycles;
-        if (best_edp < 0 || edp < best_edp || (edp == best_edp && cycles < best_cycles)) {
-          best_edp = edp;
-          best_cycles = cycles;
-          r.weight_bytes = wb;
-          r.input_bytes = ib;
-          r.output_bytes = ob;
-          r.register_bits = bits;
-          // An operand whose registers hold all of it is read once (tiled_array_nest).
-          r.weights_held = s.groups <= 1 && fw.distinct <= w.capacity ? wb : 0;
-          r.inputs_held = s.groups <= 1 && fi.distinct <= in.capacity ? ib : 0;
-          r.energy_pj = energy;
-          r.pixels_inner = p_in;
-          r.channels_inner = k_in;
-          for (size_t i = 0; i < 4; ++i)
-            r.order[i] = kDimName[outer[static_cast<size_t>(perm[i])].dim];
-        }
-        // Under 2^i reduction chunks (array_nest.h): each output max(chunks, C passes) x T passes
-        // through the port, unless the registers hold every partial sum; the best per count.
-        const bool sums_stay = s.groups * fo.distinct <= out.capacity;
-        const double outputs = sums_stay ? 0 : s.groups * vec_o * fo.distinct;
-        for (size_t i = 0; i < r.chunked.size(); ++i) {
-          const double chunks = kChunks[i];
-          const double extra =
-              outputs * 2 * pb * fo.again[kT] * (std::max(chunks, fo.again[kC]) - fo.again[kC]);
-          const double port = wb + ib + ob + extra;
-          const double c_i =
-              std::max(r.steps, bw > 0 ? std::ceil((port + s.port_sharing_bytes) / bw) : 0);
-          const double e_i = energy + extra * (port_pj + 8 * register_pj);
-          ChunkedArray& b = r.chunked[i];
-          if (chunk_edp[i] < 0 || e_i * c_i < chunk_edp[i] ||
-              (e_i * c_i == chunk_edp[i] && c_i < chunk_cycles[i])) {
-            chunk_edp[i] = e_i * c_i;
-            chunk_cycles[i] = c_i;
-            b.port_bytes = port;
-            b.register_bits = bits + 8 * extra;
-            b.energy_pj = e_i;
-            b.weights_held = s.groups <= 1 && fw.distinct <= w.capacity ? wb : 0;
-            b.inputs_held = s.groups <= 1 && fi.distinct <= in.capacity ? ib : 0;
-            b.sums_kept = sums_stay ? s.groups * vec_o * fo.distinct * 2 * pb * (chunks - 1) : 0;
-            b.pixels_inner = p_in;
-            b.channels_inner = k_in;
-            for (size_t j = 0; j < 4; ++j)
-              b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
-          }
-        }
+        NestPrice p;
+        if (!price_nest(x, nest_of(p_in, k_in, outer, perm, chunks), bound, reads, p)) continue;
+        const double edp = p.energy * p.cycles;
+        if (best_edp >= 0 && (edp > best_edp || (edp == best_edp && p.cycles >= best_cycles)))
+          continue;
+        best_edp = edp;
+        best_cycles = p.cycles;
+        bound = bound < 0 ? edp : std::min(bound, edp);
+        chosen = p;
+        b.port_bytes = p.wb + p.ib + p.ob;
+        b.register_bits = p.bits;
+        b.energy_pj = p.energy;
+        // An operand whose registers hold all of what a chunk selects is read once per chunk
+        // (buffer_nest.h: the chunks select it); the partial sums the registers keep through
+        // the chunks when they hold every output.
+        const bool one = x.groups <= 1;
+        b.weights_held = one && per_chunk(p.fw, x, chunks) <= x.w.capacity ? p.wb : 0;
+        b.inputs_held = one && per_chunk(p.fi, x, chunks) <= x.in.capacity ? p.ib : 0;
+        b.sums_kept = x.groups * p.fo.distinct <= x.out.capacity
+                          ? x.groups * x.vec_o * p.fo.distinct * 2 * x.pb * (chunks - 1)
+                          : 0;
+        b.pixels_inner = p_in;
+        b.channels_inner = k_in;
+        for (size_t j = 0; j < 4; ++j)
+          b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
   }
+}
+
+// The energy x cycles of `b`'s loops under `chunks` reduction chunks: a bound for the search of
+// that count.
+double edp_of(const NestSearch& x, const ChunkedArray& b, double chunks) {
+  const std::array<Loop, 4> outer = outer_loops(x, b.pixels_inner, b.channels_inner, chunks);
+  std::array<int, 4> perm{};
+  for (size_t j = 0; j < 4; ++j)
+    perm[j] = static_cast<int>(std::find(kDimName, kDimName + 4, b.order[j]) - kDimName);
+  NestPrice p;
+  price_nest(x, nest_of(b.pixels_inner, b.channels_inner, outer, perm, chunks), -1, 0, p);
+  return p.energy * p.cycles;
+}
+
+ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
+  ArrayNest r;
+  r.macs = s.macs();
+  if (r.macs <= 0 || spec.matrix_macs_per_cycle <= 0) return r;
+  const NestSearch x = nest_search(s, spec, r);
+  // The chunk counts priced: those of no more chunks than reduction folds (chunk_counts, in
+  // buffer_nest.cpp, asks for no more: a chunk has at least the array's rows of channels).
+  size_t counts = 1;
+  while (counts < kChunks.size() && kChunks[counts] <= x.n[kC]) ++counts;
+  // Per count, every split and order under the chunk loop; the previous count's best loops give
+  // the search its first bound.
+  NestPrice unchunked, p;
+  for (size_t i = 0; i < counts; ++i)
+    search_chunks(x, kChunks[i], i > 0 ? edp_of(x, r.chunked[i - 1], kChunks[i]) : -1, r.chunked[i],
+                  i > 0 ? p : unchunked);
+  // The unchunked mapping's; a chunk count above the reduction folds (never asked for) as the
+  // largest priced.
+  const ChunkedArray& b = r.chunked[0];
+  r.weight_bytes = unchunked.wb;
+  r.input_bytes = unchunked.ib;
+  r.output_bytes = unchunked.ob;
+  r.register_bits = b.register_bits;
+  r.energy_pj = b.energy_pj;
+  r.weights_held = b.weights_held;
+  r.inputs_held = b.inputs_held;
+  r.pixels_inner = b.pixels_inner;
+  r.channels_inner = b.channels_inner;
+  r.order = b.order;
+  for (size_t i = counts; i < r.chunked.size(); ++i) r.chunked[i] = r.chunked[counts - 1];
   return r;
 }
 

@@ -40,16 +40,20 @@
 // cycles; the port's cycles count the task's loads and stores that share it) is the one used: the
 // objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
 //
-// Reduction chunks: a buffer level that runs the reduction in n chunks (buffer_nest.h) makes
-// them the outermost loop of the array's nest, so every output leaves the registers as a partial
-// sum after each chunk but the last and comes back for the next: max(n, C passes) x T passes
-// through the port instead of the mapping's C passes x T passes (a pass: what a loop of that
-// dimension above the partial sums' cut adds, as above; the chunks fall on reduction-fold
-// boundaries), unless the partial-sum registers hold every output of the nest (then they stay
-// through the chunks). The partial-sum bytes this adds, written and read back, cost the port's
-// bytes and energy and a register write each (as the public loop-nest cost models count a reduction
-// loop above the output's level; ZigZag on the same mapping, tools/validate_dsa), and the mapping
-// is chosen per n = 1, 2, 4, ..., 64 with them (ArrayNest::chunked).
+// Reduction chunks: a buffer level that runs the reduction in n chunks (buffer_nest.h) loads a
+// chunk's inputs and weights and runs the array through all of that chunk before the next (its
+// reduction loop lies outside every output tile it keeps partial sums for, and a tile's array
+// work lies inside it), so the chunks are the array nest's outermost loop, and each chunk count
+// has its own nest: the reduction-fold loop at ceil(C folds / n) trips (the chunks fall on
+// reduction-fold boundaries), in any order with the others, under the chunk loop of n trips.
+// Its fetches, port bytes, register bits and energy are counted on that nest as above, so the
+// partial sums' trips between chunks follow from it: the chunk loop is irrelevant to the outputs
+// and encloses every loop, so each output crosses the port once per chunk but the last (written
+// and read back) unless the partial-sum registers hold every output of the nest (then they stay
+// through the chunks); and a chunk's weights or inputs stay in the registers through the
+// chunk's loops that do not select them when that chunk's part fits. The mapping is chosen per
+// n = 1, 2, 4, ..., 64 (ArrayNest::chunked; a count above the reduction folds, which the buffer
+// level never asks for, takes the largest count's that is not).
 //
 // Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
 // the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
@@ -92,7 +96,9 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 
 struct ChunkedArray {
   double port_bytes = 0, register_bits = 0, energy_pj = 0;
-  // Of its weight and input bytes, an operand's when its registers hold all of it (as
+  // Of its weight and input bytes, an operand's when its registers hold all of what one chunk
+  // selects (read once per chunk: it can stay across buffer tiles that change neither it nor the
+  // chunk, buffer_nest.h's rule with the reduction loop selecting it; unchunked, as
   // ArrayNest::weights_held); and the partial-sum bytes its registers keep between the chunks
   // (every output of the nest held: written and read back once per chunk but the last), which
   // cross the port when the buffer level runs other tiles between two chunks (buffer_nest.h).
@@ -115,9 +121,10 @@ struct ArrayNest {
   double weights_held = 0;
   double inputs_held = 0;
   double energy_pj = 0;  // MACs, registers and port traffic
-  // The best mapping when the buffer level runs the reduction in 2^i chunks (above; [0]: the
-  // mapping above, unchunked): its port bytes, register bits and energy (the partial sums between
-  // chunks included) and its loops. A tiled nest sums them over the tiles (the first tile's loops).
+  // The best mapping when the buffer level runs the reduction in 2^i chunks (above: each count
+  // on its own nest; [0]: the mapping above, unchunked): its port bytes, register bits and energy
+  // (the partial sums between chunks included) and its loops. A tiled nest sums them over the
+  // tiles (the first tile's loops).
   std::array<ChunkedArray, 7> chunked{};
   double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
   double channels_inner = 1;  // the next: this many of the output-channel loop's trips

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/buffer_nest.h"
@@ -356,16 +357,21 @@ TEST(DsaLadder, ARegisterIsReadOnceWhileConsecutiveStepsUseItsDatum) {
 }
 
 // Partial sums between reduction chunks (array_nest.h): a buffer level that runs the reduction
-// in n chunks makes them the array's outermost loop, so each output goes to the buffer as a
-// partial sum (4 bytes) after every chunk but the last and comes back: 2 x 4 x (n - 1) bytes more
-// per output through the port, each written into a register again, unless the registers hold
-// every partial sum. KC-P, 32 x 4096 x 16: one output column fold, 32 pixels (rows), 256
-// reduction folds. A column's 24 partial-sum registers hold 16 of its 32 outputs: the mapping
-// runs 16 pixels through the whole reduction, then the other 16 (the weights, 256 per PE, read
-// twice: fewer bytes than the partial sums' 255 round trips the other order costs). In n chunks:
-// 32 x 16 x 8 x (n - 1) = 4096 (n - 1) bytes more, 8 register bits each, and their port and
-// register-write energy. 1 x 4096 x 16: the 16 partial sums stay in the registers through the
-// chunks, nothing more.
+// in n chunks makes them the array's outermost loop, each chunk a nest of its own with the
+// reduction loop at 1/n of its folds; every output goes to the buffer as a partial sum (4 bytes)
+// after each chunk but the last and comes back, unless the registers hold every partial sum.
+// KC-P, 32 x 4096 x 16: one output column fold, 32 pixels (rows), 256 reduction folds, 8192
+// steps. A column's 24 partial-sum registers hold 16 of its 32 outputs. Unchunked, the mapping
+// runs 16 pixels through the whole reduction, then the other 16: the weights (256 per PE, over
+// the 224 registers) read twice, 131072 bytes; the inputs once (131072), the outputs once (512):
+// 262656 bytes. In n >= 2 chunks a chunk's weights (256 / n per PE) fit: each chunk runs 16
+// pixels through its folds, then the other 16, its weights read once (65536 bytes in all), and
+// each output crosses once per chunk, 32 x 16 x 2 x 4 x (n - 1) = 4096 (n - 1) bytes more:
+// 197120 + 4096 (n - 1) bytes. The register reads are the unchunked mapping's (a weight read
+// once per 16 pixels: 8192 / 16 x 256; an input per step: 8192 x 16; a partial sum read and
+// written per step: 2 x 8192 x 16 at 4 bytes), 10485760 bits, plus a register write per byte
+// through the port. 1 x 4096 x 16: the 16 partial sums stay in the registers through the
+// chunks (kept: 16 x 2 x 4 x (n - 1) bytes, ChunkedArray::sums_kept), nothing more crosses.
 TEST(DsaLadder, PartialSumsCrossThePortBetweenReductionChunks) {
   const DsaSpec spec = ladder_engine();
   auto nest = [&](int64_t rows) {
@@ -373,18 +379,61 @@ TEST(DsaLadder, PartialSumsCrossThePortBetweenReductionChunks) {
     return array_nest(matrix_shape(g, 0, {{0, rows}, {0, 16}}, spec), spec);
   };
   const ArrayNest a = nest(32), one = nest(1);
+  EXPECT_EQ(a.steps, 8192);
+  EXPECT_EQ(a.weight_bytes, 131072);
+  EXPECT_EQ(a.port_bytes(), 262656);
+  EXPECT_EQ(a.register_bits, 10485760 + 8 * 262656);
   EXPECT_EQ(a.chunked[0].port_bytes, a.port_bytes());
   EXPECT_EQ(a.chunked[0].register_bits, a.register_bits);
   EXPECT_EQ(a.pixels_inner, 16);
+  const double mac_pj = 32 * 4096 * 16 * spec.mac_pj;
   for (size_t i = 1; i < a.chunked.size(); ++i) {
-    const double extra = 4096 * (std::ldexp(1.0, static_cast<int>(i)) - 1);
-    EXPECT_DOUBLE_EQ(a.chunked[i].port_bytes - a.port_bytes(), extra) << i;
-    EXPECT_DOUBLE_EQ(a.chunked[i].register_bits - a.register_bits, 8 * extra) << i;
-    EXPECT_NEAR(a.chunked[i].energy_pj - a.energy_pj,
-                extra * 8 * (spec.local_pj_per_bit + spec.register_pj_per_bit), 1e-6)
+    const double n = std::ldexp(1.0, static_cast<int>(i));
+    const double port = 197120 + 4096 * (n - 1);
+    const double bits = 10485760 + 8 * port;
+    EXPECT_EQ(a.chunked[i].port_bytes, port) << i;
+    EXPECT_EQ(a.chunked[i].register_bits, bits) << i;
+    EXPECT_NEAR(a.chunked[i].energy_pj,
+                mac_pj + bits * spec.register_pj_per_bit + port * 8 * spec.local_pj_per_bit, 1e-6)
         << i;
+    EXPECT_EQ(a.chunked[i].weights_held, 65536) << i;  // a chunk's weights held whole
+    EXPECT_EQ(a.chunked[i].sums_kept, 0) << i;
     EXPECT_EQ(one.chunked[i].port_bytes, one.port_bytes()) << i;
+    EXPECT_EQ(one.chunked[i].sums_kept, 16 * 2 * 4 * (n - 1)) << i;
   }
+}
+
+// The defect of issue #23 fixed: each chunk count is priced on its own nest. A tile of ResNet-50's
+// layer4.1.conv1 under KC-P (7 x 7 pixels, 128 of its output channels, 2048 reduction channels,
+// 1x1): 49 pixel steps, 8 output-channel folds, 128 reduction folds, 50176 steps. In 8 chunks
+// (16 reduction folds each) the mapping keeps 2 pixels innermost, then all 8 output-channel
+// folds, inside the chunk's 16 reduction folds, inside the other 25 pixel trips: 8 x 16 = 128
+// weights a PE, under the 224 registers, so a chunk's weights stay through the pixels and every
+// weight is read once per tile (128 x 2048 = 262144 bytes; held whole: ChunkedArray::
+// weights_held). The inputs: a row's 12 registers hold 2 pixels x 6 reduction folds through the
+// 8 output folds, so each input is read once (49 x 128 x 16 = 100352). The outputs: 2 pixels x
+// 8 folds (16 of a column's 24 registers) through the chunk, out after each chunk: 6272 written
+// once and 6272 x 7 x 2 x 4 = 351232 of partial sums. 720000 bytes (priced as before, on the
+// unchunked nest with the reduction loop at its 128 trips, the same loops hold 8 x 128 = 1024
+// weights a PE, re-read for each of the 25 pixel trips: 6.5 MB). Unchunked: 1071232 bytes.
+TEST(DsaLadder, AReductionChunkIsPricedOnItsOwnNest) {
+  const DsaSpec spec = ladder_engine();
+  ArrayShape s;
+  s.pixels = 49;
+  s.pixel_rows = 7;
+  s.pixel_columns = 7;
+  s.k = 128;
+  s.c = 2048;
+  const ArrayNest a = array_nest(s, spec);
+  EXPECT_EQ(a.steps, 50176);
+  EXPECT_EQ(a.port_bytes(), 1071232);
+  const ChunkedArray& c = a.chunked[3];  // 8 chunks
+  EXPECT_EQ(c.pixels_inner, 2);
+  EXPECT_EQ(c.channels_inner, 1);
+  EXPECT_EQ(std::string(c.order.begin(), c.order.end()), "KCPT");
+  EXPECT_EQ(c.port_bytes, 262144 + 100352 + 6272 + 351232);
+  EXPECT_EQ(c.weights_held, 262144);
+  EXPECT_EQ(c.inputs_held, 0);
 }
 
 // The buffer level alone (map_buffer_nest, buffer_nest.h, the reduction loop at any position:

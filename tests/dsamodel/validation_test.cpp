@@ -258,6 +258,14 @@ std::map<std::string, double> errors(bool same_mapping, bool exact_only) {
 // mappings (each its own search's, by the same objective, energy x cycles); on the same mapping
 // they price one, so a gap there is a disagreement of the cost models. tools/validate_dsa/README.md
 // gives each gap and its reason.
+// KC-P's own-search errors grew when each reduction-chunk count came to be priced on its own
+// nest (issue #23): ours became faster than ZigZag's own search (cycles 0.723 of its on ResNet-50,
+// 0.603 on VGG-19; SRAM energy 0.682, 0.595; VGG-19 DRAM bytes 0.639), whose LOMA with
+// lpf_limit 6 merges loop factors (dsa23j: lpf_limit 8 finds mappings 2-2.5x faster on some
+// pairs). On the same mapping the KC-P totals moved with the new mappings (ResNet-50 cycles
+// 0.959, DRAM bytes 0.909, register energy 0.729, SRAM energy 0.961): mostly layer3.1.conv1 and
+// layer4.0.conv1, not exact pairs, where ZigZag's allocation of our order sends the partial sums
+// between chunks to DRAM (1.69x and 1.62x our DRAM bytes), README (a).
 struct Declared {
   const char* key;  // dataflow.quantity.statistic
   double goal;      // the issue's
@@ -265,23 +273,24 @@ struct Declared {
   double same;      // declared, the same mapping (all 72 pairs)
 };
 constexpr Declared kDeclared[] = {
-    {"kc.cycles.median", 0.10, 0.10, 0.03},        {"kc.cycles.resnet50", 0.05, 0.16, 0.01},
-    {"kc.cycles.vgg19", 0.05, 0.23, 0.02},         {"yx.cycles.median", 0.10, 0.07, 0.04},
-    {"yx.cycles.resnet50", 0.05, 0.58, 0.03},      {"yx.cycles.vgg19", 0.05, 0.66, 0.08},
-    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.11, 0.02},
-    {"kc.dram_bytes.vgg19", 0.15, 0.33, 0.06},     {"yx.dram_bytes.median", 0.15, 0.06, 0.01},
-    {"yx.dram_bytes.resnet50", 0.15, 0.11, 0.04},  {"yx.dram_bytes.vgg19", 0.15, 0.10, 0.12},
-    {"kc.register_pj.median", 0.15, 0.34, 0.22},   {"kc.register_pj.resnet50", 0.15, 0.17, 0.30},
-    {"kc.register_pj.vgg19", 0.15, 0.48, 0.45},    {"yx.register_pj.median", 0.15, 0.01, 0.01},
+    {"kc.cycles.median", 0.10, 0.20, 0.04},        {"kc.cycles.resnet50", 0.05, 0.28, 0.05},
+    {"kc.cycles.vgg19", 0.05, 0.40, 0.03},         {"yx.cycles.median", 0.10, 0.04, 0.03},
+    {"yx.cycles.resnet50", 0.05, 0.58, 0.02},      {"yx.cycles.vgg19", 0.05, 0.66, 0.08},
+    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.18, 0.10},
+    {"kc.dram_bytes.vgg19", 0.15, 0.37, 0.03},     {"yx.dram_bytes.median", 0.15, 0.09, 0.01},
+    {"yx.dram_bytes.resnet50", 0.15, 0.15, 0.06},  {"yx.dram_bytes.vgg19", 0.15, 0.11, 0.11},
+    {"kc.register_pj.median", 0.15, 0.30, 0.15},   {"kc.register_pj.resnet50", 0.15, 0.14, 0.28},
+    {"kc.register_pj.vgg19", 0.15, 0.45, 0.32},    {"yx.register_pj.median", 0.15, 0.02, 0.01},
     {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.12, 0.01},
-    {"kc.sram_pj.median", 0.15, 0.14, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.19, 0.01},
-    {"kc.sram_pj.vgg19", 0.15, 0.23, 0.02},        {"yx.sram_pj.median", 0.15, 0.31, 0.05},
-    {"yx.sram_pj.resnet50", 0.15, 0.65, 0.02},     {"yx.sram_pj.vgg19", 0.15, 0.81, 0.09},
+    {"kc.sram_pj.median", 0.15, 0.29, 0.02},       {"kc.sram_pj.resnet50", 0.15, 0.32, 0.04},
+    {"kc.sram_pj.vgg19", 0.15, 0.41, 0.02},        {"yx.sram_pj.median", 0.15, 0.23, 0.05},
+    {"yx.sram_pj.resnet50", 0.15, 0.65, 0.02},     {"yx.sram_pj.vgg19", 0.15, 0.81, 0.04},
 };
 
 // No layer slower than ZigZag's own search by more than this (ours / ZigZag's cycles; the
-// slowest: KC-P's layer4.1.conv1 and layer4.1.conv2, README gap 6).
-constexpr double kLayerSlowerAtMost = 1.56;
+// slowest: YX-P's layer3.0.conv1, 1.098; KC-P's layer4.1.conv1 and layer4.1.conv2 were 1.555
+// and 1.532 before each reduction-chunk count was priced on its own nest, README gap 6).
+constexpr double kLayerSlowerAtMost = 1.10;
 // Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
 constexpr double kDramBoundCycleError = 0.10;
 
@@ -315,18 +324,30 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 // bounds below); elsewhere (a tile narrower than a fold, rounded by the script) ours has at least
 // ZigZag's steps. The SRAM energy of an exact pair differs where ZigZag charges a whole 64-bit
 // word of the SRAM's port for a narrower transfer (cost_model.py, _calc_memory_access) and ours
-// the bytes: VGG-19's classifier.0 under YX-P, where ZigZag's nest of our mapping (K16 C3136
-// K256 C8: the output-channel tiles inside the reduction chunks) holds one input at the register
-// level (K16) and reads a word per input byte for every other loop (SRAM bytes 257 MB against
-// 208 MB on the innermost-chunk mapping before), ours 0.825 of its energy; 49 inputs of a 7 x 7
-// fold in 7 words, ours 0.92 on ResNet-50's layer4.0.downsample.0 and layer4.0.conv3 (YX-P).
+// the bytes: VGG-19's FC layers under YX-P, where ZigZag's nest of our mapping (the reduction one
+// loop of 4096) holds one input at the register level and reads a word for each input byte,
+// 512 x 4096 x 7 bytes more on classifier.3 (14.7 of its 50.3 MB), ours 0.708 of its energy;
+// 49 inputs of a 7 x 7 fold in 7 words, ours 0.92 on ResNet-50's layer4.0.downsample.0 and
+// layer4.0.conv3 (YX-P). And where ZigZag's input registers hold a row's sliding window and ours
+// do not: VGG-19's features.12 under KC-P (the mapping OX4 K4 C2 FX3 FY3 OY56, 8 reduction
+// chunks, 56 tiles): ZigZag's 12 input registers of a row hold OX4 x FX3 x C2 as (4 + 3 - 1) x 2
+// = 12 inputs (OX and FX both select the input column), so it reads 6 input columns per 4 pixels
+// and 3 taps (1806336 words, 14.45 MB); ours counts the taps as 9 independent combinations
+// (array_nest.h), holds 4 pixels x 2 folds and reads each (pixel, fold, tap) once: 28.9 MB.
+// Against that, ZigZag moves each output's partial sums 8 times each way at 32 bits (51.4 MB),
+// ours the 7 round trips between chunks and the output once at 8 bits (45.8 MB): ours 1.091.
 constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.08;
-struct WordAccess {
+struct SramDifference {
   const char* layer;
   const char* dataflow;
   double sram_error;  // declared
 };
-constexpr WordAccess kSameMappingSramWordAccess[] = {{"classifier.0", "yx", 0.18}};
+constexpr SramDifference kSameMappingSramDifferences[] = {
+    {"classifier.0", "yx", 0.18},  // word accesses (the chunks anywhere: dsa23h)
+    {"classifier.3", "yx", 0.30},  // word accesses
+    {"classifier.6", "yx", 0.30},  // word accesses
+    {"features.12", "kc", 0.10},   // the input registers' sliding window (ZigZag's), above
+};
 
 TEST(DsaValidation, SameMappingAgainstZigZag) {
   size_t priced = 0, exact = 0;
@@ -342,7 +363,7 @@ TEST(DsaValidation, SameMappingAgainstZigZag) {
       EXPECT_NEAR(steps, 1, 1e-5) << l.name << " " << l.dataflow;
       EXPECT_NEAR(registers, 1, kSameMappingExactRegisterError) << l.name << " " << l.dataflow;
       double sram_error = kSameMappingExactSramError;
-      for (const WordAccess& w : kSameMappingSramWordAccess)
+      for (const SramDifference& w : kSameMappingSramDifferences)
         if (l.name == w.layer && l.dataflow == w.dataflow) sram_error = w.sram_error;
       EXPECT_NEAR(sram, 1, sram_error) << l.name << " " << l.dataflow;
       ++exact;
@@ -386,9 +407,12 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
 // where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits). Of the other
-// 22, 5 are within 1% and 17 are ZigZag's by more (README, "Which search is better"): its search
-// keeps an operand resident or its partial sums in the registers where ours double-buffers
-// (ResNet-50's KC-P layer4.1.conv1 1.92x, layer4.1.conv2 1.84x).
+// 22, 8 are within 1% and 14 are ZigZag's by more (README, "Which search is better"): its search
+// keeps an operand resident or its partial sums in the registers where ours double-buffers and
+// chunks the reduction innermost (ResNet-50's KC-P layer4.1.conv1 1.11x, layer4.1.conv2 1.19x),
+// or its allocation of our loop order sends the partial sums between chunks to DRAM (KC-P
+// layer3.1.conv1 2.58x, layer4.0.conv1 2.71x: ZigZag's cycles of our mapping 1.15x its own's,
+// where ours prices it at 0.87-0.89).
 constexpr size_t kOurMappingEdpNotWorse = 50, kOurMappingEdpNotWorseExact = 13;
 
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
@@ -416,13 +440,14 @@ TEST(DsaValidation, OurMappingByZigZagsObjective) {
 // on every layer here, under both dataflows, with the whole buffer, half of it (as the atom
 // tasks ask) and a quarter, its tile is the one that pricing every candidate in the search's
 // order (the whole part, then by volume; dsa_task_demand, each with its buffer nest's best
-// mapping within the budget, Task::buffer_bytes, as the search maps them) gives, skipping only
-// those at least as large on every axis as one priced over the budget (dsa_task.h), and taking
-// the least energy x cycles among those that fit (ties: the fewer tiles, the smaller working
-// set, the earlier).
+// mapping) gives, skipping only those at least as large on every axis as one priced over the
+// budget (dsa_task.h), and taking the least energy x cycles among those that fit (ties: the
+// fewer tiles, the smaller working set, the earlier). (Pricing every candidate without that
+// rule chooses otherwise on some layers with a quarter of the buffer: a larger tile's working set
+// is not always larger, since the mapping with the least energy x cycles within the buffer is
+// the one whose working set counts.)
 std::vector<int64_t> every_candidate_priced(const Graph& g, Task t, const DsaSpec& spec,
                                             int64_t budget) {
-  t.buffer_bytes = budget;
   const Shape whole = g.tensor(g.op(t.ops[0]).outputs[0]).shape;
   std::vector<std::vector<int64_t>> cands(1);
   for (int64_t e : whole) {
