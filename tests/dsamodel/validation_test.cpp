@@ -440,14 +440,13 @@ TEST(DsaValidation, OurMappingByZigZagsObjective) {
 // on every layer here, under both dataflows, with the whole buffer, half of it (as the atom
 // tasks ask) and a quarter, its tile is the one that pricing every candidate in the search's
 // order (the whole part, then by volume; dsa_task_demand, each with its buffer nest's best
-// mapping) gives, skipping only those at least as large on every axis as one priced over the
-// budget (dsa_task.h), and taking the least energy x cycles among those that fit (ties: the
-// fewer tiles, the smaller working set, the earlier). (Pricing every candidate without that
-// rule chooses otherwise on some layers with a quarter of the buffer: a larger tile's working set
-// is not always larger, since the mapping with the least energy x cycles within the buffer is
-// the one whose working set counts.)
+// mapping within the budget, Task::buffer_bytes, as the search maps them) gives, skipping only
+// those at least as large on every axis as one priced over the budget (dsa_task.h), and taking
+// the least energy x cycles among those that fit (ties: the fewer tiles, the smaller working
+// set, the earlier).
 std::vector<int64_t> every_candidate_priced(const Graph& g, Task t, const DsaSpec& spec,
                                             int64_t budget) {
+  t.buffer_bytes = budget;
   const Shape whole = g.tensor(g.op(t.ops[0]).outputs[0]).shape;
   std::vector<std::vector<int64_t>> cands(1);
   for (int64_t e : whole) {
