@@ -112,6 +112,7 @@ struct DsaSpec {
     return dram_bandwidth_gbs * 1e3 / clock_mhz * dram_efficiency;
   }
   double local_bandwidth() const { return local_bytes_per_cycle * local_ports; }
+  bool operator==(const DsaSpec&) const = default;  // every field, the name and sources too
 };
 
 // Parses a DSA config; `origin` names it in errors. Every error is one line naming the file and

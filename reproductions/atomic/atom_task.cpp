@@ -151,14 +151,19 @@ uint32_t op_contents_id(const Graph& g, int op) {
   return contents_id(op_key(g, op));
 }
 
-const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom,
-                                  const DsaSpec& spec) {
-  const Atom& a = dag.atoms[static_cast<size_t>(atom)];
-  const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
+uint32_t AtomTilings::contents(const DsaSpec& spec) {
   if (spec_ != &spec) {
     contents_ = contents_id(spec_key(spec));
     spec_ = &spec;
   }
+  return contents_;
+}
+
+const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom,
+                                  const DsaSpec& spec) {
+  const Atom& a = dag.atoms[static_cast<size_t>(atom)];
+  const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
+  contents(spec);
   if (graph_ != &g) {
     op_ids_.assign(static_cast<size_t>(g.num_ops()), -1);
     graph_ = &g;
@@ -203,11 +208,13 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   static std::shared_mutex shared_lock;
   static std::unordered_map<TilingKey, AtomTiling, TilingKeyHash> shared;
   constexpr size_t kSharedLimit = size_t{1} << 20;
+  last_lasting_ = true;
   {
     const std::shared_lock<std::shared_mutex> read(shared_lock);
     const auto it = shared.find(key);
     if (it != shared.end()) return it->second;
   }
+  last_lasting_ = false;
   thread_local std::unordered_map<TilingKey, AtomTiling, TilingKeyHash> cache;
   const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -231,7 +238,8 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   r.loaded_bytes = e.loaded_bytes;
   {
     const std::unique_lock<std::shared_mutex> write(shared_lock);
-    if (shared.size() < kSharedLimit) return shared.emplace(key, std::move(r)).first->second;
+    last_lasting_ = shared.size() < kSharedLimit;
+    if (last_lasting_) return shared.emplace(key, std::move(r)).first->second;
   }
   return cache.emplace(key, std::move(r)).first->second;
 }

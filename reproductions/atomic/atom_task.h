@@ -52,6 +52,13 @@ struct AtomTiling {
 class AtomTilings {
  public:
   const AtomTiling& of(const Graph& g, const AtomicDag& dag, int atom, const DsaSpec& spec);
+  // Whether the tiling `of` last returned lives as long as the process (an entry of the shared
+  // cache, never erased: a schedule may keep a pointer to it; past the shared cache's size limit,
+  // a per-thread entry that may be dropped does not).
+  bool last_lasting() const { return last_lasting_; }
+  // The number of `spec`'s contents that the tilings are keyed by (equal for two configs exactly
+  // when they agree on every number a tiling depends on).
+  uint32_t contents(const DsaSpec& spec);
 
  private:
   // The config's part of the cache key (the number of its contents' text) and, per op of the
@@ -60,6 +67,7 @@ class AtomTilings {
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
   uint32_t contents_ = 0;
+  bool last_lasting_ = false;
   std::vector<int64_t> op_ids_;
 };
 

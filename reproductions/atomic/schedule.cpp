@@ -60,6 +60,8 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
   const size_t n = dag.atoms.size();
   s.on_chip.assign(n, false);
   AtomTilings tilings;
+  s.tilings.assign(n, nullptr);
+  s.tilings_contents = tilings.contents(spec);
   const std::vector<int> home = partial_sum_homes(dag, s);
   // The bytes a home keeps: its group's output region.
   auto kept_bytes = [&](int a) {
@@ -121,6 +123,7 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
     for (int a : s.rounds[t].atoms) {
       const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
       const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      if (tilings.last_lasting()) s.tilings[static_cast<size_t>(a)] = &tiling;
       const int64_t ws = tiling.working_bytes +
                          (tiling.tile.empty() ? 0 : dag.atoms[static_cast<size_t>(a)].out_bytes);
       evict_until(e, now, [&] { return used[e] + ws <= spec.local_bytes; });
@@ -320,6 +323,9 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
   plan.scheduler = scheduler;
   plan.graph = g.name;
   AtomTilings tilings;
+  // The tilings the schedule's buffering found, where it ran on this config's numbers.
+  const bool sized_here =
+      s.tilings.size() == dag.atoms.size() && s.tilings_contents == tilings.contents(spec);
   for (const Round& r : s.rounds) {
     Stage stage;
     for (size_t i = 0; i < r.atoms.size(); ++i) {
@@ -330,7 +336,8 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
       if (!s.pins.empty() && s.pins[static_cast<size_t>(a)])
         for (int x : g.op(l.op).inputs)
           if (x >= 0 && g.tensor(x).role == TensorRole::Weight) t.pinned.push_back(x);
-      const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      const AtomTiling* sized = sized_here ? s.tilings[static_cast<size_t>(a)] : nullptr;
+      const AtomTiling& tiling = sized ? *sized : tilings.of(g, dag, a, spec);
       if (!tiling.tile.empty()) {
         t.kind = TaskKind::Fused;
         t.tile = tiling.tile;

@@ -38,6 +38,8 @@
 
 namespace dgs::atomic {
 
+struct AtomTiling;  // atom_task.h
+
 struct Round {
   std::vector<int> atoms;    // atom ids
   std::vector<int> engines;  // snake slot -> flat engine id (y * columns + x), per atom
@@ -53,6 +55,12 @@ struct AtomSchedule {
   std::vector<bool> pins;
   double transfer_byte_hops = 0;  // Eq. 2 summed over the Rounds
   int64_t write_backs = 0;        // outputs Algorithm 3 wrote back
+  // Per atom (empty: none), the tiling Algorithm 3 sized its working set with, on the config whose
+  // contents are numbered tilings_contents (AtomTilings::contents), where that tiling lasts
+  // (AtomTilings::last_lasting; nullptr otherwise): atom_plan on that config takes it instead of
+  // looking it up again (the same entry of the same cache).
+  std::vector<const AtomTiling*> tilings;
+  uint32_t tilings_contents = 0;
 };
 
 struct ScheduleOptions {

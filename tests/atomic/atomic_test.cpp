@@ -248,6 +248,44 @@ TEST(AtomBuffering, EqualLayersShareTheirTilings) {
   }
 }
 
+// The buffering keeps each atom's tiling (the shared cache's entry) with the schedule, and the plan
+// on the same config takes it instead of looking it up again: the same entry, so the same plan as
+// without it; on another config the plan looks its tilings up (and some differ there).
+TEST(AtomBuffering, ScheduleKeepsEachAtomsTilingForThePlanOnItsConfig) {
+  ModelBuilder b("four_convs");
+  int x = b.input("x", {1, 3, 16, 16});
+  for (int i = 0; i < 4; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const AtomicDag dag =
+      build_atomic_dag(g, std::vector<AtomShape>(4, AtomShape{8, 16, 16, 0}), spec);
+  const AtomSchedule s = schedule_atoms(g, dag, spec, {});
+  ASSERT_EQ(s.tilings.size(), dag.atoms.size());
+  AtomTilings tilings;
+  for (size_t a = 0; a < dag.atoms.size(); ++a)
+    EXPECT_EQ(s.tilings[a], &tilings.of(g, dag, static_cast<int>(a), spec)) << a;
+  AtomSchedule looked_up = s;
+  looked_up.tilings.clear();
+  const DsaSpec small = dsa_with_local_bytes(spec, 4 * 1024);
+  int differ = 0;
+  for (const DsaSpec* on : {&spec, &small}) {
+    const Plan kept = atom_plan(g, dag, s, *on, "AD");
+    const Plan plain = atom_plan(g, dag, looked_up, *on, "AD");
+    ASSERT_EQ(kept.stages.size(), plain.stages.size());
+    for (size_t i = 0; i < kept.stages.size(); ++i) {
+      ASSERT_EQ(kept.stages[i].tasks.size(), plain.stages[i].tasks.size());
+      for (size_t k = 0; k < kept.stages[i].tasks.size(); ++k) {
+        const Task& t = kept.stages[i].tasks[k];
+        EXPECT_EQ(t.tile, plain.stages[i].tasks[k].tile) << i << ", " << k;
+        EXPECT_EQ(t.kind, plain.stages[i].tasks[k].kind) << i << ", " << k;
+        if (on == &small)
+          differ += t.tile != atom_plan(g, dag, s, spec, "AD").stages[i].tasks[k].tile;
+      }
+    }
+  }
+  EXPECT_GT(differ, 0);  // the small buffer's plan did not take the schedule's tilings
+}
+
 // A layer equal to an earlier one takes its options (all_shape_options prices equal layers once):
 // on ResNet-50 (many equal bottleneck layers), every layer's options equal those of the layer
 // priced alone.

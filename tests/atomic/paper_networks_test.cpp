@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "common/evaluate/evaluate.h"
+#include "common/hw/hardware_spec.h"
 #include "models/zoo.h"
+#include "reproductions/atomic/experiments/ad_runs.h"
 #include "reproductions/atomic/experiments/ls_ad_runs.h"
+#include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/paper_networks.h"
 
 namespace dgs::atomic {
@@ -54,6 +58,44 @@ TEST(AtomicPaperNetworks, LongestFirstOrdersTheRunsByMacsTiesInListOrder) {
             (std::vector<size_t>{1, 3, 0, 2}));
   EXPECT_EQ(longest_first({"resnet50", "resnet50"}), (std::vector<size_t>{0, 1}));
   EXPECT_TRUE(longest_first({}).empty());
+}
+
+// The sweeps read a run already computed on an equal machine under another name (Fig. 8's run at
+// Fig. 12's 8 x 8 point and Fig. 13's 128 KiB size) instead of searching again: it is found only
+// for the same network, batch, seed and every field but the name, file and sources, and it equals
+// a fresh computation on the renamed machine in every number the sweeps read.
+TEST(AtomicLsAdRuns, ComputedRunIsFoundOnlyOnAnEqualMachineAndEqualsAFreshOne) {
+  const std::string net = "test_residual_block";
+  const DsaSpec spec = item_spec(load_hardware("atomic_mesh").dsa.value(), DsaDataflow::KC);
+  const DsaSpec renamed = dsa_with_local_bytes(spec, spec.local_bytes);
+  ASSERT_NE(renamed.name, spec.name);
+  ASSERT_NE(renamed.sources, spec.sources);
+  const LsAdRun& run = ls_ad_run(net, 1, spec, 1);
+  EXPECT_EQ(computed_ls_ad_run(net, 1, spec, 1), &run);
+  EXPECT_EQ(computed_ls_ad_run(net, 1, renamed, 1), &run);
+  EXPECT_EQ(computed_ls_ad_run(net, 1, dsa_with_local_bytes(spec, spec.local_bytes / 2), 1),
+            nullptr);
+  EXPECT_EQ(computed_ls_ad_run(net, 1, dsa_with_dataflow(spec, DsaDataflow::YX), 1), nullptr);
+  EXPECT_EQ(computed_ls_ad_run(net, 2, renamed, 1), nullptr);
+  EXPECT_EQ(computed_ls_ad_run(net, 1, renamed, 2), nullptr);
+  EXPECT_EQ(computed_ls_ad_run("test_diamond", 1, renamed, 1), nullptr);
+
+  // Fig. 12's point: AD's latency, atoms, Rounds and candidates, and LS's latency.
+  const Graph g = build_zoo_model(net, {.batch = 1});
+  const AdRun ad = run_ad(g, renamed, 1);
+  EXPECT_EQ(run.ad.result.latency_us, ad.ad_us);
+  EXPECT_EQ(static_cast<int64_t>(run.ad.dag.atoms.size()), ad.atoms);
+  EXPECT_EQ(static_cast<int64_t>(run.ad.schedule.rounds.size()), ad.rounds);
+  EXPECT_EQ(run.ad_candidates, ad.candidates);
+  EXPECT_EQ(run.ls.result.latency_us, run_ls(g, renamed, 1));
+  // Fig. 13's size: the kept plan, priced on a larger engine.
+  const IterativeSearch s = iterative_atomic_search(g, renamed, 1);
+  const DsaSpec larger = dsa_with_local_bytes(spec, 2 * spec.local_bytes);
+  EXPECT_EQ(evaluate(g, atom_plan(g, run.ad.dag, run.ad.schedule, renamed, "AD"),
+                     dsa_hardware_spec(larger))
+                .latency_us,
+            evaluate(g, atom_plan(g, s.dag, s.schedule, renamed, "AD"), dsa_hardware_spec(larger))
+                .latency_us);
 }
 
 }  // namespace

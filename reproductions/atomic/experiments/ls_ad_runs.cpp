@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -90,10 +91,37 @@ LsAdOutcome ls_ad_outcome(const std::string& net, int batch, const DsaSpec& spec
 
 RunCache<RunKey, LsAdOutcome> ls_ad_cache;
 
+// The runs ls_ad_cache holds, each with its network, batch, seed and machine (the config without
+// its name, file and sources), for computed_ls_ad_run.
+struct ComputedRun {
+  std::string net;
+  int batch = 0;
+  uint64_t seed = 0;
+  DsaSpec machine;
+  const LsAdRun* run = nullptr;
+};
+std::mutex computed_lock;
+std::vector<ComputedRun> computed;
+
+DsaSpec machine_of(DsaSpec spec) {
+  spec.name.clear();
+  spec.file.clear();
+  spec.sources.clear();
+  return spec;
+}
+
 const LsAdOutcome& cached_outcome(const std::string& net, int batch, const DsaSpec& spec,
                                   uint64_t seed) {
-  return ls_ad_cache.get(run_key(net, batch, spec, seed),
-                         [&] { return ls_ad_outcome(net, batch, spec, seed); });
+  const LsAdOutcome& o = ls_ad_cache.get(run_key(net, batch, spec, seed),
+                                         [&] { return ls_ad_outcome(net, batch, spec, seed); });
+  if (o.run) {
+    const std::lock_guard<std::mutex> lock(computed_lock);
+    const LsAdRun* run = &*o.run;
+    if (std::none_of(computed.begin(), computed.end(),
+                     [&](const ComputedRun& c) { return c.run == run; }))
+      computed.push_back({net, batch, seed, machine_of(spec), run});
+  }
+  return o;
 }
 
 }  // namespace
@@ -102,6 +130,15 @@ const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
   const LsAdOutcome& o = cached_outcome(net, batch, spec, seed);
   if (!o.run) throw Error(o.refusal);
   return *o.run;
+}
+
+const LsAdRun* computed_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
+                                  uint64_t seed) {
+  const DsaSpec machine = machine_of(spec);
+  const std::lock_guard<std::mutex> lock(computed_lock);
+  for (const ComputedRun& c : computed)
+    if (c.net == net && c.batch == batch && c.seed == seed && c.machine == machine) return c.run;
+  return nullptr;
 }
 
 std::vector<size_t> longest_first(const std::vector<std::string>& nets) {

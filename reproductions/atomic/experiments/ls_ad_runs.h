@@ -48,6 +48,14 @@ struct LsAdRun {
 // and Fig. 10 at batch 1; Fig. 9, Table II and Fig. 11 at batch 20). A plan the DSA model refuses
 // throws dgs::Error (and is not cached).
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
+// A run of `net` at `batch` with `seed` that this process has already computed (ls_ad_run,
+// prefetch_ls_ad_runs) on a machine equal to `spec` in every field but its name, file and sources,
+// or nullptr: the same computation on the same numbers (the name reaches only messages and
+// EvaluationResult::hardware_name), which the sweeps (Figs. 12 and 13) read at the point that is
+// Fig. 8's machine instead of searching again. A refusal is not returned (its message names the
+// config). Thread-safe.
+const LsAdRun* computed_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec,
+                                  uint64_t seed);
 // Computes into that cache the runs of `nets` it lacks (refusals included), one network per CPU
 // at a time, so that an item's loop over them finds every run there: the results do not depend
 // on the order in which they finish. `done` (if any) is called with a network's name as its runs

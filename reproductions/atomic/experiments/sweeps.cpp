@@ -16,6 +16,7 @@
 #include "models/zoo.h"
 #include "reproductions/atomic/experiments/ad_runs.h"
 #include "reproductions/atomic/experiments/experiments.h"
+#include "reproductions/atomic/experiments/ls_ad_runs.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/paper_networks.h"
 #include "reproductions/atomic/schedule.h"
@@ -67,14 +68,22 @@ DsaSpec fig12_spec(const DsaSpec& base, int n) {
   return s;
 }
 
+// A run of network `w` on `spec` that this process has already computed (Fig. 8's, when `spec` is
+// its machine: computed_ls_ad_run), or nullptr.
+const LsAdRun* computed_run(const SweepNetwork& w, const DsaSpec& spec, uint64_t seed) {
+  return is_zoo_model(w.zoo) ? computed_ls_ad_run(w.zoo, w.batch, spec, seed) : nullptr;
+}
+
 // Fig. 13's prices: [j][i] for j <= i = the plan that the iterative search finds at SRAM size
 // kSramKib[j], priced by the DSA model on the engine of size kSramKib[i] (j == i: the search's own
-// result). The searches run one size per CPU at a time; a plan made for a smaller SRAM fits a
-// larger one (same array, same port, the same tiles), so evaluate() checks it against the larger
-// engine and the shared model prices it there as it is. `done` (if any) is called with the SRAM
-// size as its search ends.
-std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec& base,
-                                                   uint64_t seed, const ProgressFn& done = {}) {
+// result). The searches run one size per CPU at a time (a size whose machine is Fig. 8's takes
+// that run's search when this process has made it: the same search); a plan made for a smaller
+// SRAM fits a larger one (same array, same port, the same tiles), so evaluate() checks it against
+// the larger engine and the shared model prices it there as it is. `done` (if any) is called with
+// the SRAM size as its search ends.
+std::vector<std::vector<double>> fig13_plan_prices(const SweepNetwork& w, const Graph& g,
+                                                   const DsaSpec& base, uint64_t seed,
+                                                   const ProgressFn& done = {}) {
   const size_t n = kSramKib.size();
   const auto engine = [&](size_t i) { return dsa_with_local_bytes(base, kSramKib[i] * 1024); };
   struct Searched {
@@ -84,8 +93,13 @@ std::vector<std::vector<double>> fig13_plan_prices(const Graph& g, const DsaSpec
   const std::vector<Searched> searched =
       parallel_map(static_cast<int64_t>(n), available_cpus(), [&](int64_t i) {
         const DsaSpec s = engine(static_cast<size_t>(i));
-        const IterativeSearch r = iterative_atomic_search(g, s, seed);
-        Searched out{r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        Searched out;
+        if (const LsAdRun* run = computed_run(w, s, seed)) {
+          out = {run->ad.result.latency_us, atom_plan(g, run->ad.dag, run->ad.schedule, s, "AD")};
+        } else {
+          const IterativeSearch r = iterative_atomic_search(g, s, seed);
+          out = {r.result.latency_us, atom_plan(g, r.dag, r.schedule, s, "AD")};
+        }
         if (done) done(std::to_string(kSramKib[static_cast<size_t>(i)]) + " KiB: searched");
         return out;
       });
@@ -131,8 +145,18 @@ std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
   parallel_for(static_cast<int64_t>(pairs.size()), available_cpus(), [&](int64_t k) {
     const auto [w, i] = pairs[static_cast<size_t>(k)];
     const DsaSpec s = fig12_spec(base, kEnginesPerSide[i]);
-    AdRun r = run_ad(graphs[w], s, seed);
-    out[w][i] = std::make_pair(r, run_ls(graphs[w], s, networks[w].batch));
+    if (const LsAdRun* run = computed_run(networks[w], s, seed)) {
+      // Fig. 8's machine (8 x 8 engines): its run, searched and priced by the same calls.
+      AdRun r{.ad_us = run->ad.result.latency_us,
+              .atoms = static_cast<int64_t>(run->ad.dag.atoms.size()),
+              .rounds = static_cast<int64_t>(run->ad.schedule.rounds.size()),
+              .candidates = run->ad_candidates,
+              .search_cpu_s = NAN};  // not measured here (Fig. 12 does not report it)
+      out[w][i] = std::make_pair(r, run->ls.result.latency_us);
+    } else {
+      AdRun r = run_ad(graphs[w], s, seed);
+      out[w][i] = std::make_pair(r, run_ls(graphs[w], s, networks[w].batch));
+    }
     if (done) {
       done(label(networks[w]) + ", " + std::to_string(kEnginesPerSide[i]) + "x" +
            std::to_string(kEnginesPerSide[i]) + " engines");
@@ -268,7 +292,7 @@ void run_fig13(ExperimentContext& ctx) {
     ctx.progress(w.zoo + ", batch " + std::to_string(w.batch));
     const Graph g = load_model_at_batch(w.zoo, {.batch = w.batch});
     const std::vector<std::vector<double>> us =
-        fig13_plan_prices(g, base, ctx.options().seed, [&ctx, &w](const std::string& what) {
+        fig13_plan_prices(w, g, base, ctx.options().seed, [&ctx, &w](const std::string& what) {
           ctx.progress(w.zoo + ", batch " + std::to_string(w.batch) + ", " + what);
         });
     // kFig13SmallerPlans: AD time = the least over this size's own plan and every smaller size's
