@@ -46,42 +46,68 @@ TEST(DsaTaskEstimate, APlacementTheMachineLacksIsRefused) {
 
 // A task is mapped within the capacity its plan gives it (Task::buffer_bytes,
 // dsa_task_capacity). A [64, 2048] x B [2048, 128] in output tiles of 64 x 32 (4 tiles along
-// B's columns, one loop that selects B only), 1-byte elements, 4-byte partial sums:
-//  - the whole buffer (131072): the reduction outermost in 8 chunks ("1>R"): each chunk of A
-//    (16384 bytes, double-buffered) loaded once, B's tile chunks (65536 / 8 = 8192, twice), the
-//    partial sums of all 4 output tiles (4 x 2048 x 4 = 32768) and one output tile for the store
-//    (2048): 83968 bytes; A and B loaded once (131072 + 262144). In 4 chunks it would need
-//    65536 + 32768 + 32768 + 2048 = 133120, too many.
-//  - 40000 bytes: the partial sums of every tile no longer fit (in 64 chunks 4096 + 2048 + 32768
-//    + 2048 = 40960), so the reduction runs innermost ("R>1") in 16 chunks: A's chunk (8192,
-//    twice), B's (4096, twice), one tile's partial sums (8192) and its store (2048): 34816
-//    bytes, A loaded again for each of the 4 output tiles (524288 bytes).
+// B's columns, one loop "1" that selects B only), 1-byte elements, 4-byte partial sums, the port
+// 8 bytes a cycle, DRAM 4. Each reduction chunk boundary sends every partial sum of the array
+// through the port and back (array_nest.h: 64 x 128 x 4 x 2 = 65536 bytes a boundary), so fewer
+// chunks are cheaper wherever the loads are the same.
+//  - the whole buffer (131072): the reduction outermost ("1>R", A loaded once) in 4 chunks: A's
+//    chunk (32768, twice), B's tile chunk (65536 / 4 = 16384, twice), the partial sums of all 4
+//    output tiles (4 x 2048 x 4 = 32768) and the store of one output tile (2048): 133120, over;
+//    the output tile single-buffered (buffer_nest.h) fits: 131072, its stores but the last tile's
+//    serial (8192 - 2048 = 6144 bytes at 4 a cycle: 1536 cycles stall). In 8 chunks all
+//    double-buffered (83968) the 4 more boundaries cost 262144 port bytes (32768 cycles) against
+//    the 1536. A and B loaded once (131072 + 262144).
+//  - 40000 bytes: "1>R" needs in 32 chunks A 4096 x 2 + B 2048 x 2 + 32768 + 2048 = 47104 and
+//    fits only with A, B and the output all single-buffered: 4096 + 2048 + 32768 = 38912 (16
+//    chunks: 8192 + 4096 + 32768 = 45056 at least, over); serial: A's loads but the first
+//    (131072 - 4096), B's (262144 - 2048) and the stores (6144): 393216 bytes, 98304 cycles. The
+//    reduction innermost ("R>1", 16 chunks, below) fits double-buffered but loads A once per
+//    output tile: 393216 bytes more at DRAM, energy 60.6 against 40.6 uJ, which outweighs the
+//    stall by energy x cycles. A and B still loaded once.
+//  - 34816 bytes: "1>R" needs 35840 at least (64 chunks, all single: 2048 + 1024 + 32768), so the
+//    reduction runs innermost ("R>1") in 16 chunks: A's chunk (8192, twice), B's (4096, twice),
+//    one tile's partial sums (8192) and its store (2048): 34816 bytes, A loaded again for each of
+//    the 4 output tiles (524288 bytes).
 TEST(DsaTaskEstimate, ATaskIsMappedWithinTheBufferBytesItsPlanGivesIt) {
   const DsaSpec spec = ladder_engine();
   ASSERT_EQ(spec.local_bytes, 131072);
   ASSERT_EQ(spec.element_bytes, 1);
   ASSERT_EQ(spec.partial_sum_bytes, 4);
+  ASSERT_EQ(spec.local_bandwidth(), 8);
   const Graph g = ladder_gemm(64, 2048, 128);
   Task t = ladder_task({64, 32});
   EXPECT_EQ(dsa_task_capacity(t, spec), 131072);
   const DsaTaskDemand whole = dsa_task_demand(g, t, spec, {0});
   EXPECT_EQ(whole.loop_order, "1>R");
-  EXPECT_EQ(whole.tiles, 4 * 8);
-  EXPECT_EQ(whole.working_set_bytes, 83968);
-  EXPECT_EQ(whole.held, (std::vector<double>{32768, 16384}));
+  EXPECT_EQ(whole.tiles, 4 * 4);
+  EXPECT_EQ(whole.working_set_bytes, 131072);
+  EXPECT_EQ(whole.held, (std::vector<double>{65536, 32768}));
   EXPECT_EQ(whole.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(whole.serial_bytes, 6144);
+  EXPECT_DOUBLE_EQ(whole.stall_cycles, 1536);
   EXPECT_DOUBLE_EQ(dsa_task_estimate(g, t, spec).loaded_bytes, 131072 + 262144);
   t.buffer_bytes = 1 << 20;  // more than the buffer: the whole buffer
   EXPECT_EQ(dsa_task_capacity(t, spec), 131072);
-  EXPECT_EQ(dsa_task_demand(g, t, spec, {0}).loop_order, "1>R");
+  EXPECT_EQ(dsa_task_demand(g, t, spec, {0}).tiles, 4 * 4);
   t.buffer_bytes = 40000;
   EXPECT_EQ(dsa_task_capacity(t, spec), 40000);
   const DsaTaskDemand part = dsa_task_demand(g, t, spec, {0});
-  EXPECT_EQ(part.loop_order, "R>1");
-  EXPECT_EQ(part.tiles, 4 * 16);
-  EXPECT_EQ(part.working_set_bytes, 34816);
-  EXPECT_EQ(part.held, (std::vector<double>{16384, 8192}));
-  EXPECT_EQ(part.reload, (std::vector<double>{4, 1}));
+  EXPECT_EQ(part.loop_order, "1>R");
+  EXPECT_EQ(part.tiles, 4 * 32);
+  EXPECT_EQ(part.working_set_bytes, 38912);
+  EXPECT_EQ(part.held, (std::vector<double>{4096, 2048}));
+  EXPECT_EQ(part.reload, (std::vector<double>{1, 1}));
+  EXPECT_DOUBLE_EQ(part.serial_bytes, 393216);
+  EXPECT_DOUBLE_EQ(part.stall_cycles, 98304);
+  EXPECT_DOUBLE_EQ(dsa_task_estimate(g, t, spec).loaded_bytes, 131072 + 262144);
+  t.buffer_bytes = 34816;
+  const DsaTaskDemand inner = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(inner.loop_order, "R>1");
+  EXPECT_EQ(inner.tiles, 4 * 16);
+  EXPECT_EQ(inner.working_set_bytes, 34816);
+  EXPECT_EQ(inner.held, (std::vector<double>{16384, 8192}));
+  EXPECT_EQ(inner.reload, (std::vector<double>{4, 1}));
+  EXPECT_DOUBLE_EQ(inner.serial_bytes, 0);
   const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
   EXPECT_EQ(e.working_set_bytes, 34816);
   EXPECT_DOUBLE_EQ(e.loaded_bytes, 4 * 131072 + 262144);

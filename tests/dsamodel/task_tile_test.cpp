@@ -35,7 +35,8 @@ TileCase tile_case(int64_t m, int64_t c, int64_t n, UnitKind unit = UnitKind::En
 }
 
 // 1024 x 512 x 512 does not fit 128 KiB whole: the public search gives the model's own tile for
-// unit 0, and that tile's working set fits the budget.
+// unit 0, and that tile, mapped within the budget (Task::buffer_bytes, as task_estimate.h says
+// to run it), fits it. Mapped within the whole buffer, the same tile may take more of it.
 TEST(DsaTaskTile, IsTheModelsSearchOnThePlacementsUnitsAndFits) {
   TileCase k = tile_case(1024, 512, 512);
   const int64_t budget = k.spec.local_bytes / 2;
@@ -44,7 +45,41 @@ TEST(DsaTaskTile, IsTheModelsSearchOnThePlacementsUnitsAndFits) {
   EXPECT_EQ(tile, dsa_fitting_tile(k.g, k.t, k.spec, {0}, budget));
   EXPECT_LT(tile[0] * tile[1], 1024 * 512);
   k.t.tile = tile;
+  k.t.buffer_bytes = budget;
   EXPECT_LE(dsa_task_estimate(k.g, k.t, k.spec).working_set_bytes, budget);
+  k.t.buffer_bytes = 0;
+  EXPECT_LE(dsa_task_estimate(k.g, k.t, k.spec).working_set_bytes, k.spec.local_bytes);
+}
+
+// The same GEMM in tiles of 4 x 64 (256 row tiles, loop 0, selecting A; 8 column tiles, loop 1,
+// selecting B), 1-byte elements: B's tile (512 x 64 = 32768) stays while the row tiles run
+// inside ("0>1"), loaded once; A's (4 x 512 = 2048) is loaded again per column tile (8 times).
+// Double-buffered: 2 x 2048 + 2 x 32768 + 2 x 256 (the output tile) = 70144, over half the
+// buffer; within 65536 the mapper single-buffers B's tile and the output's (4096 + 32768 + 256 =
+// 37120; with A's too the working set is smaller but its 8 sweeps become serial): serial, B's
+// loads after its first tile (262144 - 32768) and the stores but the last tile's (524288 - 256):
+// 753408 bytes. The one engine has the mesh's whole DRAM (256 B/cycle), so the port (8 B/cycle)
+// is the narrowest and the bound: the serial bytes leave the port's bound and come back at its
+// rate, and the cycles are those of the double-buffered mapping.
+TEST(DsaTaskTile, ASingleBufferedTileOnAPortBoundMappingCostsNoCycles) {
+  TileCase k = tile_case(1024, 512, 512);
+  ASSERT_EQ(k.spec.local_bandwidth(), 8);
+  k.t.tile = {4, 64};
+  k.t.buffer_bytes = k.spec.local_bytes / 2;
+  const DsaTaskDemand half = dsa_task_demand(k.g, k.t, k.spec, {0});
+  EXPECT_EQ(half.loop_order, "0>1");
+  EXPECT_EQ(half.reload, (std::vector<double>{8, 1}));
+  EXPECT_EQ(half.working_set_bytes, 37120);
+  EXPECT_EQ(half.held, (std::vector<double>{4096, 32768}));
+  EXPECT_DOUBLE_EQ(half.serial_bytes, 753408);
+  EXPECT_DOUBLE_EQ(half.stall_cycles, 753408 / 8);
+  k.t.buffer_bytes = 0;
+  const DsaTaskDemand whole = dsa_task_demand(k.g, k.t, k.spec, {0});
+  EXPECT_EQ(whole.loop_order, "0>1");
+  EXPECT_EQ(whole.working_set_bytes, 70144);
+  EXPECT_DOUBLE_EQ(whole.serial_bytes, 0);
+  EXPECT_DOUBLE_EQ(whole.nest_cycles, half.nest_cycles);
+  EXPECT_DOUBLE_EQ(whole.nest_energy_pj, half.nest_energy_pj);
 }
 
 // loaded_bytes: each input's needed elements x touched share x reloads, in bytes.
