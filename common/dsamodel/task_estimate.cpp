@@ -17,6 +17,7 @@ DsaTaskEstimate dsa_task_estimate(const Graph& g, const Task& t, const DsaSpec& 
   DsaTaskEstimate e;
   e.working_set_bytes = d.working_set_bytes;
   e.compute_cycles = d.compute_cycles();
+  e.stall_cycles = d.stall_cycles;
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const double numel = static_cast<double>(region_numel(d.needed.at(d.inputs[i])));
     e.loaded_elements += numel * d.density[i] * d.reload[i];

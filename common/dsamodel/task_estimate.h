@@ -18,6 +18,9 @@ struct DsaTaskEstimate {
   int64_t working_set_bytes = 0;
   // Per unit: matrix, vector and data-movement cycles (the array's fill and drain included).
   double compute_cycles = 0;
+  // Per unit: cycles the array waits for the loads and stores of single-buffered tiles
+  // (buffer_nest.h), on top of compute_cycles (0 when every tile is double-buffered).
+  double stall_cycles = 0;
   // All units: the elements the task's loads move from memory, summed over its inputs (each
   // input's needed region x the share of it the loads touch x how often the loop nest loads it).
   double loaded_elements = 0;

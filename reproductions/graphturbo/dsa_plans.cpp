@@ -132,21 +132,27 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
   // stops at the first tile with a mapping that fits it.
   const int64_t budget = tile_budget(spec);
   t.buffer_bytes = budget;
-  // Greedy over halvings (§4.1's LB-fitting tile, by the model's cost): while the working set
-  // is over budget, halve the axis whose result has the lowest estimated time (compute cycles
-  // plus activation re-reads and weights at a quarter of the DRAM bandwidth, one cluster's
-  // share) among the halvings (the DSA model's working set need not shrink with one: an input
-  // that stays for the whole task is held once, one the tiles reload twice, common/dsamodel/
-  // buffer_nest.h), until it fits or every axis is 1.
+  // Greedy over halvings (§4.1's LB-fitting tile, by the model's cost): while the tile does not
+  // fit double-buffered (its best mapping within the budget over it, or holding a tile once and
+  // stalling for its loads, buffer_nest.h: the plans tile double-buffered, dsa_plans.h), halve
+  // the axis whose result has the lowest estimated time (compute cycles and stalls plus
+  // activation re-reads and weights at a quarter of the DRAM bandwidth, one cluster's share)
+  // among the halvings (the DSA model's working set need not shrink with one: an input that
+  // stays for the whole task is held once, one the tiles reload twice), until it fits or every
+  // axis is 1.
   const double bytes_per_cycle = spec.dram_bytes_per_cycle() / spec.clusters;
   auto cost = [&](const DsaTaskEstimate& d) {
-    return d.compute_cycles + d.loaded_elements * double(spec.element_bytes) / bytes_per_cycle;
+    return d.compute_cycles + d.stall_cycles +
+           d.loaded_elements * double(spec.element_bytes) / bytes_per_cycle;
+  };
+  auto fits = [&](const DsaTaskEstimate& d) {
+    return d.working_set_bytes <= budget && d.stall_cycles == 0;
   };
   t.tile = tile;
-  int64_t ws = dsa_task_estimate(g, t, spec).working_set_bytes;
-  while (ws > budget) {
+  bool fit = fits(dsa_task_estimate(g, t, spec));
+  while (!fit) {
     size_t best_axis = tile.size();
-    int64_t best_ws = ws;
+    bool best_fit = false;
     double best_cost = 0;
     for (size_t d = 0; d < tile.size(); ++d) {
       if (tile[d] <= 1) continue;
@@ -158,12 +164,12 @@ std::vector<int64_t> fit_tile(const Graph& g, Task t, const DsaSpec& spec) {
       if (best_axis == tile.size() || c < best_cost) {
         best_axis = d;
         best_cost = c;
-        best_ws = dem.working_set_bytes;
+        best_fit = fits(dem);
       }
     }
     if (best_axis == tile.size()) break;
     tile[best_axis] = (tile[best_axis] + 1) / 2;
-    ws = best_ws;
+    fit = best_fit;
   }
   return tile;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/dsamodel/task_estimate.h"
 #include "common/evaluate/evaluate.h"
 #include "common/exec/plan_exec.h"
 #include "common/hw/hardware_spec.h"
@@ -79,6 +80,35 @@ TEST(GraphTurboSchedulers, PriceTheExperimentsPlansExactly) {
     EXPECT_EQ(ev.tasks, r.plan.num_tasks()) << name;
     EXPECT_NE(r.search.note.find("batch 4 over 4 of 4 clusters"), std::string::npos)
         << r.search.note;
+  }
+}
+
+// The plans tile double-buffered with the largest tile that fits their share of L1 (dsa_plans.h):
+// every tiled task of TVM's and GraphTurbo's plans maps within its buffer_bytes (kTileFractionOfL1
+// of L1) without holding a tile once and stalling for its loads (buffer_nest.h), unless no axis
+// of its tile can be halved.
+TEST(GraphTurboSchedulers, TheirTilesFitTheirBudgetWithoutStalling) {
+  const HardwareSpec hw = load_hardware("stcp920");
+  const Graph g = zoo("squeezenet", hw.dsa->clusters);
+  const SchedulerList list = graphturbo_schedulers();
+  for (const char* name : {"graphturbo", "graphturbo.tvm"}) {
+    const ScheduleResult r = run_scheduler(*find_scheduler(list, name), g, hw);
+    const Graph sg = scheduled_graph(r, g);
+    size_t tiled = 0;
+    for (const Stage& st : r.plan.stages)
+      for (const Task& t : st.tasks) {
+        if (t.tile.empty()) continue;
+        ++tiled;
+        EXPECT_EQ(t.buffer_bytes,
+                  static_cast<int64_t>(kTileFractionOfL1 * double(hw.dsa->local_bytes)));
+        bool halvable = false;
+        for (int64_t x : t.tile) halvable = halvable || x > 1;
+        const DsaTaskEstimate e = dsa_task_estimate(sg, t, *hw.dsa);
+        if (!halvable) continue;
+        EXPECT_LE(e.working_set_bytes, t.buffer_bytes) << name;
+        EXPECT_EQ(e.stall_cycles, 0) << name;
+      }
+    EXPECT_GT(tiled, 0u) << name;
   }
 }
 
