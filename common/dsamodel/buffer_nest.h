@@ -41,7 +41,9 @@
 // or stored; plus fill and drain, the first tile's loads and the last tile's store at the
 // narrower of the port and that share. Energy: the array's, the port's for the other ops, and
 // the port's and DRAM's for every byte loaded or stored. Ties: the smaller working set, then
-// the fewer bytes. When none fits, the smallest working set (the caller refuses it).
+// the fewer bytes. When none fits, the smallest working set: the model refuses the task when that
+// is over the unit's whole local buffer (dsa_model.cpp), and runs it otherwise, over a smaller
+// `capacity` a plan gave it (Task::buffer_bytes).
 //
 // Single buffering (a choice of the mapper per loop order and chunking): each input loaded more
 // than once, and the output tile when there are several, may be held once instead of twice (the

@@ -132,8 +132,9 @@ struct Task {
   // The bytes of each unit's local buffer the task's loop nest is mapped within (its loop order
   // and reduction chunks chosen among those whose working set fits): the budget the plan sized
   // its tile against, e.g. a share of the buffer that leaves the rest to tensors kept between
-  // tasks. 0: the whole local buffer (never more than it). Accelerator evaluators only (GPU
-  // evaluators ignore it).
+  // tasks. 0: the whole local buffer (never more than it). A tile with no mapping within it runs
+  // at its smallest working set (refused only over the whole buffer). Accelerator evaluators
+  // only (GPU evaluators ignore it).
   int64_t buffer_bytes = 0;
 };
 

@@ -182,6 +182,9 @@ class Checker {
       if (!err.empty()) fail(at.str() + ": " + err);
     }
     check_placement(at, t, primary);
+    if (t.buffer_bytes < 0)
+      fail(at.str() + " has buffer_bytes " + std::to_string(t.buffer_bytes) +
+           "; expected 0 (the whole local buffer) or a positive byte count");
     std::set<int> pinned;
     for (int x : t.pinned) {
       check_tensor_index(at, x, "pinned");

@@ -2,8 +2,10 @@
 // GraphTurbo and its baselines as Plan v2 plans for the shared DSA model (common/dsamodel), over
 // the whole chip: the batch is split evenly over the clusters (data parallelism, §2.1), every
 // cluster runs the same schedule on its share, one stage per layer step with one task per cluster
-// on that cluster's cores (plain binding, §3.4), tiled (double-buffered) with the largest tile
-// that fits kTileFractionOfL1 of a core's L1 (§4.1: LB-fitting tiles, halving the longest axis).
+// on that cluster's cores (plain binding, §3.4), tiled (double-buffered) with a tile that fits
+// kTileFractionOfL1 of a core's L1 (§4.1: LB-fitting tiles; fit_tile halves, one axis at a time,
+// the one whose half the model estimates cheapest, until the task maps within that share
+// without holding a tile once and stalling for its loads).
 //
 //   TVM-like: one kernel per layer (compound operator: conv/matmul + epilogue), every output to
 //     DDR; the per-cluster batch is the largest that the LLB retains (tvm_batches_per_cluster);

@@ -278,6 +278,7 @@ TEST(AtomBuffering, ScheduleKeepsEachAtomsTilingForThePlanOnItsConfig) {
         const Task& t = kept.stages[i].tasks[k];
         EXPECT_EQ(t.tile, plain.stages[i].tasks[k].tile) << i << ", " << k;
         EXPECT_EQ(t.kind, plain.stages[i].tasks[k].kind) << i << ", " << k;
+        EXPECT_EQ(t.buffer_bytes, plain.stages[i].tasks[k].buffer_bytes) << i << ", " << k;
         if (on == &small)
           differ += t.tile != atom_plan(g, dag, s, spec, "AD").stages[i].tasks[k].tile;
       }

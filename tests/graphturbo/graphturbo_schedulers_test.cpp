@@ -83,7 +83,7 @@ TEST(GraphTurboSchedulers, PriceTheExperimentsPlansExactly) {
   }
 }
 
-// The plans tile double-buffered with the largest tile that fits their share of L1 (dsa_plans.h):
+// The plans tile double-buffered with a tile that fits their share of L1 (dsa_plans.h):
 // every tiled task of TVM's and GraphTurbo's plans maps within its buffer_bytes (kTileFractionOfL1
 // of L1) without holding a tile once and stalling for its loads (buffer_nest.h), unless no axis
 // of its tile can be halved.

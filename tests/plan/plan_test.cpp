@@ -385,6 +385,8 @@ TEST(Plan, CheckRefusesEachStructuralViolation) {
        "pins 'w' twice"},
       {[&](Task& t) { t.pinned = {w}; }, "pins 'w' but is not placed on a unit"},
       {[&](Task& t) { t.pinned = {99}; }, "pinned names tensor index 99"},
+      {[](Task& t) { t.buffer_bytes = -4096; },
+       "has buffer_bytes -4096; expected 0 (the whole local buffer) or a positive byte count"},
   };
   for (const auto& [edit, needle] : cases) expect_check_error(g, plan(edit), needle);
 }
