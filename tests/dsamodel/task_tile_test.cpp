@@ -126,6 +126,12 @@ TEST(DsaTaskTile, APaddedConvsTilesAreSizedByTheInteriorTilesHalo) {
   EXPECT_EQ(d.held, (std::vector<double>{2 * 192, 144}));
   EXPECT_EQ(d.reload, (std::vector<double>{768.0 / 512, 1}));
   EXPECT_DOUBLE_EQ(dsa_task_estimate(g, t, spec).loaded_bytes, 768 + 144);
+  // In tiles of 8 rows (2 trips) both tiles read 9 rows (0..8 and 7..15): 288 bytes, twice.
+  t.tile = {1, 4, 8, 8};
+  const DsaTaskDemand two = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(two.tiles, 2);
+  EXPECT_EQ(two.reload, (std::vector<double>{576.0 / 512, 1}));
+  EXPECT_EQ(two.working_set_bytes, 2 * 288 + 144 + 2 * 256);
 }
 
 TEST(DsaTaskTile, APlacementTheMachineLacksIsRefused) {
