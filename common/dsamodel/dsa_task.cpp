@@ -327,10 +327,11 @@ bool term_varies(const IndexTerm& term, const Interval& range) {
 // buffer tile of the unit's part `part` (`tile` at its origin, `trips` per axis; along an axis
 // whose extent the tile does not divide, the last tile is cut short: those at the far edge are
 // their own shape) the region of the op's output that tile computes (`need_of`; the interior
-// one's is `origin`'s; for a task of one op, u.one_op, the tile itself: one_op_regions gives its
-// output region as the tile, no need to ask) and how many tiles have it. The task's loads and
-// stores share the port with each tile in proportion to its output. Without that region (the op's
-// output not among the tile's regions): the unit's part as one nest.
+// one's is `origin`'s, the largest tile's regions, largest_tile_regions; for a task of one op,
+// u.one_op, the tile itself: one_op_regions gives its output region as the tile, no need to ask)
+// and how many tiles have it. The task's loads and stores share the port with each tile in
+// proportion to its output. Without that region (the op's output not among the tile's regions): the
+// unit's part as one nest.
 template <class NeedOf>
 ArrayNest tiles_array_nest(const Graph& g, const DsaSpec& spec, const UntiledDemand& u,
                            const Region& part, const Region& tile, const std::vector<double>& trips,
@@ -446,6 +447,45 @@ TileLoops tile_loops(const std::vector<double>& trips_of_axis,
   return loops;
 }
 
+// The regions the buffers are sized by: those of the largest tile the nest runs. Per tensor, the
+// larger (in bytes read) of the origin tile's region (`origin`, its densities in `density`) and
+// that of the tile one step along every axis with more than one trip (an interior tile where the
+// axis has three trips or more; the last one where it has two). A padded op's origin tile reads
+// less than its interior ones (its halo is clipped: a 3x3 conv with padding 1 reads rows + 1
+// there, rows + 2 inside). Every tile is then counted at that size, both in the working set (the
+// buffers hold the largest tile: exact) and in the loads (largest x count: an upper bound, over
+// by the edge tiles' clipped halo, as ZigZag counts them). The origin's regions stay for what
+// depends on the position: which inputs an axis selects and which operands a reduction chunk
+// shrinks (tile_problem). `density` gets the chosen regions' densities.
+template <class NeedOf>
+std::map<int, Region> largest_tile_regions(const DsaSpec& spec, const Region& part,
+                                           const Region& tile, const std::vector<double>& trips,
+                                           const std::map<int, Region>& origin, NeedOf need_of,
+                                           std::map<int, double>& density) {
+  std::map<int, Region> largest = origin;
+  Region inner = tile;
+  bool moved = false;
+  for (size_t a = 0; a < tile.size() && a < trips.size(); ++a) {
+    if (trips[a] <= 1) continue;
+    inner[a].lo = tile[a].hi;
+    inner[a].hi = std::min(part[a].hi, inner[a].lo + tile[a].size());
+    moved = true;
+  }
+  if (!moved) return largest;
+  std::map<int, double> inner_density;
+  const std::map<int, Region> at_inner = need_of(inner, inner_density);
+  for (const auto& entry : at_inner) {
+    const auto it = largest.find(entry.first);
+    if (it == largest.end()) continue;
+    const double was = bytes_of(it->second, spec) * density_of(density, entry.first);
+    const double is = bytes_of(entry.second, spec) * density_of(inner_density, entry.first);
+    if (is <= was) continue;
+    it->second = entry.second;
+    density[entry.first] = density_of(inner_density, entry.first);
+  }
+  return largest;
+}
+
 TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, const UntiledDemand& u,
                          const AxisSelects* known) {
   const DsaTaskDemand& d = u.d;
@@ -473,6 +513,9 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, con
     return needed_regions(g, one, density);
   };
   const std::map<int, Region> origin = need_of(tile, origin_density);
+  std::map<int, double> largest_density = origin_density;
+  const std::map<int, Region> largest = largest_tile_regions(
+      spec, unit_primary, tile, trips_of_axis, origin, need_of, largest_density);
   // Which inputs each axis's tiles select: for one op, those whose index maps in its iteration
   // space read the axis (known_axis_selects); otherwise, the ones the tile one step along the
   // axis needs another region of. Axes that select the same inputs form one loop (tile_loops).
@@ -541,7 +584,7 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, con
     const int x = d.inputs[i];
     NestInput in;
     in.needed = bytes_of(d.needed.at(x), spec) * d.density[i] / nd;
-    in.tile = origin.count(x) ? bytes_of(origin.at(x), spec) * density_of(origin_density, x) : 0;
+    in.tile = largest.count(x) ? bytes_of(largest.at(x), spec) * density_of(largest_density, x) : 0;
     for (size_t l = 0; l < loop_selects.size(); ++l)
       if (loop_selects[l] & (1u << i)) in.relevant |= 1u << l;
     in.reduced = reduced.count(x) > 0;
@@ -551,10 +594,10 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, con
   prob.out_tile = bytes_of(tile, spec);
   prob.out_bytes = bytes_of(unit_primary, spec);
   for (int x : d.kept)
-    if (origin.count(x))
-      (reduced.count(x) ? prob.kept_reduced_tile : prob.kept_tile) += bytes_of(origin.at(x), spec);
+    if (largest.count(x))
+      (reduced.count(x) ? prob.kept_reduced_tile : prob.kept_tile) += bytes_of(largest.at(x), spec);
   prob.array = u.matrix >= 0 ? tiles_array_nest(g, spec, u, unit_primary, tile, trips_of_axis,
-                                                origin, need_of)
+                                                largest, need_of)
                              : u.array;
   add_held_operands(g, u, prob);
   prob.other_cycles = d.vector_cycles + d.move_cycles;

@@ -706,11 +706,16 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
 // and with more room it may trade a few cycles for less energy (VGG-19: 12434.71 us at 16 and 32
 // KiB, 12434.97 at 64 KiB and above, where features.7 keeps its weights instead of re-reading
 // them 224 times from the LLB with the reduction in chunks: 5015 cycles more by its estimate,
-// less energy).
+// less energy). On the mesh within 1e-3: with its tiles' input halo counted (dsa_task.cpp,
+// largest_tile_regions) ResNet-50's layer1.x and layer2.x conv2 drop half their reduction chunks
+// at 64 KiB (fewer nest cycles by the mapper's estimate, 264823 -> 263807 for layer1's), and the
+// timeline's pipeline fill and drain (a tile's share of the loads before the first compute, of
+// the compute after the last load) grows with the fewer tiles: 19734.3 us at 32 KiB, 19747.3 at
+// 64 KiB (+0.07%).
 TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerOne) {
   for (const DsaSpec& base : {mesh(), load_dsa_spec("stcp920")})
     for (const char* model : {"resnet50", "vgg19"}) {
-      const double slack = base.global_level.empty() ? 1e-12 : 1e-4;
+      const double slack = base.global_level.empty() ? 1e-3 : 1e-4;
       const Graph g = build_zoo_model(model);
       const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
       double previous = INFINITY;

@@ -91,6 +91,49 @@ TEST(DsaTaskTile, TheEstimatesLoadsInBytesAreItsElementsTimesTheElementSize) {
   EXPECT_DOUBLE_EQ(e.loaded_bytes, e.loaded_elements * k.spec.element_bytes);
 }
 
+// A 3x3 conv of padding 1 (x [1, 4, 16, 8] -> y [1, 4, 16, 8], 1-byte elements) in tiles of 4
+// output rows (4 tiles along the rows, loop 2, selecting x and y): the origin tile reads input
+// rows 0..4 (its halo clipped by the padding: 5 rows, 4 x 5 x 8 = 160 bytes), the interior ones
+// rows r-1..r+4 (6 rows, 192 bytes). The buffers hold the largest tile: x 2 x 192, w 144 (4 x 4 x
+// 3 x 3, selected by no loop: loaded once, one buffer), y 2 x 128 (4 x 4 x 8): 784 bytes (720
+// with the origin's 160). Every
+// tile is loaded at that size: 4 x 192 = 768 bytes of x's 512, 1.5 times (the tiles' exact rows,
+// 5 + 6 + 6 + 5 = 22, would be 704 bytes, 1.375 times; the origin's, 1.25).
+TEST(DsaTaskTile, APaddedConvsTilesAreSizedByTheInteriorTilesHalo) {
+  const DsaSpec mesh = load_dsa_spec("atomic_mesh");
+  const DsaSpec spec = dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  ASSERT_EQ(spec.element_bytes, 1);
+  Graph g;
+  g.name = "padded";
+  const int x = g.add_input("x", {1, 4, 16, 8});
+  const int w = g.add_weight("w", {4, 4, 3, 3});
+  const int op = g.add_op(OpKind::Conv, "c", {x, w},
+                          Attributes({{"strides", std::vector<int64_t>{1, 1}},
+                                      {"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+                          1, {"y"});
+  g.mark_output(g.op(op).outputs[0]);
+  ASSERT_EQ(g.tensor(g.op(op).outputs[0]).shape, (Shape{1, 4, 16, 8}));
+  Task t;
+  t.kind = TaskKind::Fused;
+  t.ops = {op};
+  t.placement.unit = UnitKind::Engine;
+  t.placement.index = {0, 0};
+  t.tile = {1, 4, 4, 8};
+  const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
+  ASSERT_EQ(d.inputs, (std::vector<int>{x, w}));
+  EXPECT_EQ(d.tiles, 4);
+  EXPECT_EQ(d.working_set_bytes, 2 * 192 + 144 + 2 * 128);
+  EXPECT_EQ(d.held, (std::vector<double>{2 * 192, 144}));
+  EXPECT_EQ(d.reload, (std::vector<double>{768.0 / 512, 1}));
+  EXPECT_DOUBLE_EQ(dsa_task_estimate(g, t, spec).loaded_bytes, 768 + 144);
+  // In tiles of 8 rows (2 trips) both tiles read 9 rows (0..8 and 7..15): 288 bytes, twice.
+  t.tile = {1, 4, 8, 8};
+  const DsaTaskDemand two = dsa_task_demand(g, t, spec, {0});
+  EXPECT_EQ(two.tiles, 2);
+  EXPECT_EQ(two.reload, (std::vector<double>{576.0 / 512, 1}));
+  EXPECT_EQ(two.working_set_bytes, 2 * 288 + 144 + 2 * 256);
+}
+
 TEST(DsaTaskTile, APlacementTheMachineLacksIsRefused) {
   const TileCase k = tile_case(64, 64, 64, UnitKind::Core);
   EXPECT_THROW(dsa_task_tile(k.g, k.t, k.spec, k.spec.local_bytes), Error);

@@ -260,10 +260,10 @@ std::map<std::string, double> errors(bool same_mapping, bool exact_only) {
 // gives each gap and its reason.
 // On the merged model of issue #23 (tasks mapped within their capacity with the reduction loop
 // anywhere, single-buffered tiles, each reduction-chunk count priced on its own nest), KC-P's
-// own-search errors are mostly ours being faster than ZigZag's own search (cycles 0.666 of its on
-// ResNet-50, 0.540 on VGG-19; SRAM energy 0.616, 0.499), whose LOMA at lpf_limit 6 merges loop
+// own-search errors are mostly ours being faster than ZigZag's own search (cycles 0.672 of its on
+// ResNet-50, 0.549 on VGG-19; SRAM energy 0.614, 0.500), whose LOMA at lpf_limit 6 merges loop
 // factors (at 8 it finds mappings 2-2.5x faster on some pairs). On the same mapping: YX-P
-// ResNet-50 DRAM bytes 0.736, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
+// ResNet-50 DRAM bytes 0.738, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
 // 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so ZigZag re-reads the
 // whole input from DRAM per output-channel loop); SRAM energy, ZigZag's partial-sum words (e in
 // the README: every chunk read and written at 32 bits, ours 7 bytes less per output) and word
@@ -275,18 +275,18 @@ struct Declared {
   double same;      // declared, the same mapping (all 72 pairs)
 };
 constexpr Declared kDeclared[] = {
-    {"kc.cycles.median", 0.10, 0.31, 0.05},        {"kc.cycles.resnet50", 0.05, 0.34, 0.04},
-    {"kc.cycles.vgg19", 0.05, 0.47, 0.03},         {"yx.cycles.median", 0.10, 0.05, 0.03},
+    {"kc.cycles.median", 0.10, 0.31, 0.04},        {"kc.cycles.resnet50", 0.05, 0.33, 0.01},
+    {"kc.cycles.vgg19", 0.05, 0.46, 0.01},         {"yx.cycles.median", 0.10, 0.05, 0.03},
     {"yx.cycles.resnet50", 0.05, 0.59, 0.05},      {"yx.cycles.vgg19", 0.05, 0.66, 0.04},
-    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.08, 0.01},
-    {"kc.dram_bytes.vgg19", 0.15, 0.37, 0.02},     {"yx.dram_bytes.median", 0.15, 0.01, 0.01},
-    {"yx.dram_bytes.resnet50", 0.15, 0.04, 0.27},  {"yx.dram_bytes.vgg19", 0.15, 0.02, 0.03},
-    {"kc.register_pj.median", 0.15, 0.30, 0.02},   {"kc.register_pj.resnet50", 0.15, 0.15, 0.20},
-    {"kc.register_pj.vgg19", 0.15, 0.46, 0.27},    {"yx.register_pj.median", 0.15, 0.01, 0.01},
+    {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.09, 0.02},
+    {"kc.dram_bytes.vgg19", 0.15, 0.36, 0.01},     {"yx.dram_bytes.median", 0.15, 0.01, 0.01},
+    {"yx.dram_bytes.resnet50", 0.15, 0.04, 0.27},  {"yx.dram_bytes.vgg19", 0.15, 0.01, 0.04},
+    {"kc.register_pj.median", 0.15, 0.30, 0.16},   {"kc.register_pj.resnet50", 0.15, 0.14, 0.26},
+    {"kc.register_pj.vgg19", 0.15, 0.46, 0.24},    {"yx.register_pj.median", 0.15, 0.01, 0.01},
     {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.11, 0.01},
     {"kc.sram_pj.median", 0.15, 0.41, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.39, 0.03},
-    {"kc.sram_pj.vgg19", 0.15, 0.51, 0.04},        {"yx.sram_pj.median", 0.15, 0.28, 0.04},
-    {"yx.sram_pj.resnet50", 0.15, 0.68, 0.09},     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.11},
+    {"kc.sram_pj.vgg19", 0.15, 0.50, 0.04},        {"yx.sram_pj.median", 0.15, 0.28, 0.03},
+    {"yx.sram_pj.resnet50", 0.15, 0.68, 0.09},     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.10},
 };
 
 // No layer slower than ZigZag's own search by more than this (ours / ZigZag's cycles; the
@@ -334,10 +334,11 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 //   writes it at 32 bits once per chunk (the first and the last too), ours writes it after every
 //   chunk but the last, reads it back in the next and writes the output once at 8 bits: 7 bytes
 //   less per output (layer3.1.conv1 under KC-P, order 23>R>1 in 2 chunks: 351,232 bytes, the
-//   whole gap, ours 0.882; layer4.0.conv1 0.882); with ZigZag's input loads of (a) on
-//   layer3.0.conv2 (KC-P, 0.902: its 2-row tiles at DRAM re-read the halo row, 200,704 bytes)
-//   and VGG-19's features.12 (KC-P, 0.916: 802,816 bytes); with (c) on ResNet-50's
-//   layer4.1.conv1 under YX-P (0.915: 175,616 bytes of partial sums, 458,752 of words).
+//   whole gap, ours 0.882; layer4.0.conv1 0.882; layer2.0.conv2, order 1>R>3, 0.883, not
+//   checked byte by byte); VGG-19's features.12 (KC-P) 0.927, within the default since ours
+//   loads its tiles' halo rows as ZigZag does (dsa_task.cpp, largest_tile_regions; 0.916
+//   before); with (c) on ResNet-50's layer4.1.conv1 under YX-P (0.915: 175,616 bytes of
+//   partial sums, 458,752 of words).
 constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.08;
 struct SramDifference {
   const char* layer;
@@ -346,11 +347,10 @@ struct SramDifference {
 };
 constexpr SramDifference kSameMappingSramDifferences[] = {
     {"classifier.0", "yx", 0.18},    // word accesses (c)
-    {"layer3.0.conv2", "kc", 0.10},  // partial sums at 32 bits (e), and the halo re-read (a)
+    {"layer2.0.conv2", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer3.1.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.0.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.1.conv1", "yx", 0.09},  // partial sums at 32 bits (e) and word accesses (c)
-    {"features.12", "kc", 0.09},     // partial sums at 32 bits (e), and the halo re-read (a)
 };
 TEST(DsaValidation, SameMappingAgainstZigZag) {
   size_t priced = 0, exact = 0;
@@ -417,7 +417,7 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // features.28: 1.19x, 1.35x), word accesses (YX-P classifier.0, 1.02x) and, not analysed, YX-P's
 // classifier.6 (a rounded nest, iii: 1.47x), layer4.1.conv1 (1.22x: ZigZag's cycles of our
 // mapping 1.16x ours), layer2.0.downsample.0, layer2.0.conv3, layer4.1.conv2 (1.03-1.09x).
-constexpr size_t kOurMappingEdpNotWorse = 52, kOurMappingEdpNotWorseExact = 19;
+constexpr size_t kOurMappingEdpNotWorse = 52, kOurMappingEdpNotWorseExact = 16;
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
   for (const Pair& p : pairs()) {
