@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "common/dsamodel/mesh_noc.h"
+#include "common/graph/iteration_space.h"
 #include "reproductions/atomic/atom_task.h"
 
 namespace dgs::atomic {
@@ -322,6 +324,10 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
   Plan plan;
   plan.scheduler = scheduler;
   plan.graph = g.name;
+  // The tilings looked up below ask for their atoms' input regions: each op's iteration space
+  // built once for the plan (or the caller's, where one lives), not once per atom.
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   AtomTilings tilings;
   // The tilings the schedule's buffering found, where it ran on this config's numbers.
   const bool sized_here =
