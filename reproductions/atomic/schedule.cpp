@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <optional>
 
 #include "common/dsamodel/mesh_noc.h"
+#include "common/graph/iteration_space.h"
 #include "reproductions/atomic/atom_task.h"
 
 namespace dgs::atomic {
@@ -270,24 +273,29 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
         }
         return c;
       };
-      std::vector<int> perm = order;
-      std::sort(perm.begin(), perm.end());
+      // The layer orders as permutations of their groups, in the order of the layers' ids (the
+      // orders next_permutation gives over the ids themselves), and the snake's slots counted
+      // round without a division per atom.
+      const auto by_layer = [&](size_t x, size_t y) { return order[x] < order[y]; };
+      std::vector<size_t> perm(order.size());
+      std::iota(perm.begin(), perm.end(), size_t{0});
+      std::sort(perm.begin(), perm.end(), by_layer);
       std::vector<int> e(m, -1);
       double best = round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
       do {
-        size_t slot = static_cast<size_t>(first_slot);
+        size_t slot = static_cast<size_t>(first_slot) % snake_ids.size();
         double c = 0;
-        for (int l : perm)
-          for (size_t i : group[static_cast<size_t>(std::find(order.begin(), order.end(), l) -
-                                                    order.begin())]) {
-            e[i] = snake_ids[slot++ % snake_ids.size()];
+        for (size_t k : perm)
+          for (size_t i : group[k]) {
+            e[i] = snake_ids[slot];
+            if (++slot == snake_ids.size()) slot = 0;
             c += cost_at(i, e[i]);
           }
         if (c < best) {
           best = c;
           r.engines = e;
         }
-      } while (std::next_permutation(perm.begin(), perm.end()));
+      } while (std::next_permutation(perm.begin(), perm.end(), by_layer));
     }
     s.transfer_byte_hops += round_transfer_cost(dag, spec, r.atoms, r.engines, s.engine_of);
     first_slot = static_cast<int>((static_cast<size_t>(first_slot) + r.atoms.size()) %
@@ -322,6 +330,10 @@ Plan atom_plan(const Graph& g, const AtomicDag& dag, const AtomSchedule& s, cons
   Plan plan;
   plan.scheduler = scheduler;
   plan.graph = g.name;
+  // The tilings looked up below ask for their atoms' input regions: each op's iteration space
+  // built once for the plan (or the caller's, where one lives), not once per atom.
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   AtomTilings tilings;
   // The tilings the schedule's buffering found, where it ran on this config's numbers.
   const bool sized_here =

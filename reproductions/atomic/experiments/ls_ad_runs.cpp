@@ -12,6 +12,7 @@
 
 #include "cli/run_cache.h"
 #include "common/evaluate/evaluate.h"
+#include "common/graph/iteration_space.h"
 #include "common/graph/op_cost.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
@@ -173,6 +174,7 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
   // before AD.
   parallel_for(2, batch <= 1 ? available_cpus() : 1, [&](int64_t part) {
     if (part == 0) {
+      const IterationSpaceMemo spaces(g);  // the DAG, plan and model ask for the same regions
       StrategyRun& ls = run->ls;
       const std::vector<Layer> layers = graph_layers(g);
       ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);

@@ -7,12 +7,16 @@
 
 #include "cli/run_cache.h"
 #include "common/evaluate/evaluate.h"
+#include "common/graph/iteration_space.h"
 #include "models/zoo.h"
 
 namespace dgs::atomic {
 
 StrategyRun partition_run(const Graph& g, const RegionLayout& layout, const DsaSpec& spec,
                           const std::string& name) {
+  // The DAG, the schedule's pins, the plan's tilings and the model ask for the same ops' regions:
+  // their iteration spaces built once for the run.
+  const IterationSpaceMemo spaces(g);
   StrategyRun run;
   run.dag = build_atomic_dag(g, layout.shapes, spec);
   run.schedule = region_pipeline_schedule(g, run.dag, layout, spec);
