@@ -74,20 +74,40 @@ void BM_FiftyThousandTasksOnMesh8x8(benchmark::State& state) {
 }
 BENCHMARK(BM_FiftyThousandTasksOnMesh8x8)->Unit(benchmark::kMillisecond);
 
-void BM_TileSearchOfEveryResNet50Layer(benchmark::State& state) {
-  dgs::ZooOptions zo;
-  zo.batch = 1;
-  static const dgs::Graph g = dgs::build_zoo_model("resnet50", zo);
-  const dgs::DsaSpec mesh = dgs::load_dsa_spec("atomic_mesh");
-  const dgs::DsaSpec spec =
-      dgs::dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
-  std::vector<dgs::Task> tasks;
+// ResNet-50 at batch 1, and its matrix ops (convolutions and GEMMs), priced on one engine of
+// atomic_mesh: the layers the tile and array-nest searches run per layer.
+const dgs::Graph& resnet50_batch1() {
+  static const dgs::Graph g = [] {
+    dgs::ZooOptions zo;
+    zo.batch = 1;
+    return dgs::build_zoo_model("resnet50", zo);
+  }();
+  return g;
+}
+
+std::vector<int> matrix_ops(const dgs::Graph& g) {
+  std::vector<int> ops;
   for (size_t op = 0; op < g.ops().size(); ++op) {
     const dgs::OpKind k = g.op(static_cast<int>(op)).kind;
-    if (k != dgs::OpKind::Conv && k != dgs::OpKind::Gemm && k != dgs::OpKind::MatMul) continue;
+    if (k == dgs::OpKind::Conv || k == dgs::OpKind::Gemm || k == dgs::OpKind::MatMul)
+      ops.push_back(static_cast<int>(op));
+  }
+  return ops;
+}
+
+dgs::DsaSpec one_mesh_engine() {
+  const dgs::DsaSpec mesh = dgs::load_dsa_spec("atomic_mesh");
+  return dgs::dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+}
+
+void BM_TileSearchOfEveryResNet50Layer(benchmark::State& state) {
+  const dgs::Graph& g = resnet50_batch1();
+  const dgs::DsaSpec spec = one_mesh_engine();
+  std::vector<dgs::Task> tasks;
+  for (int op : matrix_ops(g)) {
     dgs::Task t;
     t.kind = dgs::TaskKind::Fused;
-    t.ops = {static_cast<int>(op)};
+    t.ops = {op};
     t.placement = dgs::dsa_unit_placement(spec, 0);
     tasks.push_back(t);
   }
@@ -99,21 +119,14 @@ void BM_TileSearchOfEveryResNet50Layer(benchmark::State& state) {
 BENCHMARK(BM_TileSearchOfEveryResNet50Layer)->Unit(benchmark::kMillisecond);
 
 void BM_ArrayNestSearchOfEveryResNet50Layer(benchmark::State& state) {
-  dgs::ZooOptions zo;
-  zo.batch = 1;
-  static const dgs::Graph g = dgs::build_zoo_model("resnet50", zo);
-  const dgs::DsaSpec mesh = dgs::load_dsa_spec("atomic_mesh");
-  const dgs::DsaSpec spec =
-      dgs::dsa_with_mesh(mesh, 1, 1, mesh.matrix_tile_rows, mesh.matrix_tile_columns);
+  const dgs::Graph& g = resnet50_batch1();
+  const dgs::DsaSpec spec = one_mesh_engine();
   std::vector<dgs::ArrayShape> shapes;
-  for (size_t op = 0; op < g.ops().size(); ++op) {
-    const dgs::Op& o = g.op(static_cast<int>(op));
-    if (o.kind != dgs::OpKind::Conv && o.kind != dgs::OpKind::Gemm && o.kind != dgs::OpKind::MatMul)
-      continue;
-    const dgs::Tensor& out = g.tensor(o.outputs.at(0));
+  for (int op : matrix_ops(g)) {
+    const dgs::Tensor& out = g.tensor(g.op(op).outputs.at(0));
     dgs::Region all;
     for (int64_t d : out.shape) all.push_back({0, d});
-    shapes.push_back(dgs::matrix_shape(g, static_cast<int>(op), all, spec));
+    shapes.push_back(dgs::matrix_shape(g, op, all, spec));
   }
   double sharing = 0;
   for (auto _ : state) {
