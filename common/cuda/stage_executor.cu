@@ -322,7 +322,7 @@ int StageExecutor::conv_algorithm(int op, bool* fused) const {
   if (op < 0 || static_cast<size_t>(op) >= m.conv_runs.size() ||
       !m.conv_runs[static_cast<size_t>(op)])
     return -1;
-  if (fused) *fused = m.conv_runs[static_cast<size_t>(op)]->fused_relu_ok;
+  if (fused) *fused = m.conv_runs[static_cast<size_t>(op)]->ran_fused;
   return static_cast<int>(m.conv_runs[static_cast<size_t>(op)]->algo);
 }
 

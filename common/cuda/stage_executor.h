@@ -93,7 +93,9 @@ class StageExecutor {
   std::string conv_math() const;
   // The cuDNN forward algorithm chosen for Conv op `op` (its cudnnConvolutionFwdAlgo_t value:
   // 0 IMPLICIT_GEMM ... 7 WINOGRAD_NONFUSED) once prepared; -1 for an op that is not a prepared
-  // convolution. `fused`: whether the fused Conv+bias+ReLU call accepted that algorithm.
+  // convolution. `fused`: whether a run so far went through the fused Conv+bias+ReLU call
+  // (cudnnConvolutionBiasActivationForward: a Conv followed by its ReLU in the same task, with an
+  // algorithm that call accepts); false for a convolution without a ReLU.
   int conv_algorithm(int op, bool* fused = nullptr) const;
 
   // Overrides the value of an Input or Weight tensor (shape and dtype must match).

@@ -117,6 +117,7 @@ void StageExecutor::Impl::run_conv(ConvRun& c, Context& cx, const float* x, cons
         cx.cudnn, &kOne, c.x.d, xp, c.w.d, w, c.conv.d, c.algo, cx.workspace.data(), c.ws_bytes,
         &kZero, c.y.d, y, c.bias.d, bias ? bias : c.bias_ptr, c.relu.d, c.y.d, y));
     cx.launcher.count_launch();
+    c.ran_fused = true;
     return;
   }
   DGS_CUDNN_CHECK(cudnnConvolutionForward(cx.cudnn, &kOne, c.x.d, xp, c.w.d, w, c.conv.d, c.algo,

@@ -171,6 +171,7 @@ struct ConvRun {
   std::vector<int64_t> x_dims;  // original input dims [n, c, h, w]
   StridedView padded_view;      // where x goes inside `padded`
   bool fused_relu_ok = true;    // cudnnConvolutionBiasActivationForward accepted the algo
+  bool ran_fused = false;       // a run went through that fused call (Conv+bias+ReLU)
 };
 
 struct AlgoChoice {

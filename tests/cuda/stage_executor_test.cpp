@@ -144,6 +144,29 @@ TEST(StageExecutor, MeasuresEveryStageAndMergingLaunchesFewerKernels) {
   EXPECT_LT(li.kernel_calls, ls.kernel_calls);
 }
 
+// conv_algorithm's `fused` says whether the fused Conv+bias+ReLU call ran, not whether cuDNN
+// would accept it: under the sequential plan every ReLU is its own task, so no convolution ran
+// fused (gpu_validate's rows name the call from it; on the H200 run of 2026-11-29 every row said
+// "fused", ReLU-free convolutions included, because it reported the acceptance).
+TEST(StageExecutor, ConvolutionsWhoseReluRunsApartAreNotReportedFused) {
+  const Graph g = inception_block();
+  DGS_REQUIRE_GPU();
+  gpu::StageExecutorOptions o;
+  o.seed = kSeed;
+  o.timing = kQuickTiming;
+  gpu::StageExecutor ex(g, o);
+  ex.run(sequential_plan(g));
+  int convs = 0;
+  for (int op = 0; op < g.num_ops(); ++op) {
+    if (g.op(op).kind != OpKind::Conv) continue;
+    bool fused = true;
+    EXPECT_GE(ex.conv_algorithm(op, &fused), 0) << g.op(op).name;
+    EXPECT_FALSE(fused) << g.op(op).name;
+    ++convs;
+  }
+  EXPECT_EQ(convs, 5);
+}
+
 TEST(StageExecutor, MeasuredStageCostMeasuresEachDistinctStageOnce) {
   const Graph g = inception_block();
   DGS_REQUIRE_GPU();
