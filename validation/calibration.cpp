@@ -2,6 +2,9 @@
 #include "validation/calibration.h"
 
 #include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <utility>
 
 #include "common/gpumodel/kernel_family.h"
 #include "common/util/error.h"
@@ -32,17 +35,51 @@ double solve(F&& f, double target, double lo, double hi) {
   return std::sqrt(lo * hi);
 }
 
+double measurement(const std::map<std::string, double>& measured, const std::string& id) {
+  const auto it = measured.find(id);
+  if (it == measured.end())
+    throw Error("calibration: no measurement of case '" + id + "' (the calibration point)");
+  return it->second;
+}
+
 }  // namespace
+
+std::vector<CalibrationPoint> calibrate_library_calls(
+    GpuSpec& spec, const std::vector<ValidationCase>& cases,
+    const std::map<std::string, double>& measured) {
+  std::vector<CalibrationPoint> out;
+  const std::pair<std::string_view, const char*> fits[] = {
+      {gpu_efficiency::kLibraryCallUs, kLibraryCallCalibrationCase},
+      {gpu_efficiency::kLibraryFusedCallUs, kLibraryFusedCallCalibrationCase}};
+  for (const auto& fit : fits) {
+    const std::string key(fit.first), id(fit.second);
+    const ValidationCase& c = find_case(cases, id);
+    const double target = measurement(measured, id);
+    auto price = [&](double us) {
+      spec.efficiency[key] = us;
+      return c.predict_ms(spec);
+    };
+    constexpr double kLo = 1e-3, kHi = 1e4;
+    const double lo_ms = price(kLo), hi_ms = price(kHi);
+    if (target < lo_ms || target > hi_ms) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg,
+                    "calibration: case '%s' measured %.6g ms, outside the %.6g-%.6g ms the model "
+                    "gives with %s between %g and %g us",
+                    id.c_str(), target, lo_ms, hi_ms, key.c_str(), kLo, kHi);
+      throw Error(msg);
+    }
+    const double us = solve(price, target, kLo, kHi);
+    spec.efficiency[key] = us;
+    out.push_back({key, id, us});
+  }
+  return out;
+}
 
 std::vector<CalibrationPoint> calibrate_suite_model(GpuSpec& spec,
                                                     const std::vector<ValidationCase>& cases,
                                                     const std::map<std::string, double>& measured) {
-  auto target = [&](const std::string& id) {
-    const auto it = measured.find(id);
-    if (it == measured.end())
-      throw Error("calibration: no measurement of case '" + id + "' (the calibration point)");
-    return it->second;
-  };
+  auto target = [&](const std::string& id) { return measurement(measured, id); };
   const ValidationCase& lat_case = find_case(cases, kLatencyCalibrationCase);
   const ValidationCase& issue_case = find_case(cases, kIssueCalibrationCase);
   const std::string lat_key(gpu_efficiency::kMemoryLatencyUs);

@@ -108,6 +108,32 @@ std::string model_constants(const GpuSpec& spec) {
   return s;
 }
 
+// --calibrate: fits the suite-kernel model's two constants on their declared cases and, when the
+// run measured cuDNN convolutions, the two library-call costs on theirs (calibration.h); each
+// fitted constant's source names its case, which makes that case's row a calibration point.
+// Returns the notes' lines.
+std::string calibrate(GpuSpec& spec, const std::vector<ValidationCase>& cases,
+                      const std::map<std::string, ReplayMeasurement>& replay) {
+  std::map<std::string, double> measured;
+  bool library = false;
+  for (const auto& [id, m] : replay) measured[id] = m.measured_ms;
+  for (const ValidationCase& c : cases)
+    library = library || (c.family == "cudnn_conv" && measured.count(c.id) > 0);
+  std::vector<CalibrationPoint> points = calibrate_suite_model(spec, cases, measured);
+  if (library)
+    for (CalibrationPoint& p : calibrate_library_calls(spec, cases, measured))
+      points.push_back(std::move(p));
+  std::string lines;
+  for (const CalibrationPoint& p : points) {
+    char v[64];
+    std::snprintf(v, sizeof v, "%.6g", p.value);
+    lines += "calibrated here: " + p.key + " = " + v + " on case " + p.case_id +
+             " (a calibration point, not a prediction)\n";
+    spec.sources["efficiency." + p.key] = "calibrated here on case " + p.case_id;
+  }
+  return lines;
+}
+
 int run(const Args& a) {
   const auto start = std::chrono::steady_clock::now();
   auto progress = [&](const std::string& what) {
@@ -172,19 +198,7 @@ int run(const Args& a) {
       replay[c.id] = {ms, "measured on " + device + (detail.empty() ? "" : "; " + detail)};
     }
   }
-  // --calibrate: fit the suite-kernel model's two constants on their declared cases first.
-  std::string calibration;
-  if (a.calibrate) {
-    std::map<std::string, double> measured;
-    for (const auto& [id, m] : replay) measured[id] = m.measured_ms;
-    for (const CalibrationPoint& p : calibrate_suite_model(spec, cases, measured)) {
-      char v[64];
-      std::snprintf(v, sizeof v, "%.4g", p.value);
-      calibration += "calibrated here: " + p.key + " = " + v + " on case " + p.case_id +
-                     " (a calibration point, not a prediction)\n";
-      spec.sources["efficiency." + p.key] = "calibrated here on case " + p.case_id;
-    }
-  }
+  const std::string calibration = a.calibrate ? calibrate(spec, cases, replay) : "";
   const std::vector<ValidationRow> rows = priced_rows(cases, replay, spec);
   const std::vector<GroupSummary> summary = summarize(rows);
   const std::vector<PairResult> pairs = compare_pairs(rows, validation_pairs());

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -370,6 +371,109 @@ TEST(ValidationReplay, TheH200CalibrationIsReproducible) {
   }
 }
 
+std::string live_text(const std::string& file) {
+  std::ifstream in(std::string(DGS_SOURCE_DIR) + "/validation/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The library-call costs fitted by calibrate_library_calls reproduce their cases' measurements:
+// measurements made by pricing the two cases at known costs (7 and 15 us) give back those costs
+// from a config that starts elsewhere (the H200's 10.80 and 23.07), and the cases' prices equal
+// their measurements to the bisection's tolerance.
+TEST(ValidationCalibration, LibraryCallCostsReproduceTheirCases) {
+  GpuSpec truth = load_gpu_spec("h200");
+  truth.efficiency["library_call_us"] = 7;
+  truth.efficiency["library_fused_call_us"] = 15;
+  std::map<std::string, double> measured;
+  for (const ValidationCase& c : cases())
+    if (c.id == kLibraryCallCalibrationCase || c.id == kLibraryFusedCallCalibrationCase)
+      measured[c.id] = c.predict_ms(truth);
+  ASSERT_EQ(measured.size(), 2u);
+  GpuSpec spec = load_gpu_spec("h200");
+  const std::vector<CalibrationPoint> fit = calibrate_library_calls(spec, cases(), measured);
+  ASSERT_EQ(fit.size(), 2u);
+  EXPECT_EQ(fit[0].key, "library_call_us");
+  EXPECT_EQ(fit[0].case_id, "cudnn.resnet50.b1.8");
+  EXPECT_NEAR(fit[0].value, 7.0, 7.0 * 1e-5);
+  EXPECT_EQ(fit[1].key, "library_fused_call_us");
+  EXPECT_EQ(fit[1].case_id, "cudnn.inception_v3.b1.6");
+  EXPECT_NEAR(fit[1].value, 15.0, 15.0 * 1e-5);
+  for (const ValidationCase& c : cases()) {
+    if (measured.count(c.id)) {
+      EXPECT_NEAR(c.predict_ms(spec), measured[c.id], 1e-6 * measured[c.id]) << c.id;
+    }
+  }
+}
+
+TEST(ValidationCalibration, AMissingOrUnreachableLibraryCaseIsAnError) {
+  GpuSpec spec = load_gpu_spec("h200");
+  std::map<std::string, double> measured = {{"cudnn.inception_v3.b1.6", 0.03}};
+  auto message = [&] {
+    try {
+      calibrate_library_calls(spec, cases(), measured);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(),
+            "calibration: no measurement of case 'cudnn.resnet50.b1.8' (the calibration point)");
+  measured = {{"cudnn.resnet50.b1.8", 0.02}};
+  EXPECT_EQ(message(),
+            "calibration: no measurement of case 'cudnn.inception_v3.b1.6' (the calibration "
+            "point)");
+  // Faster than the model's price of its kernels alone: no call cost reaches it.
+  measured = {{"cudnn.resnet50.b1.8", 1e-6}, {"cudnn.inception_v3.b1.6", 0.03}};
+  EXPECT_EQ(
+      message().rfind("calibration: case 'cudnn.resnet50.b1.8' measured 1e-06 ms, outside the ", 0),
+      0u)
+      << message();
+}
+
+// hw_configs/h200.json's two call costs are what --calibrate fits on the first live run (to the
+// digits written there), and their sources name the declared cases.
+TEST(ValidationCalibration, TheH200CallCostsAreReproducible) {
+  GpuSpec spec = load_gpu_spec("h200");
+  const GpuSpec declared = spec;
+  std::map<std::string, double> measured;
+  for (const auto& [id, m] :
+       read_replay(live_text("h200_2026-11-28_live.csv"), "h200_2026-11-28_live.csv", ids()))
+    measured[id] = m.measured_ms;
+  for (const CalibrationPoint& p : calibrate_library_calls(spec, cases(), measured)) {
+    EXPECT_NEAR(p.value, declared.efficiency.at(p.key), 5e-4 * p.value) << p.key;
+    EXPECT_NE(declared.sources.at("efficiency." + p.key).find("case " + p.case_id),
+              std::string::npos)
+        << p.key;
+  }
+}
+
+// The second live H200 run (2026-11-29, cuDNN 9.14.0, each convolution's algorithm named) priced
+// on hw_configs/h200.json (constants of the first run): its state of 2026-11-29, so that a change
+// that makes a group worse on it fails here (the two runs disagree on the cuDNN convolutions and
+// on the 4-conv stage: validation/README.md), and every schedule-vs-schedule sign right.
+TEST(ValidationReplay, TheSecondLiveH200RunHoldsItsState) {
+  const std::vector<ValidationRow> rows = priced_rows(
+      cases(),
+      read_replay(live_text("h200_2026-11-29_live.csv"), "h200_2026-11-29_live.csv", ids()),
+      load_gpu_spec("h200"));
+  ASSERT_EQ(rows.size(), 170u);
+  const std::map<std::string, double> bound = {{"cudnn_conv", 0.3159}, {"multi_stream", 0.2846},
+                                               {"e2e_ios", 0.0929},    {"e2e_welder", 0.2637},
+                                               {"end to end", 0.1395}, {"all kernels", 0.2873}};
+  size_t checked = 0;
+  for (const GroupSummary& g : summarize(rows)) {
+    const auto b = bound.find(g.group);
+    if (b == bound.end()) continue;
+    EXPECT_LT(g.mae, b->second) << g.group;
+    ++checked;
+  }
+  EXPECT_EQ(checked, bound.size());
+  for (const PairResult& p : compare_pairs(rows, validation_pairs()))
+    EXPECT_TRUE(p.sign_right) << p.pair.what;
+}
+
 // tools/gpu_check.sh on a machine without a GPU: one line, exit 4, nothing run; without a
 // built suite: one line, exit 2.
 // Runs `command` with stdout discarded; its stderr into *err (through a file named after this
@@ -422,6 +526,41 @@ TEST(GpuValidate, BadArgumentsAreOneLineExitTwo) {
             "error: --replay needs --hw NAME|FILE.json (the GPU the measurements come from)\n");
   EXPECT_EQ(run_validate("--frobnicate", &err), 2);
   EXPECT_EQ(err, "error: unknown argument '--frobnicate' (see --help)\n");
+}
+
+// --calibrate on a replay without cuDNN convolutions (the kernel benchmark) fits the suite
+// constants only; on a live run's replay it also fits the two call costs, named in the notes.
+TEST(GpuValidate, CalibrateFitsTheCallCostsWhereTheRunMeasuredThem) {
+  const std::string out = std::string(DGS_BINARY_DIR) + "/gpu_validate_calibrate_test_" +
+                          std::to_string(static_cast<long>(getpid()));
+  std::string err;
+  auto notes = [&] {
+    std::ifstream in(out + "/gpu_validate_notes.txt");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  ASSERT_EQ(run_validate("--replay " + std::string(DGS_SOURCE_DIR) +
+                             "/validation/h200_2026-11-28.csv --hw h200 --calibrate --out " + out,
+                         &err),
+            0)
+      << err;
+  EXPECT_NE(notes().find("calibrated here: suite_issue_per_clock = "), std::string::npos);
+  EXPECT_EQ(notes().find("calibrated here: library_call_us"), std::string::npos);
+  ASSERT_EQ(
+      run_validate("--replay " + std::string(DGS_SOURCE_DIR) +
+                       "/validation/h200_2026-11-29_live.csv --hw h200 --calibrate --out " + out,
+                   &err),
+      0)
+      << err;
+  EXPECT_NE(notes().find("calibrated here: library_call_us = 9.60501 on case cudnn.resnet50.b1.8"),
+            std::string::npos)
+      << notes();
+  EXPECT_NE(notes().find("calibrated here: library_fused_call_us = 12.4042 on case "
+                         "cudnn.inception_v3.b1.6"),
+            std::string::npos)
+      << notes();
+  std::filesystem::remove_all(out);
 }
 
 TEST(GpuCheckScript, WithoutABuiltSuiteItSaysSoInOneLine) {
