@@ -17,6 +17,7 @@
 #include "common/cuda/tile_program_gpu.h"
 #include "common/exec/executor.h"
 #include "common/gpumodel/gpu_model.h"
+#include "common/gpumodel/kernel_rules.h"
 #include "common/gpumodel/occupancy.h"
 #include "common/graph/window.h"
 #include "common/util/error.h"
@@ -40,6 +41,19 @@ std::string cudnn_algorithm_detail(int algo, bool fused) {
   return std::string("cuDNN algorithm ") +
          (named ? kNames[static_cast<size_t>(algo)] : std::to_string(algo)) +
          (fused ? " (fused Conv+bias+ReLU call)" : "");
+}
+
+std::string model_conv_algorithm(const Graph& g, int op, const GpuSpec& spec) {
+  KernelOptions ko;
+  ko.fold_activation = true;
+  for (const KernelLaunch& k : kernels_for_op(g, op, spec, ko)) {
+    if (k.klass != KernelClass::Gemm) continue;
+    const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n);
+    if (k.name.find("winograd") == std::string::npos) return "implicit GEMM " + tile;
+    const std::string r = std::to_string(resolve_window(g, op).kernel.at(0));
+    return "Winograd F(2x2," + r + "x" + r + ") " + tile;
+  }
+  return "";
 }
 
 namespace {
@@ -212,6 +226,7 @@ void add_cudnn_cases(std::vector<ValidationCase>& out, bool full) {
           return evaluate_plan(*g, p, spec).latency_us / 1000.0;
         };
         c.predict_before_ms = c.predict_ms;  // library-class kernels: the model is unchanged
+        c.model_algorithm = [g](const GpuSpec& spec) { return model_conv_algorithm(*g, 0, spec); };
         c.measured_detail = [shared, ops]() {
           std::string d;
           for (int op : ops) {

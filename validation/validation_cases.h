@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/cuda/runtime.h"
+#include "common/graph/graph.h"
 #include "common/hw/hardware.h"
 
 namespace dgs::validation {
@@ -61,12 +62,21 @@ struct ValidationCase {
   // After measure_ms: what the GPU ran where the library chose it (e.g. "cuDNN algorithm
   // FFT_TILING"), which gpu_validate appends to the row's source; empty or unset: nothing to add.
   std::function<std::string()> measured_detail;
+  // The algorithm the model's search took on `spec` (cuDNN convolutions: "implicit GEMM 128x64",
+  // "Winograd F(2x2,3x3) 64x32", model_conv_algorithm); unset for the other cases.
+  std::function<std::string(const GpuSpec&)> model_algorithm;
 };
 
 // "cuDNN algorithm NAME" (+ " (fused Conv+bias+ReLU call)" when `fused`) for a cuDNN forward
 // algorithm's cudnnConvolutionFwdAlgo_t value (0 IMPLICIT_GEMM, 1 IMPLICIT_PRECOMP_GEMM, 2 GEMM,
 // 3 DIRECT, 4 FFT, 5 FFT_TILING, 6 WINOGRAD, 7 WINOGRAD_NONFUSED; another value: its number).
 std::string cudnn_algorithm_detail(int algo, bool fused);
+
+// The candidate the model's algorithm search (library_conv_call, common/gpumodel/model_internal.h)
+// takes for convolution `op` of `g` on `spec`, Conv+ReLU folded as cuDNN runs it: "implicit GEMM
+// TMxTN" or "Winograd F(2x2,RxR) TMxTN" (the GEMM kernel's output tile); "" when op launches no
+// GEMM-class kernel.
+std::string model_conv_algorithm(const Graph& g, int op, const GpuSpec& spec);
 
 // The suite, in a fixed order. `full`: ResNet-50 and Inception V3 convolutions at batch 32 too
 // and every end-to-end case (gpu_validate's default); false: batch 1 only (quicker).

@@ -82,12 +82,13 @@ std::vector<PairResult> compare_pairs(const std::vector<ValidationRow>& rows,
 
 Table rows_table(const std::vector<ValidationRow>& rows) {
   Table t({"id", "family", "shape", "measured_ms", "predicted_ms", "rel_error", "before_ms",
-           "rel_error_before", "role", "source"});
+           "rel_error_before", "role", "source", "model_algorithm"});
   t.precision = 4;
   for (const ValidationRow& r : rows)
     t.add_row({r.id, r.family, r.shape, r.measured_ms, r.predicted_ms, r.rel_error(),
                r.predicted_before_ms, r.rel_error_before(),
-               std::string(r.calibration ? "calibration point" : "prediction"), r.source});
+               std::string(r.calibration ? "calibration point" : "prediction"), r.source,
+               r.model_algorithm});
   return t;
 }
 
@@ -138,6 +139,7 @@ std::vector<ValidationRow> priced_rows(const std::vector<ValidationCase>& cases,
     r.predicted_ms = c.predict_ms(spec);
     r.predicted_before_ms = c.predict_before_ms(spec);
     r.calibration = is_calibration_point(spec, c.id);
+    if (c.model_algorithm) r.model_algorithm = c.model_algorithm(spec);
     rows.push_back(std::move(r));
   }
   return rows;

@@ -20,6 +20,7 @@ struct ValidationRow {
   double predicted_before_ms = 0;  // the model before them (library-class efficiencies)
   std::string source;              // where the measurement comes from
   bool calibration = false;        // a constant of the model was fitted on this case
+  std::string model_algorithm;     // ValidationCase::model_algorithm on the priced spec, or ""
   // predicted / measured - 1 (signed); rel_error_before likewise.
   double rel_error() const;
   double rel_error_before() const;

@@ -188,6 +188,47 @@ TEST(ValidationCases, LiveRowsNameTheCudnnAlgorithmAndTheSearchedSchedule) {
   EXPECT_EQ(cudnn_algorithm_detail(9, false), "cuDNN algorithm 9");
 }
 
+// One convolution of `cin` -> `cout` channels, k x k (pad k / 2) on n x cin x hw x hw.
+Graph one_conv(int64_t n, int64_t cin, int64_t cout, int64_t hw, int64_t k) {
+  Graph g;
+  g.name = "one_conv";
+  const int x = g.add_input("x", {n, cin, hw, hw});
+  const int w = g.add_weight("w", {cout, cin, k, k});
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{k, k});
+  a.set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  g.mark_output(g.op(g.add_op(OpKind::Conv, "c", {x, w}, a)).outputs.at(0));
+  return g;
+}
+
+// The model's algorithm, per cuDNN convolution, from the model (not from a measurement).
+TEST(ValidationCases, CudnnRowsNameTheModelsAlgorithm) {
+  GpuSpec h200 = load_gpu_spec("h200");
+  // A 1x1 convolution has no Winograd candidate: always the implicit GEMM.
+  const Graph one = one_conv(32, 1024, 256, 14, 1);
+  EXPECT_EQ(model_conv_algorithm(one, 0, h200).rfind("implicit GEMM ", 0), 0u);
+  // A 3x3 stride-1 convolution whose implicit GEMM fills the GPU (M = 32 x 28 x 28 = 25088,
+  // N = 256: 392 x 8 blocks of 64 x 32 >= 132 SMs) has a Winograd candidate with 16/36 of the
+  // FLOPs, which the search takes.
+  const Graph three = one_conv(32, 256, 256, 28, 3);
+  EXPECT_EQ(model_conv_algorithm(three, 0, h200).rfind("Winograd F(2x2,3x3) ", 0), 0u);
+  // Without the search, the tile rule: the largest tile whose grid fills the 132 SMs, 128 x 64
+  // (1x1: 49 x 4 = 196 blocks; 3x3: 196 x 4 = 784), Winograd's FLOPs on the 3x3 one.
+  h200.efficiency["library_algorithm_search"] = 0;
+  EXPECT_EQ(model_conv_algorithm(one, 0, h200), "implicit GEMM 128x64");
+  EXPECT_EQ(model_conv_algorithm(three, 0, h200), "Winograd F(2x2,3x3) 128x64");
+  // Batch 1 on 7x7 (M = 49: 1 x 16 blocks of 64 x 32 < 132 SMs): Winograd is no candidate.
+  h200.efficiency["library_algorithm_search"] = 1;
+  EXPECT_EQ(model_conv_algorithm(one_conv(1, 512, 512, 7, 3), 0, h200), "implicit GEMM 64x32");
+  // Every cuDNN case's row names it; the other cases have none.
+  int named = 0;
+  for (const ValidationCase& c : cases()) {
+    EXPECT_EQ(static_cast<bool>(c.model_algorithm), c.family == "cudnn_conv") << c.id;
+    if (c.model_algorithm && !c.model_algorithm(h200).empty()) ++named;
+  }
+  EXPECT_GT(named, 100);
+}
+
 TEST(ValidationCases, PairsNameCases) {
   for (const CasePair& p : validation_pairs()) {
     EXPECT_TRUE(has(p.a)) << p.a;
@@ -208,10 +249,10 @@ TEST(ValidationCases, TheModelPricesEveryCaseOnTheH200) {
 std::vector<ValidationRow> hand_rows() {
   // Relative errors after: +5%, -20%, +50% (family x) and -8% (end to end); before: +100%,
   // -50%, 0%, +30%.
-  return {{"a", "x", "s", false, 1.0, 1.05, 2.0, "m", false},
-          {"b", "x", "s", false, 2.0, 1.6, 1.0, "m", false},
-          {"c", "y", "s", false, 4.0, 6.0, 4.0, "m", false},
-          {"d", "e2e", "s", true, 10.0, 9.2, 13.0, "m", false}};
+  return {{"a", "x", "s", false, 1.0, 1.05, 2.0, "m", false, "implicit GEMM 64x32"},
+          {"b", "x", "s", false, 2.0, 1.6, 1.0, "m", false, ""},
+          {"c", "y", "s", false, 4.0, 6.0, 4.0, "m", false, ""},
+          {"d", "e2e", "s", true, 10.0, 9.2, 13.0, "m", false, ""}};
 }
 
 TEST(ValidationReport, SummaryByFamilyAllKernelsAndEndToEnd) {
@@ -254,8 +295,8 @@ TEST(ValidationReport, CsvHasOneRowPerCaseWithTheRelativeError) {
   std::getline(in, first);
   EXPECT_EQ(header,
             "id,family,shape,measured_ms,predicted_ms,rel_error,before_ms,rel_error_before,"
-            "role,source\r");
-  EXPECT_EQ(first, "a,x,s,1,1.05,0.05,2,1,prediction,m\r");
+            "role,source,model_algorithm\r");
+  EXPECT_EQ(first, "a,x,s,1,1.05,0.05,2,1,prediction,m,implicit GEMM 64x32\r");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   const std::string summary = to_csv(summary_table(summarize(hand_rows())));
   EXPECT_NE(summary.find("all kernels,3,0.25,"), std::string::npos) << summary;
