@@ -90,6 +90,56 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
   return f;
 }
 
+// The distinct folds of one output axis over `n` PEs: the first, an interior one (when there
+// are three or more: the padding clips none of them for kernels up to 2n + 1 wide, so their
+// windows are equal) and the last, each with how many of the axis's folds it stands for.
+struct AxisFold {
+  Interval span;
+  double count = 1;
+};
+int axis_folds(const Interval& a, int64_t n, std::array<AxisFold, 3>& out) {
+  const int64_t folds = (a.size() + n - 1) / n;
+  auto span = [&](int64_t i) { return Interval{a.lo + i * n, std::min(a.hi, a.lo + (i + 1) * n)}; };
+  int m = 0;
+  out[m++] = {span(0), 1};
+  if (folds >= 3) out[m++] = {span(1), static_cast<double>(folds - 2)};
+  if (folds >= 2) out[m++] = {span(folds - 1), 1};
+  return m;
+}
+
+// The mean over the folds of one image of `region` (a conv's output, [N, C, H, W]) of the input
+// elements per channel that a fold reads over its taps: its input window's rows x columns (a
+// box: its rows follow from the fold's rows alone, its columns from its columns), at most one
+// per PE per tap (the bounding box of a strided window holds inputs no PE reads).
+double mean_fold_window(const Graph& g, int op, const Region& region, const DsaSpec& spec,
+                        double taps) {
+  std::array<AxisFold, 3> rows{}, cols{};
+  const int nr = axis_folds(region[2], spec.matrix_tile_rows, rows);
+  const int nc = axis_folds(region[3], spec.matrix_tile_columns, cols);
+  Region fold = region;
+  fold[0].hi = fold[0].lo + 1;
+  fold[1].hi = fold[1].lo + 1;
+  std::array<double, 3> in_rows{}, in_cols{};
+  for (int i = 0; i < std::max(nr, nc); ++i) {
+    fold[2] = rows[static_cast<size_t>(std::min(i, nr - 1))].span;
+    fold[3] = cols[static_cast<size_t>(std::min(i, nc - 1))].span;
+    const Region in = input_regions(g, op, fold).at(0);
+    if (in.size() != 4 || in[1].size() == 0) return 0;
+    if (i < nr) in_rows[static_cast<size_t>(i)] = static_cast<double>(in[2].size());
+    if (i < nc) in_cols[static_cast<size_t>(i)] = static_cast<double>(in[3].size());
+  }
+  double window = 0, folds = 0;
+  for (size_t i = 0; i < static_cast<size_t>(nr); ++i)
+    for (size_t j = 0; j < static_cast<size_t>(nc); ++j) {
+      const double pixels =
+          static_cast<double>(rows[i].span.size()) * static_cast<double>(cols[j].span.size());
+      const double count = rows[i].count * cols[j].count;
+      window += count * std::min(in_rows[i] * in_cols[j], pixels * taps);
+      folds += count;
+    }
+  return window / folds;
+}
+
 }  // namespace
 
 ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaSpec& spec,
@@ -130,21 +180,12 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
   s.groups = std::max(1.0, ceil_div_real(n_region, n_per_group));
   s.k = std::min(n_region, n_per_group);
   // yx: the input window one fold (one image, array rows x columns of output pixels) reads per
-  // channel over all its taps (the shared iteration spaces give the region).
+  // channel over all its taps (the shared iteration spaces give the region), the mean over the
+  // region's folds: a fold at the region's far edge may be narrower than the array (a 28-row
+  // region: folds of 16 and 12 rows) and reads only its own window.
   if (spec.dataflow == DsaDataflow::YX && is_conv_like(o.kind) && o.kind == OpKind::Conv &&
-      rs.size() == 4 && !region_empty(region)) {
-    Region fold = region;
-    fold[0].hi = fold[0].lo + 1;
-    fold[1].hi = fold[1].lo + 1;
-    fold[2].hi = std::min(fold[2].hi, fold[2].lo + spec.matrix_tile_rows);
-    fold[3].hi = std::min(fold[3].hi, fold[3].lo + spec.matrix_tile_columns);
-    const Region in = input_regions(g, op, fold).at(0);
-    // The bounding box of a strided window holds inputs no PE reads: at most one per PE per tap.
-    if (in.size() == 4 && in[1].size() > 0)
-      s.input_window =
-          std::min(static_cast<double>(region_numel(in)) / static_cast<double>(in[1].size()),
-                   static_cast<double>(region_numel(fold)) * s.taps);
-  }
+      rs.size() == 4 && !region_empty(region))
+    s.input_window = mean_fold_window(g, op, region, spec, s.taps);
   if (s.pixels <= 0 || s.k <= 0 || s.c <= 0) s.pixels = 0;
   return s;
 }

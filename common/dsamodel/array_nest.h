@@ -80,7 +80,8 @@ struct ArrayShape {
   double c = 0;     // reduction channels per group
   double taps = 1;  // kernel taps per output element
   // yx: input elements (per channel) that one fold of the pixel grid reads over all its taps,
-  // which its PEs share by passing them to their neighbours (ShiDianNao's FIFOs); 0: none.
+  // which its PEs share by passing them to their neighbours (ShiDianNao's FIFOs), the mean over
+  // the region's folds (a narrower fold at its edge reads a smaller window); 0: none.
   double input_window = 0;
   // Bytes the task's loads and stores move through the same port while the array computes (a
   // tiled task's): they compete with the operands for it.

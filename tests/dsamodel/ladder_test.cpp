@@ -356,6 +356,36 @@ TEST(DsaLadder, ARegisterIsReadOnceWhileConsecutiveStepsUseItsDatum) {
   EXPECT_EQ(a.register_bits, 1605632 + 1024 + 25088 + 38656);
 }
 
+// The input window of a fold that is narrower than the array (array_nest.h, matrix_shape):
+// YX-P, each fold reads its own window per channel, and the nest takes their mean. The 1x1
+// convolution x [1, 16, 28, 14] -> [1, 8, 28, 14] untiled runs two folds, of 16 x 14 and 12 x 14
+// pixels: windows of 224 and 168 inputs per channel, a mean of 196 (before, the first fold's
+// 224 for both: 7168 input bytes through the port where the folds read 16 x 392 = 6272). A 3x3
+// convolution of pad 1, x [1, 16, 20, 16] -> [1, 8, 20, 16]: its first fold (rows 0-15) reads
+// input rows 0-16 (the padding clips row -1) of 16 columns, 272; its second (rows 16-19) rows
+// 15-19, 80: a mean of 176 (before, 272).
+TEST(DsaLadder, AFoldNarrowerThanTheArrayReadsItsOwnInputWindowYX) {
+  const DsaSpec spec = dsa_with_dataflow(ladder_engine(), DsaDataflow::YX);
+  auto conv = [](int64_t h, int64_t w, int64_t kernel, int64_t pad) {
+    Graph g;
+    const int x = g.add_input("x", {1, 16, h, w});
+    const int wt = g.add_weight("w", {8, 16, kernel, kernel});
+    const int o = g.add_op(OpKind::Conv, "conv", {x, wt},
+                           {{"kernel_shape", std::vector<int64_t>{kernel, kernel}},
+                            {"strides", std::vector<int64_t>{1, 1}},
+                            {"pads", std::vector<int64_t>{pad, pad, pad, pad}}},
+                           1, {"y"});
+    g.mark_output(g.op(o).outputs[0]);
+    return g;
+  };
+  const Graph g = conv(28, 14, 1, 0);
+  const ArrayShape s = matrix_shape(g, 0, {{0, 1}, {0, 8}, {0, 28}, {0, 14}}, spec);
+  EXPECT_EQ(s.input_window, 196);
+  EXPECT_EQ(array_nest(s, spec).input_bytes, 16 * 392);
+  const Graph g3 = conv(20, 16, 3, 1);
+  EXPECT_EQ(matrix_shape(g3, 0, {{0, 1}, {0, 8}, {0, 20}, {0, 16}}, spec).input_window, 176);
+}
+
 // Partial sums between reduction chunks (array_nest.h): a buffer level that runs the reduction
 // in n chunks makes them the array's outermost loop, each chunk a nest of its own with the
 // reduction loop at 1/n of its folds; every output goes to the buffer as a partial sum (4 bytes)

@@ -263,7 +263,7 @@ std::map<std::string, double> errors(bool same_mapping, bool exact_only) {
 // own-search errors are mostly ours being faster than ZigZag's own search (cycles 0.672 of its on
 // ResNet-50, 0.549 on VGG-19; SRAM energy 0.614, 0.500), whose LOMA at lpf_limit 6 merges loop
 // factors (at 8 it finds mappings 2-2.5x faster on some pairs). On the same mapping: YX-P
-// ResNet-50 DRAM bytes 0.738, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
+// ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
 // 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so ZigZag re-reads the
 // whole input from DRAM per output-channel loop); SRAM energy, ZigZag's partial-sum words (e in
 // the README: every chunk read and written at 32 bits, ours 7 bytes less per output) and word
@@ -276,17 +276,17 @@ struct Declared {
 };
 constexpr Declared kDeclared[] = {
     {"kc.cycles.median", 0.10, 0.31, 0.04},        {"kc.cycles.resnet50", 0.05, 0.33, 0.01},
-    {"kc.cycles.vgg19", 0.05, 0.46, 0.01},         {"yx.cycles.median", 0.10, 0.05, 0.03},
+    {"kc.cycles.vgg19", 0.05, 0.46, 0.01},         {"yx.cycles.median", 0.10, 0.04, 0.04},
     {"yx.cycles.resnet50", 0.05, 0.59, 0.05},      {"yx.cycles.vgg19", 0.05, 0.66, 0.04},
     {"kc.dram_bytes.median", 0.15, 0.19, 0.01},    {"kc.dram_bytes.resnet50", 0.15, 0.09, 0.02},
     {"kc.dram_bytes.vgg19", 0.15, 0.36, 0.01},     {"yx.dram_bytes.median", 0.15, 0.01, 0.01},
-    {"yx.dram_bytes.resnet50", 0.15, 0.04, 0.27},  {"yx.dram_bytes.vgg19", 0.15, 0.01, 0.04},
+    {"yx.dram_bytes.resnet50", 0.15, 0.05, 0.28},  {"yx.dram_bytes.vgg19", 0.15, 0.02, 0.04},
     {"kc.register_pj.median", 0.15, 0.30, 0.16},   {"kc.register_pj.resnet50", 0.15, 0.14, 0.26},
     {"kc.register_pj.vgg19", 0.15, 0.46, 0.24},    {"yx.register_pj.median", 0.15, 0.01, 0.01},
     {"yx.register_pj.resnet50", 0.15, 0.06, 0.01}, {"yx.register_pj.vgg19", 0.15, 0.11, 0.01},
     {"kc.sram_pj.median", 0.15, 0.41, 0.01},       {"kc.sram_pj.resnet50", 0.15, 0.39, 0.03},
-    {"kc.sram_pj.vgg19", 0.15, 0.50, 0.04},        {"yx.sram_pj.median", 0.15, 0.28, 0.03},
-    {"yx.sram_pj.resnet50", 0.15, 0.68, 0.09},     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.10},
+    {"kc.sram_pj.vgg19", 0.15, 0.50, 0.04},        {"yx.sram_pj.median", 0.15, 0.28, 0.05},
+    {"yx.sram_pj.resnet50", 0.15, 0.68, 0.09},     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.11},
 };
 
 // No layer slower than ZigZag's own search by more than this (ours / ZigZag's cycles; the
@@ -410,13 +410,15 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
 // where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits). Of the other
-// 20, 8 are within 2% and 12 are ZigZag's by more (README, "Which search is better"): the
-// buffer level's structure (ResNet-50's KC-P layer4.1.conv1 1.11x, layer4.1.conv2 1.19x), the
-// script's rounding (i) of YX-P's layer3.1.conv1 and layer4.0.conv1 (1.86x: ZigZag re-reads the
-// whole input from DRAM), ZigZag's allocation of our order (YX-P layer4.0.conv2, VGG-19's
-// features.28: 1.19x, 1.35x), word accesses (YX-P classifier.0, 1.02x) and, not analysed, YX-P's
-// classifier.6 (a rounded nest, iii: 1.47x), layer4.1.conv1 (1.22x: ZigZag's cycles of our
-// mapping 1.16x ours), layer2.0.downsample.0, layer2.0.conv3, layer4.1.conv2 (1.03-1.09x).
+// 20, 9 are within 2% and 11 are ZigZag's by more (README, "Which search is better", gap 7): the
+// buffer level's structure (ResNet-50's KC-P layer4.1.conv1 1.11x, layer4.1.conv2 1.19x; YX-P
+// layer4.1.conv1 1.22x, layer4.1.conv2 1.09x, where ZigZag keeps the partial sums in the
+// registers through the whole reduction and ours runs it in chunks, and stalls on its allocation
+// of our order), the script's rounding (i) of YX-P's layer3.1.conv1 and layer4.0.conv1 (1.86x:
+// ZigZag re-reads the whole input from DRAM) and VGG-19's features.0 (1.08x), ZigZag's
+// allocation of our order (YX-P layer4.0.conv2, VGG-19's features.28: 1.19x, 1.35x), word
+// accesses (YX-P classifier.0, 1.02x) and YX-P's classifier.6 (1.47x: the script drops our inner
+// loop of 16 output channels, which does not divide the tile's 125).
 constexpr size_t kOurMappingEdpNotWorse = 52, kOurMappingEdpNotWorseExact = 16;
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
