@@ -88,8 +88,8 @@ step brickdl_fig11 120 "$BUILD/repro_brickdl" --fig 11 --mode measured "${HW_ARG
 #    initcheck leaves out BrickKernels.CudnnBaseline*: its cuDNN 3-D chain calls
 #    cudnnFindConvolutionForwardAlgorithm, which allocates its own input, filter and output
 #    buffers and times every algorithm on them uninitialised (100 reports inside cuDNN's
-#    implicit_convolveNd_sgemm on that run, none from the suite's memory, and the reports' host
-#    backtraces kept it past 240 s); memcheck and racecheck still run that test.
+#    implicit_convolveNd_sgemm on that run, none from the suite's memory, and it was still in
+#    that test at 240 s); memcheck and racecheck still run that test.
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 KERNEL_TESTS='GemmKernels.*:GemmSoftmaxKernels.*:GemmChainKernels.*:BrickKernels.*:DeviceNetwork.*'
 sanitizer() {  # sanitizer TOOL LIMIT_S GTEST_FILTER

@@ -42,11 +42,9 @@ double measurement(const std::map<std::string, double>& measured, const std::str
   return it->second;
 }
 
-}  // namespace
-
-std::vector<CalibrationPoint> calibrate_library_calls(
-    GpuSpec& spec, const std::vector<ValidationCase>& cases,
-    const std::map<std::string, double>& measured) {
+std::vector<CalibrationPoint> fit_library_calls(GpuSpec& spec,
+                                                const std::vector<ValidationCase>& cases,
+                                                const std::map<std::string, double>& measured) {
   std::vector<CalibrationPoint> out;
   const std::pair<std::string_view, const char*> fits[] = {
       {gpu_efficiency::kLibraryCallUs, kLibraryCallCalibrationCase},
@@ -74,6 +72,21 @@ std::vector<CalibrationPoint> calibrate_library_calls(
     out.push_back({key, id, us});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<CalibrationPoint> calibrate_library_calls(
+    GpuSpec& spec, const std::vector<ValidationCase>& cases,
+    const std::map<std::string, double>& measured) {
+  // On an error the spec is left as it came (the bisection's probes write it).
+  const GpuSpec before = spec;
+  try {
+    return fit_library_calls(spec, cases, measured);
+  } catch (...) {
+    spec = before;
+    throw;
+  }
 }
 
 std::vector<CalibrationPoint> calibrate_suite_model(GpuSpec& spec,

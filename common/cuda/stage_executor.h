@@ -95,7 +95,8 @@ class StageExecutor {
   // 0 IMPLICIT_GEMM ... 7 WINOGRAD_NONFUSED) once prepared; -1 for an op that is not a prepared
   // convolution. `fused`: whether a run so far went through the fused Conv+bias+ReLU call
   // (cudnnConvolutionBiasActivationForward: a Conv followed by its ReLU in the same task, with an
-  // algorithm that call accepts); false for a convolution without a ReLU.
+  // algorithm that call accepts); false for a convolution without a ReLU. It accumulates over
+  // the runs of this executor (a plan that fused it once leaves it true).
   int conv_algorithm(int op, bool* fused = nullptr) const;
 
   // Overrides the value of an Input or Weight tensor (shape and dtype must match).

@@ -90,19 +90,23 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
   return f;
 }
 
-// The distinct folds of one output axis over `n` PEs: the first, an interior one (when there
-// are three or more: the padding clips none of them for kernels up to 2n + 1 wide, so their
-// windows are equal) and the last, each with how many of the axis's folds it stands for.
+// The distinct folds of one output axis over `n` PEs: the first, the interior ones, the one
+// before the last and the last, each with how many of the axis's folds it stands for. For
+// kernels up to 2n + 1 wide (pad <= n) the padding clips no fold but the first, the last and the
+// one before it (which it reaches only when the last fold is short), so every
+// fold from the second to the third-to-last has the same window and one stands for them all.
 struct AxisFold {
   Interval span;
   double count = 1;
 };
-int axis_folds(const Interval& a, int64_t n, std::array<AxisFold, 3>& out) {
+constexpr size_t kAxisFolds = 4;
+int axis_folds(const Interval& a, int64_t n, std::array<AxisFold, kAxisFolds>& out) {
   const int64_t folds = (a.size() + n - 1) / n;
   auto span = [&](int64_t i) { return Interval{a.lo + i * n, std::min(a.hi, a.lo + (i + 1) * n)}; };
   int m = 0;
   out[m++] = {span(0), 1};
-  if (folds >= 3) out[m++] = {span(1), static_cast<double>(folds - 2)};
+  if (folds >= 4) out[m++] = {span(1), static_cast<double>(folds - 3)};
+  if (folds >= 3) out[m++] = {span(folds - 2), 1};
   if (folds >= 2) out[m++] = {span(folds - 1), 1};
   return m;
 }
@@ -113,13 +117,13 @@ int axis_folds(const Interval& a, int64_t n, std::array<AxisFold, 3>& out) {
 // per PE per tap (the bounding box of a strided window holds inputs no PE reads).
 double mean_fold_window(const Graph& g, int op, const Region& region, const DsaSpec& spec,
                         double taps) {
-  std::array<AxisFold, 3> rows{}, cols{};
+  std::array<AxisFold, kAxisFolds> rows{}, cols{};
   const int nr = axis_folds(region[2], spec.matrix_tile_rows, rows);
   const int nc = axis_folds(region[3], spec.matrix_tile_columns, cols);
   Region fold = region;
   fold[0].hi = fold[0].lo + 1;
   fold[1].hi = fold[1].lo + 1;
-  std::array<double, 3> in_rows{}, in_cols{};
+  std::array<double, kAxisFolds> in_rows{}, in_cols{};
   for (int i = 0; i < std::max(nr, nc); ++i) {
     fold[2] = rows[static_cast<size_t>(std::min(i, nr - 1))].span;
     fold[3] = cols[static_cast<size_t>(std::min(i, nc - 1))].span;

@@ -384,6 +384,17 @@ TEST(DsaLadder, AFoldNarrowerThanTheArrayReadsItsOwnInputWindowYX) {
   EXPECT_EQ(array_nest(s, spec).input_bytes, 16 * 392);
   const Graph g3 = conv(20, 16, 3, 1);
   EXPECT_EQ(matrix_shape(g3, 0, {{0, 1}, {0, 8}, {0, 20}, {0, 16}}, spec).input_window, 176);
+  // Rows x columns: a 1x1 conv on 40 x 20 runs row folds of 16, 16 and 8 and column folds of 16
+  // and 4, six folds reading their own 800 pixels: 800 / 6 per fold.
+  const Graph g40 = conv(40, 20, 1, 0);
+  EXPECT_DOUBLE_EQ(matrix_shape(g40, 0, {{0, 1}, {0, 8}, {0, 40}, {0, 20}}, spec).input_window,
+                   800.0 / 6);
+  // Four row folds with a short last one: a 7x7 conv of pad 3 on 49 x 16 runs row folds 0-15,
+  // 16-31, 32-47 and 48, reading input rows 0-18 (19), 13-34 (22), 29-48 (20: the bottom padding
+  // reaches the fold before the last) and 45-48 (4), each over the 16 columns: (19 + 22 + 20 + 4)
+  // x 16 / 4 = 260 (charging the third fold the second's 22 rows would give 268).
+  const Graph g7 = conv(49, 16, 7, 3);
+  EXPECT_EQ(matrix_shape(g7, 0, {{0, 1}, {0, 8}, {0, 49}, {0, 16}}, spec).input_window, 260);
 }
 
 // Partial sums between reduction chunks (array_nest.h): a buffer level that runs the reduction
