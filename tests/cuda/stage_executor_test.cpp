@@ -24,6 +24,14 @@ constexpr uint64_t kSeed = 7;
 // Short timing protocol: the tests check what is measured, not how fast.
 const gpu::TimingProtocol kQuickTiming{1, 2, 3};
 
+// The executor's options of these tests: the suite's seed and the short timing protocol.
+gpu::StageExecutorOptions quick_options() {
+  gpu::StageExecutorOptions o;
+  o.seed = kSeed;
+  o.timing = kQuickTiming;
+  return o;
+}
+
 // x -> {1x1} | {1x1 -> 3x3} | {3x3} | {maxpool 3x3 -> 1x1}, each conv followed by a Relu, concat.
 Graph inception_block() {
   Graph g;
@@ -111,10 +119,7 @@ TEST(StageExecutor, PlansOfAnInceptionBlockMatchTheCpuReference) {
   ios.check(g);
   wide.check(g);
   DGS_REQUIRE_GPU();
-  gpu::StageExecutorOptions o;
-  o.seed = kSeed;
-  o.timing = kQuickTiming;
-  gpu::StageExecutor ex(g, o);
+  gpu::StageExecutor ex(g, quick_options());
   for (const Plan* p : {&seq, &ios, &wide}) {
     ex.poison_activations();  // a result left by the previous plan cannot pass
     ex.run(*p);
@@ -125,10 +130,7 @@ TEST(StageExecutor, PlansOfAnInceptionBlockMatchTheCpuReference) {
 TEST(StageExecutor, MeasuresEveryStageAndMergingLaunchesFewerKernels) {
   const Graph g = inception_block();
   DGS_REQUIRE_GPU();
-  gpu::StageExecutorOptions o;
-  o.seed = kSeed;
-  o.timing = kQuickTiming;
-  gpu::StageExecutor ex(g, o);
+  gpu::StageExecutor ex(g, quick_options());
   const Plan seq = sequential_plan(g), ios = ios_plan(g);
   const gpu::PlanLatency ls = ex.measure(seq);
   const gpu::PlanLatency li = ex.measure(ios);
@@ -151,10 +153,7 @@ TEST(StageExecutor, MeasuresEveryStageAndMergingLaunchesFewerKernels) {
 TEST(StageExecutor, ConvolutionsWhoseReluRunsApartAreNotReportedFused) {
   const Graph g = inception_block();
   DGS_REQUIRE_GPU();
-  gpu::StageExecutorOptions o;
-  o.seed = kSeed;
-  o.timing = kQuickTiming;
-  gpu::StageExecutor ex(g, o);
+  gpu::StageExecutor ex(g, quick_options());
   ex.run(sequential_plan(g));
   int convs = 0;
   for (int op = 0; op < g.num_ops(); ++op) {
