@@ -46,16 +46,19 @@ have_nvcc() {
   command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
 }
 
+# Warnings are errors in CI (CI=true, which .ci/run sets), in both the GCC and the clang build.
+werror_flag() {
+  if [ "${CI:-}" = "true" ]; then echo ON; else echo OFF; fi
+}
+
 configure() {
   # CUTLASS (header-only, pinned): fetched once with pip into the build folder, where CMake
   # looks for it (cmake/cutlass.cmake); without nvcc nothing is fetched.
   if have_nvcc; then "$ROOT/tools/fetch_cutlass.sh" --build-dir "$BUILD_DIR"; fi
-  local werror=OFF
-  [ "${CI:-}" = "true" ] && werror=ON
   local gen=()
   # Keep the generator of an existing build folder; a new one uses Ninja.
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
-  cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$werror
+  cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DDGS_WERROR=$(werror_flag)
 }
 
 # build [TARGET...]: everything, or only the targets named.
@@ -109,7 +112,7 @@ case "${1:-}" in
     CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ASAN_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-      -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF
+      -DDGS_FUZZ=ON -DDGS_ENABLE_CUDA=OFF -DDGS_BUILD_MICROBENCH=OFF -DDGS_WERROR=$(werror_flag)
     cmake --build "$ASAN_DIR" -j "$JOBS"
     FUZZ_BUILD_DIR="$ASAN_DIR" JOBS=$JOBS "$ROOT/fuzz/run_fuzzers.sh" "${FUZZ_SECONDS:-60}"
     cd "$ASAN_DIR"

@@ -70,7 +70,7 @@ step() {
 R="$WORK/reports"
 # 1. The GPU tests (they skip on machines without a GPU; here they run).
 step test_cuda 120 "$BUILD/test_cuda"
-step test_gpu_items 120 sh -c "'$BUILD/test_welder' --gtest_filter='WelderMeasured.*:WelderTileProgramGpu.*' && '$BUILD/test_ios' --gtest_filter='IosMeasured.*' && '$BUILD/test_cli' --gtest_filter='CliTest.Measured*:MeasuredHardwareTest.*'"
+step test_gpu_items 120 sh -c "'$BUILD/test_welder' --gtest_filter='WelderMeasured.*:WelderTileProgramGpu.*' && '$BUILD/test_ios' --gtest_filter='IosMeasured.*' && '$BUILD/test_cli' --gtest_filter='CliTest.Measured*:MeasuredHardwareTest.*' && '$BUILD/test_compare' --gtest_filter='CompareCli.Measured*'"
 # 2. The model against this GPU.
 step gpu_validate 150 "$BUILD/gpu_validate" "${HW_ARGS[@]}" --out "$R/gpu_validate"
 # 3. Every measured item at its defaults (the shortened protocols; --full-protocol is the

@@ -38,7 +38,7 @@ class DeviceTensors {
   TensorData download(int tensor) const;
 
  private:
-  const Graph* g_;
+  [[maybe_unused]] const Graph* g_;  // read by the CUDA build only
   std::map<int, DeviceBuffer> bufs_;
 };
 

@@ -43,7 +43,7 @@ class DeviceTileProgram {
 
  private:
   DeviceBuffer ops_, regions_, int_pool_, globals_;
-  int num_ops_ = 0;
+  [[maybe_unused]] int num_ops_ = 0;  // read by the CUDA build only
   int64_t tiles_ = 0;
   int64_t scratch_floats_ = 0;
   std::string name_;
