@@ -105,8 +105,8 @@ const std::vector<std::string>& run_varying_values() {
 }
 
 namespace {
-// Whether `rel` ("ios/fig4.6.csv", or deeper "out/ios/fig4.6.csv") names the file `entry`
-// ("fig4.6.csv" in any folder, or "ios/fig4.6.csv"): a suffix on a path component boundary.
+// Whether `rel` ("mine/fig3.csv", or deeper "out/mine/fig3.csv") names the file `entry`
+// ("fig3.csv" in any folder, or "mine/fig3.csv"): a suffix on a path component boundary.
 bool names_file(const std::string& rel, const std::string& entry) {
   if (!rel.ends_with(entry)) return false;
   return rel.size() == entry.size() || rel[rel.size() - entry.size() - 1] == '/';

@@ -12,14 +12,14 @@ namespace dgs {
 // reports/run_varying.csv (built into the executables; column "value"). Each value is one of
 //   "<column>"                  a CSV column, in every file ("wall_s")
 //   "<file>"                    a whole file, in every folder ("run_info.csv")
-//   "<paper>/<file>"            a whole file of one paper ("ios/fig4.6.svg": a chart of times)
-//   "<paper>/<file>:<column>"   a column of one file ("ios/fig4.6_claims.csv:ours")
+//   "<paper>/<file>"            a whole file of one paper ("mine/fig3.svg": a chart of times)
+//   "<paper>/<file>:<column>"   a column of one file ("mine/fig3_claims.csv:ours")
 // Every comparison of reports skips exactly these: the committed reports test
 // (paper_reports_test), the determinism test, and `repro_report --compare`.
 const std::vector<std::string>& run_varying_values();
 
 // Whether the column `column` of the CSV file `rel` (its path under a reports folder,
-// "ios/fig4.6_claims.csv", or deeper) is skipped.
+// "mine/fig3_claims.csv", or deeper) is skipped.
 bool is_run_varying_column(const std::string& rel, const std::string& column);
 // Whether the file `rel` is skipped whole.
 bool is_run_varying_file(const std::string& rel);
@@ -35,7 +35,7 @@ std::vector<std::string> compare_report_file(const std::string& rel, const std::
 // Every file under `expected` and `actual` (recursively, relative paths sorted), compared:
 // missing and extra files, then compare_report_file for each file present in both, skipping the
 // run-varying files. `prefix` is put before the relative paths, in the messages and for matching
-// run_varying_values() ("ios/" when the folders are a paper's). At most `limit` lines.
+// run_varying_values() ("mine/" when the folders are a paper's). At most `limit` lines.
 std::vector<std::string> compare_report_folders(const std::string& expected,
                                                 const std::string& actual, size_t limit = 1,
                                                 const std::string& prefix = "");

@@ -34,7 +34,7 @@ struct ReportItem {
 };
 
 struct ReportFolder {
-  std::string key;    // the folder's name ("ios", "compare")
+  std::string key;    // the folder's name (a paper's, or "compare")
   std::string path;   // the folder
   std::string title;  // run_info.csv's title, else the key
   std::vector<std::pair<std::string, std::string>> run_info;  // (field, value), in file order

@@ -102,9 +102,9 @@ class SchedulerNotApplicable : public Error {
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  // Unique, lower-case, "<paper>" or "<paper>.<variant>" ("ios", "ios.greedy", "sequential").
+  // Unique, lower-case, "<paper>" or "<paper>.<variant>" ("mine", "mine.greedy", "sequential").
   virtual std::string name() const = 0;
-  // The paper it reproduces ("ios", ...), or "baseline" for the suite's own reference schedules.
+  // The paper it reproduces ("mine", ...), or "baseline" for the suite's own reference schedules.
   virtual std::string paper() const = 0;
   // One line: what it does and where it comes from.
   virtual std::string description() const = 0;

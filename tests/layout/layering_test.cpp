@@ -160,7 +160,7 @@ TEST(Layering, SchedulersIncludeNoModelInternals) {
 
 TEST(Layering, NoPaperNamesInCommon) {
   const std::regex paper(
-      R"(\bIOS\b|\bIos[A-Z]\w*|kIos\w*|\bios_\w+|[Ww]elder|WELDER|GraphTurbo|[Gg]raph[Tt]urbo|BrickDL|[Bb]rick[Dd][Ll]|[Aa]tomic [Dd]ataflow|AtomicDataflow)");
+      R"(\bIOS\b|\bIos[A-Z]\w*|kIos\w*|\bios_\w+|(^|[^:])\bios\b|repro_ios|[Ww]elder|WELDER|GraphTurbo|[Gg]raph[Tt]urbo|BrickDL|[Bb]rick[Dd][Ll]|[Aa]tomic [Dd]ataflow|AtomicDataflow)");
   for (const auto& e : fs::recursive_directory_iterator(kRoot / "common")) {
     if (!e.is_regular_file()) continue;
     std::istringstream lines(read(e.path()));

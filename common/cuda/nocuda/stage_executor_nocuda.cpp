@@ -1,5 +1,5 @@
 // Built when nvcc was not found: the stage executor and the measured stage cost exist so that
-// repro_ios links; constructing either throws "this build has no CUDA support".
+// a paper's executable links; constructing either throws "this build has no CUDA support".
 #include "common/cuda/nocuda/nocuda.h"
 #include "common/cuda/stage_executor.h"
 
