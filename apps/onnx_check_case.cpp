@@ -19,14 +19,16 @@
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::fprintf(stderr,
+  const bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
+  if (args.empty() || help) {
+    // Asked for: the usage on standard output, exit 0; no arguments: on standard error, exit 2.
+    std::fprintf(help ? stdout : stderr,
                  "usage: onnx_check_case DIR [--rtol R] [--atol A]\n"
                  "  DIR: an ONNX backend test case (model.onnx and test_data_set_*/input_*.pb, "
                  "output_*.pb)\n"
                  "  an element passes when |actual - expected| <= A + R * |expected|;\n"
                  "  defaults R = 1e-4, A = 1e-5 (the suite's CPU-reference tolerance)\n");
-    return 2;
+    return help ? 0 : 2;
   }
   try {
     const dgs::OnnxCheckCaseArgs parsed = dgs::parse_onnx_check_case_args(args);

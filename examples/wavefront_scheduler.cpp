@@ -60,11 +60,18 @@ dgs::Plan wavefront_plan(const dgs::Graph& g, int streams) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: wavefront_scheduler --graph G.onnx --hw HW.json --out PLAN.json [--streams N >= 1]\n";
+
 int main(int argc, char** argv) {
   std::string graph_file, hw_file, out_file;
   int streams = 4;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
     if (i + 1 >= argc) {
       std::cerr << "wavefront_scheduler: " << a << " needs a value\n";
       return 2;
@@ -84,8 +91,7 @@ int main(int argc, char** argv) {
     }
   }
   if (graph_file.empty() || hw_file.empty() || out_file.empty() || streams < 1) {
-    std::cerr << "usage: wavefront_scheduler --graph G.onnx --hw HW.json --out PLAN.json "
-                 "[--streams N >= 1]\n";
+    std::cerr << kUsage;
     return 2;
   }
   try {

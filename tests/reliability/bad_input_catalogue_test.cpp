@@ -339,6 +339,18 @@ TEST_F(BadInput, FlagsOfTheTools) {
                  {"the argument ('abc') for option '--batch' is invalid"});
 }
 
+// --help is not bad input: every program answers it on standard output with exit 0 (two of them
+// once answered "--help needs a value" and the usage with exit 2).
+TEST_F(BadInput, EveryProgramAnswersHelpWithExitZero) {
+  for (const char* p : {"plan_eval", "model_info", "wavefront_scheduler", "onnx_check_case",
+                        "gpu_validate", "repro_compare", "repro_report", "repro_welder"}) {
+    if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + p)) continue;
+    const ProcessRun r = run_program(p, "--help");
+    EXPECT_EQ(r.exit_code, 0) << p << ": " << r.err;
+    EXPECT_EQ(r.err, "") << p;
+  }
+}
+
 TEST_F(BadInput, OutThatIsAFileOrUnwritable) {
   const std::string file = write("a_file", "x");
   expect_refusal(run_program("repro_welder", "--fig 2 --out " + file), 2,
