@@ -388,7 +388,7 @@ po::options_description cli_options() {
        "finish in minutes; each item's notes say how)")  //
       ("hw", po::value<std::string>()->value_name("NAME|FILE"),
        "hardware config: a built-in name (v100, a100, ...) or a JSON file; default: each "
-       "experiment's own")  //
+       "experiment's own (measured mode: the config named after the live GPU)")  //
       ("model", po::value<std::string>()->value_name("NAME|FILE.onnx"),
        "run on this network instead of the experiment's own")  //
       ("dim", po::value<std::vector<std::string>>()->value_name("NAME=N"),
