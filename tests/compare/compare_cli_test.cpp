@@ -84,7 +84,8 @@ TEST_F(CompareCli, YourProgramRunsBesideTheBaselineOnEveryMachine) {
   EXPECT_EQ(cell(t, 2, "plan_check"), "ok");
   // test_diamond is under the 1 GFLOP limit: the plan ran on the CPU reference.
   EXPECT_EQ(cell(t, 2, "run_plan").rfind("passed (", 0), 0u) << cell(t, 2, "run_plan");
-  EXPECT_EQ(cell(t, 2, "note"), "fused tasks: GENERIC_FUSED_KERNEL_RULE");
+  // Its plan has no fused task: no note of the rule for fused kernels.
+  EXPECT_EQ(cell(t, 2, "note"), "");
   // At most two streams per stage: more stages than the graph's depth would need with more.
   EXPECT_GT(std::stoi(cell(t, 2, "stages")), 1);
   EXPECT_TRUE(fs::exists(path("out/compare/plans/test_diamond@a100@cmd_wavefront_scheduler.json")));
@@ -97,6 +98,27 @@ TEST_F(CompareCli, YourProgramRunsBesideTheBaselineOnEveryMachine) {
   EXPECT_TRUE(fs::exists(path("out/compare/compare_stcp920.svg")));
   const std::string summary = read_file(path("out/compare/compare_summary.txt"));
   EXPECT_NE(summary.find("cmd:wavefront_scheduler: "), std::string::npos) << summary;
+}
+
+// A plan file's row names GENERIC_FUSED_KERNEL_RULE, the GPU model of the fused kernels of plans
+// from outside, exactly when the plan has a fused task.
+TEST_F(CompareCli, ThePlanFileNoteNamesTheFusedKernelRuleOnlyForFusedTasks) {
+  const std::string seq = path("seq.json");
+  std::ofstream(seq) << R"({"version": 2, "graph": "test_residual_block", "stages": [{"tasks": [
+      {"ops": ["conv1", "bn1", "relu1", "conv2", "bn2", "add", "relu2"]}]}]})";
+  const std::string fused = std::string(DGS_SOURCE_DIR) + "/common/plan/examples/fused_tiles.json";
+  const Result r =
+      compare({"--model", "test_residual_block", "--hw", "a100", "--plan", "seq=" + seq, "--plan",
+               "fused=" + fused, "--out", path("out"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = csv("out/compare/compare.csv");
+  ASSERT_EQ(t.size(), 4u);  // header, sequential, seq, fused
+  EXPECT_EQ(cell(t, 2, "scheduler"), "seq");
+  EXPECT_EQ(cell(t, 2, "status"), "ok");
+  EXPECT_EQ(cell(t, 2, "note"), "");
+  EXPECT_EQ(cell(t, 3, "scheduler"), "fused");
+  EXPECT_EQ(cell(t, 3, "status"), "ok");
+  EXPECT_EQ(cell(t, 3, "note"), "fused tasks: GENERIC_FUSED_KERNEL_RULE");
 }
 
 // Every way a program can fail is one line naming it, and the rest of the table comes out.
