@@ -205,6 +205,21 @@ std::map<std::string, std::map<std::string, std::string>> checked_scheduler_opti
   return options;
 }
 
+// --seed is the default of every chosen scheduler's "seed" option (a randomised search takes
+// --seed: the same seed, the same CSV); an explicit --scheduler-option NAME.seed=N wins. Returns
+// the line that says which seed each scheduler gets.
+std::string default_seeds(const std::vector<const Scheduler*>& chosen, uint64_t seed,
+                          std::map<std::string, std::map<std::string, std::string>>* options) {
+  std::string line = "seed " + std::to_string(seed) + ": the reference check's inputs";
+  for (const Scheduler* s : chosen)
+    for (const SchedulerOption& o : s->options()) {
+      if (o.name != "seed") continue;
+      const auto [it, defaulted] = (*options)[s->name()].emplace("seed", std::to_string(seed));
+      line += ", " + s->name() + ".seed=" + it->second + (defaulted ? "" : " (--scheduler-option)");
+    }
+  return line;
+}
+
 // What makes a run's state reusable by another (--skip-existing, --shard).
 RunKey compare_run_key(const CompareArgs& a, const SweepOptions& sweep,
                        const std::vector<const Scheduler*>& chosen, uint64_t seed) {
@@ -255,7 +270,8 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   const std::string folder = (fs::path(a.out_dir) / kScope).string();
   SchedulerList external;
   const std::vector<const Scheduler*> chosen = choose_schedulers(a, registry, external);
-  const auto options = checked_scheduler_options(a, chosen);
+  auto options = checked_scheduler_options(a, chosen);
+  const std::string seeds = default_seeds(chosen, seed, &options);
 
   // Models and machines, every one loaded before anything runs.
   std::vector<Graph> graphs;
@@ -312,7 +328,8 @@ int run(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   if (run.sharded()) out << run.header_line() << "\n";
   out << "repro_compare: " << graphs.size() << " model(s) x " << machines.size() << " machine(s) x "
       << chosen.size() << " scheduler(s) = " << work.size() << " rows; baseline "
-      << kComparisonBaseline << "\n";
+      << kComparisonBaseline << "\n"
+      << seeds << "\n";
 
   std::vector<ComparisonRow> rows;
   std::map<std::string, std::string> status;
@@ -405,7 +422,9 @@ int run_compare(int argc, const char* const* argv, std::ostream& out, std::ostre
       "reference-subset-gflop", po::value(&a.subset_gflop),
       "a zoo model over --reference-limit-gflop is checked on itself at the largest smaller input "
       "with at most this many GFLOP, scheduled again (default 0.2)")(
-      "seed", po::value(&a.seed_text), "seed of the reference check's inputs (default 1)")(
+      "seed", po::value(&a.seed_text),
+      "seed of the reference check's inputs and the default of every scheduler's seed option "
+      "(--scheduler-option NAME.seed=N wins; default 1)")(
       "out", po::value(&a.out_dir), "output folder (default reports; files go to <out>/compare/)")(
       "mode", po::value(&a.mode), "model (default) or measured")("quiet", po::bool_switch(&a.quiet),
                                                                  "no progress lines")(

@@ -12,6 +12,8 @@
 //
 // Defaults: --model resnet50 --model bert_base, --hw a100 --hw stcp920 --hw atomic_mesh, every
 // registered scheduler. The baseline (sequential) always runs, so that every row has its speedup.
+// --seed (default 1) seeds the reference check's inputs and is the default of every scheduler's
+// "seed" option (an explicit --scheduler-option NAME.seed=N wins); stdout says which each got.
 // Writes <out>/compare/: compare.csv (one row per model, machine and scheduler),
 // compare_<hw>.svg (one figure per machine), compare_summary.txt (who wins where) and, with
 // --write-plans, plans/<model>@<hw>@<scheduler>.json (every plan, for plan_eval or your own tools;

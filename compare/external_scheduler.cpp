@@ -31,7 +31,11 @@ ScheduleResult plan_file_result(const Graph& g, const HardwareSpec& hw, const st
   ScheduleResult r;
   r.plan = plan_from_json(read_file(file), g, file);
   r.evaluation.gpu_fused_kernels = generic_fused_kernel;
-  if (hw.kind == "gpu") r.search.note = std::string("fused tasks: ") + kGenericFusedKernelRuleName;
+  bool fused = false;
+  for (const Stage& stage : r.plan.stages)
+    for (const Task& t : stage.tasks) fused = fused || t.kind == TaskKind::Fused;
+  if (hw.kind == "gpu" && fused)
+    r.search.note = std::string("fused tasks: ") + kGenericFusedKernelRuleName;
   return r;
 }
 
