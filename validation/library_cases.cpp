@@ -89,6 +89,34 @@ std::vector<KernelLaunch> tile_program_launches(const GpuSpec& spec, const Netwo
   return out;
 }
 
+// "; MatMul 1x80x128 of K 1536, ...": the output region of tile 0 of each MatMul/Gemm of `p`
+// and its reduction length (what a block's operand reuse depends on).
+std::string matmul_regions(const TileProgram& p) {
+  std::string out;
+  const size_t nops = p.ops.size();
+  for (size_t i = 0; i < nops; ++i) {
+    const TpOp& op = p.ops[i];
+    if (op.kind != TpKind::MatMul && op.kind != TpKind::Gemm) continue;
+    const int64_t* reg = p.regions.data() + static_cast<int64_t>(i) * p.region_stride();
+    std::string dims;
+    for (int d = 0; d < op.rank; ++d) {
+      if (d > 0) dims += 'x';
+      dims += std::to_string(reg[kTpMaxRank + d]);
+    }
+    const TpOperand& a = op.in[0];
+    const bool ta = op.kind == TpKind::Gemm && op.ia[0] != 0;
+    const int64_t k =
+        op.kind == TpKind::Gemm ? (ta ? a.shape[0] : a.shape[1]) : a.shape[a.rank - 1];
+    out += out.empty() ? "; " : ", ";
+    out += tp_kind_name(op.kind);
+    out += ' ';
+    out += dims;
+    out += " of K ";
+    out += std::to_string(k);
+  }
+  return out;
+}
+
 // Each kernel of `np` priced alone (one launch on an idle GPU), in launch order.
 std::vector<KernelPrediction> tile_program_predictions(const GpuSpec& spec,
                                                        const NetworkProgram& np) {
@@ -106,7 +134,7 @@ std::vector<KernelPrediction> tile_program_predictions(const GpuSpec& spec,
                   static_cast<long long>(p.tiles), static_cast<long long>(sk.grid_blocks),
                   static_cast<long long>(sk.steps),
                   sk.other_instructions + sk.fma_per_step * static_cast<double>(sk.steps));
-    kp.detail = ops + "; " + d;
+    kp.detail = ops + "; " + d + matmul_regions(p);
     kp.predicted_ms = simulate_stage(spec, {{ks[i].first}}).latency_us / 1000.0;
     out.push_back(std::move(kp));
   }
