@@ -3,6 +3,8 @@
 //   gpu_validate [--out DIR] [--hw NAME|FILE.json] [--quick] [--seed N]
 //   gpu_validate --replay FILE.csv --hw NAME|FILE.json [--out DIR]
 //   gpu_validate --list              the cases (id, family, shape)
+//   gpu_validate --predict-kernels --hw NAME   the model's time of each kernel of the cases timed
+//                                    kernel by kernel (Welder Fig. 13), as CSV, no GPU needed
 //   gpu_validate --probe             the live GPU and its config, in one line (exit 4 without)
 //
 // On a live GPU it runs the fixed kernel suite of validation/validation_cases.h (CUDA events,
@@ -14,6 +16,9 @@
 //                                 suite-kernel families beside it)
 //   DIR/gpu_validate_pairs.csv    schedule-vs-schedule comparisons: is the faster one predicted?
 //   DIR/gpu_validate_notes.txt    the device, the config, the model's constants and calibrations
+//   DIR/gpu_validate_kernels.csv  Welder Fig. 13's schedules kernel by kernel: each kernel timed
+//                                 alone and priced alone (never in the summary or the pairs)
+//   DIR/gpu_validate_replay.csv   the measurements as a --replay file (cases, then kernels)
 // (default DIR: reports/gpu_validate), each atomically, all after the last case. --replay prices
 // the cases of an earlier run's measurements (columns id, measured_ms, source) without a GPU.
 // Exit codes: 0 done; 1 a case failed on the device (one line naming the case, the stage and the
@@ -48,6 +53,7 @@ struct Args {
   std::string out = "reports/gpu_validate";
   std::string hw, replay;
   bool list = false, quick = false, help = false, calibrate = false, probe = false;
+  bool predict_kernels = false;
   uint64_t seed = 1;
 };
 
@@ -69,6 +75,8 @@ Args parse(int argc, char** argv) {
       a.seed = parse_seed(value());
     } else if (f == "--list") {
       a.list = true;
+    } else if (f == "--predict-kernels") {
+      a.predict_kernels = true;
     } else if (f == "--probe") {
       a.probe = true;
     } else if (f == "--calibrate") {
@@ -81,6 +89,8 @@ Args parse(int argc, char** argv) {
       throw UsageError("unknown argument '" + f + "' (see --help)");
     }
   }
+  if (a.predict_kernels && a.hw.empty())
+    throw UsageError("--predict-kernels needs --hw NAME|FILE.json (the config to price on)");
   if (!a.replay.empty() && a.hw.empty())
     throw UsageError("--replay needs --hw NAME|FILE.json (the GPU the measurements come from)");
   return a;
@@ -134,6 +144,26 @@ std::string calibrate(GpuSpec& spec, const std::vector<ValidationCase>& cases,
   return lines;
 }
 
+// --predict-kernels: the model's time of each kernel of the cases timed kernel by kernel.
+int print_kernel_predictions(const std::vector<ValidationCase>& cases, const std::string& hw) {
+  GpuSpec spec;
+  try {
+    spec = load_gpu_spec(hw);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--hw: ") + e.what());
+  }
+  Table t({"id", "kernel", "predicted_ms", "model"});
+  t.precision = 4;
+  for (const ValidationCase& c : cases) {
+    if (!c.predict_kernels) continue;
+    const std::vector<KernelPrediction> p = c.predict_kernels(spec);
+    for (size_t i = 0; i < p.size(); ++i)
+      t.add_row({kernel_row_id(c.id, i), p[i].name, p[i].predicted_ms, p[i].detail});
+  }
+  std::cout << to_csv(t);
+  return 0;
+}
+
 int run(const Args& a) {
   const auto start = std::chrono::steady_clock::now();
   auto progress = [&](const std::string& what) {
@@ -149,6 +179,7 @@ int run(const Args& a) {
       std::cout << c.id << "\t" << c.family << "\t" << c.shape << "\n";
     return 0;
   }
+  if (a.predict_kernels) return print_kernel_predictions(cases, a.hw);
   std::string device = "replay of " + a.replay;
   std::string hw = a.hw, hw_why;
   std::map<std::string, ReplayMeasurement> replay;
@@ -196,12 +227,18 @@ int run(const Args& a) {
       const double ms = c.measure_ms(mo);
       const std::string detail = c.measured_detail ? c.measured_detail() : "";
       replay[c.id] = {ms, "measured on " + device + (detail.empty() ? "" : "; " + detail)};
+      const std::vector<double> per_kernel =
+          c.measured_kernels ? c.measured_kernels() : std::vector<double>{};
+      for (size_t k = 0; k < per_kernel.size(); ++k)
+        replay[kernel_row_id(c.id, k)] = {per_kernel[k], "measured on " + device + "; kernel " +
+                                                             std::to_string(k) + " launched alone"};
     }
   }
   const std::string calibration = a.calibrate ? calibrate(spec, cases, replay) : "";
   const std::vector<ValidationRow> rows = priced_rows(cases, replay, spec);
   const std::vector<GroupSummary> summary = summarize(rows);
   const std::vector<PairResult> pairs = compare_pairs(rows, validation_pairs());
+  const std::vector<KernelRow> kernel_rows = priced_kernel_rows(cases, replay, spec);
   const Table rt = rows_table(rows), st = summary_table(summary), pt = pairs_table(pairs);
   print_table(std::cout, "gpu_validate: " + device + ", model on " + spec.name, rt);
   print_table(std::cout, "Summary (mae: mean |predicted / measured - 1|)", st);
@@ -221,14 +258,21 @@ int run(const Args& a) {
         << "the model before: the same launches with the library-class efficiencies "
            "(gemm_fp32, memory_bound, fused, ...) and no suite-kernel family; for e2e_welder, "
            "Welder's own latency of the schedule as generated kernels\n";
+  notes << kernel_summary(kernel_rows);
   std::cout << notes.str();
   const std::filesystem::path dir(a.out);
+  if (!kernel_rows.empty())
+    write_file_atomic((dir / "gpu_validate_kernels.csv").string(),
+                      to_csv(kernel_rows_table(kernel_rows)));
+  write_file_atomic((dir / "gpu_validate_replay.csv").string(),
+                    to_csv(replay_table(rows, kernel_rows)));
   write_file_atomic((dir / "gpu_validate.csv").string(), to_csv(rt));
   write_file_atomic((dir / "gpu_validate_summary.csv").string(), to_csv(st));
   write_file_atomic((dir / "gpu_validate_pairs.csv").string(), to_csv(pt));
   write_file_atomic((dir / "gpu_validate_notes.txt").string(), notes.str());
   std::cout << "wrote " << (dir / "gpu_validate.csv").string()
-            << " and its summary, pairs, notes\n";
+            << " and its summary, pairs, notes, replay file"
+            << (kernel_rows.empty() ? "" : ", per-kernel rows") << "\n";
   return 0;
 }
 
@@ -242,7 +286,7 @@ int main(int argc, char** argv) {
       std::cout
           << "usage: gpu_validate [--out DIR] [--hw NAME|FILE.json] [--quick] [--seed N]\n"
              "       gpu_validate --replay FILE.csv --hw NAME|FILE.json [--calibrate] [--out DIR]\n"
-             "       gpu_validate --list | --probe\n"
+             "       gpu_validate --list | --probe | --predict-kernels --hw NAME|FILE.json\n"
              "Runs the suite's kernel suite on the live GPU and compares each latency with "
              "the GPU model's\n(see README, 'Validating the GPU model'). Exit codes: 0 ok, 1 "
              "a case failed, 2 usage, 4 no GPU\n";

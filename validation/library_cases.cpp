@@ -4,11 +4,14 @@
 // Fig. 13. Only the CUDA-free headers of common/cuda are used (see validation_cases.cpp).
 #include "validation/library_cases.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cuda/device_fault.h"
@@ -56,7 +59,87 @@ std::string model_conv_algorithm(const Graph& g, int op, const GpuSpec& spec) {
   return "";
 }
 
+std::string kernel_row_id(const std::string& case_id, size_t index) {
+  return case_id + "/k" + std::to_string(index);
+}
+
 namespace {
+
+// The suite_tile_program launch of each kernel of `np` on the grid measured mode launches
+// (gpu::tile_program_blocks at the interpreter's occupancy on `spec`), with its SuiteKernel.
+std::vector<std::pair<KernelLaunch, SuiteKernel>> tile_program_kernels(const GpuSpec& spec,
+                                                                       const NetworkProgram& np) {
+  KernelLaunch probe;
+  probe.threads_per_block = gpu::kTpThreadsPerBlock;
+  probe.registers_per_thread = kTileProgramRegisters;
+  const int blocks_per_sm = std::max(1, occupancy(spec, probe).blocks_per_sm);
+  std::vector<std::pair<KernelLaunch, SuiteKernel>> out;
+  for (const TileProgram& k : np.kernels) {
+    SuiteKernel sk =
+        tile_program_kernel(k, gpu::tile_program_blocks(k, spec.sm_count, blocks_per_sm));
+    KernelLaunch l = suite_kernel_launch(spec, sk);
+    out.emplace_back(std::move(l), std::move(sk));
+  }
+  return out;
+}
+
+std::vector<KernelLaunch> tile_program_launches(const GpuSpec& spec, const NetworkProgram& np) {
+  std::vector<KernelLaunch> out;
+  for (auto& k : tile_program_kernels(spec, np)) out.push_back(std::move(k.first));
+  return out;
+}
+
+// "; MatMul 1x80x128 of K 1536, ...": the output region of tile 0 of each MatMul/Gemm of `p`
+// and its reduction length (what a block's operand reuse depends on).
+std::string matmul_regions(const TileProgram& p) {
+  std::string out;
+  const size_t nops = p.ops.size();
+  for (size_t i = 0; i < nops; ++i) {
+    const TpOp& op = p.ops[i];
+    if (op.kind != TpKind::MatMul && op.kind != TpKind::Gemm) continue;
+    const int64_t* reg = p.regions.data() + static_cast<int64_t>(i) * p.region_stride();
+    std::string dims;
+    for (int d = 0; d < op.rank; ++d) {
+      if (d > 0) dims += 'x';
+      dims += std::to_string(reg[kTpMaxRank + d]);
+    }
+    const TpOperand& a = op.in[0];
+    const bool ta = op.kind == TpKind::Gemm && op.ia[0] != 0;
+    const int64_t k =
+        op.kind == TpKind::Gemm ? (ta ? a.shape[0] : a.shape[1]) : a.shape[a.rank - 1];
+    out += out.empty() ? "; " : ", ";
+    out += tp_kind_name(op.kind);
+    out += ' ';
+    out += dims;
+    out += " of K ";
+    out += std::to_string(k);
+  }
+  return out;
+}
+
+// Each kernel of `np` priced alone (one launch on an idle GPU), in launch order.
+std::vector<KernelPrediction> tile_program_predictions(const GpuSpec& spec,
+                                                       const NetworkProgram& np) {
+  std::vector<KernelPrediction> out;
+  const std::vector<std::pair<KernelLaunch, SuiteKernel>> ks = tile_program_kernels(spec, np);
+  for (size_t i = 0; i < ks.size(); ++i) {
+    const TileProgram& p = np.kernels[i];
+    const SuiteKernel& sk = ks[i].second;
+    KernelPrediction kp;
+    kp.name = p.name;
+    std::string ops;
+    for (const TpOp& op : p.ops) ops += std::string(ops.empty() ? "" : "+") + tp_kind_name(op.kind);
+    char d[160];
+    std::snprintf(d, sizeof d, "%lld tiles on %lld blocks; busiest thread %lld waits, %.0f instr",
+                  static_cast<long long>(p.tiles), static_cast<long long>(sk.grid_blocks),
+                  static_cast<long long>(sk.steps),
+                  sk.other_instructions + sk.fma_per_step * static_cast<double>(sk.steps));
+    kp.detail = ops + "; " + d + matmul_regions(p);
+    kp.predicted_ms = simulate_stage(spec, {{ks[i].first}}).latency_us / 1000.0;
+    out.push_back(std::move(kp));
+  }
+  return out;
+}
 
 // --- cuDNN convolutions of ResNet-50 and Inception V3 -------------------------------------------
 // A graph of one convolution (with its bias, and its ReLU where the network has one) cut out of
@@ -374,23 +457,20 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
     // kernels (its own latency).
     c.predict_ms = [schedule](const GpuSpec& spec) {
       const auto [tg, s] = schedule(spec);
-      const NetworkProgram np = welder::compile_schedule(*tg, s);
-      KernelLaunch probe;
-      probe.threads_per_block = gpu::kTpThreadsPerBlock;
-      probe.registers_per_thread = kTileProgramRegisters;
-      const int blocks_per_sm = std::max(1, occupancy(spec, probe).blocks_per_sm);
-      std::vector<KernelLaunch> launches;
-      for (const TileProgram& k : np.kernels)
-        launches.push_back(suite_kernel_launch(
-            spec,
-            tile_program_kernel(k, gpu::tile_program_blocks(k, spec.sm_count, blocks_per_sm))));
-      return simulate_stage(spec, {launches}).latency_us / 1000.0;
+      return simulate_stage(spec, {tile_program_launches(spec, welder::compile_schedule(*tg, s))})
+                 .latency_us /
+             1000.0;
+    };
+    c.predict_kernels = [schedule](const GpuSpec& spec) {
+      const auto [tg, s] = schedule(spec);
+      return tile_program_predictions(spec, welder::compile_schedule(*tg, s));
     };
     c.predict_before_ms = [schedule](const GpuSpec& spec) {
       return schedule(spec).second.metrics.latency_ms;
     };
     auto searched = std::make_shared<std::string>();
-    c.measure_ms = [schedule, searched, id = c.id](const MeasureOptions& o) {
+    auto per_kernel = std::make_shared<std::vector<double>>();
+    c.measure_ms = [schedule, searched, per_kernel, id = c.id](const MeasureOptions& o) {
       const gpu::WorkScope where("case " + id);
       const GpuSpec live = gpu::query_gpu_spec(0);
       // The schedule searched on the validated config (the one predict_ms prices), else on the
@@ -407,9 +487,17 @@ void add_welder_cases(std::vector<ValidationCase>& out) {
       gpu::KernelLauncher launcher(stream);
       gpu::TimingProtocol t = o.timing;
       t.number = 1;
-      return gpu::time_with_events([&] { dn.run(launcher); }, stream, t).median_ms;
+      const double ms = gpu::time_with_events([&] { dn.run(launcher); }, stream, t).median_ms;
+      // Then each kernel alone, on the values the runs left in the buffers (same protocol).
+      per_kernel->clear();
+      for (size_t i = 0; i < dn.kernel_count(); ++i)
+        per_kernel->push_back(
+            gpu::time_with_events([&dn, &launcher, i] { dn.run_kernel(launcher, i); }, stream, t)
+                .median_ms);
+      return ms;
     };
     c.measured_detail = [searched] { return *searched; };
+    c.measured_kernels = [per_kernel] { return *per_kernel; };
     out.push_back(std::move(c));
   }
 }

@@ -48,6 +48,14 @@ struct MeasureOptions {
   const GpuSpec* search_config = nullptr;
 };
 
+// One kernel of an end-to-end case priced alone (gpu_validate_kernels.csv; Welder Fig. 13's
+// schedules, kernel by kernel).
+struct KernelPrediction {
+  std::string name;    // the kernel (a tile program: its first and last op)
+  std::string detail;  // what the model prices: tiles, blocks, the busiest thread's waits, ...
+  double predicted_ms = 0;
+};
+
 struct ValidationCase {
   std::string id;      // unique and stable, e.g. "gemm.1024.64x64x8/4x4"
   std::string family;  // the summary's group: a suite family, cudnn_conv, sequence, ...
@@ -65,7 +73,17 @@ struct ValidationCase {
   // The algorithm the model's search took on `spec` (cuDNN convolutions: "implicit GEMM 128x64",
   // "Winograd F(2x2,3x3) 64x32", model_conv_algorithm); unset for the other cases.
   std::function<std::string(const GpuSpec&)> model_algorithm;
+  // End-to-end cases also timed kernel by kernel (Welder Fig. 13): the model's time of each
+  // kernel alone on `spec`, in launch order; unset for the other cases.
+  std::function<std::vector<KernelPrediction>(const GpuSpec&)> predict_kernels;
+  // After measure_ms: the median time (ms) of each kernel launched alone, in launch order (empty:
+  // not timed).
+  std::function<std::vector<double>()> measured_kernels;
 };
+
+// The id of kernel `index` of case `case_id` in a replay file and in gpu_validate_kernels.csv:
+// "<case_id>/k<index>" (e.g. "welder_fig13.vit_s32.b8.Welder/k12").
+std::string kernel_row_id(const std::string& case_id, size_t index);
 
 // "cuDNN algorithm NAME" (+ " (fused Conv+bias+ReLU call)" when `fused`) for a cuDNN forward
 // algorithm's cudnnConvolutionFwdAlgo_t value (0 IMPLICIT_GEMM, 1 IMPLICIT_PRECOMP_GEMM, 2 GEMM,

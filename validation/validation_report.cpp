@@ -2,6 +2,7 @@
 #include "validation/validation_report.h"
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "common/gpumodel/kernel_family.h"
@@ -145,6 +146,102 @@ std::vector<ValidationRow> priced_rows(const std::vector<ValidationCase>& cases,
   return rows;
 }
 
+double KernelRow::rel_error() const {
+  return measured_ms > 0 ? predicted_ms / measured_ms - 1.0 : 0.0;
+}
+
+std::vector<KernelRow> priced_kernel_rows(const std::vector<ValidationCase>& cases,
+                                          const std::map<std::string, ReplayMeasurement>& measured,
+                                          const GpuSpec& spec) {
+  std::vector<KernelRow> rows;
+  for (const ValidationCase& c : cases) {
+    const std::string prefix = kernel_row_id(c.id, 0).substr(0, c.id.size() + 2);
+    std::map<size_t, const ReplayMeasurement*> mine;  // by index
+    for (auto it = measured.lower_bound(prefix);
+         it != measured.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+      mine[std::stoul(it->first.substr(prefix.size()))] = &it->second;
+    if (mine.empty()) continue;
+    if (!c.predict_kernels)
+      throw Error("case '" + c.id + "' is not timed kernel by kernel (kernel rows given)");
+    const std::vector<KernelPrediction> p = c.predict_kernels(spec);
+    for (const auto& [i, m] : mine) {
+      if (i >= p.size())
+        throw Error("kernel row '" + kernel_row_id(c.id, i) + "': the schedule on " + spec.file +
+                    " has " + std::to_string(p.size()) + " kernels");
+      KernelRow r;
+      r.id = kernel_row_id(c.id, i);
+      r.case_id = c.id;
+      r.index = i;
+      r.name = p[i].name;
+      r.detail = p[i].detail;
+      r.measured_ms = m->measured_ms;
+      r.predicted_ms = p[i].predicted_ms;
+      r.source = m->source;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+Table kernel_rows_table(const std::vector<KernelRow>& rows) {
+  Table t({"id", "case", "index", "kernel", "measured_ms", "predicted_ms", "rel_error", "model",
+           "source"});
+  t.precision = 4;
+  for (const KernelRow& r : rows)
+    t.add_row({r.id, r.case_id, static_cast<int64_t>(r.index), r.name, r.measured_ms,
+               r.predicted_ms, r.rel_error(), r.detail, r.source});
+  return t;
+}
+
+std::string kernel_summary(const std::vector<KernelRow>& rows) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const KernelRow*>> by;
+  for (const KernelRow& r : rows) {
+    if (!by.count(r.case_id)) order.push_back(r.case_id);
+    by[r.case_id].push_back(&r);
+  }
+  std::string out;
+  for (const std::string& c : order) {
+    double mae = 0, mean = 0, measured = 0, predicted = 0;
+    for (const KernelRow* r : by[c]) {
+      mae += std::abs(r->rel_error());
+      mean += r->rel_error();
+      measured += r->measured_ms;
+      predicted += r->predicted_ms;
+    }
+    const double n = static_cast<double>(by[c].size());
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "kernels of %s: %zu timed alone, mae %.4f, signed mean %+.4f; sum measured %.4f "
+                  "ms, predicted %.4f ms\n",
+                  c.c_str(), by[c].size(), mae / n, mean / n, measured, predicted);
+    out += line;
+  }
+  return out;
+}
+
+Table replay_table(const std::vector<ValidationRow>& rows, const std::vector<KernelRow>& kernels) {
+  Table t({"id", "measured_ms", "source"});
+  t.precision = 6;
+  for (const ValidationRow& r : rows) t.add_row({r.id, r.measured_ms, r.source});
+  for (const KernelRow& r : kernels) t.add_row({r.id, r.measured_ms, r.source});
+  return t;
+}
+
+namespace {
+
+// Whether `id` names kernel i of a known case: "<case>/k<digits>" (kernel_row_id).
+bool is_kernel_row_id(const std::string& id, const std::set<std::string>& cases) {
+  const size_t slash = id.rfind("/k");
+  if (slash == std::string::npos || slash + 2 >= id.size() || !cases.count(id.substr(0, slash)))
+    return false;
+  const std::string digits = id.substr(slash + 2);
+  return digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos &&
+         (digits == "0" || digits[0] != '0');
+}
+
+}  // namespace
+
 std::map<std::string, ReplayMeasurement> read_replay(const std::string& text,
                                                      const std::string& origin,
                                                      const std::vector<std::string>& known) {
@@ -160,7 +257,7 @@ std::map<std::string, ReplayMeasurement> read_replay(const std::string& text,
     const CsvRecord& r = recs[i];
     const std::string where = origin + ":" + std::to_string(r.line);
     const std::string& id = r.fields.at(0);
-    if (!ids.count(id))
+    if (!ids.count(id) && !is_kernel_row_id(id, ids))
       throw Error(where + ": unknown case '" + id + "' (see gpu_validate --list)");
     if (out.count(id)) throw Error(where + ": case '" + id + "' appears twice");
     double ms = 0;

@@ -60,9 +60,33 @@ std::vector<ValidationRow> priced_rows(const std::vector<ValidationCase>& cases,
 // Whether a suite-model constant of `spec` was calibrated on case `id` (its source names it).
 bool is_calibration_point(const GpuSpec& spec, const std::string& id);
 
+// One kernel of an end-to-end case timed kernel by kernel (ValidationCase::predict_kernels):
+// measured alone, and priced alone. These rows never enter the summary or the pairs.
+struct KernelRow {
+  std::string id, case_id;  // kernel_row_id(case_id, index)
+  size_t index = 0;
+  std::string name, detail;
+  double measured_ms = 0, predicted_ms = 0;
+  std::string source;
+  double rel_error() const;  // predicted / measured - 1
+};
+// One row per kernel measurement of `measured` (ids kernel_row_id(case, i)), in the cases' and
+// the kernels' order, priced on `spec`. Throws dgs::Error for an index the case's schedule on
+// `spec` does not have.
+std::vector<KernelRow> priced_kernel_rows(const std::vector<ValidationCase>& cases,
+                                          const std::map<std::string, ReplayMeasurement>& measured,
+                                          const GpuSpec& spec);
+Table kernel_rows_table(const std::vector<KernelRow>& rows);
+// Per case of `rows`: kernels, their MAE and signed mean error, and the sum of the measured and
+// of the predicted kernel times (one line each, for the notes).
+std::string kernel_summary(const std::vector<KernelRow>& rows);
+// The measurements as a replay file (id, measured_ms, source): the cases' rows, then the kernels'.
+Table replay_table(const std::vector<ValidationRow>& rows, const std::vector<KernelRow>& kernels);
+
 // A replay file: CSV with columns id, measured_ms, source (one row per case; ids are
-// validation_cases() ids). Throws dgs::Error naming the file and line for a malformed row, an
-// unknown id (`known`) or a repeated one.
+// validation_cases() ids, or kernel_row_id(id, index) for a kernel of a case timed kernel by
+// kernel, which priced_kernel_rows prices). Throws dgs::Error naming the file and line for a
+// malformed row, an unknown id (`known`) or a repeated one.
 struct ReplayMeasurement {
   double measured_ms = 0;
   std::string source;

@@ -3,6 +3,7 @@
 #include "common/cuda/device_network.h"
 
 #include <algorithm>
+#include <string>
 
 #include "common/util/error.h"
 
@@ -61,6 +62,13 @@ DeviceNetwork::DeviceNetwork(const Graph& g, const NetworkProgram& np, const Ten
 void DeviceNetwork::run(gpu::KernelLauncher& l) const {
   for (size_t i = 0; i < programs_.size(); ++i)
     programs_[i].launch(l, blocks_[i], scratch_.floats());
+}
+
+void DeviceNetwork::run_kernel(gpu::KernelLauncher& l, size_t i) const {
+  if (i >= programs_.size())
+    throw Error("device network: kernel " + std::to_string(i) + " of " +
+                std::to_string(programs_.size()));
+  programs_[i].launch(l, blocks_[i], scratch_.floats());
 }
 
 TensorData DeviceNetwork::download(int t) const {

@@ -34,6 +34,10 @@ class DeviceNetwork {
   DeviceNetwork(const Graph& g, const NetworkProgram& np, const TensorValues& feeds, int sm_count);
   // Every kernel once, in the schedule's order (one launch each).
   void run(gpu::KernelLauncher& l) const;
+  // Kernel i alone (one launch; its inputs are whatever the buffers hold: after run(), the
+  // network's values), for timing the schedule kernel by kernel.
+  void run_kernel(gpu::KernelLauncher& l, size_t i) const;
+  size_t kernel_count() const { return programs_.size(); }
   // The value of tensor t (a view is downloaded from its base buffer with t's shape).
   TensorData download(int t) const;
   int64_t device_bytes() const { return bytes_; }
