@@ -2,7 +2,9 @@
 // The ten configurations of Table 2 and their runs on the STCP920 DSA model (TVM-like,
 // AStitch-like and GraphTurbo plans), computed once per process and shared by the experiments.
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/cli.h"
@@ -53,6 +55,21 @@ inline Claim against_tvm_stand_in(Claim c) {
 inline constexpr const char* kAStitchStandIn = "the suite's AStitch-like plan for AStitch";
 inline constexpr const char* kAStitchAndTvmStandIn =
     "the suite's AStitch-like and TVM-like plans for AStitch and TVM v0.8";
+
+// The vendor's hand-written C++ for STCP920 ("crafted code", §5.1-5.2, Tables 1 and 3): not
+// public, so the suite cannot run it. Its paper values are shown as "not reproduced" (a paper_*
+// cell, ours empty) and its claims are informational rows with ours empty.
+inline constexpr const char* kCraftedNotReproduced =
+    "not reproduced: the vendor's code is not public";
+// An informational claim about the crafted code: the paper's value, ours NaN (printed empty).
+inline Claim crafted_claim(std::string text, std::string source, double paper, ClaimKind kind,
+                           std::string unit) {
+  Claim c{std::move(text), std::move(source), paper, std::numeric_limits<double>::quiet_NaN(), kind,
+          std::move(unit)};
+  c.informational = std::string(kCraftedNotReproduced) +
+                    " (STCP920's vendor's hand-written C++): the paper's value only";
+  return c;
+}
 
 // Notes every open constant of the scheduler and the plans, and the machine.
 void note_constants(ExperimentContext& ctx);
