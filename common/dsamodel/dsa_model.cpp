@@ -424,6 +424,7 @@ EvaluationResult Simulator::run() {
     for (const Task& t : st.tasks) pinned.insert(t.pinned.begin(), t.pinned.end());
   std::vector<std::vector<DsaTaskDemand>> demand(p_.stages.size());
   for (size_t si = 0; si < p_.stages.size(); ++si) {
+    demand[si].reserve(p_.stages[si].tasks.size());
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
       const Task& t = p_.stages[si].tasks[ti];
       try {

@@ -666,10 +666,9 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
   using namespace dsa_task_internal;
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
-  std::vector<int64_t> key;
   if (cache) {
-    demand_key(g, t, regions.needed, units.size(), key);
-    const auto it = cache->entries.find(key);
+    demand_key(g, t, regions.needed, units.size(), cache->key);
+    const auto it = cache->entries.find(cache->key);
     if (it != cache->entries.end()) {
       DsaTaskDemand hit = it->second;
       hit.units = units;
@@ -692,7 +691,7 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
     shape_only.density.clear();
     shape_only.written.clear();
     shape_only.kept.clear();
-    cache->entries.emplace(key, std::move(shape_only));
+    cache->entries.emplace(cache->key, std::move(shape_only));
   }
   return d;
 }

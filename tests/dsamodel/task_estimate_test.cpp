@@ -118,5 +118,69 @@ TEST(DsaTaskEstimate, ATaskIsMappedWithinTheBufferBytesItsPlanGivesIt) {
   EXPECT_EQ(dsa_task_demand(g, t, spec, {0}, &cache).loop_order, "1>R");
 }
 
+// Every field of two demands, the position-dependent ones (units, regions) included.
+void expect_same_demand(const DsaTaskDemand& a, const DsaTaskDemand& b) {
+  EXPECT_EQ(a.units, b.units);
+  EXPECT_EQ(a.needed, b.needed);
+  EXPECT_EQ(a.inputs, b.inputs);
+  EXPECT_EQ(a.written, b.written);
+  EXPECT_EQ(a.kept, b.kept);
+  EXPECT_EQ(a.reload, b.reload);
+  EXPECT_EQ(a.stays, b.stays);
+  EXPECT_EQ(a.held, b.held);
+  EXPECT_EQ(a.density, b.density);
+  EXPECT_EQ(a.tiles, b.tiles);
+  EXPECT_EQ(a.matrix_cycles, b.matrix_cycles);
+  EXPECT_EQ(a.fill_cycles, b.fill_cycles);
+  EXPECT_EQ(a.vector_cycles, b.vector_cycles);
+  EXPECT_EQ(a.move_cycles, b.move_cycles);
+  EXPECT_EQ(a.macs, b.macs);
+  EXPECT_EQ(a.operand_bytes, b.operand_bytes);
+  EXPECT_EQ(a.register_bits, b.register_bits);
+  EXPECT_EQ(a.working_set_bytes, b.working_set_bytes);
+  EXPECT_EQ(a.last_tile_bytes, b.last_tile_bytes);
+  EXPECT_EQ(a.serial_bytes, b.serial_bytes);
+  EXPECT_EQ(a.stall_cycles, b.stall_cycles);
+  EXPECT_EQ(a.loop_order, b.loop_order);
+  EXPECT_EQ(a.array_mapping, b.array_mapping);
+  EXPECT_EQ(a.nest_cycles, b.nest_cycles);
+  EXPECT_EQ(a.nest_energy_pj, b.nest_energy_pj);
+}
+
+// The demand cache (DsaDemandCache): a task of the same shape elsewhere (rows 128-191 of y after
+// rows 64-127, neither at an edge) takes the first one's entry and equals its demand computed
+// without the cache, its own rows of A included; a task at the edge (rows 0-63) or with another
+// tile is computed again. One cache serves every lookup (its key built in place each time).
+TEST(DsaTaskEstimate, ACachedDemandEqualsAFreshOneAndAnotherShapeMisses) {
+  const DsaSpec spec = ladder_engine();
+  const Graph g = ladder_gemm(256, 512, 256);
+  const int y = g.op(0).outputs[0];
+  auto rows = [&](int64_t lo, std::vector<int64_t> tile) {
+    Task t = ladder_task(std::move(tile));
+    t.regions[y] = Region{{lo, lo + 64}, {0, 256}};
+    return t;
+  };
+  DsaDemandCache cache;
+  const Task first = rows(64, {32, 64});
+  expect_same_demand(dsa_task_demand(g, first, spec, {0}, &cache),
+                     dsa_task_demand(g, first, spec, {0}));
+  ASSERT_EQ(cache.entries.size(), 1u);
+  const Task second = rows(128, {32, 64});
+  const DsaTaskDemand hit = dsa_task_demand(g, second, spec, {0}, &cache);
+  EXPECT_EQ(cache.entries.size(), 1u);
+  expect_same_demand(hit, dsa_task_demand(g, second, spec, {0}));
+  EXPECT_EQ(hit.needed.at(0), (Region{{128, 192}, {0, 512}}));
+  EXPECT_GT(hit.tiles, 1);
+  const Task edge = rows(0, {32, 64});
+  expect_same_demand(dsa_task_demand(g, edge, spec, {0}, &cache),
+                     dsa_task_demand(g, edge, spec, {0}));
+  EXPECT_EQ(cache.entries.size(), 2u);
+  const Task other_tile = rows(128, {64, 64});
+  const DsaTaskDemand miss = dsa_task_demand(g, other_tile, spec, {0}, &cache);
+  EXPECT_EQ(cache.entries.size(), 3u);
+  expect_same_demand(miss, dsa_task_demand(g, other_tile, spec, {0}));
+  EXPECT_NE(miss.tiles, hit.tiles);
+}
+
 }  // namespace
 }  // namespace dgs
