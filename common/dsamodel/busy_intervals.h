@@ -107,6 +107,7 @@ class BusyIntervals {
     while (head_ < busy_.size() && busy_[head_].second <= t) ++head_;
     if (head_ > 64 && head_ * 2 > busy_.size()) {
       busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+      finger_ -= std::min(finger_, head_);
       head_ = 0;
     }
   }
@@ -118,22 +119,27 @@ class BusyIntervals {
   using ConstIter = std::vector<Entry>::const_iterator;
   ConstIter first() const { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
   Iter first() { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
-  // The first interval starting after t (strictly: `after`; at or after t: `at_or_after`): a
-  // binary search over the live entries without branches on the data (the lists are short, a few
-  // dozen entries, and their queries land anywhere, so a galloping search from the end
-  // mispredicted most of its steps): halve the range keeping the half that holds the first entry
-  // not `before`, by a conditional move.
+  // The first interval starting after t (strictly: `after`; at or after t: `at_or_after`).
+  // Queries on one resource often repeat the last one's place (transfers of a stage from the
+  // same ready time), so the place the last search found (the finger, a hint: any value gives
+  // the same answer) is tried first; otherwise a binary search over the live entries without
+  // branches on the data (the lists are short, a few dozen entries, and their queries land
+  // anywhere, so a galloping search from the end mispredicted most of its steps) halves the
+  // range, keeping the half that holds the first entry not `before`, by a conditional move.
   template <typename Before>
   size_t first_not(Before before) const {
-    size_t len = busy_.size() - head_;
-    if (len == 0) return head_;
+    const size_t n = busy_.size();
+    const size_t f = std::min(std::max(finger_, head_), n);
+    if ((f == head_ || before(busy_[f - 1])) && (f == n || !before(busy_[f]))) return f;
+    size_t len = n - head_;
     const Entry* b = busy_.data() + head_;
     while (len > 1) {
       const size_t half = len / 2;
       b = before(b[half]) ? b + half : b;  // b[half] `before`: so is all up to it
       len -= half;
     }
-    return static_cast<size_t>(b - busy_.data()) + (before(*b) ? 1 : 0);
+    finger_ = static_cast<size_t>(b - busy_.data()) + (before(*b) ? 1 : 0);
+    return finger_;
   }
   ConstIter after(double t) const {
     return busy_.begin() +
@@ -146,6 +152,9 @@ class BusyIntervals {
 
   std::vector<Entry> busy_;  // from head_ on: sorted by start, disjoint
   size_t head_ = 0;          // the entries before it are forgotten
+  // The place the last search found (see first_not): a const search updates it, so one list
+  // is not for readers on several threads at once (each simulation has its own).
+  mutable size_t finger_ = 0;
   double total_ = 0;
 };
 
