@@ -140,7 +140,8 @@ TEST(MeshNocSearch, RandomStreamMatchesTheReference) {
       s.a = {static_cast<int>(next(4)), static_cast<int>(next(4))};
       s.b = {static_cast<int>(next(4)), static_cast<int>(next(4))};
       s.bytes = static_cast<double>(8 * (1 + next(40)));
-      s.ready = 300.0 * r + static_cast<double>(r % 2 == 0 ? 2 * i : next(200));
+      s.ready =
+          300.0 * r + static_cast<double>(r % 2 == 0 ? static_cast<uint64_t>(2 * i) : next(200));
       sends.push_back(s);
     }
   expect_same_transfers(sends, 64);
