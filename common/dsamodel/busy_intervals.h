@@ -38,6 +38,16 @@ class BusyIntervals {
     slot = static_cast<size_t>(it - busy_.begin());
     return t;
   }
+  // earliest_free(t, duration, slot) for a t at or after a start s that an earlier call put at
+  // `slot` (no interval added or forgotten since): the intervals before slot end by s, so the
+  // search resumes there, and gives the same time and slot.
+  double earliest_free_from(double t, double duration, size_t& slot) const {
+    size_t i = slot;
+    const size_t n = busy_.size();
+    for (; i < n && busy_[i].first < t + duration; ++i) t = std::max(t, busy_[i].second);
+    slot = i;
+    return t;
+  }
   // add(start, duration) where earliest_free(..., duration, slot) returned start (the slot's
   // neighbours: the interval before it ends at or before start, the one at it begins at or after
   // start + duration): the same intervals as add, without searching for the place.
@@ -97,6 +107,7 @@ class BusyIntervals {
     while (head_ < busy_.size() && busy_[head_].second <= t) ++head_;
     if (head_ > 64 && head_ * 2 > busy_.size()) {
       busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+      finger_ -= std::min(finger_, head_);
       head_ = 0;
     }
   }
@@ -108,43 +119,42 @@ class BusyIntervals {
   using ConstIter = std::vector<Entry>::const_iterator;
   ConstIter first() const { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
   Iter first() { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
-  // The first interval starting after t (strictly: `after`; at or after t: `at_or_after`). Most
-  // queries land near the end of the timeline, so the search gallops back from the end (1, 2,
-  // 4, ... entries) to bracket the answer, then bisects the bracket: the same entry as a binary
-  // search over the whole list, in O(log(distance from the end)) steps.
+  // The first interval starting after t (strictly: `after`; at or after t: `at_or_after`).
+  // Queries on one resource often repeat the last one's place (transfers of a stage from the
+  // same ready time), so the place the last search found (the finger, a hint: any value gives
+  // the same answer) is tried first; otherwise a binary search over the live entries without
+  // branches on the data (the lists are short, a few dozen entries, and their queries land
+  // anywhere, so a galloping search from the end mispredicted most of its steps) halves the
+  // range, keeping the half that holds the first entry not `before`, by a conditional move.
   template <typename Before>
-  size_t gallop(Before before) const {
-    const size_t lo0 = head_, n = busy_.size();
-    size_t lo = lo0, hi = n;
-    for (size_t step = 1; step <= n - lo0; step *= 2) {
-      const size_t probe = n - step;
-      if (before(busy_[probe])) {
-        lo = probe + 1;
-        break;
-      }
-      hi = probe;
+  size_t first_not(Before before) const {
+    const size_t n = busy_.size();
+    const size_t f = std::min(std::max(finger_, head_), n);
+    if ((f == head_ || before(busy_[f - 1])) && (f == n || !before(busy_[f]))) return f;
+    size_t len = n - head_;
+    const Entry* b = busy_.data() + head_;
+    while (len > 1) {
+      const size_t half = len / 2;
+      b = before(b[half]) ? b + half : b;  // b[half] `before`: so is all up to it
+      len -= half;
     }
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (before(busy_[mid])) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
+    finger_ = static_cast<size_t>(b - busy_.data()) + (before(*b) ? 1 : 0);
+    return finger_;
   }
   ConstIter after(double t) const {
     return busy_.begin() +
-           static_cast<std::ptrdiff_t>(gallop([t](const Entry& e) { return e.first <= t; }));
+           static_cast<std::ptrdiff_t>(first_not([t](const Entry& e) { return e.first <= t; }));
   }
   Iter at_or_after(double t) {
     return busy_.begin() +
-           static_cast<std::ptrdiff_t>(gallop([t](const Entry& e) { return e.first < t; }));
+           static_cast<std::ptrdiff_t>(first_not([t](const Entry& e) { return e.first < t; }));
   }
 
   std::vector<Entry> busy_;  // from head_ on: sorted by start, disjoint
   size_t head_ = 0;          // the entries before it are forgotten
+  // The place the last search found (see first_not): a const search updates it, so one list
+  // is not for readers on several threads at once (each simulation has its own).
+  mutable size_t finger_ = 0;
   double total_ = 0;
 };
 

@@ -73,11 +73,14 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
   // restarting a whole pass after a move) stops as soon as the links since the last move agree.
   // Each link's place for the start it last accepted, which is the final start once all agree
   // (a route never uses a link twice, so adding to one link leaves the others' places valid).
+  // A link's first visit searches its intervals; a later one, for a later start, resumes from
+  // the place the last one found (earliest_free_from: the same time and place).
   const size_t h = links.size();
   slot_scratch_.resize(h);
-  for (size_t i = 0, accepted = 0; accepted < h; i = i + 1 == h ? 0 : i + 1) {
-    const double at =
-        link_busy_[static_cast<size_t>(links[i])].earliest_free(t.start, serial, slot_scratch_[i]);
+  for (size_t k = 0, i = 0, accepted = 0; accepted < h; ++k, i = i + 1 == h ? 0 : i + 1) {
+    const BusyIntervals& busy = link_busy_[static_cast<size_t>(links[i])];
+    const double at = k < h ? busy.earliest_free(t.start, serial, slot_scratch_[i])
+                            : busy.earliest_free_from(t.start, serial, slot_scratch_[i]);
     if (at > t.start) {
       t.start = at;
       accepted = 1;  // link i holds the new start

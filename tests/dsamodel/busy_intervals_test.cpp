@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/dsamodel/busy_intervals.h"
@@ -59,6 +60,39 @@ TEST(BusyIntervals, AddAtLeavesTheSameIntervalsAsAdd) {
     }
   }
   EXPECT_EQ(by_slot.total(), by_add.total());
+}
+
+// earliest_free against a scan of every interval, and earliest_free_from (resuming at the place
+// an earlier search found for an earlier start) against earliest_free: the same time and place,
+// on a fixed random list with gaps of every length from 0 to 5 cycles and queries of 1 to 6.
+TEST(BusyIntervals, SearchAndResumeMatchAScan) {
+  uint64_t state = 3;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state >> 33) % n);
+  };
+  BusyIntervals b;
+  std::vector<std::pair<double, double>> list;
+  for (double at = 0; list.size() < 300;) {
+    const double d = 1 + next(8);
+    b.add(at, d);
+    list.push_back({at, at + d});
+    at += d + next(6);  // a gap of 0 joins the two
+  }
+  for (int q = 0; q < 3000; ++q) {
+    const double t = next(2000) - 5, duration = 1 + next(6);
+    double want = t;
+    for (const auto& e : list)
+      if (e.first < want + duration && e.second > want) want = e.second;
+    size_t slot = 0;
+    ASSERT_EQ(b.earliest_free(t, duration, slot), want) << "query " << q;
+    const double later = want + next(40);
+    size_t resumed = slot, searched = 0;
+    ASSERT_EQ(b.earliest_free_from(later, duration, resumed),
+              b.earliest_free(later, duration, searched))
+        << "query " << q;
+    ASSERT_EQ(resumed, searched) << "query " << q;
+  }
 }
 
 }  // namespace
