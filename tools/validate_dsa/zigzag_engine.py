@@ -6,7 +6,7 @@ them (data/validation/zigzag_atomic_engine.settings.txt). A developer's tool: th
 depends on it nor runs it (its test, tests/dsamodel/validation_test.cpp, reads the CSV).
 
     python3 tools/validate_dsa/zigzag_engine.py [--venv DIR] [--layers N] [--jobs N]
-        [--lpf-limit N] [--dataflows kc,yx] [--keep-best]
+        [--lpf-limit N] [--dataflows kc,yx] [--keep-best] [--stop-at HH:MM]
 
 --lpf-limit sets the search effort of ZigZag's LOMA (its loop prime factors: above the limit it
 merges the smallest factors of the dimension with the most, and searches every order of what is
@@ -14,6 +14,8 @@ left; ZigZag's default 6). --keep-best merges with the CSV already written: per 
 row of lowest energy x cycles (ZigZag's own objective, opt EDP) among the limits run, so a pair
 never gets a worse mapping by a change of the search effort; the columns lpf_limit (the limit
 that found the row kept) and lpf_limits_run record it. The CSV is rewritten after every pair.
+--stop-at (UTC, with --keep-best and one job) starts no pair after that time: the pair running
+finishes and is written, the rest keep their rows (a later run with the same options resumes).
 
 It creates a virtual environment (default build/validate_dsa_venv), installs the pinned ZigZag
 into it and runs itself there. The engine is read from hw_configs/atomic_mesh.json and the
@@ -28,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ZIGZAG = "zigzag-dse==3.9.1"
@@ -402,7 +405,10 @@ def main():
                          "at this limit (with --keep-best; 0: every pair)")
     ap.add_argument("--keep-best", action="store_true",
                     help="per pair, keep the CSV's row where it has the lower energy x cycles")
+    ap.add_argument("--stop-at", default="",
+                    help="HH:MM (UTC): start no pair after it (with --keep-best and --jobs 1)")
     a = ap.parse_args()
+    assert not a.stop_at or (a.keep_best and a.jobs == 1), "--stop-at needs --keep-best, 1 job"
     a.dataflows = a.dataflows.split(",")
     assert all(d in DATAFLOWS for d in a.dataflows), a.dataflows
     if not in_venv(a.venv):
@@ -461,11 +467,17 @@ def main():
                 done(pair, r)
     else:
         for i, j in enumerate(jobs):
+            if a.stop_at and time.strftime("%H:%M", time.gmtime()) >= a.stop_at:
+                print("stopped at %s UTC before pair %d of %d (--stop-at)" % (
+                    a.stop_at, i + 1, len(jobs)), file=sys.stderr, flush=True)
+                a.stopped = "; stopped by --stop-at %s UTC before %s" % (a.stop_at, pairs[i][1])
+                break
             print("%d/%d %s %s %s lpf %d" % (i + 1, len(jobs), pairs[i][1], j[1], j[2],
                                              a.lpf_limit), file=sys.stderr, flush=True)
             done(pairs[i], run_one(j))
     write_rows(rows, order)
-    write_settings(e, a, earlier, "%d of %d" % (len(finished), len(pairs)))
+    write_settings(e, a, earlier, "%d of %d%s" % (len(finished), len(pairs),
+                                                getattr(a, "stopped", "")))
     print("wrote %s (%d rows) and %s" % (OUT_CSV, len(rows), OUT_SETTINGS))
 
 
