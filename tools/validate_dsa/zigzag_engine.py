@@ -6,6 +6,16 @@ them (data/validation/zigzag_atomic_engine.settings.txt). A developer's tool: th
 depends on it nor runs it (its test, tests/dsamodel/validation_test.cpp, reads the CSV).
 
     python3 tools/validate_dsa/zigzag_engine.py [--venv DIR] [--layers N] [--jobs N]
+        [--lpf-limit N] [--dataflows kc,yx] [--keep-best] [--stop-at HH:MM]
+
+--lpf-limit sets the search effort of ZigZag's LOMA (its loop prime factors: above the limit it
+merges the smallest factors of the dimension with the most, and searches every order of what is
+left; ZigZag's default 6). --keep-best merges with the CSV already written: per pair it keeps the
+row of lowest energy x cycles (ZigZag's own objective, opt EDP) among the limits run, so a pair
+never gets a worse mapping by a change of the search effort; the columns lpf_limit (the limit
+that found the row kept) and lpf_limits_run record it. The CSV is rewritten after every pair.
+--stop-at (UTC, with --keep-best and one job) starts no pair after that time: the pair running
+finishes and is written, the rest keep their rows (a later run with the same options resumes).
 
 It creates a virtual environment (default build/validate_dsa_venv), installs the pinned ZigZag
 into it and runs itself there. The engine is read from hw_configs/atomic_mesh.json and the
@@ -20,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ZIGZAG = "zigzag-dse==3.9.1"
@@ -29,6 +40,7 @@ DATAFLOWS = ["kc", "yx"]
 # ZigZag's search keeps the mapping with the least energy x latency, the suite's mappers' objective
 # too (common/dsamodel/buffer_nest.h).
 OPT = "EDP"
+DEFAULT_LPF_LIMIT = 6  # ZigZag's own default (zigzag.api.get_hardware_performance_zigzag)
 OUT_CSV = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.csv")
 OUT_SETTINGS = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.settings.txt")
 
@@ -201,11 +213,34 @@ def zigzag_layer(key):
             "padding": [[pl, pr], [pt, pb]]}
 
 
+def loma_orders(key, dataflow, e, lpf_limit):
+    """How many loop orders ZigZag's LOMA evaluates for this pair at this limit (its own count,
+    LomaEngine.compute_nb_permutations, after the spatial unrolling and the merging of factors
+    above the limit): the search's cost is about proportional to it."""
+    from zigzag.opt.loma.engine import LomaEngine
+    kind, k, c, oy, ox, fy, fx = key[:7]
+    sizes = {"K": k, "C": c, "OY": oy, "OX": ox, "FY": fy, "FX": fx}
+    if dataflow == "kc":
+        spatial = {"K": e["columns"], "C": e["rows"]}
+    else:
+        spatial = {"OX": e["columns"], "OY": e["rows"]}
+    for d, n in spatial.items():
+        sizes[d] = -(-sizes[d] // n)
+    sizes = {d: n for d, n in sizes.items() if n > 1}
+    engine = object.__new__(LomaEngine)  # only the factor and order counting of LOMA
+    engine.temporal_loop_dim_size, engine.lpf_limit = sizes, lpf_limit
+    engine.has_constraints, engine.constraints, engine.layer = False, [], key
+    engine.update_min_lpf_factor(sizes)
+    engine.get_prime_factors()
+    return engine.nb_permutations
+
+
 # --- running ZigZag -----------------------------------------------------------------------------
 
 def run_one(args):
     key, dataflow, opt, e = args[:4]
     ordering = args[4] if len(args) > 4 else None
+    lpf_limit = args[5] if len(args) > 5 else DEFAULT_LPF_LIMIT
     import logging
     logging.disable(logging.CRITICAL)
     import yaml
@@ -218,7 +253,7 @@ def run_one(args):
             yaml.safe_dump(mapping(e, dataflow, ordering), f, sort_keys=False)
         energy, latency, cmes = get_hardware_performance_zigzag(
             [zigzag_layer(key)], hw_file, map_file, opt=opt, dump_folder=os.path.join(tmp, "out"),
-            loma_show_progress_bar=False)
+            loma_show_progress_bar=False, lpf_limit=lpf_limit)
     cme = cmes[0][1][0][0]
     # Per level (0 registers, 1 SRAM, 2 DRAM): energy and bits moved, summed over the operands.
     level_pj = [0.0, 0.0, 0.0]
@@ -252,13 +287,130 @@ def run_one(args):
     }
 
 
+COLUMNS = ["network", "layer", "count", "kind", "k", "c", "oy", "ox", "fy", "fx", "stride",
+           "pad_top", "pad_left", "pad_bottom", "pad_right", "ih", "iw", "dataflow", "opt"]
+METRICS = ["latency_cycles", "ideal_cycles", "array_cycles", "stall_cycles", "onload_cycles",
+           "offload_cycles", "utilisation", "mac_pj", "register_pj", "sram_pj", "dram_pj",
+           "energy_pj", "sram_bytes", "dram_bytes", "temporal_mapping"]
+HEADER = COLUMNS + METRICS + ["lpf_limit", "lpf_limits_run", "source"]
+
+
+def read_rows():
+    """The CSV already written, by (network, layer, dataflow): a dict of column -> text. Rows
+    written before the lpf_limit column came from ZigZag's default limit."""
+    if not os.path.exists(OUT_CSV):
+        return {}
+    with open(OUT_CSV, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r.setdefault("lpf_limit", str(DEFAULT_LPF_LIMIT))
+        r.setdefault("lpf_limits_run", r["lpf_limit"])
+    return {(r["network"], r["layer"], r["dataflow"]): r for r in rows}
+
+
+def weight(rows, net, name, dataflow):
+    """A pair's share of its network's total cycles (count-weighted) in ZigZag's rows already
+    written under this dataflow (0 without them)."""
+    def cycles(r):
+        return float(r["count"]) * float(r["latency_cycles"])
+    total = sum(cycles(r) for k, r in rows.items() if k[0] == net and k[2] == dataflow)
+    row = rows.get((net, name, dataflow))
+    return cycles(row) / total if row and total else 0.0
+
+
+def edp(row):
+    return float(row["energy_pj"]) * float(row["latency_cycles"])
+
+
+def row_of(net, name, count, key, dataflow, opt, r, lpf, source):
+    kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw = key
+    values = [net, name, count, kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw, dataflow,
+              opt] + [("%.6g" % r[m]) if isinstance(r[m], float) else r[m] for m in METRICS]
+    row = dict(zip(COLUMNS + METRICS, [str(v) for v in values]))
+    row.update({"lpf_limit": str(lpf), "lpf_limits_run": str(lpf), "source": source})
+    return row
+
+
+def kept(old, new):
+    """The row of lower energy x cycles (the old one on a tie), with every limit run listed."""
+    if old is None:
+        return new
+    best = dict(new if edp(new) < edp(old) else old)
+    limits = set(old["lpf_limits_run"].split(" ")) | {new["lpf_limit"]}
+    best["lpf_limits_run"] = " ".join(sorted(limits, key=int))
+    return best
+
+
+def write_rows(rows, order):
+    tmp = OUT_CSV + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        for k in order:
+            w.writerow([rows[k][c] for c in HEADER])
+    os.replace(tmp, OUT_CSV)
+
+
+def write_settings(e, a, earlier, progress):
+    import importlib.metadata as md
+    import yaml
+    with open(OUT_SETTINGS, "w") as f:
+        f.write("# Written by tools/validate_dsa/zigzag_engine.py; do not edit.\n")
+        for line in earlier:
+            f.write(line)
+        f.write("command: python3 tools/validate_dsa/zigzag_engine.py %s\n" % " ".join(sys.argv[1:]))
+        f.write("pairs searched by this run: %s (the CSV is rewritten after each; a pair's "
+                "lpf_limits_run lists the limits it was searched at)\n" % progress)
+        f.write("python: %s\n" % sys.version.split()[0])
+        for p in ["zigzag-dse", "six", "onnx", "numpy"]:
+            f.write("%s: %s\n" % (p, md.version(p)))
+        f.write("engine (from hw_configs/atomic_mesh.json): %s\n" % json.dumps(e, sort_keys=True))
+        f.write("ZigZag search: LOMA temporal mappings (lpf_limit %d this run, dataflows %s; "
+                "ZigZag's default 6), the given spatial mapping; opt %s (the least energy x "
+                "latency)%s%s\n" % (a.lpf_limit, ",".join(a.dataflows), OPT,
+                                  "; only the pairs of at most %d LOMA loop orders at this limit"
+                                  % a.max_orders if a.max_orders else "",
+                                  "; per pair the row of least energy x latency of the limits "
+                                  "run is kept (columns lpf_limit, lpf_limits_run)"
+                                  if a.keep_best else ""))
+        for dataflow in DATAFLOWS:
+            f.write("\n--- hardware (%s) ---\n" % dataflow)
+            f.write(yaml.safe_dump(hardware(e, dataflow), sort_keys=False))
+            f.write("--- mapping (%s) ---\n" % dataflow)
+            f.write(yaml.safe_dump(mapping(e, dataflow), sort_keys=False))
+
+
+def earlier_runs():
+    """The command and search lines of the settings already written (a --keep-best run merges
+    with their rows)."""
+    if not os.path.exists(OUT_SETTINGS):
+        return []
+    with open(OUT_SETTINGS) as f:
+        lines = [ln for ln in f if ln.startswith(("command:", "ZigZag search:", "earlier run:",
+                                                  "pairs searched"))]
+    return [ln if ln.startswith("earlier run:") else "earlier run: " + ln for ln in lines]
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--venv", default=os.path.join(ROOT, "build", "validate_dsa_venv"))
     ap.add_argument("--layers", type=int, default=0, help="at most this many layers per network")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--lpf-limit", type=int, default=DEFAULT_LPF_LIMIT,
+                    help="LOMA's loop prime factor limit (ZigZag's default 6)")
+    ap.add_argument("--dataflows", default=",".join(DATAFLOWS), help="kc, yx or kc,yx")
+    ap.add_argument("--max-orders", type=int, default=0,
+                    help="run only the pairs whose LOMA search has at most this many loop orders "
+                         "at this limit (with --keep-best; 0: every pair)")
+    ap.add_argument("--keep-best", action="store_true",
+                    help="per pair, keep the CSV's row where it has the lower energy x cycles")
+    ap.add_argument("--stop-at", default="",
+                    help="HH:MM (UTC): start no pair after it (with --keep-best and --jobs 1)")
     a = ap.parse_args()
+    assert not a.stop_at or (a.keep_best and a.jobs == 1), "--stop-at needs --keep-best, 1 job"
+    a.dataflows = a.dataflows.split(",")
+    assert all(d in DATAFLOWS for d in a.dataflows), a.dataflows
     if not in_venv(a.venv):
         py = ensure_venv(a.venv)
         os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
@@ -267,59 +419,65 @@ def main():
     with open(os.path.join(ROOT, "hw_configs", "atomic_mesh.json")) as f:
         cfg = json.load(f)
     e = engine_of(cfg)
-    jobs, rows = [], []
+    old = read_rows() if a.keep_best else {}
+    jobs, pairs, order = [], [], []
     for net in NETWORKS:
-        layers = layers_of(net)
-        if a.layers:
-            layers = layers[:a.layers]
-        for key, name, count in layers:
+        for i, (key, name, count) in enumerate(layers_of(net)):
+            run = not a.layers or i < a.layers
             for dataflow in DATAFLOWS:
-                jobs.append((key, dataflow, OPT, e))
-                rows.append((net, name, count, key, dataflow, OPT))
+                if run or a.keep_best:  # a --keep-best run rewrites every row
+                    order.append((net, name, dataflow))
+                orders = loma_orders(key, dataflow, e, a.lpf_limit)
+                cheap = not a.max_orders or orders <= a.max_orders
+                # A --keep-best run resumes: a pair already run at this limit is not run again.
+                done_before = str(a.lpf_limit) in old.get((net, name, dataflow), {}).get(
+                    "lpf_limits_run", "").split(" ")
+                if run and cheap and not done_before and dataflow in a.dataflows:
+                    rank = (-weight(old, net, name, dataflow), orders, len(jobs))
+                    jobs.append((rank, (key, dataflow, OPT, e, None, a.lpf_limit)))
+                    pairs.append((rank, (net, name, count, key, dataflow, OPT)))
+    # The pairs that weigh most in ZigZag's network totals first (then the cheapest searches), so
+    # that a run stopped early has run those; each pair's row is written as it finishes.
+    jobs = [j for _, j in sorted(jobs, key=lambda x: x[0])]
+    pairs = [p for _, p in sorted(pairs, key=lambda x: x[0])]
+    earlier = earlier_runs() if a.keep_best else []
+    run_keys = set((p[0], p[1], p[4]) for p in pairs)
+    missing = [k for k in order if k not in run_keys and k not in old]
+    assert not missing, "no row to keep for %s: run those pairs too" % (missing[:3],)
+    rows = {k: old[k] for k in order if k in old}
+    source = "ZigZag %s (zigzag-dse on PyPI), tools/validate_dsa/zigzag_engine.py" % (
+        md.version("zigzag-dse"))
+
+    finished = []
+
+    def done(pair, r):
+        net, name, count, key, dataflow, opt = pair
+        k = (net, name, dataflow)
+        rows[k] = kept(old.get(k), row_of(net, name, count, key, dataflow, opt, r, a.lpf_limit,
+                                          source))
+        finished.append(k)
+        if all(k in rows for k in order):  # every pair has a row: the CSV is whole
+            write_rows(rows, order)
+            write_settings(e, a, earlier, "%d of %d" % (len(finished), len(pairs)))
+
     if a.jobs > 1:
         import multiprocessing
         with multiprocessing.Pool(a.jobs) as pool:
-            results = pool.map(run_one, jobs)
+            for pair, r in zip(pairs, pool.imap(run_one, jobs)):
+                done(pair, r)
     else:
-        results = []
         for i, j in enumerate(jobs):
-            print("%d/%d %s %s %s" % (i + 1, len(jobs), rows[i][1], j[1], j[2]), file=sys.stderr)
-            results.append(run_one(j))
-
-    version = md.version("zigzag-dse")
-    source = "ZigZag %s (zigzag-dse on PyPI), tools/validate_dsa/zigzag_engine.py" % version
-    columns = ["network", "layer", "count", "kind", "k", "c", "oy", "ox", "fy", "fx", "stride",
-               "pad_top", "pad_left", "pad_bottom", "pad_right", "ih", "iw", "dataflow", "opt"]
-    metrics = ["latency_cycles", "ideal_cycles", "array_cycles", "stall_cycles", "onload_cycles",
-               "offload_cycles", "utilisation", "mac_pj", "register_pj", "sram_pj", "dram_pj",
-               "energy_pj", "sram_bytes", "dram_bytes", "temporal_mapping"]
-    os.makedirs(os.path.dirname(OUT_CSV), exist_ok=True)
-    tmp = OUT_CSV + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(columns + metrics + ["source"])
-        for (net, name, count, key, dataflow, opt), r in zip(rows, results):
-            kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw = key
-            w.writerow([net, name, count, kind, k, c, oy, ox, fy, fx, s, pt, pl, pb, pr, ih, iw,
-                        dataflow, opt] +
-                       [("%.6g" % r[m]) if isinstance(r[m], float) else r[m] for m in metrics] +
-                       [source])
-    os.replace(tmp, OUT_CSV)
-    with open(OUT_SETTINGS, "w") as f:
-        f.write("# Written by tools/validate_dsa/zigzag_engine.py; do not edit.\n")
-        f.write("command: python3 tools/validate_dsa/zigzag_engine.py %s\n" % " ".join(sys.argv[1:]))
-        f.write("python: %s\n" % sys.version.split()[0])
-        for p in ["zigzag-dse", "six", "onnx", "numpy"]:
-            f.write("%s: %s\n" % (p, md.version(p)))
-        f.write("engine (from hw_configs/atomic_mesh.json): %s\n" % json.dumps(e, sort_keys=True))
-        f.write("ZigZag search: LOMA temporal mappings (default lpf_limit 6), the given spatial "
-                "mapping; opt %s (the least energy x latency)\n" % OPT)
-        import yaml
-        for dataflow in DATAFLOWS:
-            f.write("\n--- hardware (%s) ---\n" % dataflow)
-            f.write(yaml.safe_dump(hardware(e, dataflow), sort_keys=False))
-            f.write("--- mapping (%s) ---\n" % dataflow)
-            f.write(yaml.safe_dump(mapping(e, dataflow), sort_keys=False))
+            if a.stop_at and time.strftime("%H:%M", time.gmtime()) >= a.stop_at:
+                print("stopped at %s UTC before pair %d of %d (--stop-at)" % (
+                    a.stop_at, i + 1, len(jobs)), file=sys.stderr, flush=True)
+                a.stopped = "; stopped by --stop-at %s UTC before %s" % (a.stop_at, pairs[i][1])
+                break
+            print("%d/%d %s %s %s lpf %d" % (i + 1, len(jobs), pairs[i][1], j[1], j[2],
+                                             a.lpf_limit), file=sys.stderr, flush=True)
+            done(pairs[i], run_one(j))
+    write_rows(rows, order)
+    write_settings(e, a, earlier, "%d of %d%s" % (len(finished), len(pairs),
+                                                getattr(a, "stopped", "")))
     print("wrote %s (%d rows) and %s" % (OUT_CSV, len(rows), OUT_SETTINGS))
 
 
