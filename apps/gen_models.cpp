@@ -10,9 +10,11 @@
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cerr << "usage: gen_models OUTDIR [NAME ...]\n"
-                 "writes OUTDIR/<name>.onnx for every zoo model (or the named ones) at its "
-                 "default options\n";
+    // Asked for: the usage on standard output; no arguments: on standard error, exit 2.
+    (argc < 2 ? std::cerr : std::cout)
+        << "usage: gen_models OUTDIR [NAME ...]\n"
+           "writes OUTDIR/<name>.onnx for every zoo model (or the named ones) at its "
+           "default options\n";
     return argc < 2 ? 2 : 0;
   }
   try {

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -214,6 +215,13 @@ std::string default_seeds(const std::vector<const Scheduler*>& chosen, uint64_t 
   for (const Scheduler* s : chosen)
     for (const SchedulerOption& o : s->options()) {
       if (o.name != "seed") continue;
+      // A scheduler's option is a signed 64-bit integer: a larger --seed is refused here, in the
+      // flag's name, rather than as an option the user never gave on every row.
+      if (!(*options)[s->name()].count("seed") &&
+          seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        throw UsageError("--seed: " + std::to_string(seed) + " is above " +
+                         std::to_string(std::numeric_limits<int64_t>::max()) + ", the largest " +
+                         s->name() + ".seed takes");
       const auto [it, defaulted] = (*options)[s->name()].emplace("seed", std::to_string(seed));
       line += ", " + s->name() + ".seed=" + it->second + (defaulted ? "" : " (--scheduler-option)");
     }

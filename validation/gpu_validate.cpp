@@ -229,9 +229,15 @@ int run(const Args& a) {
       replay[c.id] = {ms, "measured on " + device + (detail.empty() ? "" : "; " + detail)};
       const std::vector<double> per_kernel =
           c.measured_kernels ? c.measured_kernels() : std::vector<double>{};
+      // The measured schedule is the one the model prices on `spec`: each row names its kernel,
+      // so a replay on a config whose schedule differs is refused (priced_kernel_rows).
+      const std::vector<KernelPrediction> names =
+          per_kernel.empty() ? std::vector<KernelPrediction>{} : c.predict_kernels(spec);
       for (size_t k = 0; k < per_kernel.size(); ++k)
-        replay[kernel_row_id(c.id, k)] = {per_kernel[k], "measured on " + device + "; kernel " +
-                                                             std::to_string(k) + " launched alone"};
+        replay[kernel_row_id(c.id, k)] = {
+            per_kernel[k],
+            "measured on " + device + "; kernel " + std::to_string(k) + " launched alone" +
+                (k < names.size() ? std::string(kKernelNameTag) + names[k].name : "")};
     }
   }
   const std::string calibration = a.calibrate ? calibrate(spec, cases, replay) : "";

@@ -84,6 +84,9 @@ struct ValidationCase {
 // The id of kernel `index` of case `case_id` in a replay file and in gpu_validate_kernels.csv:
 // "<case_id>/k<index>" (e.g. "welder_fig13.vit_s32.b8.Welder/k12").
 std::string kernel_row_id(const std::string& case_id, size_t index);
+// What a live kernel row's source says before its kernel's name ("...; kernel 7 launched alone;
+// kernel: NAME"): a replay checks the name against the kernel priced at that index.
+inline constexpr const char* kKernelNameTag = "; kernel: ";
 
 // "cuDNN algorithm NAME" (+ " (fused Conv+bias+ReLU call)" when `fused`) for a cuDNN forward
 // algorithm's cudnnConvolutionFwdAlgo_t value (0 IMPLICIT_GEMM, 1 IMPLICIT_PRECOMP_GEMM, 2 GEMM,

@@ -168,6 +168,15 @@ std::vector<KernelRow> priced_kernel_rows(const std::vector<ValidationCase>& cas
       if (i >= p.size())
         throw Error("kernel row '" + kernel_row_id(c.id, i) + "': the schedule on " + spec.file +
                     " has " + std::to_string(p.size()) + " kernels");
+      // A row that names its kernel (a live run's) must name the kernel priced at its index.
+      const size_t tag = m->source.find(kKernelNameTag);
+      if (tag != std::string::npos) {
+        const std::string name = m->source.substr(tag + std::string(kKernelNameTag).size());
+        if (name != p[i].name)
+          throw Error("kernel row '" + kernel_row_id(c.id, i) + "' was measured on kernel '" +
+                      name + "'; the schedule on " + spec.file + " has '" + p[i].name +
+                      "' there (replay with the run's --hw)");
+      }
       KernelRow r;
       r.id = kernel_row_id(c.id, i);
       r.case_id = c.id;

@@ -72,7 +72,8 @@ struct KernelRow {
 };
 // One row per kernel measurement of `measured` (ids kernel_row_id(case, i)), in the cases' and
 // the kernels' order, priced on `spec`. Throws dgs::Error for an index the case's schedule on
-// `spec` does not have.
+// `spec` does not have, or for a row whose source names (kKernelNameTag) another kernel than the
+// one at its index.
 std::vector<KernelRow> priced_kernel_rows(const std::vector<ValidationCase>& cases,
                                           const std::map<std::string, ReplayMeasurement>& measured,
                                           const GpuSpec& spec);

@@ -193,7 +193,11 @@ TEST_F(CompareCli, BadInputIsOneLineAndWritesNothing) {
       {{"--plan", "x"}, "error: --plan 'x': expected NAME=FILE"},
       {{"--scheduler-option", "sequential.k=1"}, "sequential: unknown option 'k'"},
       {{"--scheduler-arg", "1"}, "--scheduler-arg is for --scheduler cmd:PATH"},
-      {{"--merge", path("nowhere")}, "error: --merge"}};
+      {{"--merge", path("nowhere")}, "error: --merge"},
+      {{"--scheduler", "atomic", "--hw", "atomic_prototype", "--model", "test_diamond", "--seed",
+        "18446744073709551615"},
+       "error: --seed: 18446744073709551615 is above 9223372036854775807, the largest atomic.seed "
+       "takes"}};
   for (const auto& [args, expected] : cases) {
     std::vector<std::string> a = args;
     a.push_back(out);

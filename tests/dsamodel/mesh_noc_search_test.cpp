@@ -1,7 +1,8 @@
 // The mesh network's link schedule (common/dsamodel/mesh_noc.h) against a plain reference: each
 // link's busy intervals in a list searched from its start, and each send restarting a whole pass
 // over its route after any link moved its start, until one pass moves nothing. MeshNoc::send
-// (the round over the route, the galloping search from each link's finger) must give every send
+// (the round over the route; per link a branch-free binary search, tried first at its last place,
+// and a later visit in the same send resumed by earliest_free_from) must give every send
 // the same start and arrival, on hand-built sends (contended links, gaps exactly long enough and
 // one cycle too short) and on a fixed random stream with forgotten reservations.
 #include <gtest/gtest.h>

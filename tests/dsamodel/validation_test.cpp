@@ -274,8 +274,8 @@ std::map<std::string, double> errors(Basis basis, bool exact_only) {
 // own-search errors are the two searches choosing different mappings: against ZigZag's LOMA at
 // lpf_limit 6 and 7, and 8 on the 11 KC-P pairs that weigh most (per pair its lower energy x
 // cycles; README, "ZigZag's search effort") ours is 0.841 of its cycles on ResNet-50 (0.767 at 6
-// and 7, 0.672 at 6 alone: the 1x1 layers not rerun at 8, where LOMA at 7 still keeps K or C
-// whole) and 1.008 on VGG-19 (0.923, 0.549), ZigZag faster on six 3x3 pairs (kOwnSearchFaster).
+// and 7, 0.672 at 6 alone: layer3.1.conv1 (x5, 0.566, unmoved at 8) and the 1x1 layers not rerun
+// at 8, where LOMA at 7 still keeps K or C whole) and 1.008 on VGG-19 (0.923, 0.549), ZigZag faster on six 3x3 pairs (kOwnSearchFaster).
 // `best`: ZigZag's best known mapping, per pair the lower energy x cycles by ZigZag of its own
 // search's and ours (ours on 37 of the 72 pairs). On the same mapping: YX-P
 // ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a

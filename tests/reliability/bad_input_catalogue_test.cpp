@@ -342,8 +342,10 @@ TEST_F(BadInput, FlagsOfTheTools) {
 // --help is not bad input: every program answers it on standard output with exit 0 (two of them
 // once answered "--help needs a value" and the usage with exit 2).
 TEST_F(BadInput, EveryProgramAnswersHelpWithExitZero) {
-  for (const char* p : {"plan_eval", "model_info", "wavefront_scheduler", "onnx_check_case",
-                        "gpu_validate", "repro_compare", "repro_report", "repro_welder"}) {
+  for (const char* p :
+       {"plan_eval", "model_info", "wavefront_scheduler", "onnx_check_case", "gpu_validate",
+        "repro_compare", "repro_report", "gen_models", "repro_welder", "repro_ios",
+        "repro_graphturbo", "repro_atomic", "repro_brickdl"}) {
     if (!fs::exists(std::string(DGS_BINARY_DIR) + "/" + p)) continue;
     const ProcessRun r = run_program(p, "--help");
     EXPECT_EQ(r.exit_code, 0) << p << ": " << r.err;

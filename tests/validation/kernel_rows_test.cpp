@@ -145,6 +145,20 @@ TEST(KernelRows, PricedAloneAndNeverInTheSummary) {
     EXPECT_EQ(std::string(e.what()), "kernel row '" + kWelder + "/k77': the schedule on " +
                                          h200().file + " has 77 kernels");
   }
+  // A live row names its kernel: the right name is accepted, another is refused by name.
+  const std::string named = kWelder + "/k8,2,run; kernel 8 launched alone" + kKernelNameTag;
+  const auto right = read_replay(std::string(kReplay) + named + p[8].name + "\n", "k.csv", ids());
+  EXPECT_EQ(priced_kernel_rows(cases(), right, h200()).size(), 4u);
+  const auto wrong = read_replay(std::string(kReplay) + named + p[6].name + "\n", "k.csv", ids());
+  try {
+    priced_kernel_rows(cases(), wrong, h200());
+    ADD_FAILURE() << "kernel 8 measured as kernel 6's name accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "kernel row '" + kWelder + "/k8' was measured on kernel '" +
+                                         p[6].name + "'; the schedule on " + h200().file +
+                                         " has '" + p[8].name +
+                                         "' there (replay with the run's --hw)");
+  }
 }
 
 // The writers: the per-kernel table, the notes' lines (hand-computed from two rows) and the

@@ -27,6 +27,7 @@ import collections
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -391,6 +392,17 @@ def earlier_runs():
     return [ln if ln.startswith("earlier run:") else "earlier run: " + ln for ln in lines]
 
 
+def stop_deadline(hhmm, now):
+    """The first moment at or after `now` (seconds since the epoch) whose UTC clock reads `hhmm`
+    ("HH:MM"): a time earlier in the day than `now` means tomorrow's. None if `hhmm` is not one."""
+    m = re.fullmatch(r"([01][0-9]|2[0-3]):([0-5][0-9])", hhmm)
+    if not m:
+        return None
+    day = now - now % 86400
+    t = day + int(m.group(1)) * 3600 + int(m.group(2)) * 60
+    return t if t >= now else t + 86400
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -408,9 +420,14 @@ def main():
     ap.add_argument("--stop-at", default="",
                     help="HH:MM (UTC): start no pair after it (with --keep-best and --jobs 1)")
     a = ap.parse_args()
-    assert not a.stop_at or (a.keep_best and a.jobs == 1), "--stop-at needs --keep-best, 1 job"
+    if a.stop_at and not (a.keep_best and a.jobs == 1):
+        ap.error("--stop-at needs --keep-best and --jobs 1")
+    a.deadline = stop_deadline(a.stop_at, time.time()) if a.stop_at else None
+    if a.stop_at and a.deadline is None:
+        ap.error("--stop-at %r: expected HH:MM (UTC, 00:00-23:59)" % a.stop_at)
     a.dataflows = a.dataflows.split(",")
-    assert all(d in DATAFLOWS for d in a.dataflows), a.dataflows
+    if not all(d in DATAFLOWS for d in a.dataflows):
+        ap.error("--dataflows %r: each of %s" % (",".join(a.dataflows), ",".join(DATAFLOWS)))
     if not in_venv(a.venv):
         py = ensure_venv(a.venv)
         os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
@@ -467,7 +484,7 @@ def main():
                 done(pair, r)
     else:
         for i, j in enumerate(jobs):
-            if a.stop_at and time.strftime("%H:%M", time.gmtime()) >= a.stop_at:
+            if a.deadline is not None and time.time() >= a.deadline:
                 print("stopped at %s UTC before pair %d of %d (--stop-at)" % (
                     a.stop_at, i + 1, len(jobs)), file=sys.stderr, flush=True)
                 a.stopped = "; stopped by --stop-at %s UTC before %s" % (a.stop_at, pairs[i][1])
