@@ -19,27 +19,15 @@
 
 #include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/dsa_model.h"
-#include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/task_estimate.h"
 #include "common/hw/dsa_spec.h"
-#include "models/zoo.h"
+#include "microbench/resnet50_dsa_plan.h"
 
 namespace {
 
-struct Case {
-  dgs::Graph graph;
-  dgs::DsaSpec spec;
-  dgs::Plan plan;
-};
-
+using Case = dgs::bench::Resnet50DsaPlan;
 Case make_case(const char* hw, int64_t batch, int64_t parts) {
-  Case c;
-  dgs::ZooOptions zo;
-  zo.batch = batch;
-  c.graph = dgs::build_zoo_model("resnet50", zo);
-  c.spec = dgs::load_dsa_spec(hw);
-  c.plan = dgs::layer_split_test_plan(c.graph, c.spec, parts);
-  return c;
+  return dgs::bench::resnet50_dsa_plan(hw, batch, parts);
 }
 
 void run(benchmark::State& state, const Case& c) {
@@ -65,7 +53,7 @@ void BM_ResNet50Batch64OnStcp920(benchmark::State& state) {
 BENCHMARK(BM_ResNet50Batch64OnStcp920)->Unit(benchmark::kMillisecond);
 
 void BM_FiftyThousandTasksOnMesh8x8(benchmark::State& state) {
-  static const Case c = make_case("atomic_mesh", 8, 320);
+  const Case& c = dgs::bench::fifty_thousand_task_mesh_plan();
   if (c.plan.num_tasks() < 50000) {
     state.SkipWithError("the plan has fewer than 50,000 tasks");
     return;

@@ -11,29 +11,16 @@
 
 #include <optional>
 
-#include "common/dsamodel/layer_split_plan.h"
 #include "common/graph/iteration_space.h"
 #include "common/hw/dsa_spec.h"
 #include "common/plan/plan.h"
-#include "models/zoo.h"
+#include "microbench/resnet50_dsa_plan.h"
 
 namespace {
 
-struct Case {
-  dgs::Graph graph;
-  dgs::Plan plan;
-};
-
+using Case = dgs::bench::Resnet50DsaPlan;
 const Case& mesh_case() {
-  static const Case c = [] {
-    Case r;
-    dgs::ZooOptions zo;
-    zo.batch = 8;
-    r.graph = dgs::build_zoo_model("resnet50", zo);
-    r.plan = dgs::layer_split_test_plan(r.graph, dgs::load_dsa_spec("atomic_mesh"), 320);
-    return r;
-  }();
-  return c;
+  return dgs::bench::fifty_thousand_task_mesh_plan();
 }
 
 void BM_TaskRegionsOfFiftyThousandTasks(benchmark::State& state) {
