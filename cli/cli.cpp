@@ -525,7 +525,7 @@ int select_for_measured(Parsed& p, const std::vector<Experiment>& experiments, S
   std::string why;
   LiveGpuProperties device;
   if (!(gpu_available ? gpu_available(&device, &why) : cuda_device_properties(&device, &why))) {
-    err << "measured mode needs an NVIDIA GPU: " << why << std::endl;
+    err << "error: measured mode needs an NVIDIA GPU: " << why << std::endl;
     return kExitNoGpu;
   }
   if (p.opts.hw.empty()) {

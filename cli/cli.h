@@ -176,7 +176,7 @@ struct PaperInfo {
 // Parses argv, runs the selected experiments, and returns the process exit code:
 // 0 success; 1 an experiment failed (dgs::Error: one line "error: ..."); 2 a usage error (unknown
 // flag, figure or table, bad value; one line); 3 the selected experiment is not implemented yet;
-// 4 --mode measured without a usable GPU ("measured mode needs an NVIDIA GPU: <reason>").
+// 4 --mode measured without a usable GPU ("error: measured mode needs an NVIDIA GPU: <reason>").
 // Standard output is line-buffered (a pipe or a log sees each line as it is printed); progress
 // lines of long items go to stderr unless --quiet.
 //

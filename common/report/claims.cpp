@@ -275,6 +275,12 @@ void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
   os << "  " << tally.line() << "\n";
 }
 
+// The claims table's `against` column: what ours was computed by.
+static std::string against_label(const Claim& c) {
+  if (!c.not_run.empty()) return "not run: " + c.not_run;
+  return c.stand_in.empty() ? std::string("paper's method") : "stand-in: " + c.stand_in;
+}
+
 Table claims_table(const std::vector<Claim>& claims) {
   Table t({"claim", "source", "kind", "paper", "paper_high", "ours", "tolerance", "accepted_low",
            "accepted_high", "unit", "against", "verdict", "why"});
@@ -291,7 +297,7 @@ Table claims_table(const std::vector<Claim>& claims) {
                c.checked() ? Cell(c.tolerance()) : Cell(Missing{}),
                c.checked() ? Cell(lo) : Cell(Missing{}), c.checked() ? Cell(hi) : Cell(Missing{}),
                c.unit,
-               c.stand_in.empty() ? std::string("paper's method") : "stand-in: " + c.stand_in,
+               against_label(c),
                c.verdict(), why});
   }
   return t;

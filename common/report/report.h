@@ -176,6 +176,10 @@ struct Claim {
   // Non-empty: an informational row that is never counted, saying why it cannot deviate
   // ("the DP's space contains the other schedules") or why it is not compared.
   std::string informational = {};
+  // Non-empty (informational rows only): the paper compares with a system the suite neither runs
+  // nor has a stand-in for, named here ("the vendor's hand-written code"); the claims table's
+  // `against` column reads "not run: <this>".
+  std::string not_run = {};
   // Non-empty: the paper value is the calibration target of global constants, named here with
   // their config and value ("v100 gemm_fp32 = 0.8, ..."): reported as the calibration point, not
   // counted as a hold.

@@ -72,7 +72,7 @@ TEST(ReproBrickdl, MeasuredModeWithoutGpuRefusesInOneLine) {
         return false;
       });
   EXPECT_EQ(r.code, 4);
-  EXPECT_EQ(r.err, "measured mode needs an NVIDIA GPU: no GPU in this test\n");
+  EXPECT_EQ(r.err, "error: measured mode needs an NVIDIA GPU: no GPU in this test\n");
 }
 
 }  // namespace

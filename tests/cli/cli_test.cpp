@@ -303,7 +303,7 @@ TEST_F(CliTest, MeasuredModeWithoutGpuExitsFour) {
     GTEST_SKIP() << "a GPU is present; the no-GPU path cannot be tested here";
   const Result r = run({"--table", "3.1", "--mode", "measured", "--out", out_dir()}, experiments());
   EXPECT_EQ(r.code, 4);
-  EXPECT_EQ(r.err, "measured mode needs an NVIDIA GPU: " + why + "\n");
+  EXPECT_EQ(r.err, "error: measured mode needs an NVIDIA GPU: " + why + "\n");
   EXPECT_EQ(table3_runs_, 0);
   EXPECT_EQ(r.out, "");
 }

@@ -232,7 +232,7 @@ TEST_F(MeasuredSelectionTest, WithoutAGpuNothingRuns) {
   };
   const Result r = run({"--all", "--mode", "measured", "--out", out_dir()}, experiments(), no_gpu);
   EXPECT_EQ(r.code, 4);
-  EXPECT_EQ(r.err, "measured mode needs an NVIDIA GPU: no device in this test\n");
+  EXPECT_EQ(r.err, "error: measured mode needs an NVIDIA GPU: no device in this test\n");
   EXPECT_TRUE(ran_.empty());
   EXPECT_EQ(r.out, "");
 }

@@ -141,7 +141,7 @@ TEST(GraphTurboTailor, MeasuredTable5WithoutGpuRefusesInOneLine) {
                              return false;
                            });
   EXPECT_EQ(code, 4);
-  EXPECT_EQ(err.str(), "measured mode needs an NVIDIA GPU: no GPU in this test\n");
+  EXPECT_EQ(err.str(), "error: measured mode needs an NVIDIA GPU: no GPU in this test\n");
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ inline Claim crafted_claim(std::string text, std::string source, double paper, C
           std::move(unit)};
   c.informational = std::string(kCraftedNotReproduced) +
                     " (STCP920's vendor's hand-written C++): the paper's value only";
+  c.not_run = "STCP920's vendor's hand-written code (not public)";
   return c;
 }
 
