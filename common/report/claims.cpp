@@ -296,9 +296,7 @@ Table claims_table(const std::vector<Claim>& claims) {
                !c.checked() && std::isnan(c.ours) ? Cell(Missing{}) : Cell(c.ours),
                c.checked() ? Cell(c.tolerance()) : Cell(Missing{}),
                c.checked() ? Cell(lo) : Cell(Missing{}), c.checked() ? Cell(hi) : Cell(Missing{}),
-               c.unit,
-               against_label(c),
-               c.verdict(), why});
+               c.unit, against_label(c), c.verdict(), why});
   }
   return t;
 }
