@@ -146,6 +146,78 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
   for (size_t a = 0; a < n; ++a) s.on_chip[a] = s.on_chip[static_cast<size_t>(home[a])];
 }
 
+// The ready atoms, per sample (an atom's Round key depends on whether its sample is the current
+// one, so a Round looks only at the samples it takes from instead of at every ready atom).
+struct ReadyAtoms {
+  std::vector<std::vector<int>> of_sample;
+  size_t count = 0;
+
+  explicit ReadyAtoms(size_t batch) : of_sample(batch) {}
+  void add(const AtomicDag& dag, int a) {
+    of_sample[static_cast<size_t>(dag.atoms[static_cast<size_t>(a)].sample)].push_back(a);
+    ++count;
+  }
+  // Appends to `out` the `take` atoms of `list` with the smallest keys (unique: each ends with
+  // the atom's index), in key order, and removes them from `list`.
+  template <class Key>
+  void take_smallest(std::vector<int>& list, size_t take, const Key& key, std::vector<int>& out) {
+    if (take == 0) return;
+    std::vector<std::pair<decltype(key(0)), int>> keyed;
+    keyed.reserve(list.size());
+    for (int a : list) keyed.emplace_back(key(a), a);
+    std::nth_element(keyed.begin(), keyed.begin() + static_cast<long>(take) - 1, keyed.end());
+    std::sort(keyed.begin(), keyed.begin() + static_cast<long>(take));
+    for (size_t i = 0; i < take; ++i) out.push_back(keyed[i].second);
+    list.clear();
+    for (size_t i = take; i < keyed.size(); ++i) list.push_back(keyed[i].second);
+    count -= take;
+  }
+  // The priority rules' Round: up to `engines` atoms with the least keys (level, sample, depth,
+  // layer, atom), in key order. Level 1: of `sample` (the first with atoms left, so no earlier
+  // sample has a ready atom) in a layer already started; 2: of `sample` at the least depth of
+  // its ready atoms; 3: of `sample`, other; 4: of a later sample. A later sample's atoms are
+  // looked at only while the Round is not full (their keys do not depend on the Round).
+  std::vector<int> take_by_priority(const AtomicDag& dag, int sample,
+                                    const std::vector<bool>& started, int engines) {
+    std::vector<int> round;
+    std::vector<int>& current = of_sample[static_cast<size_t>(sample)];
+    int min_depth = std::numeric_limits<int>::max();
+    for (int a : current)
+      min_depth = std::min(min_depth, dag.layers[dag.atoms[static_cast<size_t>(a)].layer].depth);
+    const auto current_key = [&](int a) {
+      const Atom& at = dag.atoms[static_cast<size_t>(a)];
+      const Layer& l = dag.layers[static_cast<size_t>(at.layer)];
+      const int level = started[static_cast<size_t>(at.layer)] ? 1 : l.depth == min_depth ? 2 : 3;
+      return std::make_tuple(level, l.depth, at.layer, a);
+    };
+    const size_t want = static_cast<size_t>(engines);
+    take_smallest(current, std::min(current.size(), want), current_key, round);
+    const auto later_key = [&](int a) {
+      const Atom& at = dag.atoms[static_cast<size_t>(a)];
+      return std::make_tuple(dag.layers[static_cast<size_t>(at.layer)].depth, at.layer, a);
+    };
+    for (size_t s = static_cast<size_t>(sample) + 1; s < of_sample.size() && round.size() < want;
+         ++s)
+      take_smallest(of_sample[s], std::min(of_sample[s].size(), want - round.size()), later_key,
+                    round);
+    return round;
+  }
+  // Without the priority rules: up to `engines` ready atoms of the lowest indices, in order.
+  std::vector<int> take_lowest(const AtomicDag& dag, int engines) {
+    std::vector<int> all;
+    for (std::vector<int>& list : of_sample) {
+      all.insert(all.end(), list.begin(), list.end());
+      list.clear();
+    }
+    std::vector<int> round;
+    take_smallest(
+        all, std::min(all.size(), static_cast<size_t>(engines)), [](int a) { return a; }, round);
+    count = 0;
+    for (int a : all) add(dag, a);
+    return round;
+  }
+};
+
 }  // namespace
 
 double round_transfer_cost(const AtomicDag& dag, const DsaSpec& spec, const std::vector<int>& atoms,
@@ -187,10 +259,10 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
   s.round_of.assign(n, -1);
   s.engine_of.assign(n, -1);
   std::vector<int> missing(n);
-  std::vector<int> ready;
+  ReadyAtoms ready(static_cast<size_t>(dag.batch));
   for (size_t a = 0; a < n; ++a) {
     missing[a] = static_cast<int>(dag.preds[a].size());
-    if (missing[a] == 0) ready.push_back(static_cast<int>(a));
+    if (missing[a] == 0) ready.add(dag, static_cast<int>(a));
   }
   std::vector<int> left_in_layer(dag.layers.size());
   std::vector<bool> started(dag.layers.size(), false);
@@ -206,42 +278,12 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
     snake_ids.push_back(p.y * spec.mesh_columns + p.x);
   std::vector<double> cost_on;  // the mapping search's (atom, engine) input costs
   while (done < n) {
-    if (ready.empty()) throw Error("atomic DAG has a cycle");
+    if (ready.count == 0) throw Error("atomic DAG has a cycle");
     int sample = 0;
     while (left_in_sample[static_cast<size_t>(sample)] == 0) ++sample;
-    int min_depth = std::numeric_limits<int>::max();
-    for (int a : ready) {
-      const Atom& at = dag.atoms[static_cast<size_t>(a)];
-      if (at.sample == sample) min_depth = std::min(min_depth, dag.layers[at.layer].depth);
-    }
-    auto key = [&](int a) {
-      const Atom& at = dag.atoms[static_cast<size_t>(a)];
-      const Layer& l = dag.layers[static_cast<size_t>(at.layer)];
-      int level = 3;
-      if (at.sample != sample)
-        level = 4;
-      else if (started[static_cast<size_t>(at.layer)])
-        level = 1;
-      else if (l.depth == min_depth)
-        level = 2;
-      return std::make_tuple(level, at.sample, l.depth, at.layer, a);
-    };
-    if (o.priority_rules) {
-      // Keys computed once per Round (each atom's is unique: it ends with the atom's index).
-      const size_t take = std::min(ready.size(), static_cast<size_t>(engines));
-      std::vector<std::pair<decltype(key(0)), int>> keyed;
-      keyed.reserve(ready.size());
-      for (int a : ready) keyed.emplace_back(key(a), a);
-      std::nth_element(keyed.begin(), keyed.begin() + static_cast<long>(take) - 1, keyed.end());
-      std::sort(keyed.begin(), keyed.begin() + static_cast<long>(take));
-      for (size_t i = 0; i < ready.size(); ++i) ready[i] = keyed[i].second;
-    } else {
-      std::sort(ready.begin(), ready.end());
-    }
     Round r;
-    const size_t take = std::min(ready.size(), static_cast<size_t>(engines));
-    r.atoms.assign(ready.begin(), ready.begin() + static_cast<long>(take));
-    ready.erase(ready.begin(), ready.begin() + static_cast<long>(take));
+    r.atoms = o.priority_rules ? ready.take_by_priority(dag, sample, started, engines)
+                               : ready.take_lowest(dag, engines);
     // Mapping: the layer order minimising Eq. 2.
     std::vector<int> order = layers_in(dag, r.atoms);
     r.engines = snake_placement(dag, spec, r.atoms, order, first_slot);
@@ -312,7 +354,7 @@ AtomSchedule schedule_atoms(const Graph& g, const AtomicDag& dag, const DsaSpec&
       --left_in_sample[static_cast<size_t>(at.sample)];
       ++done;
       for (int c : dag.succs[static_cast<size_t>(a)]) {
-        if (--missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
+        if (--missing[static_cast<size_t>(c)] == 0) ready.add(dag, c);
       }
     }
     s.rounds.push_back(std::move(r));

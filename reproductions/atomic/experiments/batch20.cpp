@@ -3,6 +3,7 @@
 // ResNet-50 and Inception-v3 on atomic_mesh, KC-P (Fig. 9 also YX-P, ResNet-50), one shared run
 // each (ls_ad_runs.h, partition_runs.h).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -102,7 +103,10 @@ RunCache<std::pair<std::string, std::string>, Batch20Run> batch20_cache;
 
 const Batch20Run& batch20_run(const std::string& net, const DsaSpec& spec, uint64_t seed) {
   return batch20_cache.get(std::make_pair(net, spec.name), [&] {
-    return joined(ls_ad_part(net, spec, seed), partition_part(net, spec));
+    Batch20Run ls_ad = ls_ad_part(net, spec, seed);
+    // A refused LS or AD is the run's refusal whatever CNN-P and IL-Pipe give (joined).
+    const Batch20Run partitions = ls_ad.refused.empty() ? partition_part(net, spec) : Batch20Run{};
+    return joined(std::move(ls_ad), partitions);
   });
 }
 
@@ -110,7 +114,10 @@ const Batch20Run& batch20_run(const std::string& net, const DsaSpec& spec, uint6
 // CPU at a time, every network's LS and AD (the long parts) before any CNN-P and IL-Pipe, so that
 // a lone network's (YX-P's) two parts run side by side; each part into its own slot, the runs
 // entered in the networks' order (the results do not depend on the order in which parts finish).
-// `done` (if any) is called with a part's name as it ends.
+// A network's CNN-P and IL-Pipe part is skipped when its LS and AD part has already ended in a
+// refusal (VGG-19's and PNASNet's LS plans at batch 20): the run is then that refusal whatever
+// the skipped part would give (joined), so which parts are skipped depends on which finish
+// first, the runs do not. `done` (if any) is called with a part's name as it ends.
 void prefetch_batch20_runs(const DsaSpec& spec, DsaDataflow df, uint64_t seed,
                            const ProgressFn& done = {}) {
   std::vector<std::string> nets;
@@ -118,10 +125,18 @@ void prefetch_batch20_runs(const DsaSpec& spec, DsaDataflow df, uint64_t seed,
     if (!batch20_cache.contains(std::make_pair(net, spec.name))) nets.push_back(net);
   const int64_t n = static_cast<int64_t>(nets.size());
   std::vector<Batch20Run> parts(static_cast<size_t>(2 * n));
+  std::vector<std::atomic<bool>> refused(static_cast<size_t>(n));  // LS or AD, per network
   parallel_for(2 * n, available_cpus(), [&](int64_t i) {
-    const std::string& net = nets[static_cast<size_t>(i % n)];
-    parts[static_cast<size_t>(i)] = i < n ? ls_ad_part(net, spec, seed) : partition_part(net, spec);
-    if (done) done(net + (i < n ? ": LS, AD" : ": CNN-P, IL-Pipe"));
+    const size_t k = static_cast<size_t>(i % n);
+    const std::string& net = nets[k];
+    if (i < n) {
+      parts[k] = ls_ad_part(net, spec, seed);
+      if (!parts[k].refused.empty()) refused[k] = true;
+      if (done) done(net + ": LS, AD");
+    } else if (!refused[k]) {
+      parts[static_cast<size_t>(i)] = partition_part(net, spec);
+      if (done) done(net + ": CNN-P, IL-Pipe");
+    }
   });
   for (int64_t i = 0; i < n; ++i)
     batch20_cache.get(std::make_pair(nets[static_cast<size_t>(i)], spec.name), [&] {
