@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,35 @@ TEST(AtomicLsAdRuns, ComputedRunIsFoundOnlyOnAnEqualMachineAndEqualsAFreshOne) {
                 .latency_us,
             evaluate(g, atom_plan(g, s.dag, s.schedule, renamed, "AD"), dsa_hardware_spec(larger))
                 .latency_us);
+}
+
+// Table II's NoC overhead is one more pricing of the kept AD plan (on a mesh of infinitely wide
+// links without hop latency), made only when asked for: without it the field is NAN and every
+// other number is the same; with it, 1 - that latency / AD's, as a percentage.
+TEST(AtomicLsAdRuns, NocOverheadOnlyWhenAskedTheRestTheSame) {
+  const std::string net = "test_residual_block";
+  const DsaSpec spec = item_spec(load_hardware("atomic_mesh").dsa.value(), DsaDataflow::KC);
+  const LsAdRun without = compute_ls_ad_run(net, 2, spec, 1);
+  const LsAdRun with = compute_ls_ad_run(net, 2, spec, 1, true);
+  EXPECT_TRUE(std::isnan(without.ad_noc_overhead_pct));
+  EXPECT_EQ(without.ls.result.latency_us, with.ls.result.latency_us);
+  EXPECT_EQ(without.ad.result.latency_us, with.ad.result.latency_us);
+  EXPECT_EQ(value_of(without.ad.result.energy_pj_by_component, "noc"),
+            value_of(with.ad.result.energy_pj_by_component, "noc"));
+  EXPECT_EQ(without.ad.layer_utilisation_pct, with.ad.layer_utilisation_pct);
+  EXPECT_EQ(without.ad_reuse_pct, with.ad_reuse_pct);
+  EXPECT_EQ(without.ideal_us, with.ideal_us);
+  EXPECT_EQ(without.ad_search, with.ad_search);
+  const Graph g = build_zoo_model(net, {.batch = 2});
+  DsaSpec free_mesh = spec;
+  free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
+  free_mesh.noc_hop_cycles = 0;
+  const double t_free = evaluate(g, atom_plan(g, with.ad.dag, with.ad.schedule, spec, "AD"),
+                                 dsa_hardware_spec(free_mesh))
+                            .latency_us;
+  ASSERT_GT(with.ad.result.latency_us, 0);
+  EXPECT_DOUBLE_EQ(with.ad_noc_overhead_pct,
+                   100 * std::max(0.0, 1 - t_free / with.ad.result.latency_us));
 }
 
 }  // namespace

@@ -164,7 +164,8 @@ void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const 
   });
 }
 
-LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {
+LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed,
+                          bool noc_overhead) {
   auto run = std::make_unique<LsAdRun>();
   const Graph g = build_zoo_model(net, {.batch = batch});
   // LS (0) and AD (1), each into its own fields; at batch 1 side by side (a network's two
@@ -193,14 +194,16 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
     ad.dag = std::move(search.dag);
     ad.schedule = std::move(search.schedule);
     ad.result = std::move(search.result);
-    const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
     ad.layer_utilisation_pct = layer_utilisation_pct(ad.dag, ad.schedule, spec);
-    DsaSpec free_mesh = spec;
-    free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
-    free_mesh.noc_hop_cycles = 0;
-    const double t_free = evaluate(g, ad_plan, dsa_hardware_spec(free_mesh)).latency_us;
-    run->ad_noc_overhead_pct =
-        ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
+    if (noc_overhead) {
+      const Plan ad_plan = atom_plan(g, ad.dag, ad.schedule, spec, "AD");
+      DsaSpec free_mesh = spec;
+      free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
+      free_mesh.noc_hop_cycles = 0;
+      const double t_free = evaluate(g, ad_plan, dsa_hardware_spec(free_mesh)).latency_us;
+      run->ad_noc_overhead_pct =
+          ad.result.latency_us > 0 ? 100 * std::max(0.0, 1 - t_free / ad.result.latency_us) : 0;
+    }
     run->ad_reuse_pct = reuse_pct(ad.dag, ad.schedule);
     run->ideal_us =
         ad.dag.total_macs() / (spec.units() * spec.matrix_macs_per_cycle * spec.clock_mhz);
