@@ -4,6 +4,7 @@
 // one run share it.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "common/hw/dsa_spec.h"
 #include "common/hw/evaluation_result.h"
 #include "reproductions/atomic/atoms.h"
+#include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
@@ -70,6 +72,15 @@ void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const 
 // ran alone), ties in list order. Only the order of the work changes: every result goes to its
 // own slot.
 std::vector<size_t> longest_first(const std::vector<std::string>& nets);
+// Keeps a finished iterative search of `net` at `batch` with `seed` on `spec` (Fig. 4's, which
+// times it) for the first compute_ls_ad_run of that network, batch and seed on a machine equal to
+// `spec` in every field but its name, file and sources (as computed_ls_ad_run) to take instead of
+// searching again: the same search on the same numbers (its result then names that run's
+// config). take_kept_search hands it over once (nullopt: none kept for these). Thread-safe.
+void keep_search(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed,
+                 IterativeSearch search);
+std::optional<IterativeSearch> take_kept_search(const std::string& net, int batch,
+                                                const DsaSpec& spec, uint64_t seed);
 // The same, computed and returned, not cached (for callers that keep only a summary of it);
 // with `noc_overhead`, also LsAdRun::ad_noc_overhead_pct (the cached runs go without it: no item
 // that reads them reads it).
