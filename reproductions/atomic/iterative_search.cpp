@@ -36,6 +36,12 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
   std::string error;
   size_t error_index = cs.size();
   parallel_for(static_cast<int64_t>(cs.size()), available_cpus(), [&](int64_t i) {
+    {
+      // A candidate after one already refused cannot change the outcome (the lowest-indexed
+      // refusal is thrown, and nothing of the search is kept): not priced.
+      const std::lock_guard<std::mutex> lock(keep);
+      if (error_index < static_cast<size_t>(i)) return;
+    }
     const Candidate& c = cs[static_cast<size_t>(i)];
     const IterationSpaceMemo spaces(g);  // the DAG, its buffering and its plan ask for regions
     AtomicDag dag;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,82 @@ TEST(AtomicLsAdRuns, ComputedRunIsFoundOnlyOnAnEqualMachineAndEqualsAFreshOne) {
                 .latency_us,
             evaluate(g, atom_plan(g, s.dag, s.schedule, renamed, "AD"), dsa_hardware_spec(larger))
                 .latency_us);
+}
+
+// Table II's NoC overhead is one more pricing of the kept AD plan (on a mesh of infinitely wide
+// links without hop latency), made only when asked for: without it the field is NAN and every
+// other number is the same; with it, 1 - that latency / AD's, as a percentage.
+TEST(AtomicLsAdRuns, NocOverheadOnlyWhenAskedTheRestTheSame) {
+  const std::string net = "test_residual_block";
+  const DsaSpec spec = item_spec(load_hardware("atomic_mesh").dsa.value(), DsaDataflow::KC);
+  const LsAdRun without = compute_ls_ad_run(net, 2, spec, 1);
+  const LsAdRun with = compute_ls_ad_run(net, 2, spec, 1, true);
+  EXPECT_TRUE(std::isnan(without.ad_noc_overhead_pct));
+  EXPECT_EQ(without.ls.result.latency_us, with.ls.result.latency_us);
+  EXPECT_EQ(without.ad.result.latency_us, with.ad.result.latency_us);
+  EXPECT_EQ(value_of(without.ad.result.energy_pj_by_component, "noc"),
+            value_of(with.ad.result.energy_pj_by_component, "noc"));
+  EXPECT_EQ(without.ad.layer_utilisation_pct, with.ad.layer_utilisation_pct);
+  EXPECT_EQ(without.ad_reuse_pct, with.ad_reuse_pct);
+  EXPECT_EQ(without.ideal_us, with.ideal_us);
+  EXPECT_EQ(without.ad_search, with.ad_search);
+  const Graph g = build_zoo_model(net, {.batch = 2});
+  DsaSpec free_mesh = spec;
+  free_mesh.noc_link_bytes_per_cycle = std::numeric_limits<double>::max() / 4;
+  free_mesh.noc_hop_cycles = 0;
+  const double t_free = evaluate(g, atom_plan(g, with.ad.dag, with.ad.schedule, spec, "AD"),
+                                 dsa_hardware_spec(free_mesh))
+                            .latency_us;
+  ASSERT_GT(with.ad.result.latency_us, 0);
+  EXPECT_DOUBLE_EQ(with.ad_noc_overhead_pct,
+                   100 * std::max(0.0, 1 - t_free / with.ad.result.latency_us));
+}
+
+// Fig. 4 keeps each search it times for Fig. 8's run of the network (keep_search): the run takes
+// it only on the same network, batch and seed and an equal machine (any name), once, and then
+// equals a run that searched on its own in every number and name it reports.
+TEST(AtomicLsAdRuns, AKeptSearchIsTakenOnlyByItsRunAndEqualsAFreshOne) {
+  const std::string net = "test_residual_block";
+  const DsaSpec spec = load_hardware("atomic_mesh").dsa.value();
+  const DsaSpec kc = item_spec(spec, DsaDataflow::KC);
+  ASSERT_NE(kc.name, spec.name);
+  const Graph g = build_zoo_model(net, {.batch = 1});
+  IterativeSearch searched;
+  const AdSearch timed = search_ad(g, spec, 3, &searched);
+  EXPECT_EQ(timed.atoms, static_cast<int64_t>(searched.dag.atoms.size()));
+  keep_search(net, 1, spec, 3, std::move(searched));
+  EXPECT_FALSE(take_kept_search(net, 1, dsa_with_local_bytes(kc, kc.local_bytes / 2), 3));
+  EXPECT_FALSE(take_kept_search(net, 1, dsa_with_dataflow(spec, DsaDataflow::YX), 3));
+  EXPECT_FALSE(take_kept_search(net, 2, kc, 3));
+  EXPECT_FALSE(take_kept_search(net, 1, kc, 4));
+  EXPECT_FALSE(take_kept_search("test_diamond", 1, kc, 3));
+  const LsAdRun with_kept = compute_ls_ad_run(net, 1, kc, 3);
+  EXPECT_FALSE(take_kept_search(net, 1, kc, 3));  // taken by that run
+  const LsAdRun fresh = compute_ls_ad_run(net, 1, kc, 3);
+  const auto same = [](const NamedValues& a, const NamedValues& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].name != b[i].name || a[i].value != b[i].value) return false;
+    return true;
+  };
+  EXPECT_EQ(with_kept.ad.result.latency_us, fresh.ad.result.latency_us);
+  EXPECT_EQ(with_kept.ad.result.hardware_name, kc.name);
+  EXPECT_EQ(with_kept.ad.result.hardware_name, fresh.ad.result.hardware_name);
+  EXPECT_TRUE(same(with_kept.ad.result.bytes_by_level, fresh.ad.result.bytes_by_level))
+      << "bytes_by_level";
+  EXPECT_TRUE(
+      same(with_kept.ad.result.energy_pj_by_component, fresh.ad.result.energy_pj_by_component))
+      << "energy_pj_by_component";
+  EXPECT_TRUE(same(with_kept.ad.result.details, fresh.ad.result.details)) << "details";
+  EXPECT_EQ(with_kept.ad.dag.atoms.size(), fresh.ad.dag.atoms.size());
+  EXPECT_EQ(with_kept.ad.schedule.round_of, fresh.ad.schedule.round_of);
+  EXPECT_EQ(with_kept.ad.schedule.engine_of, fresh.ad.schedule.engine_of);
+  EXPECT_EQ(with_kept.ad_search, fresh.ad_search);
+  EXPECT_EQ(with_kept.ad_sa_only_us, fresh.ad_sa_only_us);
+  EXPECT_EQ(with_kept.ad_target_cycles, fresh.ad_target_cycles);
+  EXPECT_EQ(with_kept.ad_candidates, fresh.ad_candidates);
+  EXPECT_EQ(with_kept.ad.layer_utilisation_pct, fresh.ad.layer_utilisation_pct);
+  EXPECT_EQ(with_kept.ad_reuse_pct, fresh.ad_reuse_pct);
 }
 
 }  // namespace

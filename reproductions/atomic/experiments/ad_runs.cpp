@@ -2,6 +2,7 @@
 #include "reproductions/atomic/experiments/ad_runs.h"
 
 #include <ctime>
+#include <utility>
 
 #include "common/evaluate/evaluate.h"
 #include "reproductions/atomic/baselines.h"
@@ -28,15 +29,16 @@ AdRun run_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
   return r;
 }
 
-AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed) {
+AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed, IterativeSearch* searched) {
   AdSearch r;
   const double t0 = process_cpu_seconds();
-  const IterativeSearch s = iterative_atomic_search(g, spec, seed);
+  IterativeSearch s = iterative_atomic_search(g, spec, seed);
   r.cpu_s = process_cpu_seconds() - t0;
   r.layers = static_cast<int64_t>(graph_layers(g).size());
   r.atoms = static_cast<int64_t>(s.dag.atoms.size());
   r.rounds = static_cast<int64_t>(s.schedule.rounds.size());
   r.candidates = static_cast<int64_t>(s.candidates.size());
+  if (searched) *searched = std::move(s);
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/graph/graph.h"
 #include "common/hw/dsa_spec.h"
+#include "reproductions/atomic/iterative_search.h"
 
 namespace dgs::atomic {
 
@@ -31,7 +32,9 @@ struct AdSearch {
   int64_t candidates = 0;
   double cpu_s = 0;
 };
-AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed);
+// With `searched`, the search itself is moved there (after its CPU seconds are taken).
+AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed,
+                   IterativeSearch* searched = nullptr);
 
 // AD on `g` (built at the batch to run), as Fig. 8 runs it: Algorithm 3 buffering with the
 // model's own working set per atom (atom_task.h), so the model accepts the plan as it is.

@@ -2,7 +2,9 @@
 // LS and AD of one network on the shared DSA model, with what the batch-20 items (Fig. 9,
 // Table II, Fig. 11) read from them; cached per (network, batch, dataflow, seed) so the items of
 // one run share it.
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "common/hw/dsa_spec.h"
 #include "common/hw/evaluation_result.h"
 #include "reproductions/atomic/atoms.h"
+#include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
@@ -32,9 +35,10 @@ struct LsAdRun {
   StrategyRun ls, ad;
   double ideal_us = 0;  // MACs / peak
   // Table II (2), AD: the part of the latency the mesh adds, 1 - T(mesh links infinitely wide,
-  // zero hop latency) / T; and the share of intermediate outputs (bytes, by the atom holding a
-  // region) that stay on chip until their last reader, never written back.
-  double ad_noc_overhead_pct = 0;
+  // zero hop latency) / T (NAN unless compute_ls_ad_run was asked for it: another pricing of the
+  // kept plan, which only Table II reads); and the share of intermediate outputs (bytes, by the
+  // atom holding a region) that stay on chip until their last reader, never written back.
+  double ad_noc_overhead_pct = NAN;
   double ad_reuse_pct = 0;
   std::string ad_search;  // describe_search of AD's iterative search (for the notes)
   // The iterative search: the SA's atoms alone (its first candidate), the kept candidate's
@@ -68,7 +72,19 @@ void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const 
 // ran alone), ties in list order. Only the order of the work changes: every result goes to its
 // own slot.
 std::vector<size_t> longest_first(const std::vector<std::string>& nets);
-// The same, computed and returned, not cached (for callers that keep only a summary of it).
-LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed);
+// Keeps a finished iterative search of `net` at `batch` with `seed` on `spec` (Fig. 4's, which
+// times it) for the first compute_ls_ad_run of that network, batch and seed on a machine equal to
+// `spec` in every field but its name, file and sources (as computed_ls_ad_run) to take instead of
+// searching again: the same search on the same numbers (its result then names that run's
+// config). take_kept_search hands it over once (nullopt: none kept for these). Thread-safe.
+void keep_search(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed,
+                 IterativeSearch search);
+std::optional<IterativeSearch> take_kept_search(const std::string& net, int batch,
+                                                const DsaSpec& spec, uint64_t seed);
+// The same, computed and returned, not cached (for callers that keep only a summary of it);
+// with `noc_overhead`, also LsAdRun::ad_noc_overhead_pct (the cached runs go without it: no item
+// that reads them reads it).
+LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed,
+                          bool noc_overhead = false);
 
 }  // namespace dgs::atomic
