@@ -273,11 +273,13 @@ std::map<std::string, double> errors(Basis basis, bool exact_only) {
 // anywhere, single-buffered tiles, each reduction-chunk count priced on its own nest), KC-P's
 // own-search errors are the two searches choosing different mappings: against ZigZag's LOMA at
 // lpf_limit 6 and 7, and 8 on the 11 KC-P pairs that weigh most (per pair its lower energy x
-// cycles; README, "ZigZag's search effort") ours is 0.841 of its cycles on ResNet-50 (0.767 at 6
-// and 7, 0.672 at 6 alone: layer3.1.conv1 (x5, 0.566, unmoved at 8) and the 1x1 layers not rerun
-// at 8, where LOMA at 7 still keeps K or C whole) and 1.008 on VGG-19 (0.923, 0.549), ZigZag faster on six 3x3 pairs (kOwnSearchFaster).
+// cycles; README, "ZigZag's search effort") ours is 0.804 of its cycles on ResNet-50 (0.841 before
+// kc's sliding input window, array_nest.h; 0.767 at 6 and 7, 0.672 at 6 alone: layer3.1.conv1
+// (x5, 0.566, unmoved at 8) and the 1x1 layers not rerun at 8, where LOMA at 7 still keeps K or C
+// whole) and 0.918 on VGG-19 (1.008 before the window; 0.923, 0.549): with the window ours is the
+// faster on most 3x3 layers, ZigZag on one (kOwnSearchFaster; six before).
 // `best`: ZigZag's best known mapping, per pair the lower energy x cycles by ZigZag of its own
-// search's and ours (ours on 37 of the 72 pairs). On the same mapping: YX-P
+// search's and ours (ours on 40 of the 72 pairs; 37 before the window). On the same mapping: YX-P
 // ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
 // 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so ZigZag re-reads the
 // whole input from DRAM per output-channel loop); SRAM energy, ZigZag's partial-sum words (e in
@@ -291,27 +293,27 @@ struct Declared {
   double best;      // declared, ZigZag's best known mapping (its own search's or ours, by its EDP)
 };
 constexpr Declared kDeclared[] = {
-    {"kc.cycles.median", 0.10, 0.10, 0.04, 0.05},
-    {"kc.cycles.resnet50", 0.05, 0.16, 0.01, 0.02},
-    {"kc.cycles.vgg19", 0.05, 0.01, 0.01, 0.08},
+    {"kc.cycles.median", 0.10, 0.08, 0.04, 0.04},
+    {"kc.cycles.resnet50", 0.05, 0.20, 0.04, 0.03},
+    {"kc.cycles.vgg19", 0.05, 0.09, 0.01, 0.02},
     {"yx.cycles.median", 0.10, 0.04, 0.04, 0.02},
     {"yx.cycles.resnet50", 0.05, 0.59, 0.05, 0.01},
     {"yx.cycles.vgg19", 0.05, 0.66, 0.04, 0.02},
-    {"kc.dram_bytes.median", 0.15, 0.11, 0.01, 0.01},
-    {"kc.dram_bytes.resnet50", 0.15, 0.15, 0.02, 0.06},
-    {"kc.dram_bytes.vgg19", 0.15, 0.18, 0.01, 0.09},
+    {"kc.dram_bytes.median", 0.15, 0.15, 0.01, 0.01},
+    {"kc.dram_bytes.resnet50", 0.15, 0.17, 0.02, 0.06},
+    {"kc.dram_bytes.vgg19", 0.15, 0.23, 0.01, 0.01},
     {"yx.dram_bytes.median", 0.15, 0.01, 0.01, 0.01},
     {"yx.dram_bytes.resnet50", 0.15, 0.05, 0.28, 0.05},
     {"yx.dram_bytes.vgg19", 0.15, 0.02, 0.04, 0.04},
-    {"kc.register_pj.median", 0.15, 0.16, 0.16, 0.04},
-    {"kc.register_pj.resnet50", 0.15, 0.07, 0.26, 0.06},
-    {"kc.register_pj.vgg19", 0.15, 0.13, 0.24, 0.16},
+    {"kc.register_pj.median", 0.15, 0.15, 0.01, 0.01},
+    {"kc.register_pj.resnet50", 0.15, 0.04, 0.14, 0.01},
+    {"kc.register_pj.vgg19", 0.15, 0.11, 0.01, 0.02},
     {"yx.register_pj.median", 0.15, 0.01, 0.01, 0.01},
     {"yx.register_pj.resnet50", 0.15, 0.06, 0.01, 0.01},
     {"yx.register_pj.vgg19", 0.15, 0.11, 0.01, 0.01},
-    {"kc.sram_pj.median", 0.15, 0.14, 0.01, 0.02},
-    {"kc.sram_pj.resnet50", 0.15, 0.22, 0.03, 0.05},
-    {"kc.sram_pj.vgg19", 0.15, 0.09, 0.04, 0.01},
+    {"kc.sram_pj.median", 0.15, 0.17, 0.01, 0.01},
+    {"kc.sram_pj.resnet50", 0.15, 0.26, 0.03, 0.06},
+    {"kc.sram_pj.vgg19", 0.15, 0.16, 0.02, 0.03},
     {"yx.sram_pj.median", 0.15, 0.28, 0.05, 0.04},
     {"yx.sram_pj.resnet50", 0.15, 0.68, 0.09, 0.02},
     {"yx.sram_pj.vgg19", 0.15, 0.82, 0.11, 0.02},
@@ -328,13 +330,11 @@ struct SlowerPair {
   const char* dataflow;
   double ratio;  // declared
 };
+// Since kc's sliding input window (array_nest.h; README (d)) five of the six are within the
+// bound above (ours / ZigZag's: layer2.1.conv2 1.344 -> 1.042, features.10 1.268 -> 1.034,
+// features.19 1.159 -> 0.962, layer2.0.conv2 1.133 -> 0.858, layer3.1.conv2 1.094 -> 0.957).
 constexpr SlowerPair kOwnSearchFaster[] = {
-    {"layer2.1.conv2", "kc", 1.35},  // 1.344: ZigZag's 7 sums per column through the reduction
-    {"features.10", "kc", 1.27},     // 1.268: the same, and the input window (README, (d))
-    {"features.19", "kc", 1.16},     // 1.159
-    {"features.12", "kc", 1.19},     // 1.185: ZigZag's search at lpf_limit 8
-    {"layer2.0.conv2", "kc", 1.14},  // 1.133
-    {"layer3.1.conv2", "kc", 1.10},  // 1.094
+    {"features.12", "kc", 1.09},  // 1.082 (1.185 before the window): ZigZag's search at lpf 8
 };
 // Layers bound by DRAM (the FC layers at batch 1: every weight read once) agree on cycles.
 constexpr double kDramBoundCycleError = 0.10;
@@ -380,11 +380,10 @@ TEST(DsaValidation, PerLayerAgainstZigZag) {
 //   writes it at 32 bits once per chunk (the first and the last too), ours writes it after every
 //   chunk but the last, reads it back in the next and writes the output once at 8 bits: 7 bytes
 //   less per output (layer3.1.conv1 under KC-P, order 23>R>1 in 2 chunks: 351,232 bytes, the
-//   whole gap, ours 0.882; layer4.0.conv1 0.882; layer2.0.conv2, order 1>R>3, 0.883, not
-//   checked byte by byte); VGG-19's features.12 (KC-P) 0.927, within the default since ours
-//   loads its tiles' halo rows as ZigZag does (dsa_task.cpp, largest_tile_regions; 0.916
-//   before); with (c) on ResNet-50's layer4.1.conv1 under YX-P (0.915: 175,616 bytes of
-//   partial sums, 458,752 of words).
+//   whole gap, ours 0.882; layer4.0.conv1 0.882; VGG-19's features.19 under KC-P, order
+//   23>R>1, 0.911, not checked byte by byte; layer2.0.conv2, 0.883 at 1>R>3, is at 1.000 on its
+//   mapping with the sliding window, 23>1); with (c) on ResNet-50's layer4.1.conv1 under YX-P
+//   (0.915: 175,616 bytes of partial sums, 458,752 of words).
 constexpr double kSameMappingExactRegisterError = 0.02, kSameMappingExactSramError = 0.08;
 struct SramDifference {
   const char* layer;
@@ -393,7 +392,7 @@ struct SramDifference {
 };
 constexpr SramDifference kSameMappingSramDifferences[] = {
     {"classifier.0", "yx", 0.18},    // word accesses (c)
-    {"layer2.0.conv2", "kc", 0.12},  // partial sums at 32 bits (e)
+    {"features.19", "kc", 0.09},     // partial sums at 32 bits (e), order 23>R>1
     {"layer3.1.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.0.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.1.conv1", "yx", 0.09},  // partial sums at 32 bits (e) and word accesses (c)
@@ -463,12 +462,15 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
-// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 42 (46 at
-// lpf_limit 6 and 7: at 8 it wins on four more KC-P pairs, ResNet-50's conv1, layer2.0.conv3,
-// layer3.0.conv3 and VGG-19's features.12; 52 at 6 alone: at 7 it wins on six more, 3x3
-// layers where it keeps the partial sums in the registers through the reduction and slides the
-// input window, README (d): ResNet-50's layer2.1.conv2 1.58x, layer3.1.conv2 1.48x, layer1.0.conv2
-// 1.09x; VGG-19's features.5 1.46x, features.10 1.39x, features.19 1.38x). At lpf 6, of the other
+// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 45 (21 of
+// the 39 exact; before kc's sliding input window, README (d), 42 and 14 of 28: the window adds
+// ResNet-50's KC-P layer1.0.conv2 and VGG-19's features.0 and features.12, and its own search's
+// lead shrinks on layer2.1.conv2 1.58x -> 1.48x, layer3.1.conv2 1.48x -> 1.14x, features.5
+// 1.46x -> 1.07x, features.10 1.39x -> 1.05x, features.19 1.38x -> 1.15x; 46 at lpf_limit 6 and
+// 7: at 8 it wins on four more KC-P pairs, ResNet-50's conv1, layer2.0.conv3, layer3.0.conv3
+// and VGG-19's features.12; 52 at 6 alone: at 7 it wins on six more 3x3 layers where it keeps
+// the partial sums in the registers through the reduction and slides the input window). At lpf
+// 6, of the other
 // 20, 9 were within 2% and 11 ZigZag's by more (README, "Which search is better", gap 7): the
 // buffer level's structure (ResNet-50's KC-P layer4.1.conv1 1.11x, layer4.1.conv2 1.19x; YX-P
 // layer4.1.conv1 1.22x, layer4.1.conv2 1.09x, where ZigZag keeps the partial sums in the
@@ -478,7 +480,7 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // allocation of our order (YX-P layer4.0.conv2, VGG-19's features.28: 1.19x, 1.35x), word
 // accesses (YX-P classifier.0, 1.02x) and YX-P's classifier.6 (1.47x: the script drops our inner
 // loop of 16 output channels, which does not divide the tile's 125).
-constexpr size_t kOurMappingEdpNotWorse = 42, kOurMappingEdpNotWorseExact = 14;
+constexpr size_t kOurMappingEdpNotWorse = 45, kOurMappingEdpNotWorseExact = 21;
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
   for (const Pair& p : pairs()) {
