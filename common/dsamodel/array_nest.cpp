@@ -14,7 +14,9 @@ namespace dgs {
 
 namespace {
 
-enum Dim : uint8_t { kP = 0, kK = 1, kC = 2, kT = 3 };
+// kFX: the kernel columns as a loop of their own (the sliding input window, array_nest.h); the
+// taps' loop kT then runs the kernel rows. Only the outer loops (P, K, C, T) are named.
+enum Dim : uint8_t { kP = 0, kK = 1, kC = 2, kT = 3, kFX = 4 };
 constexpr char kDimName[4] = {'P', 'K', 'C', 'T'};
 
 struct Operand {
@@ -27,7 +29,7 @@ struct Loop {
   uint8_t dim = 0;
   double trips = 1;
 };
-using Nest = std::array<Loop, 7>;  // inner to outer (the last: the reduction chunks)
+using Nest = std::array<Loop, 8>;  // inner to outer (the last: the reduction chunks)
 
 // How often an operand's register contents change over the whole nest, and how many distinct
 // contents there are.
@@ -46,7 +48,10 @@ double distinct_of(const Operand& x, const std::array<double, 4>& n) {
   return distinct;
 }
 
-Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 4>& n) {
+// `window`: the inputs' sliding window, the scale of what the registers hold and read when the
+// kernel-column loop lies within what they hold (array_nest.h); 1 for the other operands.
+Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 4>& n,
+                   double window = 1) {
   Fetches f;
   f.distinct = distinct_of(x, n);
   for (const Loop& l : nest) {
@@ -62,8 +67,10 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
   for (; i < nest.size(); ++i) {
     const Loop& l = nest[i];
     if (!(x.relevant & (1u << l.dim))) continue;
-    if (held * l.trips <= x.capacity) {
-      held *= l.trips;
+    const double scale = l.dim == kFX && l.trips > 1 ? window : 1;
+    if (held * l.trips * scale <= x.capacity) {
+      held *= l.trips * scale;
+      f.distinct *= scale;  // each held block's window, once
       continue;
     }
     const double inside = std::max(1.0, std::floor(x.capacity / held));
@@ -144,6 +151,35 @@ double mean_fold_window(const Graph& g, int op, const Region& region, const DsaS
   return window / folds;
 }
 
+// kc's sliding input window (array_nest.h): the kernel columns of conv `op` and the stride and
+// dilation between input columns, read from its iteration space's map of the input's last axis
+// (output column x stride + kernel column x dilation); none (kernel_columns 1) where the map has
+// another form or the reduction axis `axis` split (a fraction of the taps) is the kernel columns.
+void set_kernel_columns(const Graph& g, int op, const std::string& axis, ArrayShape& s) {
+  IterationSpace copy;
+  IterationSpaceMemo* memo = IterationSpaceMemo::active(g);
+  if (!memo) copy = iteration_space(g, op);
+  const IterationSpace& space = memo ? memo->space(op) : copy;
+  const AxisIndex& column = space.inputs.at(0).dims.back();
+  if (column.full || column.terms.size() != 2) return;
+  double fx = 1, stride = 0, dilation = 0;
+  for (const IndexTerm& t : column.terms) {
+    if (t.divisor != 1 || t.coef <= 0) return;
+    if (!t.reduction) {
+      stride = static_cast<double>(t.coef);
+      continue;
+    }
+    const ReductionAxis& r = space.reduction_axes.at(static_cast<size_t>(t.axis));
+    if (r.name == axis) return;
+    fx = static_cast<double>(r.extent);
+    dilation = static_cast<double>(t.coef);
+  }
+  if (stride <= 0 || dilation <= 0) return;
+  s.kernel_columns = fx;
+  s.column_stride = stride;
+  s.column_dilation = dilation;
+}
+
 }  // namespace
 
 ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaSpec& spec,
@@ -190,6 +226,8 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
   if (spec.dataflow == DsaDataflow::YX && is_conv_like(o.kind) && o.kind == OpKind::Conv &&
       rs.size() == 4 && !region_empty(region))
     s.input_window = mean_fold_window(g, op, region, spec, s.taps);
+  if (spec.dataflow == DsaDataflow::KC && o.kind == OpKind::Conv && rs.size() >= 3)
+    set_kernel_columns(g, op, axis, s);
   if (s.pixels <= 0 || s.k <= 0 || s.c <= 0) s.pixels = 0;
   return s;
 }
@@ -214,7 +252,7 @@ double fill_and_drain(double folds, const DsaSpec& spec) {
 ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec);
 
 // The numbers array_nest depends on: the shape's and the spec's.
-using NestKey = std::array<double, 23>;
+using NestKey = std::array<double, 26>;
 
 // The numbers' bits mixed (std::hash<double> runs a byte hash on each number);
 // 0 and -0 are equal keys, so both hash as 0.
@@ -241,6 +279,9 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec) {
                        s.k,
                        s.c,
                        s.taps,
+                       s.kernel_columns,
+                       s.column_stride,
+                       s.column_dilation,
                        s.input_window,
                        s.port_sharing_bytes,
                        static_cast<double>(spec.dataflow),
@@ -273,6 +314,7 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
     if (first) {
       r.pixels_inner = a.pixels_inner;
       r.channels_inner = a.channels_inner;
+      r.kernel_columns_inner = a.kernel_columns_inner;
       r.order = a.order;
       first = false;
     }
@@ -348,13 +390,35 @@ struct NestSearch {
   std::array<double, 4> n{};  // folds per dimension (P, K, C, T)
   double steps = 0, groups = 1, port_sharing = 0;
   double vec_w = 0, vec_i = 0, vec_o = 0, reads_i_per_step = 0;
-  Operand w{(1u << kK) | (1u << kC) | (1u << kT), 1}, in{(1u << kP) | (1u << kC) | (1u << kT), 1},
-      out{(1u << kP) | (1u << kK), 1};
+  Operand w{(1u << kK) | (1u << kC) | (1u << kT) | (1u << kFX), 1},
+      in{(1u << kP) | (1u << kC) | (1u << kT) | (1u << kFX), 1}, out{(1u << kP) | (1u << kK), 1};
   Operand in_reads;  // what each register read selects (yx: before any sharing)
   double eb = 1, pb = 4, bw = 0, mac_pj = 0, port_pj = 0, register_pj = 0;
   double once_w = 0, once_i = 0;  // the weights' and the inputs' bytes, each read once
   double sums_bits = 0;           // the partial sums' register reads and writes
+  // kc's sliding input window (array_nest.h): the kernel columns (1: not offered), the pixels a
+  // step takes, the region's pixel columns, the stride and dilation along them, a row's inputs.
+  double fx = 1, pixels_per_step = 1, columns = 1, stride = 1, dilation = 1, input_registers = 0;
 };
+
+// One split of the inner loops: the pixels' and output channels' inner trips, the kernel
+// columns' (1 or all of them) and the inputs' sliding-window scale with them (1: none).
+struct Split {
+  double p_in = 1, k_in = 1, fx_in = 1, window = 1;
+};
+
+// The sliding window's scale of the inputs' fetches for a pixels' inner part of `p_in` trips with
+// every kernel column inside it (array_nest.h): the window over OX_b output columns x FX taps,
+// or 0 where the window is not offered (no kernel columns, the block not whole columns of one
+// row, the window over a row's input registers or no smaller than OX_b x FX).
+double window_scale(const NestSearch& x, double p_in) {
+  if (x.fx <= 1 || p_in < 2 || x.pixels_per_step != std::floor(x.pixels_per_step)) return 0;
+  const double ox = p_in * x.pixels_per_step;
+  if (std::fmod(x.columns, ox) != 0) return 0;
+  const double window = (ox - 1) * x.stride + (x.fx - 1) * x.dilation + 1;
+  if (window > x.input_registers || window >= ox * x.fx) return 0;
+  return window / (ox * x.fx);
+}
 
 // One nest priced (array_nest.h): its port bytes, register bits, energy and cycles.
 struct NestPrice {
@@ -375,17 +439,18 @@ double edp_floor(const NestSearch& x, double port, double bits) {
 // and the partial sums' (the same in every nest). Each term is no more than the nest's, in the same
 // arithmetic and order, so a nest skipped is one the search would not choose (above the best of its
 // chunk count so far).
-bool price_nest(const NestSearch& x, const Nest& nest, double bound, double reads_floor,
-                NestPrice& p) {
+bool price_nest(const NestSearch& x, const Nest& nest, double window, double bound,
+                double reads_floor, NestPrice& p) {
+  const double once_i = x.once_i * window;  // every input's window read once
   p.fo = fetches_of(x.out, nest, x.n);
   const double partial = p.fo.fetches - p.fo.distinct;  // partial sums written and read back
   p.ob = x.groups * x.vec_o * (p.fo.distinct * x.eb + 2 * partial * x.pb);
   const double bits_floor = 8 * (x.eb * reads_floor) + x.sums_bits;
-  if (bound >= 0 && edp_floor(x, (x.once_w + x.once_i) + p.ob, bits_floor) > bound) return false;
+  if (bound >= 0 && edp_floor(x, (x.once_w + once_i) + p.ob, bits_floor) > bound) return false;
   p.fw = fetches_of(x.w, nest, x.n);
   p.wb = x.groups * p.fw.fetches * x.vec_w * x.eb;
-  if (bound >= 0 && edp_floor(x, (p.wb + x.once_i) + p.ob, bits_floor) > bound) return false;
-  p.fi = fetches_of(x.in, nest, x.n);
+  if (bound >= 0 && edp_floor(x, (p.wb + once_i) + p.ob, bits_floor) > bound) return false;
+  p.fi = fetches_of(x.in, nest, x.n, window);
   p.ib = x.groups * p.fi.fetches * x.vec_i * x.eb;
   const double port = p.wb + p.ib + p.ob;
   p.cycles = std::max(x.steps, x.bw > 0 ? std::ceil((port + x.port_sharing) / x.bw) : 0);
@@ -425,6 +490,14 @@ NestSearch nest_search(const ArrayShape& s, const DsaSpec& spec, ArrayNest& r) {
     x.in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / pixels_per_step));
     x.out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
     r.folds = s.groups * n[kK] * n[kC] * n[kT];
+    if (s.kernel_columns > 1 && std::fmod(s.taps, s.kernel_columns) == 0) {
+      x.fx = s.kernel_columns;
+      x.pixels_per_step = pixels_per_step;
+      x.columns = s.pixel_columns;
+      x.stride = s.column_stride;
+      x.dilation = s.column_dilation;
+      x.input_registers = spec.pe_input_registers;
+    }
   } else {
     const double folds = ceil_div_real(s.pixel_rows, rows) * ceil_div_real(s.pixel_columns, cols);
     n = {folds, s.k, ceil_div_real(s.c, per_pe), s.taps};
@@ -467,12 +540,14 @@ double per_chunk(const Fetches& f, const NestSearch& x, double chunks) {
   return f.distinct / x.n[kC] * ceil_div_real(x.n[kC], chunks);
 }
 
-// The nest of one mapping: `p_in` pixel and `k_in` output-channel trips innermost, the outer
-// loops `outer` in the order `perm` (inner to outer), the chunk loop of `chunks` trips outermost.
-Nest nest_of(double p_in, double k_in, const std::array<Loop, 4>& outer,
-             const std::array<int, 4>& perm, double chunks) {
-  return {Loop{kP, p_in},
-          Loop{kK, k_in},
+// The nest of one mapping: the split's pixel, output-channel and kernel-column trips innermost,
+// the outer loops `outer` in the order `perm` (inner to outer), the chunk loop of `chunks` trips
+// outermost.
+Nest nest_of(const Split& sp, const std::array<Loop, 4>& outer, const std::array<int, 4>& perm,
+             double chunks) {
+  return {Loop{kP, sp.p_in},
+          Loop{kK, sp.k_in},
+          Loop{kFX, sp.fx_in},
           outer[static_cast<size_t>(perm[0])],
           outer[static_cast<size_t>(perm[1])],
           outer[static_cast<size_t>(perm[2])],
@@ -481,10 +556,11 @@ Nest nest_of(double p_in, double k_in, const std::array<Loop, 4>& outer,
 }
 
 // The outer loops of a split under `chunks` reduction chunks: the pixels' and output channels'
-// outer parts, the reduction folds of one chunk (ceil(n_C / chunks)), the taps.
-std::array<Loop, 4> outer_loops(const NestSearch& x, double p_in, double k_in, double chunks) {
-  return {Loop{kP, ceil_div_real(x.n[kP], p_in)}, Loop{kK, ceil_div_real(x.n[kK], k_in)},
-          Loop{kC, ceil_div_real(x.n[kC], chunks)}, Loop{kT, x.n[kT]}};
+// outer parts, the reduction folds of one chunk (ceil(n_C / chunks)), the taps (the kernel rows
+// when the kernel columns are inner).
+std::array<Loop, 4> outer_loops(const NestSearch& x, const Split& sp, double chunks) {
+  return {Loop{kP, ceil_div_real(x.n[kP], sp.p_in)}, Loop{kK, ceil_div_real(x.n[kK], sp.k_in)},
+          Loop{kC, ceil_div_real(x.n[kC], chunks)}, Loop{kT, x.n[kT] / sp.fx_in}};
 }
 
 // The fewest register reads of a split: a weight stays at most through the pixels' loops (p_in
@@ -494,6 +570,48 @@ double reads_floor(const NestSearch& x, double p_in, double k_in) {
   const double stay_w = k_in > 1 ? p_in : p_in * ceil_div_real(x.n[kP], p_in);
   const double stay_i = p_in > 1 ? 1 : k_in * ceil_div_real(x.n[kK], k_in);
   return x.steps / stay_w * x.vec_w + x.steps / stay_i * x.reads_i_per_step;
+}
+
+// The best order of one split `sp` under `chunks` reduction chunks (search_chunks), into `b`,
+// `chosen`, `best_edp`, `best_cycles` and `bound` when better than theirs.
+void search_split(const NestSearch& x, const Split& sp, double chunks, bool skip_single_trips,
+                  double ob_floor, double& bound, double& best_edp, double& best_cycles,
+                  ChunkedArray& b, NestPrice& chosen) {
+  const double p_in = sp.p_in, k_in = sp.k_in;
+  const double reads = reads_floor(x, p_in, k_in);
+  const double least =
+      edp_floor(x, (x.once_w + x.once_i * sp.window) + ob_floor, 8 * (x.eb * reads) + x.sums_bits);
+  if (bound >= 0 && least > bound) return;
+  const std::array<Loop, 4> outer = outer_loops(x, sp, chunks);
+  std::array<int, 4> perm{0, 1, 2, 3};
+  FirstOrders orders;
+  do {
+    if (skip_single_trips && !orders.first(outer, perm)) continue;
+    NestPrice p;
+    if (!price_nest(x, nest_of(sp, outer, perm, chunks), sp.window, bound, reads, p)) continue;
+    const double edp = p.energy * p.cycles;
+    if (best_edp >= 0 && (edp > best_edp || (edp == best_edp && p.cycles >= best_cycles))) continue;
+    best_edp = edp;
+    best_cycles = p.cycles;
+    bound = bound < 0 ? edp : std::min(bound, edp);
+    chosen = p;
+    b.port_bytes = p.wb + p.ib + p.ob;
+    b.register_bits = p.bits;
+    b.energy_pj = p.energy;
+    // An operand whose registers hold all of what a chunk selects is read once per chunk
+    // (buffer_nest.h: the chunks select it); the partial sums the registers keep through
+    // the chunks when they hold every output.
+    const bool one = x.groups <= 1;
+    b.weights_held = one && per_chunk(p.fw, x, chunks) <= x.w.capacity ? p.wb : 0;
+    b.inputs_held = one && per_chunk(p.fi, x, chunks) <= x.in.capacity ? p.ib : 0;
+    b.sums_kept = x.groups * p.fo.distinct <= x.out.capacity
+                      ? x.groups * x.vec_o * p.fo.distinct * 2 * x.pb * (chunks - 1)
+                      : 0;
+    b.pixels_inner = p_in;
+    b.channels_inner = k_in;
+    b.kernel_columns_inner = sp.fx_in;
+    for (size_t j = 0; j < 4; ++j) b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
+  } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 // The best mapping under `chunks` reduction chunks (array_nest.h) into `b`. `bound` (>= 0): an
@@ -515,55 +633,29 @@ void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArra
   const double ob_floor = x.groups * x.vec_o * (d_o * x.eb + 2 * partial * x.pb);
   double best_edp = -1, best_cycles = 0;
   for (double p_in = 1; p_in <= std::min(n[kP], most_inner); p_in *= 2) {
-    for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
-      const double reads = reads_floor(x, p_in, k_in);
-      const double least =
-          edp_floor(x, (x.once_w + x.once_i) + ob_floor, 8 * (x.eb * reads) + x.sums_bits);
-      if (bound >= 0 && least > bound) continue;
-      const std::array<Loop, 4> outer = outer_loops(x, p_in, k_in, chunks);
-      std::array<int, 4> perm{0, 1, 2, 3};
-      FirstOrders orders;
-      do {
-        if (skip_single_trips && !orders.first(outer, perm)) continue;
-        NestPrice p;
-        if (!price_nest(x, nest_of(p_in, k_in, outer, perm, chunks), bound, reads, p)) continue;
-        const double edp = p.energy * p.cycles;
-        if (best_edp >= 0 && (edp > best_edp || (edp == best_edp && p.cycles >= best_cycles)))
-          continue;
-        best_edp = edp;
-        best_cycles = p.cycles;
-        bound = bound < 0 ? edp : std::min(bound, edp);
-        chosen = p;
-        b.port_bytes = p.wb + p.ib + p.ob;
-        b.register_bits = p.bits;
-        b.energy_pj = p.energy;
-        // An operand whose registers hold all of what a chunk selects is read once per chunk
-        // (buffer_nest.h: the chunks select it); the partial sums the registers keep through
-        // the chunks when they hold every output.
-        const bool one = x.groups <= 1;
-        b.weights_held = one && per_chunk(p.fw, x, chunks) <= x.w.capacity ? p.wb : 0;
-        b.inputs_held = one && per_chunk(p.fi, x, chunks) <= x.in.capacity ? p.ib : 0;
-        b.sums_kept = x.groups * p.fo.distinct <= x.out.capacity
-                          ? x.groups * x.vec_o * p.fo.distinct * 2 * x.pb * (chunks - 1)
-                          : 0;
-        b.pixels_inner = p_in;
-        b.channels_inner = k_in;
-        for (size_t j = 0; j < 4; ++j)
-          b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
-      } while (std::next_permutation(perm.begin(), perm.end()));
-    }
+    // The kernel columns inside (the sliding window, array_nest.h) where it is offered, after
+    // the taps as one loop (ties keep that).
+    const double window = window_scale(x, p_in);
+    for (int w = 0; w < (window > 0 ? 2 : 1); ++w)
+      for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
+        const Split sp{p_in, k_in, w ? x.fx : 1, w ? window : 1};
+        search_split(x, sp, chunks, skip_single_trips, ob_floor, bound, best_edp, best_cycles, b,
+                     chosen);
+      }
   }
 }
 
 // The energy x cycles of `b`'s loops under `chunks` reduction chunks: a bound for the search of
 // that count.
 double edp_of(const NestSearch& x, const ChunkedArray& b, double chunks) {
-  const std::array<Loop, 4> outer = outer_loops(x, b.pixels_inner, b.channels_inner, chunks);
+  const Split sp{b.pixels_inner, b.channels_inner, b.kernel_columns_inner,
+                 b.kernel_columns_inner > 1 ? window_scale(x, b.pixels_inner) : 1};
+  const std::array<Loop, 4> outer = outer_loops(x, sp, chunks);
   std::array<int, 4> perm{};
   for (size_t j = 0; j < 4; ++j)
     perm[j] = static_cast<int>(std::find(kDimName, kDimName + 4, b.order[j]) - kDimName);
   NestPrice p;
-  price_nest(x, nest_of(b.pixels_inner, b.channels_inner, outer, perm, chunks), -1, 0, p);
+  price_nest(x, nest_of(sp, outer, perm, chunks), sp.window, -1, 0, p);
   return p.energy * p.cycles;
 }
 
@@ -594,6 +686,7 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   r.inputs_held = b.inputs_held;
   r.pixels_inner = b.pixels_inner;
   r.channels_inner = b.channels_inner;
+  r.kernel_columns_inner = b.kernel_columns_inner;
   r.order = b.order;
   for (size_t i = counts; i < r.chunked.size(); ++i) r.chunked[i] = r.chunked[counts - 1];
   return r;

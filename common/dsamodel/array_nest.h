@@ -36,6 +36,23 @@
 // (partial_sum_bytes each); finished outputs are written once. A register is read once per step
 // and PE (kc weights, yx inputs) or row (kc inputs), except while consecutive steps use the same
 // datum (a loop of one trip does not end that run); a partial sum is read and written every step.
+// The sliding input window (kc): a conv's taps are FY kernel rows x FX kernel columns, and an
+// output column and a kernel column select one input column together (input column = ox x
+// stride + fx x dilation: matrix_shape reads FX, the stride and the dilation from the op's
+// iteration space). Where the pixels' inner part is a block of OX_b >= 2 output columns of one
+// row of the region's pixel grid (its trips x the pixels a step takes divide the region's
+// columns), the mapping may run all FX kernel columns as one more inner loop, above the output
+// channels' inner part (the taps' loop above then runs the FY kernel rows): a row's input
+// registers hold that block's sliding window, (OX_b - 1) x stride + (FX - 1) x dilation + 1
+// inputs where the taps as one loop hold OX_b x FX, and the inputs' fetches from the buffer are
+// scaled by window / (OX_b x FX) (each block's window read once per pass; the FX - 1 columns
+// that consecutive blocks share are read again, as ZigZag counts a loop block's data). Offered
+// only where the window fits a row's input registers; the weights count the FX loop as taps, the
+// partial sums as a reduction loop. Left open by the papers (MAESTRO's KC-Partition names the
+// spatial loops, not the temporal ones) and by ZigZag (LOMA orders OX and FX freely): ours
+// offers FX at this one position only (whole, innermost above the inner parts), no window along
+// the kernel rows (OY with FY), none under yx (its PEs pass a fold's window between them, above),
+// and OX_b a power of two as every pixels' inner part.
 // The mapping with the least energy x cycles (the MACs', registers' and port's energy; ties: fewer
 // cycles; the port's cycles count the task's loads and stores that share it) is the one used: the
 // objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
@@ -79,6 +96,11 @@ struct ArrayShape {
   double k = 0;     // output channels (GEMM columns) per group
   double c = 0;     // reduction channels per group
   double taps = 1;  // kernel taps per output element
+  // kc: a conv's kernel columns (FX, of the taps; 1: none, or the region splits them) and the
+  // input columns between consecutive output columns and between consecutive kernel columns (the
+  // iteration space's stride and dilation): the sliding input window.
+  double kernel_columns = 1;
+  double column_stride = 1, column_dilation = 1;
   // yx: input elements (per channel) that one fold of the pixel grid reads over all its taps,
   // which its PEs share by passing them to their neighbours (ShiDianNao's FIFOs), the mean over
   // the region's folds (a narrower fold at its edge reads a smaller window); 0: none.
@@ -104,7 +126,7 @@ struct ChunkedArray {
   // (every output of the nest held: written and read back once per chunk but the last), which
   // cross the port when the buffer level runs other tiles between two chunks (buffer_nest.h).
   double weights_held = 0, inputs_held = 0, sums_kept = 0;
-  double pixels_inner = 1, channels_inner = 1;
+  double pixels_inner = 1, channels_inner = 1, kernel_columns_inner = 1;
   std::array<char, 4> order{'P', 'K', 'C', 'T'};
 };
 
@@ -127,8 +149,9 @@ struct ArrayNest {
   // (the partial sums between chunks included) and its loops. A tiled nest sums them over the
   // tiles (the first tile's loops).
   std::array<ChunkedArray, 7> chunked{};
-  double pixels_inner = 1;    // the innermost loop: this many of the pixel loop's trips
-  double channels_inner = 1;  // the next: this many of the output-channel loop's trips
+  double pixels_inner = 1;          // the innermost loop: this many of the pixel loop's trips
+  double channels_inner = 1;        // the next: this many of the output-channel loop's trips
+  double kernel_columns_inner = 1;  // the next (kc): the kernel columns (all of them) or 1
   std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer
   double port_bytes() const { return weight_bytes + input_bytes + output_bytes; }
   double array_cycles() const { return steps + fill_cycles; }

@@ -177,10 +177,13 @@ DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produce
 }
 
 // "P1 K16 TCPK": the array level's inner pixel and output-channel trips and the loops above them
-// (array_nest.h).
+// (array_nest.h); "P4 K1 FX3 TCPK" with the kernel columns inner (the sliding input window).
 std::string array_mapping_name(const ArrayNest& a) {
+  const std::string fx = a.kernel_columns_inner > 1
+                             ? " FX" + std::to_string(static_cast<int64_t>(a.kernel_columns_inner))
+                             : "";
   return "P" + std::to_string(static_cast<int64_t>(a.pixels_inner)) + " K" +
-         std::to_string(static_cast<int64_t>(a.channels_inner)) + " " +
+         std::to_string(static_cast<int64_t>(a.channels_inner)) + fx + " " +
          std::string(a.order.begin(), a.order.end());
 }
 
@@ -645,6 +648,7 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
     ArrayNest named = a;  // the mapping under the chosen reduction chunks
     named.pixels_inner = c.pixels_inner;
     named.channels_inner = c.channels_inner;
+    named.kernel_columns_inner = c.kernel_columns_inner;
     named.order = c.order;
     d.array_mapping = array_mapping_name(named);
   }

@@ -122,13 +122,17 @@ void apply_buffering(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
       }
     }
     // The model's check when the atom starts: kept outputs + its working set <= the buffer (a
-    // tiled atom whose output stays holds all of it by its end: counted too).
+    // tiled atom whose output stays holds all of it by its end: counted too; a reduction slice
+    // that is its group's home, the first to run, holds the group's output region even when it
+    // is not the group's first slice, whose out_bytes alone carry the region's bytes).
     for (int a : s.rounds[t].atoms) {
       const size_t e = static_cast<size_t>(s.engine_of[static_cast<size_t>(a)]);
       const AtomTiling& tiling = tilings.of(g, dag, a, spec);
       if (tilings.last_lasting()) s.tilings[static_cast<size_t>(a)] = &tiling;
-      const int64_t ws = tiling.working_bytes +
-                         (tiling.tile.empty() ? 0 : dag.atoms[static_cast<size_t>(a)].out_bytes);
+      const int64_t out = home[static_cast<size_t>(a)] == a
+                              ? kept_bytes(a)
+                              : dag.atoms[static_cast<size_t>(a)].out_bytes;
+      const int64_t ws = tiling.working_bytes + (tiling.tile.empty() ? 0 : out);
       evict_until(e, now, [&] { return used[e] + ws <= spec.local_bytes; });
     }
     for (int a : s.rounds[t].atoms) {

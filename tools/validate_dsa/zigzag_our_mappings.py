@@ -12,7 +12,7 @@ developer's tool like zigzag_engine.py (same engine, same virtual environment).
 The suite's mappings are read from its validation test's per-layer lines
 (DGS_VALIDATION_LAYERS=1 build/test_dsamodel --gtest_filter=DsaValidation.*): the buffer tile,
 its loop order and reduction chunks, and the array level's inner pixel and output-channel trips
-and the order of the loops above them (common/dsamodel/array_nest.h, buffer_nest.h). See
+(and kernel columns, kc's sliding input window) and the order of the loops above them (common/dsamodel/array_nest.h, buffer_nest.h). See
 tools/validate_dsa/README.md ("The same mapping in both models").
 """
 import argparse
@@ -32,7 +32,7 @@ OUT_CSV = os.path.join(zz.ROOT, "data", "validation", "zigzag_our_mappings.csv")
 OUT_SETTINGS = os.path.join(zz.ROOT, "data", "validation", "zigzag_our_mappings.settings.txt")
 LINE = re.compile(r"^layer (\w+) (\w+) (\S+) x(\d+): cycles ([\d.]+) dram_bytes ([\d.]+) .*"
                   r"\(ours: tile ([\d ]+), order ([^,]*), working set \d+, reload [^,]*, "
-                  r"array P(\d+) K(\d+) (\w{4}) steps (\d+), tiles (\d+)\)$")
+                  r"array P(\d+) K(\d+)(?: FX(\d+))? (\w{4}) steps (\d+), tiles (\d+)\)$")
 
 
 def suite_lines(test):
@@ -47,8 +47,9 @@ def suite_lines(test):
             rows.append({"dataflow": g[0], "network": g[1], "layer": g[2],
                          "cycles_ratio": float(g[4]), "dram_ratio": float(g[5]),
                          "tile": [int(x) for x in g[6].split()], "order": g[7],
-                         "p_inner": int(g[8]), "k_inner": int(g[9]), "array_order": g[10],
-                         "steps": int(g[11]), "tiles": int(g[12])})
+                         "p_inner": int(g[8]), "k_inner": int(g[9]),
+                         "fx_inner": int(g[10] or 1), "array_order": g[11],
+                         "steps": int(g[12]), "tiles": int(g[13])})
     if not rows:
         sys.exit("no per-layer lines from %s (build test_dsamodel first)" % test)
     return rows
@@ -138,15 +139,18 @@ def ordering_of(r, key, e):
             if d and trips[d] > 1:
                 buffer_loops.append((d, trips[d]))
     # The array loops over one tile (array_nest.h): kc: P = pixels, K = output-channel folds,
-    # C = reduction folds, T = taps; yx: P = pixel folds, K, C channels, T taps.
+    # C = reduction folds, T = taps; yx: P = pixel folds, K, C channels, T taps. With the kernel
+    # columns inner (kc's sliding input window, "FX3"): FX above the inner P and K, T = FY.
     p_dims = [("OX", per_tile["OX"]), ("OY", per_tile["OY"])]
     k_dims = [("K", per_tile["K"])]
     p_in, p_out, e1 = split(p_dims, r["p_inner"])
     k_in, k_out, e2 = split(k_dims, r["k_inner"])
     exact = exact and e1 and e2
+    fx_in = [("FX", fx)] if r["fx_inner"] > 1 else []
+    exact = exact and r["fx_inner"] in (1, fx)
     outer = {"P": p_out, "K": k_out, "C": [("C", c_total // c_chunks)],
-             "T": [("FX", fx), ("FY", fy)]}
-    loops = p_in + k_in
+             "T": ([] if fx_in else [("FX", fx)]) + [("FY", fy)]}
+    loops = p_in + k_in + fx_in
     for ch in r["array_order"]:
         loops += outer[ch]
     loops += buffer_loops
@@ -218,7 +222,9 @@ def main():
         for r, key, count, loops, exact, res in rows:
             w.writerow([r["network"], r["layer"], count, r["dataflow"], int(exact),
                         " ".join(map(str, r["tile"])), r["order"] or "-",
-                        "P%d K%d %s" % (r["p_inner"], r["k_inner"], r["array_order"]),
+                        "P%d K%d%s %s" % (r["p_inner"], r["k_inner"],
+                                          " FX%d" % r["fx_inner"] if r["fx_inner"] > 1 else "",
+                                          r["array_order"]),
                         " ".join("%s%d" % (d, n) for d, n in loops)] +
                        [("%.6g" % res[m]) if isinstance(res[m], float) else res[m]
                         for m in metrics] + [source])
