@@ -397,8 +397,8 @@ struct NestSearch {
   double once_w = 0, once_i = 0;  // the weights' and the inputs' bytes, each read once
   double sums_bits = 0;           // the partial sums' register reads and writes
   // kc's sliding input window (array_nest.h): the kernel columns (1: not offered), the pixels a
-  // step takes, the region's pixel columns, the stride and dilation along them, a row's inputs.
-  double fx = 1, pixels_per_step = 1, columns = 1, stride = 1, dilation = 1, input_registers = 0;
+  // step takes, the region's pixel columns, the stride and dilation along them.
+  double fx = 1, pixels_per_step = 1, columns = 1, stride = 1, dilation = 1;
 };
 
 // One split of the inner loops: the pixels' and output channels' inner trips, the kernel
@@ -416,7 +416,9 @@ double window_scale(const NestSearch& x, double p_in) {
   const double ox = p_in * x.pixels_per_step;
   if (std::fmod(x.columns, ox) != 0) return 0;
   const double window = (ox - 1) * x.stride + (x.fx - 1) * x.dilation + 1;
-  if (window > x.input_registers || window >= ox * x.fx) return 0;
+  // The registers hold the window as the nest's fetches count it: window / pixels a step, in
+  // x.in.capacity (a row's input registers, in units of a step's pixels).
+  if (window / x.pixels_per_step > x.in.capacity || window >= ox * x.fx) return 0;
   return window / (ox * x.fx);
 }
 
@@ -496,7 +498,6 @@ NestSearch nest_search(const ArrayShape& s, const DsaSpec& spec, ArrayNest& r) {
       x.columns = s.pixel_columns;
       x.stride = s.column_stride;
       x.dilation = s.column_dilation;
-      x.input_registers = spec.pe_input_registers;
     }
   } else {
     const double folds = ceil_div_real(s.pixel_rows, rows) * ceil_div_real(s.pixel_columns, cols);

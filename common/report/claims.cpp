@@ -277,6 +277,9 @@ void print_claims(std::ostream& os, const std::vector<Claim>& claims) {
 
 // The claims table's `against` column: what ours was computed by.
 static std::string against_label(const Claim& c) {
+  if (!c.not_run.empty() && c.checked())
+    throw Error("claim '" + c.text + "': 'not run' (" + c.not_run +
+                ") on a counted claim: only an informational row may say ours was not run");
   if (!c.not_run.empty()) return "not run: " + c.not_run;
   return c.stand_in.empty() ? std::string("paper's method") : "stand-in: " + c.stand_in;
 }

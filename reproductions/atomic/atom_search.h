@@ -76,6 +76,7 @@ struct AnnealConstants {
   double cooling = 0.95;        // lambda
   double stop_cv = 0.02;        // eps = stop_cv^2 (energy is a squared CV)
   // Temp0 = the initial energy.
+  bool operator==(const AnnealConstants&) const = default;
 };
 
 struct AnnealResult {

@@ -62,6 +62,7 @@ struct IterativeSearchOptions {
   int budget_halvings = kBudgetHalvings;    // >= 0
   int target_doublings = kTargetDoublings;  // >= 0
   AnnealConstants anneal;                   // Algorithm 1's SA for each budget
+  bool operator==(const IterativeSearchOptions&) const = default;
 };
 
 struct IterativeSearch {

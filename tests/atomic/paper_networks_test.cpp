@@ -141,14 +141,23 @@ TEST(AtomicLsAdRuns, AKeptSearchIsTakenOnlyByItsRunAndEqualsAFreshOne) {
   IterativeSearch searched;
   const AdSearch timed = search_ad(g, spec, 3, &searched);
   EXPECT_EQ(timed.atoms, static_cast<int64_t>(searched.dag.atoms.size()));
+  const size_t held_before = kept_search_count();
+  IterativeSearch other_options = searched;
+  other_options.options.budget_halvings += 1;
+  keep_search(net, 1, spec, 3, std::move(other_options));
+  EXPECT_FALSE(take_kept_search(net, 1, kc, 3));  // searched with other options than the run's
+  ASSERT_EQ(kept_search_count(), held_before + 1);
   keep_search(net, 1, spec, 3, std::move(searched));
+  ASSERT_EQ(kept_search_count(), held_before + 2);
   EXPECT_FALSE(take_kept_search(net, 1, dsa_with_local_bytes(kc, kc.local_bytes / 2), 3));
   EXPECT_FALSE(take_kept_search(net, 1, dsa_with_dataflow(spec, DsaDataflow::YX), 3));
   EXPECT_FALSE(take_kept_search(net, 2, kc, 3));
   EXPECT_FALSE(take_kept_search(net, 1, kc, 4));
   EXPECT_FALSE(take_kept_search("test_diamond", 1, kc, 3));
+  ASSERT_EQ(kept_search_count(), held_before + 2);  // none of those took it
   const LsAdRun with_kept = compute_ls_ad_run(net, 1, kc, 3);
-  EXPECT_FALSE(take_kept_search(net, 1, kc, 3));  // taken by that run
+  EXPECT_EQ(kept_search_count(), held_before + 1);  // taken by that run (the other one stays)
+  EXPECT_FALSE(take_kept_search(net, 1, kc, 3));
   const LsAdRun fresh = compute_ls_ad_run(net, 1, kc, 3);
   const auto same = [](const NamedValues& a, const NamedValues& b) {
     if (a.size() != b.size()) return false;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "tests/error_of.h"
 
@@ -711,7 +712,7 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
 // at 64 KiB (fewer nest cycles by the mapper's estimate, 264823 -> 263807 for layer1's), and the
 // timeline's pipeline fill and drain (a tile's share of the loads before the first compute, of
 // the compute after the last load) grows with the fewer tiles: 19734.3 us at 32 KiB, 19747.3 at
-// 64 KiB (+0.07%). Within 2e-3 since kc's sliding input window (array_nest.h): VGG-19's
+// 64 KiB (+0.07%). VGG-19 within 2e-3 since kc's sliding input window (array_nest.h): its
 // features.10 and features.21-25, no longer bound by the array's port, drop their reduction
 // chunks at 256 KiB (16 tiles -> 8; 1.4% and 0.7% fewer nest cycles by the mapper's estimate)
 // and the timeline's fill and drain grows (each 1.6% slower): 30364.2 us at 128 KiB, 30402.3 at
@@ -719,7 +720,8 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
 TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerOne) {
   for (const DsaSpec& base : {mesh(), load_dsa_spec("stcp920")})
     for (const char* model : {"resnet50", "vgg19"}) {
-      const double slack = base.global_level.empty() ? 2e-3 : 1e-4;
+      const bool vgg19 = std::string(model) == "vgg19";
+      const double slack = !base.global_level.empty() ? 1e-4 : vgg19 ? 2e-3 : 1e-3;
       const Graph g = build_zoo_model(model);
       const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
       double previous = INFINITY;

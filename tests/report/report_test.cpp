@@ -467,6 +467,20 @@ TEST(Claims, BlockMatchesGolden) {
   expect_golden("claims.txt", os.str());
 }
 
+// A row about a system the suite neither runs nor stands in for says so in `against`; a counted
+// claim cannot say it (it would print a verdict beside "not run").
+TEST(Claims, NotRunIsAnInformationalRowsAgainstLabel) {
+  Claim c{"crafted speedup", "Fig. 9", 1.04, NAN, ClaimKind::Ratio, "x"};
+  c.informational = "not reproduced";
+  c.not_run = "the vendor's code";
+  const std::string csv = to_csv(claims_table({c}));
+  EXPECT_NE(csv.find(",not run: the vendor's code,informational,"), std::string::npos) << csv;
+  c.informational.clear();
+  EXPECT_EQ(error_of([&] { (void)claims_table({c}); }),
+            "claim 'crafted speedup': 'not run' (the vendor's code) on a counted claim: only an "
+            "informational row may say ours was not run");
+}
+
 // ----------------------------------------------------------------------------------------------
 // Paper-vs-ours cells and the run summary
 // ----------------------------------------------------------------------------------------------

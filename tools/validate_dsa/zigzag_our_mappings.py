@@ -12,8 +12,9 @@ developer's tool like zigzag_engine.py (same engine, same virtual environment).
 The suite's mappings are read from its validation test's per-layer lines
 (DGS_VALIDATION_LAYERS=1 build/test_dsamodel --gtest_filter=DsaValidation.*): the buffer tile,
 its loop order and reduction chunks, and the array level's inner pixel and output-channel trips
-(and kernel columns, kc's sliding input window) and the order of the loops above them (common/dsamodel/array_nest.h, buffer_nest.h). See
-tools/validate_dsa/README.md ("The same mapping in both models").
+(and kernel columns, kc's sliding input window) and the order of the loops above them
+(common/dsamodel/array_nest.h, buffer_nest.h). See tools/validate_dsa/README.md ("The same
+mapping in both models").
 """
 import argparse
 import csv

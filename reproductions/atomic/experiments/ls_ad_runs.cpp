@@ -149,13 +149,20 @@ std::optional<IterativeSearch> take_kept_search(const std::string& net, int batc
   const DsaSpec machine = machine_of(spec);
   const std::lock_guard<std::mutex> lock(kept_lock);
   for (auto k = kept.begin(); k != kept.end(); ++k) {
-    if (k->net != net || k->batch != batch || k->seed != seed || !(k->machine == machine)) continue;
+    if (k->net != net || k->batch != batch || k->seed != seed || !(k->machine == machine) ||
+        !(k->search.options == IterativeSearchOptions{}))  // the run's search: the defaults
+      continue;
     IterativeSearch s = std::move(k->search);
     kept.erase(k);
     s.result.hardware_name = spec.name;  // the only field that names the config
     return s;
   }
   return std::nullopt;
+}
+
+size_t kept_search_count() {
+  const std::lock_guard<std::mutex> lock(kept_lock);
+  return kept.size();
 }
 
 const LsAdRun& ls_ad_run(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed) {

@@ -76,11 +76,15 @@ std::vector<size_t> longest_first(const std::vector<std::string>& nets);
 // times it) for the first compute_ls_ad_run of that network, batch and seed on a machine equal to
 // `spec` in every field but its name, file and sources (as computed_ls_ad_run) to take instead of
 // searching again: the same search on the same numbers (its result then names that run's
-// config). take_kept_search hands it over once (nullopt: none kept for these). Thread-safe.
+// config), and only a search run with the default options (the run's). take_kept_search hands
+// it over once (nullopt: none kept for these). A search nobody takes (`--fig 4` alone, or Fig. 8's
+// run cached before) is held until the process ends. Thread-safe.
 void keep_search(const std::string& net, int batch, const DsaSpec& spec, uint64_t seed,
                  IterativeSearch search);
 std::optional<IterativeSearch> take_kept_search(const std::string& net, int batch,
                                                 const DsaSpec& spec, uint64_t seed);
+// How many kept searches are held now (for tests).
+size_t kept_search_count();
 // The same, computed and returned, not cached (for callers that keep only a summary of it);
 // with `noc_overhead`, also LsAdRun::ad_noc_overhead_pct (the cached runs go without it: no item
 // that reads them reads it).
