@@ -37,8 +37,10 @@ struct Fetches {
   double fetches = 0;
   double distinct = 0;
   double stay = 1;  // trips of the innermost loops irrelevant to it (consecutive uses of one datum)
-  std::array<double, 4> again{1, 1, 1, 1};  // per dimension: the passes its loops add
+  // Per dimension (Dim, kFX included): the passes its loops add.
+  std::array<double, 5> again{1, 1, 1, 1, 1};
 };
+static_assert(std::tuple_size_v<decltype(Fetches::again)> == kFX + 1, "one entry per Dim");
 
 // The distinct combinations of an operand's relevant dimensions.
 double distinct_of(const Operand& x, const std::array<double, 4>& n) {
