@@ -187,7 +187,7 @@ int run(const Args& a) {
     LiveGpuProperties p;
     std::string why;
     if (!cuda_device_properties(&p, &why)) {
-      std::cerr << "gpu_validate needs an NVIDIA GPU: " << why
+      std::cerr << "error: gpu_validate needs an NVIDIA GPU: " << why
                 << " (without one: --replay FILE.csv --hw NAME)" << std::endl;
       return kExitNoGpu;
     }

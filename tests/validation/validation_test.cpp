@@ -542,7 +542,7 @@ TEST(GpuCheckScript, WithoutAGpuItSaysSoInOneLine) {
   const int rc = run_script(std::string(DGS_BINARY_DIR) + " /tmp/dgs_gpu_check_test.tar.gz", &err);
   EXPECT_EQ(rc, 4) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  EXPECT_EQ(err.rfind("gpu_check: gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
+  EXPECT_EQ(err.rfind("gpu_check: error: gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
   EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_check_test.tar.gz").good());
 }
 
@@ -556,7 +556,7 @@ TEST(GpuValidate, WithoutAGpuOneLineExitFour) {
   std::string err;
   EXPECT_EQ(run_validate("--out /tmp/dgs_gpu_validate_test", &err), 4) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  EXPECT_EQ(err.rfind("gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
+  EXPECT_EQ(err.rfind("error: gpu_validate needs an NVIDIA GPU: ", 0), 0u) << err;
   EXPECT_FALSE(std::ifstream("/tmp/dgs_gpu_validate_test/gpu_validate.csv").good());
 }
 
