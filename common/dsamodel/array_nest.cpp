@@ -646,6 +646,20 @@ void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArra
                      chosen);
       }
   }
+  // The window's blocks of OX_b output columns that are not a power of two (7 or 14 on a 14-wide
+  // region, array_nest.h): with the window only, after every power of two (ties keep those). A
+  // block's window holds at least its OX_b / (pixels a step) trips, so none above the input
+  // registers' capacity is offered.
+  for (double p_in = 3; p_in <= std::min(n[kP], x.in.capacity); ++p_in) {
+    if (std::has_single_bit(static_cast<uint64_t>(p_in))) continue;
+    const double window = window_scale(x, p_in);
+    if (window <= 0) continue;
+    for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
+      const Split sp{p_in, k_in, x.fx, window};
+      search_split(x, sp, chunks, skip_single_trips, ob_floor, bound, best_edp, best_cycles, b,
+                   chosen);
+    }
+  }
 }
 
 // The energy x cycles of `b`'s loops under `chunks` reduction chunks: a bound for the search of

@@ -26,7 +26,8 @@
 // moves over the taps (ShiDianNao), so a fold reads its input window once per channel when the
 // array's input registers hold it (else one input per PE per step).
 // The loops: the pixels and the output channels each split into an inner part (1, 2, 4, ...
-// trips, the pixels' innermost, together no more than the largest register file holds) and an
+// trips, and for the pixels with the sliding window below any block of whole output columns; the
+// pixels' innermost, together no more than the largest register file holds) and an
 // outer part; the outer parts, C and T in any of their 24 orders above them. Each operand keeps in
 // its registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
 // C, T; inputs: P, C, T; partial sums: P, K), splitting the first loop that does not fit, and is
@@ -41,9 +42,10 @@
 // stride + fx x dilation: matrix_shape reads FX, the stride and the dilation from the op's
 // iteration space). Where the pixels' inner part is a block of OX_b >= 2 output columns of one
 // row of the region's pixel grid (its trips x the pixels a step takes divide the region's
-// columns), the mapping may run all FX kernel columns as one more inner loop, above the output
-// channels' inner part (the taps' loop above then runs the FY kernel rows): a row's input
-// registers hold that block's sliding window, (OX_b - 1) x stride + (FX - 1) x dilation + 1
+// columns; any such OX_b, not only a power of two: 7 or 14 on a 14-wide region, where the powers
+// of two give 2 at most), the mapping may run all FX kernel columns as one more inner loop, above
+// the output channels' inner part (the taps' loop above then runs the FY kernel rows): a row's
+// input registers hold that block's sliding window, (OX_b - 1) x stride + (FX - 1) x dilation + 1
 // inputs where the taps as one loop hold OX_b x FX, and the inputs' fetches from the buffer are
 // scaled by window / (OX_b x FX) (each block's window read once per pass; the FX - 1 columns
 // that consecutive blocks share are read again, as ZigZag counts a loop block's data). Offered
@@ -51,8 +53,12 @@
 // partial sums as a reduction loop. Left open by the papers (MAESTRO's KC-Partition names the
 // spatial loops, not the temporal ones) and by ZigZag (LOMA orders OX and FX freely): ours
 // offers FX at this one position only (whole, innermost above the inner parts), no window along
-// the kernel rows (OY with FY), none under yx (its PEs pass a fold's window between them, above),
-// and OX_b a power of two as every pixels' inner part.
+// the kernel rows (OY with FY), and none under yx (its PEs pass a fold's window between them,
+// above). A pixels' inner part of other than a power of two trips is offered with the window only:
+// with the window the block must divide the row, which on 7-, 14-, 28- and 56-wide rows leaves the
+// powers of two 2, 4 or 8 at most; without it a block of other trips would only fill the registers
+// more closely (P12 in 12 input registers where P8), a refinement left out to keep those mappings
+// and the search's cost as they were.
 // The mapping with the least energy x cycles (the MACs', registers' and port's energy; ties: fewer
 // cycles; the port's cycles count the task's loads and stores that share it) is the one used: the
 // objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
