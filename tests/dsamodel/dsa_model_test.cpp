@@ -716,12 +716,16 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
 // features.10 and features.21-25, no longer bound by the array's port, drop their reduction
 // chunks at 256 KiB (16 tiles -> 8; 1.4% and 0.7% fewer nest cycles by the mapper's estimate)
 // and the timeline's fill and drain grows (each 1.6% slower): 30364.2 us at 128 KiB, 30402.3 at
-// 256 KiB (+0.13%).
+// 256 KiB (+0.13%). Since the window of any OX_b (7 output columns, array_nest.h) the same on
+// more layers, at 2e-3 and 4e-3: ResNet-50's layer1.x and layer2.x conv2 and layer4.0.downsample.0
+// halve their reduction chunks at 64 KiB (layer1's 135799 -> 134783 nest cycles), 18208.80 us at
+// 32 KiB, 18229.24 at 64 KiB (+0.11%); VGG-19's features.12-16 and features.21-25 at 256 KiB
+// (features.12's 545700 -> 542500), 28518.44 us at 128 KiB, 28605.50 at 256 KiB (+0.31%).
 TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerOne) {
   for (const DsaSpec& base : {mesh(), load_dsa_spec("stcp920")})
     for (const char* model : {"resnet50", "vgg19"}) {
       const bool vgg19 = std::string(model) == "vgg19";
-      const double slack = !base.global_level.empty() ? 1e-4 : vgg19 ? 2e-3 : 1e-3;
+      const double slack = !base.global_level.empty() ? 1e-4 : vgg19 ? 4e-3 : 2e-3;
       const Graph g = build_zoo_model(model);
       const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
       double previous = INFINITY;
