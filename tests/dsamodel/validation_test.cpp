@@ -282,19 +282,22 @@ std::map<std::string, double> errors(Basis basis, bool exact_only) {
 // 14-, 28- and 56-wide rows; README (d)), 0.895 and 0.874 (13 KC-P 3x3 pairs take OX_b = 7:
 // features.21 0.706, features.28 0.700, layer3.1.conv2, x5, 0.848), and on the same mapping
 // ZigZag's cycles of our new mappings are 1/0.922 of ours on VGG-19 (1/1.008 before): its
-// allocation of our orders stalls more (features.10 918,000 stall cycles where 239,436 on the
-// mapping before; README (a)). ZigZag is the faster on three KC-P pairs (kOwnSearchFaster).
-// YX-P: against LOMA at lpf_limit 6 and 7 (all 36 pairs) ours is 0.421 and 0.482 of its cycles
-// (0.412 and 0.346 at 6 alone), and 0.737 of its DRAM bytes on VGG-19 (0.982 at 6: at 7 ZigZag's
-// features.21, x3, takes 0.41 of its cycles at 6 and reads 54.1 MB from DRAM where it read 20.4).
-// `best`: ZigZag's best known mapping, per pair the lower energy x cycles by ZigZag of its own
-// search's and ours (ours on 35 of the 72 pairs: 20 of the 36 KC-P, 18 with windows of powers of
-// two only, 15 before the window, 23 with it at 8 on 11 pairs; 15 of the 36 YX-P, 17 at lpf 6). On
-// the same mapping: YX-P ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1
-// and layer4.0.conv1 (a 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so
-// ZigZag re-reads the whole input from DRAM per output-channel loop); SRAM energy, ZigZag's
-// partial-sum words (e in the README: every chunk read and written at 32 bits, ours 7 bytes less
-// per output) and word accesses (c).
+// register files double-buffered only at half their size stall their refills (features.10: a
+// PE's weights 144 of 224, (4,608 - 1,008) x 255 = 918,000 stall cycles, where the mapping before
+// held 72 and its 239,436 were the port's total; README (g): 0.998 with ZigZag's registers
+// double-buffered, 0.992 with their spare registers prefetching, ours lacking a refill stall of
+// 6-7% on features.10, .7 and layer2.1.conv2). ZigZag is the faster on three KC-P pairs
+// (kOwnSearchFaster). YX-P: against LOMA at lpf_limit 6 and 7 (all 36 pairs) ours is 0.421 and
+// 0.482 of its cycles (0.412 and 0.346 at 6 alone), and 0.737 of its DRAM bytes on VGG-19 (0.982 at
+// 6: at 7 ZigZag's features.21, x3, takes 0.41 of its cycles at 6 and reads 54.1 MB from DRAM where
+// it read 20.4). `best`: ZigZag's best known mapping, per pair the lower energy x cycles by ZigZag
+// of its own search's and ours (ours on 35 of the 72 pairs: 20 of the 36 KC-P, 18 with windows of
+// powers of two only, 15 before the window, 23 with it at 8 on 11 pairs; 15 of the 36 YX-P, 17 at
+// lpf 6). On the same mapping: YX-P ResNet-50 DRAM bytes 0.729, the script's rounding (i) on
+// layer3.1.conv1 and layer4.0.conv1 (a 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no
+// pixel loop, so ZigZag re-reads the whole input from DRAM per output-channel loop); SRAM energy,
+// ZigZag's partial-sum words (e in the README: every chunk read and written at 32 bits, ours 7
+// bytes less per output) and word accesses (c).
 struct Declared {
   const char* key;  // dataflow.quantity.statistic
   double goal;      // the issue's
