@@ -78,7 +78,25 @@
 // n = 1, 2, 4, ..., 64 (ArrayNest::chunked; a count above the reduction folds, which the buffer
 // level never asks for, takes the largest count's that is not).
 //
-// Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
+// Register refills (kc): an operand whose registers hold a set of w of their R entries (the
+// weights, R = pe_weight_registers a PE; the partial sums, R = a column's) and change sets
+// several times (`passes`) preloads the next set while the current one is in use only into the
+// R - w registers it leaves free: double-buffered, no stall, while w <= R / 2. Above that the
+// other 2w - R of each refill cross the port only after the registers the last pass frees, within
+// the last pass of the loops irrelevant to the operand at the top of what its registers keep (the
+// cycles of those inner loops over the trips of the irrelevant loops at their top; none there:
+// each entry is freed as soon as it is used and the refill streams in behind the pass, bounded by
+// the port alone, so no stall beyond the port bound), and the array
+// waits for the rest: (passes - 1) x max(0, (2w - R) / w x refill bytes / bandwidth - last-pass
+// cycles), refill bytes the operand's port bytes over its passes (partial sums: written and read
+// back, finished outputs written), the port assumed the refill's alone in that window. w = R:
+// the whole refill waits (the same rule); R = 1 is left to the per-fold fill and drain below.
+// ZigZag (tools/validate_dsa README (g)) makes the whole refill wait once w > R / 2. The
+// cycles count this stall after the steps (`steps` stays the array's steps); the search's floors
+// leave it out (it is >= 0). Not under yx.
+//
+// Cycles: the steps and the refill stall, bounded below by the port (bytes read and written /
+// local bandwidth), plus
 // the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
 // overlap across folds when the stationary operand's registers hold two folds (kc: 2 weights
 // per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
@@ -125,6 +143,8 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 
 struct ChunkedArray {
   double port_bytes = 0, register_bits = 0, energy_pj = 0;
+  double refill_stall = 0;  // cycles the array waits for register refills (kc; above)
+  double refill_each = 0;   // of one refill (a tiled nest: its first tile's)
   // Of its weight and input bytes, an operand's when its registers hold all of what one chunk
   // selects (read once per chunk: it can stay across buffer tiles that change neither it nor the
   // chunk, buffer_nest.h's rule with the reduction loop selecting it; unchunked, as
@@ -140,6 +160,8 @@ struct ArrayNest {
   double macs = 0;
   double folds = 0;
   double steps = 0;          // cycles the array computes (all folds)
+  double refill_stall = 0;   // cycles it waits for its register refills (kc; above)
+  double refill_each = 0;    // of one refill (a tiled nest: its first tile's)
   double fill_cycles = 0;    // fill and drain (and fold_overhead)
   double weight_bytes = 0;   // read from the local buffer into the registers
   double input_bytes = 0;    // read from the local buffer into the registers
@@ -160,7 +182,7 @@ struct ArrayNest {
   double kernel_columns_inner = 1;  // the next (kc): the kernel columns (all of them) or 1
   std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer
   double port_bytes() const { return weight_bytes + input_bytes + output_bytes; }
-  double array_cycles() const { return steps + fill_cycles; }
+  double array_cycles() const { return steps + refill_stall + fill_cycles; }
   // The cycles on the array with `other_port_bytes` more through the same port (DMA fills and
   // stores of the task): the port and the array overlap, the longer one counts.
   double cycles(double port_bandwidth, double other_port_bytes = 0) const;
@@ -173,12 +195,13 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec);
 // under kc uses 1 of the array's columns, one of 7 x 7 pixels under yx 49 of its PEs), with its
 // own best mapping; the tiles' steps, folds, port bytes, register bits and energy are summed
 // (`tiles`: each distinct tile shape, the interior one first, and how many tiles have it, edge
-// tiles included). Fill and drain: once for all the tiles when they overlap across folds (the
-// next tile's first fold is preloaded as a next fold is), else per fold; fold_overhead per fold.
-// The mapping reported (pixels_inner, channels_inner, order) is the first shape's. What each tile
-// reads into its registers is counted per tile here; an operand a tile's registers hold whole
-// stays there across the tiles that do not change it (the buffer level's loop order decides
-// which: map_buffer_nest, buffer_nest.h).
+// tiles included), and their refill stalls, each next tile's first set counted as a refill (it
+// comes in as the tile before runs its last pass). Fill and drain: once for all the tiles when they
+// overlap across folds (the next tile's first fold is preloaded as a next fold is), else per fold;
+// fold_overhead per fold. The mapping reported (pixels_inner, channels_inner, order) is the first
+// shape's. What each tile reads into its registers is counted per tile here; an operand a tile's
+// registers hold whole stays there across the tiles that do not change it (the buffer level's loop
+// order decides which: map_buffer_nest, buffer_nest.h).
 struct ArrayTile {
   ArrayShape shape;
   double count = 1;

@@ -119,14 +119,15 @@ TEST(DsaModel, OneGemmOnOneEngine) {
   const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
   const EvaluationResult r = evaluate(g, p, load_hardware("atomic_mesh"));
   // Engine [0,0] sits on the west edge: HBM -> SRAM through its 8 B/cycle port, 50 cycles
-  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 414
-  // array cycles (384 steps + 30), but the operands (2048 + 1536 + 3072 B) need 832 port cycles,
-  // + 30: [498, 1360). y (3072 B) back to HBM: [1360, 1744) + 50 = 1794 cycles at 500 MHz.
+  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 582
+  // array cycles (384 steps, 168 of the partial sums' refill stall, refill_stall_test.cpp, + 30),
+  // but the operands (2048 + 1536 + 3072 B) need 832 port cycles, + 30: [498, 1360). y (3072 B)
+  // back to HBM: [1360, 1744) + 50 = 1794 cycles at 500 MHz.
   EXPECT_DOUBLE_EQ(r.latency_us, 1794.0 / 500);
   EXPECT_EQ(r.evaluator, "DSA model");
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 2048 + 1536 + 3072);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "sram"), 2 * (2048 + 1536 + 3072));
-  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 414.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 582.0 / 500);
   EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine"), 862.0 / 500);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "mac"), 98304 * 0.3);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "hbm"), 6656 * 8 * 7.0);
