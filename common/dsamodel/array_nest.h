@@ -80,26 +80,25 @@
 //
 // Register refills (kc): an operand whose registers hold a set of w of their R entries (the
 // weights, R = pe_weight_registers a PE; the partial sums, R = a column's) and change sets
-// several times (`passes`) preloads the next set while the current one is in use only into the
-// R - w registers it leaves free: double-buffered, no stall, while w <= R / 2. Above that the
-// other 2w - R of each refill cross the port only after the registers the last pass frees, within
-// the last pass of the loops irrelevant to the operand at the top of what its registers keep (the
-// cycles of those inner loops over the trips of the irrelevant loops at their top; none there:
-// each entry is freed as soon as it is used and the refill streams in behind the pass, bounded by
-// the port alone, so no stall beyond the port bound), and the array
-// waits for the rest: (passes - 1) x max(0, (2w - R) / w x refill bytes / bandwidth - last-pass
-// cycles), refill bytes the operand's port bytes over its passes (partial sums: written and read
-// back, finished outputs written), the port assumed the refill's alone in that window. w = R:
-// the whole refill waits (the same rule); R = 1 is left to the per-fold fill and drain below.
-// ZigZag (tools/validate_dsa README (g)) makes the whole refill wait once w > R / 2. The
-// cycles count this stall after the steps (`steps` stays the array's steps); the search's floors
-// leave it out (it is >= 0). Not under yx.
+// several times (`passes`) can preload the next set while the current one is in use only into
+// the R - w registers it leaves free. While w <= R / 2 that is all of it: double-buffered, no
+// stall. Above that the other 2w - R of each refill cross the port only after the registers the
+// last pass frees: within the last pass of the irrelevant loops at the top of what its registers
+// keep (the cycles of the loops inside the cut over the trips of those irrelevant loops), or the
+// array waits: per refill ceil(max(0, (2w - R) / w x refill bytes / bandwidth - last-pass cycles)),
+// refill bytes the operand's port bytes over its passes (partial sums: written and read back,
+// finished outputs written), the port assumed the refill's alone in that window; (passes - 1)
+// refills a nest. w = R: the whole refill waits (the same rule). No irrelevant loop at the top:
+// no stall (each entry is freed as soon as it is used and the refill streams in behind the pass,
+// which the port bound covers). R = 1 is left to the per-fold fill and drain below. ZigZag
+// (tools/validate_dsa README (g)) makes the whole refill wait once w > R / 2. The cycles add
+// this stall to the steps (`steps` stays the array's steps); the search's floors leave it out
+// (it is >= 0, so they stay lower bounds). Not under yx.
 //
 // Cycles: the steps and the refill stall, bounded below by the port (bytes read and written /
-// local bandwidth), plus
-// the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
-// overlap across folds when the stationary operand's registers hold two folds (kc: 2 weights
-// per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
+// local bandwidth), plus the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold.
+// Fill and drain overlap across folds when the stationary operand's registers hold two folds (kc: 2
+// weights per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
 // drains while the next starts): once per task; otherwise once per fold.
 #include <array>
 #include <cstdint>
