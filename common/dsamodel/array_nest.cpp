@@ -114,28 +114,25 @@ Refill refill_of(const Operand& x, const Nest& nest) {
   for (; i < nest.size(); ++i) {
     const Loop& l = nest[i];
     if (l.trips <= 1) continue;
-    if (!(x.relevant & (1u << l.dim))) {
-      period *= l.trips;
-      top_irrelevant *= l.trips;
+    const bool relevant = x.relevant & (1u << l.dim);
+    // The loop split: its inner part inside the pass, its outer part the first to change the set.
+    const double inside = !relevant || r.held * l.trips <= x.capacity
+                              ? l.trips
+                              : std::max(1.0, std::floor(x.capacity / r.held));
+    period *= inside;
+    if (!relevant) {
+      top_irrelevant *= inside;
       continue;
     }
-    if (r.held * l.trips <= x.capacity) {
-      r.held *= l.trips;
-      period *= l.trips;
-      top_irrelevant = 1;
-      continue;
-    }
-    // The split: its inner part inside the pass, its outer part the first loop that changes the
-    // set.
-    const double inside = std::max(1.0, std::floor(x.capacity / r.held));
     if (inside > 1) {
       r.held *= inside;
-      period *= inside;
       top_irrelevant = 1;
     }
-    r.passes = ceil_div_real(l.trips, inside);
-    ++i;
-    break;
+    if (inside < l.trips) {
+      r.passes = ceil_div_real(l.trips, inside);
+      ++i;
+      break;
+    }
   }
   // Every combination held (loaded once), or no irrelevant loop at the top (each entry freed
   // as soon as it is used: the refill streams in behind the pass, bounded by the port alone).
@@ -152,8 +149,7 @@ Refill refill_of(const Operand& x, const Nest& nest) {
 // `bw` bytes a cycle: its registers hold w = refill.held of R = capacity, so with R / 2 < w <= R
 // only R - w of the next set preload while the set is in use, and (2w - R) / w of each refill's
 // bytes cross after the registers the last pass frees, within that pass or stalling the array.
-// R = 1 is left to the fill and drain per fold (fill_and_drain: the next fold's weights not
-// preloaded).
+// R = 1 is left to fill_and_drain (the next fold's weights not preloaded).
 double stall_per_refill(const Refill& refill, double capacity, double groups, double bytes,
                         double bw) {
   const double w = refill.held, passes = groups * refill.passes;
