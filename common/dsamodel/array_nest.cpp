@@ -99,6 +99,65 @@ Fetches fetches_of(const Operand& x, const Nest& nest, const std::array<double, 
   return f;
 }
 
+// The register-refill stall of one operand (array_nest.h) over the nest: its registers hold `held`
+// combinations of capacity; the set changes `passes` times (1: no stall); the last pass of the
+// irrelevant loops at the top of what the registers keep takes `last_pass` cycles.
+struct Refill {
+  double held = 1, passes = 1, last_pass = 0;
+};
+
+// As fetches_of cuts the nest (without the sliding window: weights and partial sums only).
+Refill refill_of(const Operand& x, const Nest& nest) {
+  Refill r;
+  double period = 1, top_irrelevant = 1;
+  size_t i = 0;
+  for (; i < nest.size(); ++i) {
+    const Loop& l = nest[i];
+    if (l.trips <= 1) continue;
+    const bool relevant = x.relevant & (1u << l.dim);
+    // The loop split: its inner part inside the pass, its outer part the first to change the set.
+    const double inside = !relevant || r.held * l.trips <= x.capacity
+                              ? l.trips
+                              : std::max(1.0, std::floor(x.capacity / r.held));
+    period *= inside;
+    if (!relevant) {
+      top_irrelevant *= inside;
+      continue;
+    }
+    if (inside > 1) {
+      r.held *= inside;
+      top_irrelevant = 1;
+    }
+    if (inside < l.trips) {
+      r.passes = ceil_div_real(l.trips, inside);
+      ++i;
+      break;
+    }
+  }
+  // Every combination held (loaded once), or no irrelevant loop at the top (each entry freed
+  // as soon as it is used: the refill streams in behind the pass, bounded by the port alone).
+  if (r.passes <= 1 || top_irrelevant <= 1) {
+    r.passes = 1;
+    return r;
+  }
+  for (; i < nest.size(); ++i) r.passes *= nest[i].trips;
+  r.last_pass = period / top_irrelevant;
+  return r;
+}
+
+// The stall of each refill of `refill` (array_nest.h) when the operand's `bytes` cross a port of
+// `bw` bytes a cycle: its registers hold w = refill.held of R = capacity, so with R / 2 < w <= R
+// only R - w of the next set preload while the set is in use, and (2w - R) / w of each refill's
+// bytes cross after the registers the last pass frees, within that pass or stalling the array.
+// R = 1 is left to fill_and_drain (the next fold's weights not preloaded).
+double stall_per_refill(const Refill& refill, double capacity, double groups, double bytes,
+                        double bw) {
+  const double w = refill.held, passes = groups * refill.passes;
+  if (capacity < 2 || 2 * w <= capacity || refill.passes <= 1 || bw <= 0) return 0;
+  const double waiting = (2 * w - capacity) / w * (bytes / passes) / bw;
+  return std::max(0.0, std::ceil(waiting - refill.last_pass));  // whole cycles
+}
+
 // The distinct folds of one output axis over `n` PEs: the first, the interior ones, the one
 // before the last and the last, each with how many of the axis's folds it stands for. For
 // kernels up to 2n + 1 wide (pad <= n) the padding clips no fold but the first, the last and the
@@ -236,7 +295,7 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 
 double ArrayNest::cycles(double port_bandwidth, double other_port_bytes) const {
   const double port = port_bandwidth > 0 ? (port_bytes() + other_port_bytes) / port_bandwidth : 0;
-  return std::max(steps, std::ceil(port)) + fill_cycles;
+  return std::max(steps + refill_stall, std::ceil(port)) + fill_cycles;
 }
 
 namespace {
@@ -318,11 +377,13 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
       r.channels_inner = a.channels_inner;
       r.kernel_columns_inner = a.kernel_columns_inner;
       r.order = a.order;
+      r.refill_each = a.refill_each;
       first = false;
     }
     r.macs += t.count * a.macs;
     r.folds += t.count * a.folds;
     r.steps += t.count * a.steps;
+    r.refill_stall += t.count * (a.refill_stall + a.refill_each);
     r.weight_bytes += t.count * a.weight_bytes;
     r.input_bytes += t.count * a.input_bytes;
     r.output_bytes += t.count * a.output_bytes;
@@ -338,6 +399,7 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
         c.port_bytes += t.count * a.chunked[i].port_bytes;
         c.register_bits += t.count * a.chunked[i].register_bits;
         c.energy_pj += t.count * a.chunked[i].energy_pj;
+        c.refill_stall += t.count * (a.chunked[i].refill_stall + a.chunked[i].refill_each);
         c.weights_held += t.count * a.chunked[i].weights_held;
         c.inputs_held += t.count * a.chunked[i].inputs_held;
         c.sums_kept += t.count * a.chunked[i].sums_kept;
@@ -346,12 +408,17 @@ ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& s
       c.port_bytes *= t.count;
       c.register_bits *= t.count;
       c.energy_pj *= t.count;
+      c.refill_stall = t.count * (c.refill_stall + c.refill_each);
       c.weights_held *= t.count;
       c.inputs_held *= t.count;
       c.sums_kept *= t.count;
     }
     first_chunked = false;
   }
+  // Each tile's refills, and each next tile's first set as a refill too (it comes in as the
+  // tile before runs its last pass, as a next fold's weights do): all but the first tile's.
+  r.refill_stall -= r.refill_each;
+  for (ChunkedArray& c : r.chunked) c.refill_stall -= c.refill_each;
   if (r.folds > 0) r.fill_cycles = fill_and_drain(r.folds, spec);
   return r;
 }
@@ -401,6 +468,7 @@ struct NestSearch {
   // kc's sliding input window (array_nest.h): the kernel columns (1: not offered), the pixels a
   // step takes, the region's pixel columns, the stride and dilation along them.
   double fx = 1, pixels_per_step = 1, columns = 1, stride = 1, dilation = 1;
+  bool refills = false;  // kc: the weights' and partial sums' refill stall priced (array_nest.h)
 };
 
 // One split of the inner loops: the pixels' and output channels' inner trips, the kernel
@@ -428,6 +496,9 @@ double window_scale(const NestSearch& x, double p_in) {
 struct NestPrice {
   Fetches fw, fi, fo;
   double wb = 0, ib = 0, ob = 0, bits = 0, energy = 0, cycles = 0;
+  // kc: the weights' and partial sums' refill stall (array_nest.h), and of each refill (as a next
+  // tile's first set comes in).
+  double refill_stall = 0, refill_each = 0;
 };
 
 // The energy x cycles of `port` bytes through the port and `bits` register bits besides their
@@ -457,7 +528,15 @@ bool price_nest(const NestSearch& x, const Nest& nest, double window, double bou
   p.fi = fetches_of(x.in, nest, x.n, window);
   p.ib = x.groups * p.fi.fetches * x.vec_i * x.eb;
   const double port = p.wb + p.ib + p.ob;
-  p.cycles = std::max(x.steps, x.bw > 0 ? std::ceil((port + x.port_sharing) / x.bw) : 0);
+  if (x.refills) {
+    const Refill rw = refill_of(x.w, nest), ro = refill_of(x.out, nest);
+    const double sw = stall_per_refill(rw, x.w.capacity, x.groups, p.wb, x.bw);
+    const double so = stall_per_refill(ro, x.out.capacity, x.groups, p.ob, x.bw);
+    p.refill_each = sw + so;
+    p.refill_stall = (x.groups * rw.passes - 1) * sw + (x.groups * ro.passes - 1) * so;
+  }
+  p.cycles =
+      std::max(x.steps + p.refill_stall, x.bw > 0 ? std::ceil((port + x.port_sharing) / x.bw) : 0);
   // Registers: the PEs' (kc) or the broadcast (yx) weights and the rows' (kc) or PEs' (yx)
   // inputs read once per datum while it stays; every partial sum read and written per step;
   // every operand written once per fetch from the buffer.
@@ -494,6 +573,7 @@ NestSearch nest_search(const ArrayShape& s, const DsaSpec& spec, ArrayNest& r) {
     x.in.capacity = std::max(1.0, std::floor(spec.pe_input_registers / pixels_per_step));
     x.out.capacity = std::max(1.0, std::floor(spec.pe_output_registers / pixels_per_step));
     r.folds = s.groups * n[kK] * n[kC] * n[kT];
+    x.refills = true;
     if (s.kernel_columns > 1 && std::fmod(s.taps, s.kernel_columns) == 0) {
       x.fx = s.kernel_columns;
       x.pixels_per_step = pixels_per_step;
@@ -601,6 +681,8 @@ void search_split(const NestSearch& x, const Split& sp, double chunks, bool skip
     b.port_bytes = p.wb + p.ib + p.ob;
     b.register_bits = p.bits;
     b.energy_pj = p.energy;
+    b.refill_stall = p.refill_stall;
+    b.refill_each = p.refill_each;
     // An operand whose registers hold all of what a chunk selects is read once per chunk
     // (buffer_nest.h: the chunks select it); the partial sums the registers keep through
     // the chunks when they hold every output.
@@ -646,6 +728,20 @@ void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArra
                      chosen);
       }
   }
+  // The window's blocks of OX_b output columns that are not a power of two (7 or 14 on a 14-wide
+  // region, array_nest.h): with the window only, after every power of two (ties keep those). A
+  // block's window holds at least its OX_b / (pixels a step) trips, so none above the input
+  // registers' capacity is offered.
+  for (double p_in = 3; p_in <= std::min(n[kP], x.in.capacity); ++p_in) {
+    if (std::has_single_bit(static_cast<uint64_t>(p_in))) continue;
+    const double window = window_scale(x, p_in);
+    if (window <= 0) continue;
+    for (double k_in = 1; k_in <= n[kK] && p_in * k_in <= most_inner; k_in *= 2) {
+      const Split sp{p_in, k_in, x.fx, window};
+      search_split(x, sp, chunks, skip_single_trips, ob_floor, bound, best_edp, best_cycles, b,
+                   chosen);
+    }
+  }
 }
 
 // The energy x cycles of `b`'s loops under `chunks` reduction chunks: a bound for the search of
@@ -685,6 +781,8 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
   r.output_bytes = unchunked.ob;
   r.register_bits = b.register_bits;
   r.energy_pj = b.energy_pj;
+  r.refill_stall = b.refill_stall;
+  r.refill_each = b.refill_each;
   r.weights_held = b.weights_held;
   r.inputs_held = b.inputs_held;
   r.pixels_inner = b.pixels_inner;

@@ -26,7 +26,8 @@
 // moves over the taps (ShiDianNao), so a fold reads its input window once per channel when the
 // array's input registers hold it (else one input per PE per step).
 // The loops: the pixels and the output channels each split into an inner part (1, 2, 4, ...
-// trips, the pixels' innermost, together no more than the largest register file holds) and an
+// trips, and for the pixels with the sliding window below any block of whole output columns; the
+// pixels' innermost, together no more than the largest register file holds) and an
 // outer part; the outer parts, C and T in any of their 24 orders above them. Each operand keeps in
 // its registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
 // C, T; inputs: P, C, T; partial sums: P, K), splitting the first loop that does not fit, and is
@@ -41,9 +42,10 @@
 // stride + fx x dilation: matrix_shape reads FX, the stride and the dilation from the op's
 // iteration space). Where the pixels' inner part is a block of OX_b >= 2 output columns of one
 // row of the region's pixel grid (its trips x the pixels a step takes divide the region's
-// columns), the mapping may run all FX kernel columns as one more inner loop, above the output
-// channels' inner part (the taps' loop above then runs the FY kernel rows): a row's input
-// registers hold that block's sliding window, (OX_b - 1) x stride + (FX - 1) x dilation + 1
+// columns; any such OX_b, not only a power of two: 7 or 14 on a 14-wide region, where the powers
+// of two give 2 at most), the mapping may run all FX kernel columns as one more inner loop, above
+// the output channels' inner part (the taps' loop above then runs the FY kernel rows): a row's
+// input registers hold that block's sliding window, (OX_b - 1) x stride + (FX - 1) x dilation + 1
 // inputs where the taps as one loop hold OX_b x FX, and the inputs' fetches from the buffer are
 // scaled by window / (OX_b x FX) (each block's window read once per pass; the FX - 1 columns
 // that consecutive blocks share are read again, as ZigZag counts a loop block's data). Offered
@@ -51,8 +53,12 @@
 // partial sums as a reduction loop. Left open by the papers (MAESTRO's KC-Partition names the
 // spatial loops, not the temporal ones) and by ZigZag (LOMA orders OX and FX freely): ours
 // offers FX at this one position only (whole, innermost above the inner parts), no window along
-// the kernel rows (OY with FY), none under yx (its PEs pass a fold's window between them, above),
-// and OX_b a power of two as every pixels' inner part.
+// the kernel rows (OY with FY), and none under yx (its PEs pass a fold's window between them,
+// above). A pixels' inner part of other than a power of two trips is offered with the window only:
+// with the window the block must divide the row, which on 7-, 14-, 28- and 56-wide rows leaves the
+// powers of two 2, 4 or 8 at most; without it a block of other trips would only fill the registers
+// more closely (P12 in 12 input registers where P8), a refinement left out to keep those mappings
+// and the search's cost as they were.
 // The mapping with the least energy x cycles (the MACs', registers' and port's energy; ties: fewer
 // cycles; the port's cycles count the task's loads and stores that share it) is the one used: the
 // objective of every mapper of the model (and of ZigZag's search in tools/validate_dsa).
@@ -72,10 +78,27 @@
 // n = 1, 2, 4, ..., 64 (ArrayNest::chunked; a count above the reduction folds, which the buffer
 // level never asks for, takes the largest count's that is not).
 //
-// Cycles: the steps, bounded below by the port (bytes read and written / local bandwidth), plus
-// the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold. Fill and drain
-// overlap across folds when the stationary operand's registers hold two folds (kc: 2 weights
-// per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
+// Register refills (kc): an operand whose registers hold a set of w of their R entries (the
+// weights, R = pe_weight_registers a PE; the partial sums, R = a column's) and change sets
+// several times (`passes`) can preload the next set while the current one is in use only into
+// the R - w registers it leaves free. While w <= R / 2 that is all of it: double-buffered, no
+// stall. Above that the other 2w - R of each refill cross the port only after the registers the
+// last pass frees: within the last pass of the irrelevant loops at the top of what its registers
+// keep (the cycles of the loops inside the cut over the trips of those irrelevant loops), or the
+// array waits: per refill ceil(max(0, (2w - R) / w x refill bytes / bandwidth - last-pass cycles)),
+// refill bytes the operand's port bytes over its passes (partial sums: written and read back,
+// finished outputs written), the port assumed the refill's alone in that window; (passes - 1)
+// refills a nest. w = R: the whole refill waits (the same rule). No irrelevant loop at the top:
+// no stall (each entry is freed as soon as it is used and the refill streams in behind the pass,
+// which the port bound covers). R = 1 is left to the per-fold fill and drain below. ZigZag
+// (tools/validate_dsa README (g)) makes the whole refill wait once w > R / 2. The cycles add
+// this stall to the steps (`steps` stays the array's steps); the search's floors leave it out
+// (it is >= 0, so they stay lower bounds). Not under yx.
+//
+// Cycles: the steps and the refill stall, bounded below by the port (bytes read and written /
+// local bandwidth), plus the array's fill and drain (R + C - 2 cycles) and fold_overhead per fold.
+// Fill and drain overlap across folds when the stationary operand's registers hold two folds (kc: 2
+// weights per PE, the next fold's weights preloaded; yx: 2 partial sums per PE, the previous fold
 // drains while the next starts): once per task; otherwise once per fold.
 #include <array>
 #include <cstdint>
@@ -119,6 +142,8 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 
 struct ChunkedArray {
   double port_bytes = 0, register_bits = 0, energy_pj = 0;
+  double refill_stall = 0;  // cycles the array waits for register refills (kc; above)
+  double refill_each = 0;   // of one refill (a tiled nest: its first tile's)
   // Of its weight and input bytes, an operand's when its registers hold all of what one chunk
   // selects (read once per chunk: it can stay across buffer tiles that change neither it nor the
   // chunk, buffer_nest.h's rule with the reduction loop selecting it; unchunked, as
@@ -134,6 +159,8 @@ struct ArrayNest {
   double macs = 0;
   double folds = 0;
   double steps = 0;          // cycles the array computes (all folds)
+  double refill_stall = 0;   // cycles it waits for its register refills (kc; above)
+  double refill_each = 0;    // of one refill (a tiled nest: its first tile's)
   double fill_cycles = 0;    // fill and drain (and fold_overhead)
   double weight_bytes = 0;   // read from the local buffer into the registers
   double input_bytes = 0;    // read from the local buffer into the registers
@@ -154,7 +181,7 @@ struct ArrayNest {
   double kernel_columns_inner = 1;  // the next (kc): the kernel columns (all of them) or 1
   std::array<char, 4> order{'P', 'K', 'C', 'T'};  // the loops above them, inner to outer
   double port_bytes() const { return weight_bytes + input_bytes + output_bytes; }
-  double array_cycles() const { return steps + fill_cycles; }
+  double array_cycles() const { return steps + refill_stall + fill_cycles; }
   // The cycles on the array with `other_port_bytes` more through the same port (DMA fills and
   // stores of the task): the port and the array overlap, the longer one counts.
   double cycles(double port_bandwidth, double other_port_bytes = 0) const;
@@ -167,12 +194,13 @@ ArrayNest array_nest(const ArrayShape& s, const DsaSpec& spec);
 // under kc uses 1 of the array's columns, one of 7 x 7 pixels under yx 49 of its PEs), with its
 // own best mapping; the tiles' steps, folds, port bytes, register bits and energy are summed
 // (`tiles`: each distinct tile shape, the interior one first, and how many tiles have it, edge
-// tiles included). Fill and drain: once for all the tiles when they overlap across folds (the
-// next tile's first fold is preloaded as a next fold is), else per fold; fold_overhead per fold.
-// The mapping reported (pixels_inner, channels_inner, order) is the first shape's. What each tile
-// reads into its registers is counted per tile here; an operand a tile's registers hold whole
-// stays there across the tiles that do not change it (the buffer level's loop order decides
-// which: map_buffer_nest, buffer_nest.h).
+// tiles included), and their refill stalls, each next tile's first set counted as a refill (it
+// comes in as the tile before runs its last pass). Fill and drain: once for all the tiles when they
+// overlap across folds (the next tile's first fold is preloaded as a next fold is), else per fold;
+// fold_overhead per fold. The mapping reported (pixels_inner, channels_inner, order) is the first
+// shape's. What each tile reads into its registers is counted per tile here; an operand a tile's
+// registers hold whole stays there across the tiles that do not change it (the buffer level's loop
+// order decides which: map_buffer_nest, buffer_nest.h).
 struct ArrayTile {
   ArrayShape shape;
   double count = 1;

@@ -182,7 +182,7 @@ double price_order(const NestProblem& p, const DsaSpec& spec, const Pricing& c,
   // The first tile's loads come before any compute and the last tile's store after it.
   double edges = p.out_tile;
   for (const NestInput& x : p.inputs) edges += split && x.reduced ? x.tile / ch : x.tile;
-  b.steps = p.array.steps + p.other_cycles;
+  b.steps = p.array.steps + a.refill_stall + p.other_cycles;
   b.port = array_port + p.other_port_bytes + moved;
   b.dram = dram_moved;
   b.staged = staged;
@@ -346,7 +346,8 @@ double nest_edp_floor(const NestProblem& p, const DsaSpec& spec, double out_tile
   double moved = p.out_bytes;
   for (const NestInput& x : p.inputs) moved += x.needed;
   // The array's part (`p.array`, the task's whole part as one tile): its steps and fill and
-  // drain, which tiles rounded up to folds only add to, and its MACs' energy; not its port
+  // drain, which tiles rounded up to folds only add to, and its MACs' energy; not its refill
+  // stall (array_nest.h: >= 0, and a tile's own mapping can undercut it), nor its port
   // bytes and register energy, which tiles whose registers keep an operand can undercut.
   const double port = bw > 0 ? std::ceil((p.other_port_bytes + moved) / bw) : 0;
   const double dram = share > 0 ? moved / share : 0;

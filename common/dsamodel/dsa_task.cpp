@@ -258,6 +258,7 @@ UntiledDemand untiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
       d.array_mapping = array_mapping_name(u.array);
       d.matrix_cycles += u.array.array_cycles();
       d.fill_cycles += u.array.fill_cycles;
+      d.refill_stall += u.array.refill_stall;
       d.operand_bytes += u.array.port_bytes() * nd;
       d.register_bits += u.array.register_bits * nd;
       d.macs += u.array.macs * nd;
@@ -640,9 +641,10 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
   if (u.matrix >= 0) {  // the array level over the tiles (tiles_array_nest)
     const ArrayNest& a = tp.prob.array;
     const double nd = static_cast<double>(d.units.size());
-    d.matrix_cycles = a.array_cycles();
-    d.fill_cycles = a.fill_cycles;
     const ChunkedArray& c = a.chunked[m.array_chunks];
+    d.matrix_cycles = a.steps + c.refill_stall + a.fill_cycles;  // the chosen chunks' stall
+    d.fill_cycles = a.fill_cycles;
+    d.refill_stall = c.refill_stall;
     d.operand_bytes = (c.port_bytes - m.array_saved + m.array_sums) * nd + u.other_port * nd;
     d.register_bits = (c.register_bits - 8 * m.array_saved + 8 * m.array_sums) * nd;
     ArrayNest named = a;  // the mapping under the chosen reduction chunks

@@ -39,6 +39,7 @@ struct DsaTaskDemand {
   // tiles, each its own array nest, tiled_array_nest).
   double matrix_cycles = 0;
   double fill_cycles = 0;    // per unit: the fill and drain part of matrix_cycles
+  double refill_stall = 0;   // per unit: the array's register-refill stall part (array_nest.h)
   double vector_cycles = 0;  // per unit
   double move_cycles = 0;    // per unit
   double macs = 0;           // all units together

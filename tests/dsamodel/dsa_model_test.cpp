@@ -119,14 +119,15 @@ TEST(DsaModel, OneGemmOnOneEngine) {
   const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
   const EvaluationResult r = evaluate(g, p, load_hardware("atomic_mesh"));
   // Engine [0,0] sits on the west edge: HBM -> SRAM through its 8 B/cycle port, 50 cycles
-  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 414
-  // array cycles (384 steps + 30), but the operands (2048 + 1536 + 3072 B) need 832 port cycles,
-  // + 30: [498, 1360). y (3072 B) back to HBM: [1360, 1744) + 50 = 1794 cycles at 500 MHz.
+  // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 582
+  // array cycles (384 steps, 168 of the partial sums' refill stall, refill_stall_test.cpp, + 30),
+  // but the operands (2048 + 1536 + 3072 B) need 832 port cycles, + 30: [498, 1360). y (3072 B)
+  // back to HBM: [1360, 1744) + 50 = 1794 cycles at 500 MHz.
   EXPECT_DOUBLE_EQ(r.latency_us, 1794.0 / 500);
   EXPECT_EQ(r.evaluator, "DSA model");
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "hbm"), 2048 + 1536 + 3072);
   EXPECT_DOUBLE_EQ(value_of(r.bytes_by_level, "sram"), 2 * (2048 + 1536 + 3072));
-  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 414.0 / 500);
+  EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "matrix"), 582.0 / 500);
   EXPECT_DOUBLE_EQ(value_of(r.busy_us_by_unit, "engine"), 862.0 / 500);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "mac"), 98304 * 0.3);
   EXPECT_DOUBLE_EQ(value_of(r.energy_pj_by_component, "hbm"), 6656 * 8 * 7.0);
@@ -716,12 +717,16 @@ TEST(DsaModel, TheLayerSplitTestPlanIsValidAndFitsEveryBuffer) {
 // features.10 and features.21-25, no longer bound by the array's port, drop their reduction
 // chunks at 256 KiB (16 tiles -> 8; 1.4% and 0.7% fewer nest cycles by the mapper's estimate)
 // and the timeline's fill and drain grows (each 1.6% slower): 30364.2 us at 128 KiB, 30402.3 at
-// 256 KiB (+0.13%).
+// 256 KiB (+0.13%). Since the window of any OX_b (7 output columns, array_nest.h) the same on
+// more layers, at 2e-3 and 4e-3: ResNet-50's layer1.x and layer2.x conv2 and layer4.0.downsample.0
+// halve their reduction chunks at 64 KiB (layer1's 135799 -> 134783 nest cycles), 18208.80 us at
+// 32 KiB, 18229.24 at 64 KiB (+0.11%); VGG-19's features.12-16 and features.21-25 at 256 KiB
+// (features.12's 545700 -> 542500), 28518.44 us at 128 KiB, 28605.50 at 256 KiB (+0.31%).
 TEST(DsaModel, APlanMadeForASmallerBufferIsNotSlowerOnALargerOne) {
   for (const DsaSpec& base : {mesh(), load_dsa_spec("stcp920")})
     for (const char* model : {"resnet50", "vgg19"}) {
       const bool vgg19 = std::string(model) == "vgg19";
-      const double slack = !base.global_level.empty() ? 1e-4 : vgg19 ? 2e-3 : 1e-3;
+      const double slack = !base.global_level.empty() ? 1e-4 : vgg19 ? 4e-3 : 2e-3;
       const Graph g = build_zoo_model(model);
       const Plan p = layer_split_test_plan(g, dsa_with_local_bytes(base, 16 * 1024), base.units());
       double previous = INFINITY;

@@ -116,6 +116,80 @@ TEST(DsaLadder, AStrideTwoWindowSpansTwiceTheOutputColumnsKC) {
   EXPECT_EQ(a.cycles(spec.local_bandwidth()), 1280 + 30);
 }
 
+// A window of 7 output columns (array_nest.h: any block of whole output columns of a row, not only
+// a power of two). The 3x3 convolution of pad 1, 16 -> 16 channels on 7 x 7 pixels: 49 pixel steps
+// x 9 taps = 441 steps. No power of two but 1 divides the 7 columns, so before the window of 7 the
+// taps ran as one loop (as the stride-2 test below: 7056 input bytes). A block of the row's 7
+// columns with the 3 kernel columns inside: a row's registers hold (7 - 1) + (3 - 1) + 1 = 9 <= 12
+// inputs where the taps as one loop hold 21, so the inputs' fetches scale by 9 / 21: 441 x 16 x 9 /
+// 21 = 3024 bytes (7 output rows x 3 kernel rows, each a window of 9 input columns x 16 channels).
+// The weights (2304) fit the 224 registers and are read once; the outputs (49 x 16 = 784) are
+// written once with the output rows above the kernel rows (KCTP: a row's 7 partial sums stay
+// through its 3 kernel rows). 6112 bytes through the port: 764 cycles on 441 steps (+ 30 of fill
+// and drain). Register bits: a weight read once per 7 pixels (441 / 7 x 256 = 16128), an input
+// per step (441 x 16 = 7056), 23184 x 8 = 185472; every partial sum read and written per step, 2 x
+// 441 x 16 x 32 = 451584; the port's bytes written once, 48896: 685952 bits.
+TEST(DsaLadder, ASevenWideRowSlidesAWindowOfSevenColumnsKC) {
+  const DsaSpec spec = ladder_engine();
+  const ArrayNest a = array_nest(
+      matrix_shape(window_conv(7, 7, 3, 1, 1), 0, {{0, 1}, {0, 16}, {0, 7}, {0, 7}}, spec), spec);
+  EXPECT_EQ(a.steps, 441);
+  EXPECT_EQ(a.pixels_inner, 7);
+  EXPECT_EQ(a.channels_inner, 1);
+  EXPECT_EQ(a.kernel_columns_inner, 3);
+  EXPECT_EQ(nest_order(a), "KCTP");
+  EXPECT_EQ(a.weight_bytes, 2304);
+  EXPECT_EQ(a.input_bytes, 3024);
+  EXPECT_EQ(a.output_bytes, 784);
+  EXPECT_EQ(a.register_bits, 685952);
+  EXPECT_EQ(a.cycles(spec.local_bandwidth()), 764 + 30);
+}
+
+// On 14 x 14 pixels the blocks that divide the row are 2, 7 and 14 columns: 14's window, 13 + 2 +
+// 1 = 16 inputs, is over the 12 registers; 2's holds 4 of 6 (inputs 1764 x 16 x 4 / 6 = 18816
+// bytes), 7's 9 of 21: 1764 x 16 x 9 / 21 = 12096 bytes (14 rows x 2 blocks x 3 kernel rows x 9 x
+// 16), chosen. With the weights once (2304) and the outputs once (196 x 16 = 3136): 17536 bytes,
+// 2192 cycles on 1764 steps (+ 30); P2's window would take 24256 bytes, 3032 cycles. Register bits:
+// weights 1764 / 7 x 256 = 64512 reads, inputs 1764 x 16 = 28224, 92736 x 8 = 741888; partial sums
+// 2 x 1764 x 16 x 32 = 1806336; the port 8 x 17536 = 140288: 2688512 bits.
+TEST(DsaLadder, AFourteenWideRowTakesTheSevenColumnWindowOverTheTwoKC) {
+  const DsaSpec spec = ladder_engine();
+  const ArrayNest a = array_nest(
+      matrix_shape(window_conv(14, 14, 3, 1, 1), 0, {{0, 1}, {0, 16}, {0, 14}, {0, 14}}, spec),
+      spec);
+  EXPECT_EQ(a.steps, 1764);
+  EXPECT_EQ(a.pixels_inner, 7);
+  EXPECT_EQ(a.kernel_columns_inner, 3);
+  EXPECT_EQ(nest_order(a), "KCTP");
+  EXPECT_EQ(a.weight_bytes, 2304);
+  EXPECT_EQ(a.input_bytes, 12096);
+  EXPECT_EQ(a.output_bytes, 3136);
+  EXPECT_EQ(a.register_bits, 2688512);
+  EXPECT_EQ(a.cycles(spec.local_bandwidth()), 2192 + 30);
+}
+
+// Stride 2 onto 7 x 7 outputs (from 14 x 14 inputs): the 7-column block's window spans (7 - 1) x 2
+// + 3 = 15 inputs, over a row's 12 registers, so it is not offered, and no other block divides the
+// 7 columns: the taps run as one loop, each input read once per pixel and tap, 441 x 16 = 7056
+// bytes. The mapping P16 K1 KCTP (the partial sums of 16 pixels stay through the taps, a weight
+// read once per 16 pixels): 2304 + 7056 + 784 = 10144 port bytes, 1268 cycles (+ 30); register
+// bits: weights 441 / 16 x 256 = 7056 reads, inputs 7056, 14112 x 8 = 112896; partial sums 451584;
+// the port 81152: 645632 bits.
+TEST(DsaLadder, ASevenColumnWindowOverTheRegistersIsNotOfferedKC) {
+  const DsaSpec spec = ladder_engine();
+  const ArrayNest a = array_nest(
+      matrix_shape(window_conv(14, 14, 3, 2, 1), 0, {{0, 1}, {0, 16}, {0, 7}, {0, 7}}, spec), spec);
+  EXPECT_EQ(a.steps, 441);
+  EXPECT_EQ(a.pixels_inner, 16);
+  EXPECT_EQ(a.kernel_columns_inner, 1);
+  EXPECT_EQ(nest_order(a), "KCTP");
+  EXPECT_EQ(a.weight_bytes, 2304);
+  EXPECT_EQ(a.input_bytes, 7056);
+  EXPECT_EQ(a.output_bytes, 784);
+  EXPECT_EQ(a.register_bits, 645632);
+  EXPECT_EQ(a.cycles(spec.local_bandwidth()), 1268 + 30);
+}
+
 // No kernel columns, no window: a 1x1 convolution 16 -> 16 on 8 x 8 and the GEMM [64, 16] x
 // [16, 16] are one problem (64 pixel steps, one fold each way) and price as before the window:
 // each operand read once, 256 weight, 1024 input and 1024 output bytes, 288 cycles (+ 30); the

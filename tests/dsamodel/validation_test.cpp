@@ -131,7 +131,7 @@ Priced price(const Layer& l, const DsaSpec& spec) {
   // The array level as the task's demand prices it (array_nest.h): each buffer tile its own
   // array nest, the steps summed over the tiles, the first tile's mapping (tools/validate_dsa
   // gives it to ZigZag).
-  q.array_steps = d.matrix_cycles - d.fill_cycles;
+  q.array_steps = d.matrix_cycles - d.fill_cycles - d.refill_stall;
   q.nest += ", array " + d.array_mapping + " steps " +
             std::to_string(static_cast<int64_t>(q.array_steps)) + ", tiles " +
             std::to_string(d.tiles);
@@ -278,18 +278,30 @@ std::map<std::string, double> errors(Basis basis, bool exact_only) {
 // only; 0.841, 0.767 and 0.672 before both: layer3.1.conv1, x5, 0.566, unmoved at 8, and
 // layer3.0.conv2, 0.554) and 0.923 on VGG-19 (1.013 before the window, 0.918 with it at 8 on 11;
 // 1.008, 0.923, 0.549: features.21, x3, 0.750, features.28, x4, 0.787): with the window ours is
-// the faster on most 3x3 layers. ZigZag is the faster on four KC-P pairs (kOwnSearchFaster).
-// YX-P: against LOMA at lpf_limit 6 and 7 (all 36 pairs) ours is 0.421 and 0.482 of its cycles
-// (0.412 and 0.346 at 6 alone), and 0.737 of its DRAM bytes on VGG-19 (0.982 at 6: at 7 ZigZag's
-// features.21, x3, takes 0.41 of its cycles at 6 and reads 54.1 MB from DRAM where it read 20.4).
-// `best`: ZigZag's best known mapping, per pair the lower energy x cycles by ZigZag of its own
-// search's and ours (ours on 33 of the 72 pairs: 18 of the 36 KC-P, 15 before the window, 23
-// with it at 8 on 11 pairs; 15 of the 36 YX-P, 17 at lpf 6). On the same mapping: YX-P
-// ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a
-// 14 x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so ZigZag re-reads the
-// whole input from DRAM per output-channel loop); SRAM energy, ZigZag's partial-sum words (e in
-// the README: every chunk read and written at 32 bits, ours 7 bytes less per output) and word
-// accesses (c).
+// the faster on most 3x3 layers. With windows of any OX_b that divides the row (7 columns on 7-,
+// 14-, 28- and 56-wide rows; README (d)), 0.895 and 0.874 (13 KC-P 3x3 pairs take OX_b = 7:
+// features.21 0.706, features.28 0.700, layer3.1.conv2, x5, 0.848), and on the same mapping
+// ZigZag's cycles of our new mappings are 1/0.922 of ours on VGG-19 (1/1.008 before): its
+// register files double-buffered only at half their size stall their refills (features.10: a
+// PE's weights 144 of 224, (4,608 - 1,008) x 255 = 918,000 stall cycles, where the mapping before
+// held 72 and its 239,436 were the port's total; README (g): 0.998 with ZigZag's registers
+// double-buffered, 0.992 with their spare registers prefetching, ours lacking a refill stall of
+// 6-7% on features.10, .7 and layer2.1.conv2). With that stall in ours (array_nest.h, README
+// (g): the 2w - R of a set of w in R registers wait for the last pass; features.10 265,200 cycles
+// where ZigZag's rule gives 918,000) ours is 0.918 and 0.884 of ZigZag's own search's cycles
+// (layer3.1.conv2, x5, and layer3.0.conv2 take other tiles) and 0.983 and 0.932 of its cycles on
+// the same mapping. ZigZag is the faster on four KC-P pairs (kOwnSearchFaster). YX-P: against LOMA
+// at lpf_limit 6 and 7 (all 36 pairs) ours is 0.421 and 0.482 of its cycles (0.412 and 0.346 at 6
+// alone), and 0.737 of its DRAM bytes on VGG-19 (0.982 at 6: at 7 ZigZag's features.21, x3, takes
+// 0.41 of its cycles at 6 and reads 54.1 MB from DRAM where it read 20.4). `best`: ZigZag's best
+// known mapping, per pair the lower energy x cycles by ZigZag of its own search's and ours (ours on
+// 35 of the 72 pairs: 20 of the 36 KC-P, 18 with windows of powers of two only, 15 before the
+// window, 23 with it at 8 on 11 pairs; 15 of the 36 YX-P, 17 at lpf 6). On the same mapping: YX-P
+// ResNet-50 DRAM bytes 0.729, the script's rounding (i) on layer3.1.conv1 and layer4.0.conv1 (a 14
+// x 7 tile one fold of ZigZag's whole 14 x 14 nest: no pixel loop, so ZigZag re-reads the whole
+// input from DRAM per output-channel loop); SRAM energy, ZigZag's partial-sum words (e in the
+// README: every chunk read and written at 32 bits, ours 7 bytes less per output) and word accesses
+// (c).
 struct Declared {
   const char* key;  // dataflow.quantity.statistic
   double goal;      // the issue's
@@ -298,27 +310,27 @@ struct Declared {
   double best;      // declared, ZigZag's best known mapping (its own search's or ours, by its EDP)
 };
 constexpr Declared kDeclared[] = {
-    {"kc.cycles.median", 0.10, 0.08, 0.04, 0.05},
-    {"kc.cycles.resnet50", 0.05, 0.09, 0.04, 0.02},
-    {"kc.cycles.vgg19", 0.05, 0.08, 0.01, 0.02},
+    {"kc.cycles.median", 0.10, 0.08, 0.04, 0.07},
+    {"kc.cycles.resnet50", 0.05, 0.09, 0.02, 0.01},
+    {"kc.cycles.vgg19", 0.05, 0.12, 0.07, 0.06},
     {"yx.cycles.median", 0.10, 0.09, 0.04, 0.02},
     {"yx.cycles.resnet50", 0.05, 0.58, 0.05, 0.01},
     {"yx.cycles.vgg19", 0.05, 0.52, 0.04, 0.02},
-    {"kc.dram_bytes.median", 0.15, 0.13, 0.01, 0.01},
-    {"kc.dram_bytes.resnet50", 0.15, 0.14, 0.02, 0.09},
-    {"kc.dram_bytes.vgg19", 0.15, 0.22, 0.01, 0.01},
+    {"kc.dram_bytes.median", 0.15, 0.08, 0.01, 0.01},
+    {"kc.dram_bytes.resnet50", 0.15, 0.12, 0.02, 0.08},
+    {"kc.dram_bytes.vgg19", 0.15, 0.18, 0.01, 0.02},
     {"yx.dram_bytes.median", 0.15, 0.01, 0.01, 0.01},
     {"yx.dram_bytes.resnet50", 0.15, 0.06, 0.28, 0.05},
     {"yx.dram_bytes.vgg19", 0.15, 0.27, 0.04, 0.04},
-    {"kc.register_pj.median", 0.15, 0.14, 0.01, 0.01},
-    {"kc.register_pj.resnet50", 0.15, 0.06, 0.14, 0.01},
-    {"kc.register_pj.vgg19", 0.15, 0.11, 0.01, 0.02},
+    {"kc.register_pj.median", 0.15, 0.03, 0.01, 0.01},
+    {"kc.register_pj.resnet50", 0.15, 0.12, 0.13, 0.09},
+    {"kc.register_pj.vgg19", 0.15, 0.01, 0.01, 0.01},
     {"yx.register_pj.median", 0.15, 0.01, 0.01, 0.01},
     {"yx.register_pj.resnet50", 0.15, 0.05, 0.01, 0.01},
     {"yx.register_pj.vgg19", 0.15, 0.11, 0.01, 0.01},
-    {"kc.sram_pj.median", 0.15, 0.09, 0.01, 0.02},
-    {"kc.sram_pj.resnet50", 0.15, 0.15, 0.03, 0.06},
-    {"kc.sram_pj.vgg19", 0.15, 0.16, 0.02, 0.03},
+    {"kc.sram_pj.median", 0.15, 0.12, 0.01, 0.02},
+    {"kc.sram_pj.resnet50", 0.15, 0.14, 0.01, 0.04},
+    {"kc.sram_pj.vgg19", 0.15, 0.19, 0.04, 0.04},
     {"yx.sram_pj.median", 0.15, 0.27, 0.05, 0.03},
     {"yx.sram_pj.resnet50", 0.15, 0.67, 0.09, 0.02},
     {"yx.sram_pj.vgg19", 0.15, 0.73, 0.11, 0.02},
@@ -341,12 +353,17 @@ struct SlowerPair {
 // layer2.1.conv2 1.344 -> 1.042, features.10 1.268 -> 1.034, features.19 1.159 -> 0.962,
 // layer3.1.conv2 1.094 -> 0.957; layer2.0.conv2 1.133 -> 0.717, its ZigZag row at lpf 8 a lower
 // energy x cycles at more cycles). The window does not move the three 1x1 and 3x3 pairs where
-// ZigZag's search at lpf 8 is faster.
+// ZigZag's search at lpf 8 is faster. With windows of any OX_b (7 output columns on 7-, 14-, 28-
+// and 56-wide rows, not only powers of two) VGG-19's features.12 is within it too (1.082 ->
+// 0.969: P7 K1 FX3 on 28 x 14 tiles where P8 on 4 x 56). With the register-refill stall
+// (array_nest.h) ResNet-50's layer2.1.conv2 is over it again (1.039 -> 1.109): ours keeps P7 K2
+// (144 weights a PE of 224, 6.7% of refill stall), ZigZag's mapping at lpf 7 holds 72 (C8 FX3
+// FY3 under OX7), double-buffered; why our search keeps K2 (energy x cycles) is not checked.
 constexpr SlowerPair kOwnSearchFaster[] = {
-    {"features.12", "kc", 1.09},            // 1.082 (1.185 before the window): lpf 8
     {"layer3.0.downsample.0", "kc", 1.23},  // 1.226: lpf_limit 8
     {"layer4.1.conv1", "kc", 1.13},         // 1.121: lpf_limit 8
     {"layer4.0.conv2", "kc", 1.09},         // 1.081: lpf_limit 8
+    {"layer2.1.conv2", "kc", 1.11},         // 1.109 (1.039 before the refill stall): lpf 7
     {"conv1", "yx", 1.14},                  // 1.132 (0.289 at lpf 6): lpf 7
     {"layer3.0.conv2", "yx", 1.13},         // 1.122 (1.000 at lpf 6): lpf 7
 };
@@ -406,7 +423,9 @@ struct SramDifference {
 };
 constexpr SramDifference kSameMappingSramDifferences[] = {
     {"classifier.0", "yx", 0.18},    // word accesses (c)
+    {"features.12", "kc", 0.09},     // 0.914: order R>1>23, as features.19 (e)
     {"features.19", "kc", 0.09},     // partial sums at 32 bits (e), order 23>R>1
+    {"layer4.1.conv2", "kc", 0.09},  // 1.080, ours the higher: order R>1, not checked byte by byte
     {"layer3.1.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.0.conv1", "kc", 0.12},  // partial sums at 32 bits (e)
     {"layer4.1.conv1", "yx", 0.09},  // partial sums at 32 bits (e) and word accesses (c)
@@ -476,7 +495,10 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
-// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 36 (17 of
+// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 38 (19 of
+// the 40 exact) with windows of any OX_b (README (d)): ResNet-50's KC-P layer4.1.conv2 (1.201 ->
+// 0.859), VGG-19's features.5 (1.073 -> 0.846) join, features.10 (1.046 -> 1.194) and
+// features.19 (1.151 -> 1.141) stay ZigZag's. Before, with powers of two only: 36 (17 of
 // the 39 exact; 40 against YX-P's search at lpf 6 only: at 7 it wins on four more YX-P pairs,
 // within 2%: ResNet-50's conv1 1.006x, layer2.0.downsample.0 1.017x, layer2.1.conv1 1.016x,
 // layer3.0.conv1 1.017x). Before (YX-P at 6), 37 (11 of 28) without kc's sliding input window
@@ -500,7 +522,7 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // features.28: 1.19x, 1.35x), word accesses (YX-P classifier.0, 1.02x) and YX-P's classifier.6
 // (1.47x: the script drops our inner loop of 16 output channels, which does not divide the tile's
 // 125).
-constexpr size_t kOurMappingEdpNotWorse = 36, kOurMappingEdpNotWorseExact = 17;
+constexpr size_t kOurMappingEdpNotWorse = 38, kOurMappingEdpNotWorseExact = 19;
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
   for (const Pair& p : pairs()) {
