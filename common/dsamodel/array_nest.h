@@ -26,8 +26,8 @@
 // moves over the taps (ShiDianNao), so a fold reads its input window once per channel when the
 // array's input registers hold it (else one input per PE per step).
 // The loops: the pixels and the output channels each split into an inner part (1, 2, 4, ...
-// trips, and for the pixels with the sliding window below any block of whole output columns; the
-// pixels' innermost, together no more than the largest register file holds) and an
+// trips, and for the pixels with the sliding window below also any block of whole output
+// columns; the pixels' innermost, together no more than the largest register file holds) and an
 // outer part; the outer parts, C and T in any of their 24 orders above them. Each operand keeps in
 // its registers the innermost loops whose combinations of its relevant dimensions fit (weights: K,
 // C, T; inputs: P, C, T; partial sums: P, K), splitting the first loop that does not fit, and is
@@ -87,10 +87,16 @@
 // keep (the cycles of the loops inside the cut over the trips of those irrelevant loops), or the
 // array waits: per refill ceil(max(0, (2w - R) / w x refill bytes / bandwidth - last-pass cycles)),
 // refill bytes the operand's port bytes over its passes (partial sums: written and read back,
-// finished outputs written), the port assumed the refill's alone in that window; (passes - 1)
-// refills a nest. w = R: the whole refill waits (the same rule). No irrelevant loop at the top:
-// no stall (each entry is freed as soon as it is used and the refill streams in behind the pass,
-// which the port bound covers). R = 1 is left to the per-fold fill and drain below. ZigZag
+// finished outputs written), the port assumed the refill's alone in that window;
+// groups x passes - 1 refills a nest (an operand that holds one set per group, passes = 1, is
+// charged none, also between groups, though each group brings a new set: a simplification).
+// w = R: the whole refill waits (the same rule). No irrelevant loop at the top: no stall (each
+// entry is freed as soon as it is used and the refill streams in behind the pass, which the port
+// bound covers). R = 1: the weights are left to the per-fold fill and drain below; partial sums
+// in fewer than two registers are charged no stall, there or here (the shipped configs have 24 a
+// column). A tiled nest (tiled_array_nest) counts each tile's refills and each next tile's first
+// set as one more, less one refill of the first tile listed (not necessarily the first to run:
+// off by at most the difference of two tiles' refills). ZigZag
 // (tools/validate_dsa README (g)) makes the whole refill wait once w > R / 2. The cycles add
 // this stall to the steps (`steps` stays the array's steps); the search's floors leave it out
 // (it is >= 0, so they stay lower bounds). Not under yx.
@@ -143,7 +149,7 @@ ArrayShape matrix_shape(const Graph& g, int op, const Region& region, const DsaS
 struct ChunkedArray {
   double port_bytes = 0, register_bits = 0, energy_pj = 0;
   double refill_stall = 0;  // cycles the array waits for register refills (kc; above)
-  double refill_each = 0;   // of one refill (a tiled nest: its first tile's)
+  double refill_each = 0;   // of one refill (a tiled nest: its first listed tile's)
   // Of its weight and input bytes, an operand's when its registers hold all of what one chunk
   // selects (read once per chunk: it can stay across buffer tiles that change neither it nor the
   // chunk, buffer_nest.h's rule with the reduction loop selecting it; unchunked, as
@@ -160,7 +166,7 @@ struct ArrayNest {
   double folds = 0;
   double steps = 0;          // cycles the array computes (all folds)
   double refill_stall = 0;   // cycles it waits for its register refills (kc; above)
-  double refill_each = 0;    // of one refill (a tiled nest: its first tile's)
+  double refill_each = 0;    // of one refill (a tiled nest: its first listed tile's)
   double fill_cycles = 0;    // fill and drain (and fold_overhead)
   double weight_bytes = 0;   // read from the local buffer into the registers
   double input_bytes = 0;    // read from the local buffer into the registers

@@ -309,6 +309,16 @@ struct Declared {
   double same;      // declared, the same mapping (all 72 pairs)
   double best;      // declared, ZigZag's best known mapping (its own search's or ours, by its EDP)
 };
+// kc.register_pj.resnet50 (own 0.12, same 0.13, best 0.09; 0.06, 0.14, 0.01 with windows of
+// powers of two): ours is 0.883 of ZigZag's register energy on its own search, 0.876 on the same
+// mapping, 0.917 on its best known. Own: the 1x1 pairs where ours reads the registers less on
+// another mapping, layer4.0.conv3 (x3, 0.547 of ZigZag's), layer1.0.downsample.0 (x4, 0.710),
+// layer4.0.downsample.0 (0.472), layer1.1.conv1 (x2, 0.542), layer2.0.conv1 (0.548), each 0.017-
+// 0.026 off the total; with windows of any OX_b the 3x3 pairs that were above ZigZag's (0.98-1.48)
+// came to 0.98-1.03 and no longer offset them (why ours is lower on those 1x1 mappings: not
+// checked). Same: those pairs again and layer3.0.conv2, whose tiles changed with the refill stall
+// (not exact, ours 0.544 of ZigZag's register energy, 0.019 off the total; not checked byte by
+// byte). Best: per pair the own or the same mapping's ratio, so the same pairs.
 constexpr Declared kDeclared[] = {
     {"kc.cycles.median", 0.10, 0.08, 0.04, 0.07},
     {"kc.cycles.resnet50", 0.05, 0.09, 0.02, 0.01},
@@ -358,7 +368,11 @@ struct SlowerPair {
 // 0.969: P7 K1 FX3 on 28 x 14 tiles where P8 on 4 x 56). With the register-refill stall
 // (array_nest.h) ResNet-50's layer2.1.conv2 is over it again (1.039 -> 1.109): ours keeps P7 K2
 // (144 weights a PE of 224, 6.7% of refill stall), ZigZag's mapping at lpf 7 holds 72 (C8 FX3
-// FY3 under OX7), double-buffered; why our search keeps K2 (energy x cycles) is not checked.
+// FY3 under OX7), double-buffered; why our search keeps K2 (energy x cycles) is not checked
+// (a likely reason, not checked against the model: on the CTPK order K1 re-reads each input
+// window once per output-channel fold, doubling the inputs' port bytes; a hand count on
+// features.10's tile, P7 K2 FX3 CTPK: K1's port 273,536 B = 34,192 cycles, K2's 28,224 steps and
+// 1,040 of stall).
 constexpr SlowerPair kOwnSearchFaster[] = {
     {"layer3.0.downsample.0", "kc", 1.23},  // 1.226: lpf_limit 8
     {"layer4.1.conv1", "kc", 1.13},         // 1.121: lpf_limit 8
@@ -495,11 +509,13 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 
 // Which search is better by ZigZag's own objective: ZigZag's energy x cycles of our mapping
 // against its own search's mapping. Declared: at least this many pairs (of 72; of the exact ones)
-// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 38 (19 of
-// the 40 exact) with windows of any OX_b (README (d)): ResNet-50's KC-P layer4.1.conv2 (1.201 ->
-// 0.859), VGG-19's features.5 (1.073 -> 0.846) join, features.10 (1.046 -> 1.194) and
-// features.19 (1.151 -> 1.141) stay ZigZag's. Before, with powers of two only: 36 (17 of
-// the 39 exact; 40 against YX-P's search at lpf 6 only: at 7 it wins on four more YX-P pairs,
+// where ZigZag prices our mapping at lower or equal EDP (within the CSVs' 6 digits): 39 (20 of
+// the 40 exact) with the register-refill stall (array_nest.h): ResNet-50's KC-P layer3.1.conv2
+// joins, its 16-channel 14 x 14 tiles with P7 K1 FX3 KCTP now ZigZag's own search's mapping (EDP
+// 1.000, exact). 38 (19 of the 40 exact) with windows of any OX_b (README (d)): ResNet-50's KC-P
+// layer4.1.conv2 (1.201 -> 0.859), VGG-19's features.5 (1.073 -> 0.846) join, features.10 (1.046
+// -> 1.194) and features.19 (1.151 -> 1.141) stay ZigZag's. Before, with powers of two only: 36 (17
+// of the 39 exact; 40 against YX-P's search at lpf 6 only: at 7 it wins on four more YX-P pairs,
 // within 2%: ResNet-50's conv1 1.006x, layer2.0.downsample.0 1.017x, layer2.1.conv1 1.016x,
 // layer3.0.conv1 1.017x). Before (YX-P at 6), 37 (11 of 28) without kc's sliding input window
 // (README (d)): the window adds ResNet-50's KC-P layer1.0.conv2 and VGG-19's features.2 and
@@ -522,7 +538,7 @@ TEST(DsaValidation, GoalsOnOwnSearchAndSameMapping) {
 // features.28: 1.19x, 1.35x), word accesses (YX-P classifier.0, 1.02x) and YX-P's classifier.6
 // (1.47x: the script drops our inner loop of 16 output channels, which does not divide the tile's
 // 125).
-constexpr size_t kOurMappingEdpNotWorse = 38, kOurMappingEdpNotWorseExact = 19;
+constexpr size_t kOurMappingEdpNotWorse = 39, kOurMappingEdpNotWorseExact = 20;
 TEST(DsaValidation, OurMappingByZigZagsObjective) {
   size_t not_worse = 0, exact = 0, exact_not_worse = 0;
   for (const Pair& p : pairs()) {

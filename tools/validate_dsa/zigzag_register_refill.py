@@ -12,7 +12,8 @@ ZigZag three times:
     calculate_allowed_transfer_cycles gives each refill the window period / top_ir_loop_size,
     the last pass of the irrelevant loops at the top of the level);
   double-buffered: the register level (each operand's lowest) flagged double-buffered, as if the
-    registers held two sets: only the port's total traffic bounds the array, as in the suite;
+    registers held two sets: only the port's total traffic bounds the array, as in the suite
+    before its refill stall (dsa23u);
   prefetch: registers holding a set of w in R (R/2 < w <= R) take the next set's first R - w
     into their spare registers while the set is in use; only the other 2w - R of each refill (of
     the bytes both ways) must cross the port in ZigZag's window.
