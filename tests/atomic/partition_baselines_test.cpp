@@ -351,5 +351,40 @@ TEST(PartitionBaselines, RegionsAreSizedByEngineCyclesNotMacs) {
   EXPECT_EQ(cp.regions[1].size(), 3u);
 }
 
+// Table II's utilisation as the product of its factors (utilisation_factors), worked by hand: a
+// matrix layer of two atoms in one Round, 100 cycles on engine 0 and 50 on engine 1, both at half
+// the array (12800 and 6400 MACs, 256 MACs a cycle), and a vector op's 150 cycles on engine 1 in
+// the same Round, so the Round lasts 200 (engine 1). Utilisation 19200 / (200 x 2 x 256) =
+// 18.75%; rounds 100 / 200 = 0.5, engines 150 / (100 x 2) = 0.75, array 19200 / (150 x 256) =
+// 0.5; the vector op's layer is no matrix layer and has none.
+TEST(PartitionBaselines, UtilisationIsTheProductOfItsFactors) {
+  AtomicDag dag;
+  dag.layers.resize(2);
+  dag.layers[0].matrix = true;
+  auto atom = [&](int layer, double cycles, double macs) {
+    Atom a;
+    a.layer = layer;
+    a.cycles = cycles;
+    a.macs = macs;
+    dag.atoms_of_layer.resize(2);
+    dag.atoms_of_layer[static_cast<size_t>(layer)].push_back(static_cast<int>(dag.atoms.size()));
+    dag.atoms.push_back(a);
+  };
+  atom(0, 100, 12800);
+  atom(0, 50, 6400);
+  atom(1, 150, 0);
+  AtomSchedule s;
+  s.rounds.push_back(Round{.atoms = {0, 1, 2}, .engines = {0, 1, 1}, .cycles = 150});
+  s.round_of = {0, 0, 0};
+  s.engine_of = {0, 1, 1};
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  ASSERT_EQ(spec.matrix_macs_per_cycle, 256);
+  EXPECT_DOUBLE_EQ(layer_utilisation_pct(dag, s, spec), 18.75);
+  const UtilisationFactors f = utilisation_factors(dag, s, spec);
+  EXPECT_DOUBLE_EQ(f.rounds, 0.5);
+  EXPECT_DOUBLE_EQ(f.engines, 0.75);
+  EXPECT_DOUBLE_EQ(f.array, 0.5);
+}
+
 }  // namespace
 }  // namespace dgs::atomic
