@@ -83,4 +83,46 @@ std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const Atom
   return out;
 }
 
+UtilisationFactors utilisation_factors(const AtomicDag& dag, const AtomSchedule& s,
+                                       const DsaSpec& spec) {
+  std::vector<std::map<int, double>> per_engine(s.rounds.size());
+  for (size_t a = 0; a < dag.atoms.size(); ++a)
+    per_engine[static_cast<size_t>(s.round_of[a])][s.engine_of[a]] += dag.atoms[a].cycles;
+  std::vector<double> length(s.rounds.size(), 0);
+  for (size_t r = 0; r < s.rounds.size(); ++r)
+    for (const auto& [e, c] : per_engine[r]) length[r] = std::max(length[r], c);
+  UtilisationFactors f;
+  int layers = 0;
+  for (size_t l = 0; l < dag.layers.size(); ++l) {
+    if (!dag.layers[l].matrix) continue;
+    std::map<int, std::map<int, double>> own;  // Round -> engine -> this layer's cycles
+    double macs = 0, cycles = 0;
+    for (int a : dag.atoms_of_layer[l]) {
+      const size_t ai = static_cast<size_t>(a);
+      own[s.round_of[ai]][s.engine_of[ai]] += dag.atoms[ai].cycles;
+      macs += dag.atoms[ai].macs;
+      cycles += dag.atoms[ai].cycles;
+    }
+    double capacity = 0, busiest = 0;
+    for (const auto& [r, engines] : own) {
+      double b = 0;
+      for (const auto& [e, c] : engines) b = std::max(b, c);
+      const double n = static_cast<double>(engines.size());
+      capacity += length[static_cast<size_t>(r)] * n;
+      busiest += b * n;
+    }
+    if (capacity <= 0 || cycles <= 0) continue;
+    f.rounds += busiest / capacity;
+    f.engines += cycles / busiest;
+    f.array += macs / (cycles * spec.matrix_macs_per_cycle);
+    ++layers;
+  }
+  if (layers > 0) {
+    f.rounds /= layers;
+    f.engines /= layers;
+    f.array /= layers;
+  }
+  return f;
+}
+
 }  // namespace dgs::atomic

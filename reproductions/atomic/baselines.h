@@ -33,4 +33,22 @@ struct LayerUtilisation {
 std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const AtomSchedule& s,
                                                 const DsaSpec& spec);
 
+// Table II's layer utilisation (layer_utilisation_pct: per matrix layer, MACs / (sum over its
+// Rounds of the Round's length x the engines it uses there x MACs per cycle)) as a product of
+// three factors per layer, each averaged over the matrix layers as the utilisation is:
+//   rounds: the layer's own busiest engine's cycles in each Round / the Round's length (the
+//     busiest engine of the Round, whatever it runs): below 1 where another region's work or
+//     vector ops sharing the Round set its length (a pipeline's unbalanced regions);
+//   engines: the layer's summed atom cycles / (its busiest engine's cycles x its engines) per
+//     Round: below 1 where its atoms load its engines unevenly;
+//   array: MACs / (summed atom cycles x MACs per cycle): the array's use within an engine's
+//     compute cycles (channels short of the PE rows or columns, fill and drain, port stalls).
+// (The utilisation counts only the engines a layer's atoms use in a Round, not the others of its
+// region.)
+struct UtilisationFactors {
+  double rounds = 0, engines = 0, array = 0;
+};
+UtilisationFactors utilisation_factors(const AtomicDag& dag, const AtomSchedule& s,
+                                       const DsaSpec& spec);
+
 }  // namespace dgs::atomic

@@ -15,41 +15,6 @@ namespace dgs::atomic {
 
 namespace {
 
-// One layer cut into `row_blocks` blocks of output rows (rank-4 outputs), each block (or the
-// whole sample) split into about `parts` pieces: output channels first (multiples of the PE
-// columns for matrix layers, as LS splits a layer), then rows (when not blocked), then columns;
-// or, with `rows_first`, rows (within a block: its rows) first, then output channels, then
-// columns. Also gives the block rows (0: not blocked).
-std::pair<AtomShape, int64_t> split_shape(const Layer& l, int64_t parts, int64_t row_blocks,
-                                          bool rows_first, const DsaSpec& spec) {
-  AtomShape s;
-  if (!l.splittable) return {s, 0};
-  const bool rank4 = l.shape.size() == 4;
-  const int64_t quantum = l.matrix ? spec.matrix_tile_columns : 1;
-  int64_t block = 0;
-  if (rank4 && row_blocks > 1) block = even_cut(l.shape[2], row_blocks, 1).first;
-  s.h = block;
-  int64_t left = parts;
-  if (rows_first && rank4) {
-    const int64_t rows = block > 0 ? block : l.shape[2];
-    const auto [h, n_h] = even_cut(rows, left, 1);
-    if (h > 0) s.h = h;
-    left = ceil_div(left, n_h);
-  }
-  const auto [co, n_co] = even_cut(l.shape[1], left, quantum);
-  s.c_out = co;
-  left = ceil_div(left, n_co);
-  if (rank4 && left > 1) {
-    if (!rows_first && block == 0) {
-      const auto [h, n_h] = even_cut(l.shape[2], left, 1);
-      s.h = h;
-      left = ceil_div(left, n_h);
-    }
-    if (left > 1) s.w = even_cut(l.shape[3], left, 1).first;
-  }
-  return {s, block};
-}
-
 // Bytes the atoms of one sample of `l` cut by `s` load: each atom its output channels' weights
 // and its rows' and columns' activations (halos ignored): (channel pieces) x activations +
 // (row x column pieces) x weights.
@@ -71,14 +36,60 @@ double loaded_bytes(const Graph& g, const Layer& l, const AtomShape& s) {
   return co * act + hw * weights;
 }
 
-// The split (output channels first, or rows first) whose atoms load the fewer bytes; ties:
-// output channels first, as LS.
-std::pair<AtomShape, int64_t> fewest_bytes_split(const Graph& g, const Layer& l, int64_t parts,
-                                                 int64_t row_blocks, const DsaSpec& spec) {
-  const auto channels = split_shape(l, parts, row_blocks, false, spec);
-  const auto rows = split_shape(l, parts, row_blocks, true, spec);
-  return loaded_bytes(g, l, rows.first) < loaded_bytes(g, l, channels.first) ? rows : channels;
+// The distinct even cuts of `extent` (in multiples of `quantum`) into at most `most` pieces:
+// (piece size, 0 = whole; pieces), fewest pieces first.
+std::vector<std::pair<int64_t, int64_t>> even_cuts(int64_t extent, int64_t most, int64_t quantum) {
+  std::vector<std::pair<int64_t, int64_t>> cuts;
+  for (int64_t n = 1; n <= most; ++n) {
+    const auto cut = even_cut(extent, n, quantum);  // at most n pieces
+    if (cuts.empty() || cuts.back() != cut) cuts.push_back(cut);
+    if (cut.first == 0 && n > 1) break;  // cannot be cut further
+  }
+  return cuts;
 }
+
+}  // namespace
+
+std::pair<AtomShape, int64_t> split_over_region(const Graph& g, const Layer& l, int64_t parts,
+                                                int64_t row_blocks, const DsaSpec& spec) {
+  if (!l.splittable) return {AtomShape{}, 0};
+  const bool rank4 = l.shape.size() == 4;
+  const int64_t quantum = l.matrix ? spec.matrix_tile_columns : 1;
+  int64_t block = 0;
+  if (rank4 && row_blocks > 1) block = even_cut(l.shape[2], row_blocks, 1).first;
+  const int64_t rows = block > 0 ? block : (rank4 ? l.shape[2] : 1);
+  const int64_t columns = rank4 ? l.shape[3] : 1;
+  AtomShape best;
+  double best_cycles = 0, best_bytes = 0;
+  int64_t best_pieces = 0;
+  for (const auto& [co, n_co] : even_cuts(l.shape[1], parts, quantum)) {
+    for (const auto& [h, n_h] : even_cuts(rows, parts / n_co, 1)) {
+      for (const auto& [w, n_w] : even_cuts(columns, parts / (n_co * n_h), 1)) {
+        AtomShape s;
+        s.c_out = co;
+        if (rank4) {
+          s.h = h > 0 ? h : block;
+          s.w = w;
+        }
+        const int64_t pieces = n_co * n_h * n_w;
+        const double cycles = atom_cost(g, l, first_atom_region(l, s), spec).cycles;
+        const double bytes = loaded_bytes(g, l, s);
+        const bool better = best_pieces == 0 || cycles < best_cycles ||
+                            (cycles == best_cycles &&
+                             (bytes < best_bytes || (bytes == best_bytes && pieces < best_pieces)));
+        if (better) {
+          best = s;
+          best_cycles = cycles;
+          best_bytes = bytes;
+          best_pieces = pieces;
+        }
+      }
+    }
+  }
+  return {best, block};
+}
+
+namespace {
 
 // Runs of consecutive engines, of sizes `counts`, along the mesh's column-major snake order
 // (column by column, alternately down and up), so a region is a band of whole columns (and part
@@ -108,14 +119,14 @@ std::vector<int> matrix_layers(const std::vector<Layer>& layers) {
   return m;
 }
 
-// The shapes and block rows of every layer, each cut into its region's engine count by the
-// split that loads the fewer bytes.
+// The shapes and block rows of every layer, each cut over its region's engines by
+// split_over_region.
 void cut_layers(const Graph& g, const std::vector<Layer>& layers, const DsaSpec& spec,
                 int64_t row_blocks, RegionLayout& out) {
   for (size_t l = 0; l < layers.size(); ++l) {
     const int64_t parts =
         static_cast<int64_t>(out.regions[static_cast<size_t>(out.region_of_layer[l])].size());
-    const auto [shape, block] = fewest_bytes_split(g, layers[l], parts, row_blocks, spec);
+    const auto [shape, block] = split_over_region(g, layers[l], parts, row_blocks, spec);
     out.shapes.push_back(shape);
     out.block_rows.push_back(block);
   }
@@ -173,9 +184,25 @@ std::vector<int> matrix_group_of_layers(const Graph& g, const std::vector<Layer>
   return group;
 }
 
+std::vector<double> group_cycles(const Graph& g, const std::vector<Layer>& layers,
+                                 const DsaSpec& spec) {
+  const std::vector<int> group = matrix_group_of_layers(g, layers);
+  const double batch = static_cast<double>(graph_batch(g));
+  std::vector<double> cycles(layers.size(), 0);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    if (group[l] < 0) continue;
+    const Layer& layer = layers[l];
+    // A splittable layer's first atom of the whole shape is one sample; another is the batch.
+    const double c = atom_cost(g, layer, first_atom_region(layer, AtomShape{}), spec).cycles;
+    cycles[static_cast<size_t>(group[l])] += layer.splittable ? c : c / batch;
+  }
+  return cycles;
+}
+
 RegionLayout cnnp_layout(const Graph& g, const std::vector<Layer>& layers, const DsaSpec& spec,
                          int clusters) {
   const std::vector<int> matrix = matrix_layers(layers);
+  const std::vector<double> cost = group_cycles(g, layers, spec);
   const int k = std::max(1, std::min({clusters, static_cast<int>(matrix.size()), spec.units()}));
   // Segments of k consecutive matrix layers; the i-th largest of a segment on CLP i.
   std::vector<int> clp_of_layer(layers.size(), -1), segment(layers.size(), -1);
@@ -185,13 +212,12 @@ RegionLayout cnnp_layout(const Graph& g, const std::vector<Layer>& layers, const
                          matrix.begin() + static_cast<std::ptrdiff_t>(std::min(
                                               matrix.size(), first + static_cast<size_t>(k))));
     std::stable_sort(seg.begin(), seg.end(), [&](int a, int b) {
-      return layers[static_cast<size_t>(a)].macs_per_sample >
-             layers[static_cast<size_t>(b)].macs_per_sample;
+      return cost[static_cast<size_t>(a)] > cost[static_cast<size_t>(b)];
     });
     for (size_t r = 0; r < seg.size(); ++r) {
       clp_of_layer[static_cast<size_t>(seg[r])] = static_cast<int>(r);
       segment[static_cast<size_t>(seg[r])] = static_cast<int>(first / static_cast<size_t>(k));
-      weight[r] += layers[static_cast<size_t>(seg[r])].macs_per_sample;
+      weight[r] += cost[static_cast<size_t>(seg[r])];
     }
   }
   RegionLayout out;
@@ -210,6 +236,7 @@ RegionLayout ilpipe_layout(const Graph& g, const std::vector<Layer>& layers, con
                            int segment_layers, int row_blocks) {
   const std::vector<int> matrix = matrix_layers(layers);
   const size_t per = static_cast<size_t>(std::max(1, std::min(segment_layers, spec.units())));
+  const std::vector<double> cost = group_cycles(g, layers, spec);
   RegionLayout out;
   std::vector<int> region_of_matrix(layers.size(), -1), segment(layers.size(), -1);
   for (size_t first = 0; first < matrix.size(); first += per) {
@@ -219,7 +246,7 @@ RegionLayout ilpipe_layout(const Graph& g, const std::vector<Layer>& layers, con
       region_of_matrix[static_cast<size_t>(matrix[i])] =
           static_cast<int>(out.regions.size() + (i - first));
       segment[static_cast<size_t>(matrix[i])] = static_cast<int>(first / per);
-      weight.push_back(layers[static_cast<size_t>(matrix[i])].macs_per_sample);
+      weight.push_back(cost[static_cast<size_t>(matrix[i])]);
     }
     for (std::vector<int>& r :
          column_band_runs(spec, proportional_engine_counts(weight, spec.units())))

@@ -7,10 +7,11 @@
 // the mesh's column-major snake order (a band of columns spanning every row, so that it reaches
 // DRAM, which enters the mesh at the edges of every row, through every row). The matrix layers
 // (convolutions, FC) are taken in segments of kCnnpClusters consecutive layers; inside a segment
-// the i-th largest layer (by MACs) goes to the i-th CLP, so the CLPs' sizes, proportional to the
-// MACs of the layers they run, match the layers (Shen et al. size their CLPs for the layers they
-// hold). Every other op runs on the CLP of the matrix layer whose output it reads. Each layer of
-// one sample is split evenly over its CLP's engines (as LS splits it over all 64); the samples of a
+// the i-th largest layer (by engine cycles, group_cycles) goes to the i-th CLP, so the CLPs'
+// sizes, proportional to the engine cycles of the layers they run, match the layers (Shen et al.
+// size their CLPs by the cycles their layers take on them). Every other op runs on the CLP of the
+// matrix layer whose output it reads. Each layer of one sample is split over its CLP's engines,
+// at most one piece per engine (split_over_region); the samples of a
 // batch are pipelined at layer granularity: a CLP runs one sample's layer per step, all CLPs in
 // parallel (Fig. 3a); every layer's input and output goes through DRAM (Sec. II-B: "each CLP reads
 // inputs and weights from off-chip memory and write the outputs back to it"), a layer being a
@@ -20,14 +21,14 @@
 // IL-Pipe (inter-layer pipelining, Tangram [19], with its fine-grained ALLO pipelining): the
 // matrix layers are taken in segments of kIlPipeSegmentLayers consecutive layers; each matrix
 // layer of a segment gets a region of consecutive engines (column-major snake order, as the CLPs)
-// proportional to its MACs
-// (at least one engine; the regions of a segment partition all engines); every other op runs on
-// the region of the matrix layer whose output it reads. Each sample's output rows are cut into
-// kIlPipeRowBlocks blocks (the pipeline granularity), each block split evenly over the region's
-// engines; a region runs one block per step, and a consumer starts on a block as soon as the
-// producer blocks it reads are done (fine-grained pipelining). Outputs whose readers are all in
-// the same segment stay on chip (forwarded over the mesh) while they fit in half the engine's
-// buffer; the others go through DRAM.
+// proportional to its engine cycles (group_cycles; Tangram: "in proportion to the computation
+// cost of each layer"; at least one engine; the regions of a segment partition all engines);
+// every other op runs on the region of the matrix layer whose output it reads. Each sample's
+// output rows are cut into kIlPipeRowBlocks blocks (the pipeline granularity), each block split
+// over the region's engines, at most one piece per engine (split_over_region); a region runs one
+// block per step, and a consumer starts on a block as soon as the producer blocks it reads are done
+// (fine-grained pipelining). Outputs whose readers are all in the same segment stay on chip
+// (forwarded over the mesh) while they fit in half the engine's buffer; the others go through DRAM.
 //
 // Both give an AtomSchedule whose Rounds are the pipeline steps (the model's stages: a barrier
 // between steps, so a step lasts as long as its slowest region), turned into a plan by
@@ -71,6 +72,31 @@ std::vector<int> proportional_engine_counts(const std::vector<double>& weights, 
 // another op the group of the op producing its first input that is a layer output; an op reading
 // only graph inputs the first matrix layer's. -1 for every layer when there is no matrix layer.
 std::vector<int> matrix_group_of_layers(const Graph& g, const std::vector<Layer>& layers);
+
+// One layer cut into `row_blocks` blocks of output rows (rank-4 outputs), each block (or the
+// whole sample) split over a region of `parts` engines: into output-channel pieces (multiples of
+// the PE columns for matrix layers, as LS splits a layer), row pieces (within a block: its rows)
+// and column pieces, even cuts (baselines.h even_cut), at most `parts` of them, so that every
+// engine of the region runs at most one piece of a block. A CLP splits a layer over its engines;
+// it does not hand some of them two pieces while the others wait, as a cut into more pieces than
+// engines dealt round the region does (256 channels of 14 x 14 on 24 engines as 16 channel x 2
+// row pieces: 8 engines run two, the region's step lasts twice a piece). Of these cuts the one
+// whose largest piece (the first) takes the fewest engine cycles (atom_cost: its array's or
+// vector unit's cycles, so a slice too thin for the array loses to a thicker one); ties: the
+// fewer loaded bytes (each piece its output channels' weights and its rows' and columns'
+// activations), then the fewer pieces. Also gives the block rows (0: not blocked).
+std::pair<AtomShape, int64_t> split_over_region(const Graph& g, const Layer& l, int64_t parts,
+                                                int64_t row_blocks, const DsaSpec& spec);
+
+// Per matrix layer: the cycles one engine takes for one sample of it and of the other ops of its
+// group (matrix_group_of_layers; an op without the batch on axis 0: its whole cost / the batch),
+// atom_cost of their whole outputs: the computation a region running the group has per sample.
+// 0 for the other layers. The regions are sized by it, not by MACs: a depthwise convolution,
+// which KC-P runs on one PE of 256 (unit_cost.h), or a one-pixel FC (a squeeze-and-excitation
+// layer, fill and drain per fold) needs far more engine cycles per MAC than a dense convolution,
+// and a region sized by its MACs would hold up every step of the pipeline while the others wait.
+std::vector<double> group_cycles(const Graph& g, const std::vector<Layer>& layers,
+                                 const DsaSpec& spec);
 
 RegionLayout cnnp_layout(const Graph& g, const std::vector<Layer>& layers, const DsaSpec& spec,
                          int clusters = kCnnpClusters);

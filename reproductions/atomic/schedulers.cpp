@@ -180,13 +180,13 @@ class PartitionScheduler final : public AtomicMeshScheduler {
              "partitioning baseline: " +
              std::to_string(atomic::kCnnpClusters) +
              " convolutional layer processors (column bands of the mesh sized by their layers' "
-             "MACs), the samples pipelined at layer granularity, every layer's input and output "
-             "through DRAM (reproductions/atomic/partition_baselines.h)";
+             "engine cycles), the samples pipelined at layer granularity, every layer's input and "
+             "output through DRAM (reproductions/atomic/partition_baselines.h)";
     return "inter-layer pipelining (Tangram, fine-grained), the Atomic Dataflow paper's "
            "resource-partitioning baseline: segments of " +
            std::to_string(atomic::kIlPipeSegmentLayers) +
-           " matrix layers, each on a column band of the mesh sized by its MACs, pipelined in "
-           "blocks of 1/" +
+           " matrix layers, each on a column band of the mesh sized by its engine cycles, "
+           "pipelined in blocks of 1/" +
            std::to_string(atomic::kIlPipeRowBlocks) +
            " of a sample's rows, outputs read inside a segment forwarded on chip "
            "(reproductions/atomic/partition_baselines.h)";

@@ -1,7 +1,9 @@
 // The CNN-P and IL-Pipe baselines (partition_baselines.h): their plans run by run_plan equal the
 // graph on reduced networks; CNN-P's CLPs are column bands that partition all engines and hold
-// every layer once; IL-Pipe's regions are proportional to MACs within rounding and partition the
-// engines per segment; both are deterministic, and the model accepts them at batch 20.
+// every layer once; IL-Pipe's regions are proportional to their groups' engine cycles within
+// rounding and partition the engines per segment; a region cuts a layer into at most one piece
+// per engine and regions are sized by cycles, not MACs (hand-worked cases); both are deterministic,
+// and the model accepts them at batch 20.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +16,10 @@
 #include "common/graph/iteration_space.h"
 #include "common/hw/dsa_spec.h"
 #include "common/plan/plan.h"
+#include "models/builder.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/atom_task.h"
+#include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/experiments/partition_runs.h"
 #include "reproductions/atomic/partition_baselines.h"
 
@@ -123,11 +127,12 @@ TEST(PartitionBaselines, CnnpClustersPartitionTheEnginesAndHoldEveryLayerOnce) {
   EXPECT_GT(kept, 0);
 }
 
-TEST(PartitionBaselines, IlPipeRegionsAreProportionalToMacsAndPartitionTheEngines) {
+TEST(PartitionBaselines, IlPipeRegionsAreProportionalToCyclesAndPartitionTheEngines) {
   const Graph g = build_zoo_model("resnet50", {.batch = 2});
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   const std::vector<Layer> layers = graph_layers(g);
   const RegionLayout layout = ilpipe_layout(g, layers, spec);
+  const std::vector<double> cost = group_cycles(g, layers, spec);
   // Per segment: its matrix layers' regions, in layer order.
   std::map<int, std::vector<int>> regions_of_segment;
   for (size_t l = 0; l < layers.size(); ++l)
@@ -137,18 +142,18 @@ TEST(PartitionBaselines, IlPipeRegionsAreProportionalToMacsAndPartitionTheEngine
             static_cast<size_t>((54 + kIlPipeSegmentLayers - 1) / kIlPipeSegmentLayers));
   for (const auto& [seg, regions] : regions_of_segment) {
     std::vector<std::vector<int>> engines;
-    double macs = 0;
+    double cycles = 0;
     for (int r : regions) engines.push_back(layout.regions[static_cast<size_t>(r)]);
     EXPECT_EQ(engines_of(engines), all_engines(spec.units())) << "segment " << seg;
-    std::vector<double> layer_macs;
+    std::vector<double> layer_cycles;
     for (size_t l = 0; l < layers.size(); ++l)
       if (layers[l].matrix && layout.segment_of_layer[l] == seg) {
-        layer_macs.push_back(layers[l].macs_per_sample);
-        macs += layers[l].macs_per_sample;
+        layer_cycles.push_back(cost[l]);
+        cycles += cost[l];
       }
     const int spare = spec.units() - static_cast<int>(regions.size());
     for (size_t i = 0; i < regions.size(); ++i) {
-      const double share = layer_macs[i] / macs * spare;
+      const double share = layer_cycles[i] / cycles * spare;
       const double size = static_cast<double>(engines[i].size()) - 1;
       EXPECT_LT(std::abs(size - share), 1.0) << "segment " << seg << " layer " << i;
     }
@@ -269,6 +274,116 @@ TEST(PartitionBaselines, TheModelAcceptsBothAtBatch20) {
   EXPECT_GT(r.ilpipe.result.latency_us, 0);
   EXPECT_GT(value_of(r.ilpipe.result.details, "noc_byte_hops"),
             value_of(r.cnnp.result.details, "noc_byte_hops"));
+}
+
+// A region splits a layer into at most one piece per engine (split_over_region), worked by hand:
+// a 1x1 convolution of 64 onto 256 channels, 14 x 14, over a CLP of 24 engines (atomic_mesh:
+// 16 x 16 PEs, 1-byte elements, an 8-byte port, 30 cycles of fill and drain). LS's cut (output
+// channels in multiples of 16 into 24 pieces, then rows by what is left, rounded up) gives 16
+// channel x 2 row pieces = 32, dealt round 24 engines: 8 engines run two pieces of 16 channels x
+// 7 rows, each port-bound at (98 x 64 inputs + 16 x 64 weights + 16 x 98 outputs) / 8 + 30 =
+// 1108 + 30 = 1138 cycles, 2276 in all. The region's cut is 48 channels x 7 rows x 7 columns
+// (6 x 2 x 2 = 24 pieces, the last channel piece 16 wide), its largest piece port-bound at
+// (49 x 64 + 48 x 64 + 48 x 49) / 8 + 30 = 1070 + 30 = 1100 cycles; no cut of at most 24 pieces
+// has a largest piece under that (16 channels x 7 x 14: 1138; 64 x 5 x 7: 1102).
+TEST(PartitionBaselines, ARegionCutsALayerIntoAtMostOnePiecePerEngine) {
+  ModelBuilder b("conv1x1");
+  int x = b.input("x", {1, 64, 14, 14});
+  x = b.conv2d(x, 256, 1);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  ASSERT_EQ(spec.element_bytes, 1);
+  const std::vector<Layer> layers = graph_layers(g);
+  ASSERT_EQ(layers.size(), 1u);
+  const Layer& l = layers[0];
+  auto cycles = [&](const AtomShape& s) {
+    return atom_cost(g, l, first_atom_region(l, s), spec).cycles;
+  };
+  // LS's cut into 24 parts: even_cut of the channels, then of the rows into the parts left.
+  EXPECT_EQ(even_cut(256, 24, 16), (std::pair<int64_t, int64_t>{16, 16}));
+  EXPECT_EQ(even_cut(14, 2, 1), (std::pair<int64_t, int64_t>{7, 2}));
+  const AtomShape ls_cut{.h = 7, .w = 0, .c_out = 16, .c_in = 0};
+  EXPECT_EQ(atoms_per_sample(l, ls_cut), 32);
+  EXPECT_EQ(cycles(ls_cut), 1138);
+  const auto [cut, block] = split_over_region(g, l, 24, 1, spec);
+  EXPECT_EQ(block, 0);
+  EXPECT_EQ(cut, (AtomShape{.h = 7, .w = 7, .c_out = 48, .c_in = 0}));
+  EXPECT_EQ(atoms_per_sample(l, cut), 24);
+  EXPECT_EQ(cycles(cut), 1100);
+  EXPECT_EQ(cycles(AtomShape{.h = 5, .w = 7, .c_out = 64, .c_in = 0}), 1102);
+  // Over 16 engines the same layer takes 16 pieces, none more.
+  EXPECT_LE(atoms_per_sample(l, split_over_region(g, l, 16, 1, spec).first), 16);
+  // Blocks of rows (IL-Pipe): 2 blocks of 7 rows over 24 engines, each block in at most 24 pieces.
+  const auto [blocked, rows] = split_over_region(g, l, 24, 2, spec);
+  EXPECT_EQ(rows, 7);
+  EXPECT_LE(atoms_per_sample(l, blocked), 2 * 24);
+}
+
+// Regions are sized by engine cycles (group_cycles), not MACs, worked by hand: a 1x1
+// convolution of 16 onto 16 channels and a depthwise 3x3 of 16 channels on 8 x 8 (atomic_mesh,
+// KC-P). The 1x1 has 64 x 16 x 16 = 16384 MACs, port-bound at (1024 inputs + 256 weights + 1024
+// outputs) / 8 + 30 = 318 cycles; the depthwise 64 x 16 x 9 = 9216 MACs on one PE a step
+// (unit_cost.h), 9216 steps + 30 = 9246 cycles. IL-Pipe's segment holds both on the 64 engines:
+// 1 + floor(318 / 9564 x 62) = 3 and 1 + floor(9246 / 9564 x 62) = 60, the spare engine to the
+// larger remainder (0.94 over 0.06): 3 and 61. By MACs they were 41 and 23, and every step of the
+// pipeline waited on the depthwise region, 2.7x the MACs per engine it was sized for.
+TEST(PartitionBaselines, RegionsAreSizedByEngineCyclesNotMacs) {
+  ModelBuilder b("dense_then_depthwise");
+  int x = b.input("x", {1, 16, 8, 8});
+  x = b.conv2d(x, 16, 1, 1, 0, 1, /*bias=*/false);
+  x = b.conv2d(x, 16, 3, 1, 1, /*groups=*/16, /*bias=*/false);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const std::vector<Layer> layers = graph_layers(g);
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0].macs_per_sample, 16384);
+  EXPECT_EQ(layers[1].macs_per_sample, 9216);
+  EXPECT_EQ(group_cycles(g, layers, spec), (std::vector<double>{318, 9246}));
+  const RegionLayout il = ilpipe_layout(g, layers, spec);
+  ASSERT_EQ(il.regions.size(), 2u);
+  EXPECT_EQ(il.regions[0].size(), 3u);
+  EXPECT_EQ(il.regions[1].size(), 61u);
+  EXPECT_EQ(proportional_engine_counts({16384, 9216}, 64), (std::vector<int>{41, 23}));
+  // CNN-P's CLPs (one segment of both layers): the depthwise is the larger, on CLP 0.
+  const RegionLayout cp = cnnp_layout(g, layers, spec);
+  EXPECT_EQ(cp.region_of_layer, (std::vector<int>{1, 0}));
+  EXPECT_EQ(cp.regions[0].size(), 61u);
+  EXPECT_EQ(cp.regions[1].size(), 3u);
+}
+
+// Table II's utilisation as the product of its factors (utilisation_factors), worked by hand: a
+// matrix layer of two atoms in one Round, 100 cycles on engine 0 and 50 on engine 1, both at half
+// the array (12800 and 6400 MACs, 256 MACs a cycle), and a vector op's 150 cycles on engine 1 in
+// the same Round, so the Round lasts 200 (engine 1). Utilisation 19200 / (200 x 2 x 256) =
+// 18.75%; rounds 100 / 200 = 0.5, engines 150 / (100 x 2) = 0.75, array 19200 / (150 x 256) =
+// 0.5; the vector op's layer is no matrix layer and has none.
+TEST(PartitionBaselines, UtilisationIsTheProductOfItsFactors) {
+  AtomicDag dag;
+  dag.layers.resize(2);
+  dag.layers[0].matrix = true;
+  auto atom = [&](int layer, double cycles, double macs) {
+    Atom a;
+    a.layer = layer;
+    a.cycles = cycles;
+    a.macs = macs;
+    dag.atoms_of_layer.resize(2);
+    dag.atoms_of_layer[static_cast<size_t>(layer)].push_back(static_cast<int>(dag.atoms.size()));
+    dag.atoms.push_back(a);
+  };
+  atom(0, 100, 12800);
+  atom(0, 50, 6400);
+  atom(1, 150, 0);
+  AtomSchedule s;
+  s.rounds.push_back(Round{.atoms = {0, 1, 2}, .engines = {0, 1, 1}, .cycles = 150});
+  s.round_of = {0, 0, 0};
+  s.engine_of = {0, 1, 1};
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  ASSERT_EQ(spec.matrix_macs_per_cycle, 256);
+  EXPECT_DOUBLE_EQ(layer_utilisation_pct(dag, s, spec), 18.75);
+  const UtilisationFactors f = utilisation_factors(dag, s, spec);
+  EXPECT_DOUBLE_EQ(f.rounds, 0.5);
+  EXPECT_DOUBLE_EQ(f.engines, 0.75);
+  EXPECT_DOUBLE_EQ(f.array, 0.5);
 }
 
 }  // namespace

@@ -59,27 +59,31 @@ std::string partition_baselines_note() {
          " CLPs (kCnnpClusters; the paper leaves it open), bands of consecutive engines in the "
          "column-major snake order (every band spans all rows, so it reaches DRAM, which enters "
          "the mesh at both edges of every row, through every row; bands of rows would get only "
-         "their rows' edge links), sized in proportion to the MACs of their layers; matrix layers "
-         "in segments of " +
+         "their rows' edge links), sized in proportion to the engine cycles of their layers (one "
+         "sample of each on one engine, with the ops it feeds: a depthwise convolution, one PE "
+         "of 256 under KC-P, costs far more per MAC than a dense one); matrix layers in segments "
+         "of " +
          std::to_string(kCnnpClusters) +
-         " consecutive layers, the i-th largest of a segment on CLP i; the other ops on the CLP "
-         "of the layer whose output they read (a layer = a convolution/FC with its batch norm, "
-         "ReLU, residual add, pooling); one sample's layer per CLP per step, samples pipelined; "
+         " consecutive layers, the i-th largest (by those cycles) of a segment on CLP i; the other "
+         "ops on the CLP of the layer whose output they read (a layer = a convolution/FC with its "
+         "batch norm, ReLU, residual add, pooling); one sample's layer per CLP per step, samples "
+         "pipelined; "
          "every layer's input and output through DRAM, its intermediates on chip while they fit. "
          "IL-Pipe: segments of " +
          std::to_string(kIlPipeSegmentLayers) +
          " consecutive matrix layers (kIlPipeSegmentLayers), each a region of consecutive "
-         "engines (column bands as the CLPs) proportional to its MACs (at least 1), the other ops "
-         "on the region of the "
-         "layer they read; fine-grained pipelining in blocks of 1/" +
+         "engines (column bands as the CLPs) proportional to its engine cycles (at least 1), the "
+         "other ops on the region of the layer they read; fine-grained pipelining in blocks of 1/" +
          std::to_string(kIlPipeRowBlocks) +
          " of a sample's output rows (kIlPipeRowBlocks), one block per region per step, a block "
          "starting when the producer blocks it reads are done; outputs read only inside their "
          "segment forwarded on chip (over the mesh) while they fit, the others through DRAM. "
-         "Both: each layer's block (CNN-P: sample) split over its region's engines by output "
-         "channels first (as LS) or rows first, whichever loads fewer bytes; an output kept on "
-         "chip while its engine's kept outputs fit in half its buffer (the other half holds the "
-         "working sets); the pipeline steps are the plan's stages (a barrier between steps), "
+         "Both: each layer's block (CNN-P: sample) split over its region's engines into at most "
+         "one piece per engine (even cuts of the output channels in multiples of the PE columns, "
+         "the rows and the columns; of those the cut whose largest piece takes the fewest engine "
+         "cycles, ties: the fewer loaded bytes); an output kept on chip while its engine's kept "
+         "outputs fit in half its buffer (the other half holds the working sets); the pipeline "
+         "steps are the plan's stages (a barrier between steps), "
          "priced by the shared DSA model, which keeps weights in an engine's buffer while the "
          "room its kept outputs and working sets leave holds them, so a region reloads its "
          "layer's weights for every sample (CNN-P) or block (IL-Pipe) when they and a block's "
