@@ -74,23 +74,31 @@ BrickLayout::BrickLayout(Shape shape, std::vector<int64_t> brick_extent,
     if (extent_[d] > 1 && grid_[d] > 1) neighbour_dims_.push_back(static_cast<int>(d));
   for (size_t i = 0; i < neighbour_dims_.size(); ++i) num_directions_ *= 3;
   adjacency_.assign(static_cast<size_t>(n * num_directions_), kNoBrick);
+  // The neighbour's logical index is the brick's plus step * the grid's row-major stride per
+  // stepped dim; the coordinates advance row-major with l (no vector per brick and direction:
+  // the layouts of a network's tensors are built for every priced plan).
   const size_t nd = neighbour_dims_.size();
+  std::vector<int64_t> stride(grid_.size(), 1), c(grid_.size(), 0);
+  for (size_t d = grid_.size(); d-- > 1;) stride[d - 1] = stride[d] * grid_[d];
   for (int64_t l = 0; l < n; ++l) {
-    const std::vector<int64_t> c = brick_coords(l);
     const int64_t p = physical(l);
     for (int dir = 0; dir < num_directions_; ++dir) {
-      std::vector<int64_t> nc = c;
       int rest = dir;
       bool inside = true;
+      int64_t neighbour = l;
       for (size_t k = nd; k-- > 0;) {
         const int step = rest % 3 - 1;
         rest /= 3;
         const auto d = static_cast<size_t>(neighbour_dims_[k]);
-        nc[d] += step;
-        if (nc[d] < 0 || nc[d] >= grid_[d]) inside = false;
+        const int64_t x = c[d] + step;
+        if (x < 0 || x >= grid_[d]) inside = false;
+        neighbour += step * stride[d];
       }
-      if (inside)
-        adjacency_[static_cast<size_t>(p * num_directions_ + dir)] = physical(logical_index(nc));
+      if (inside) adjacency_[static_cast<size_t>(p * num_directions_ + dir)] = physical(neighbour);
+    }
+    for (size_t d = grid_.size(); d-- > 0;) {
+      if (++c[d] < grid_[d]) break;
+      c[d] = 0;
     }
   }
 }

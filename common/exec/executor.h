@@ -78,6 +78,9 @@ TensorData extract_region(const TensorData& t, const Region& r);
 
 // Writes `tile` (shape = the region's sizes) into region `r` of `t`.
 void insert_region(TensorData& t, const Region& r, const TensorData& tile);
+// Copies box `from` of `src` into box `to` of `dst` (the same sizes and dtype class; both inside
+// their tensors): extract_region and insert_region in one step, without the intermediate tile.
+void copy_region(const TensorData& src, const Region& from, TensorData& dst, const Region& to);
 
 // Computes output tile `output_tile` of output `output_index` of op `op` from input tiles only:
 // input_tiles[i] holds the elements of region input_regions[i] of op input i (for example the

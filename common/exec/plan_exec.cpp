@@ -240,7 +240,7 @@ class TaskRunner {
         if (auto wit = written_.find(out); wit != written_.end()) {
           const Region c = region_intersect(x, wit->second);
           if (!region_empty(c)) {
-            insert_region(store_.at(out), c, extract_region(y, region_relative(c, x)));
+            copy_region(y, region_relative(c, x), store_.at(out), c);
             coverage_.at(out).set(c);
           }
         }
@@ -273,6 +273,9 @@ class TaskRunner {
 
 TensorValues run_plan(const Graph& g, const Plan& plan, const TensorValues& inputs,
                       PlanRunStats* stats) {
+  // Every tile of every task asks for its ops' iteration spaces: built once per op here.
+  std::optional<IterationSpaceMemo> spaces;
+  if (!IterationSpaceMemo::active(g)) spaces.emplace(g);
   plan.check(g);
   PlanRunStats local_stats;
   PlanRunStats& st = stats ? *stats : local_stats;

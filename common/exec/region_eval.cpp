@@ -151,6 +151,32 @@ Family family_of(const Graph& g, int o, int output_index) {
   }
 }
 
+// cut_piece with its error context made by `what()` only when it throws (a cut runs once per input
+// per tile, and building the message each time was a measurable part of a plan's run).
+template <class What>
+TensorData cut_piece_or_throw(const TensorPiece& piece, const Region& need, What&& what) {
+  if (!piece.data) throw Error(what() + ": no value");
+  const TensorData& d = *piece.data;
+  bool fits = d.shape.size() == piece.region.size();
+  for (size_t k = 0; fits && k < d.shape.size(); ++k) fits = d.shape[k] == piece.region[k].size();
+  if (!fits)
+    throw Error(what() + ": piece " + tensor_data_str(d) + " does not match its region " +
+                region_str(piece.region));
+  if (piece.region == need) return d;
+  if (region_empty(need)) return TensorData::zeros(region_shape(need), d.dtype);
+  if (region_contains(piece.region, need))
+    return extract_region(d, region_relative(need, piece.region));
+  if (!d.is_float())
+    throw Error(what() + ": integer input must be given whole; got region " +
+                region_str(piece.region) + " for a need of " + region_str(need));
+  TensorData t = TensorData::zeros(region_shape(need), d.dtype);
+  std::fill(t.f.begin(), t.f.end(), std::numeric_limits<float>::quiet_NaN());
+  const Region common = region_intersect(piece.region, need);
+  if (!region_empty(common))
+    copy_region(d, region_relative(common, piece.region), t, region_relative(common, need));
+  return t;
+}
+
 class RegionEval {
  public:
   RegionEval(const Graph& g, int op, const Region& out, const std::vector<TensorPiece>& inputs,
@@ -204,15 +230,26 @@ class RegionEval {
   // The cut of input i to region r (nullptr-piece constants from their graph data).
   TensorData cut(size_t i, const Region& r) {
     const Tensor& t = g_.tensor(op_.inputs[i]);
-    const std::string what = op_ref(op_) + " input " + std::to_string(i) + " '" + t.name + "'";
+    const auto what = [&] {
+      return op_ref(op_) + " input " + std::to_string(i) + " '" + t.name + "'";
+    };
     if (!in_[i].data) {
       if (t.role != TensorRole::Constant)
-        throw Error(what +
+        throw Error(what() +
                     " has no value; expected a piece (only Constant inputs may be left out)");
       const TensorData c = constant_value(t);
-      return cut_piece(whole_piece(c), r, what);
+      return cut_piece_or_throw(whole_piece(c), r, what);
     }
-    return cut_piece(in_[i], r, what);
+    return cut_piece_or_throw(in_[i], r, what);
+  }
+
+  // The op's iteration space: the active IterationSpaceMemo's (run_plan keeps one), else built
+  // into `own`.
+  const IterationSpace& space(IterationSpace& own) const {
+    if (IterationSpaceMemo* memo = k_ == 0 ? IterationSpaceMemo::active(g_) : nullptr)
+      return memo->space(o_);
+    own = iteration_space(g_, o_, k_);
+    return own;
   }
 
   bool present(size_t i) const { return i < op_.inputs.size() && op_.inputs[i] >= 0; }
@@ -240,7 +277,8 @@ class RegionEval {
 
   // Conv and pooling with the region's own padding.
   std::optional<TensorData> window() {
-    const IterationSpace s = iteration_space(g_, o_, k_);
+    IterationSpace own;
+    const IterationSpace& s = space(own);
     const Shape& x = g_.tensor(op_.inputs[0]).shape;
     const size_t nd = x.size() - 2;
     Region xr = need_[0];
@@ -357,7 +395,8 @@ class RegionEval {
 
   // Single-input ops whose input coordinate is an affine function of the output coordinate.
   TensorData index_map() {
-    const IterationSpace s = iteration_space(g_, o_, k_);
+    IterationSpace own;
+    const IterationSpace& s = space(own);
     const InputAccess& acc = s.inputs[0];
     if (acc.kind != InputAccess::Kind::Affine || !s.reduction_axes.empty()) return whole();
     const TensorData x = cut(0, need_[0]);
@@ -440,25 +479,7 @@ class RegionEval {
 }  // namespace
 
 TensorData cut_piece(const TensorPiece& piece, const Region& need, const std::string& what) {
-  if (!piece.data) throw Error(what + ": no value");
-  const TensorData& d = *piece.data;
-  if (d.shape != region_shape(piece.region))
-    throw Error(what + ": piece " + tensor_data_str(d) + " does not match its region " +
-                region_str(piece.region));
-  if (piece.region == need) return d;
-  if (region_empty(need)) return TensorData::zeros(region_shape(need), d.dtype);
-  if (region_contains(piece.region, need))
-    return extract_region(d, region_relative(need, piece.region));
-  if (!d.is_float())
-    throw Error(what + ": integer input must be given whole; got region " +
-                region_str(piece.region) + " for a need of " + region_str(need));
-  TensorData t = TensorData::zeros(region_shape(need), d.dtype);
-  std::fill(t.f.begin(), t.f.end(), std::numeric_limits<float>::quiet_NaN());
-  const Region common = region_intersect(piece.region, need);
-  if (!region_empty(common))
-    insert_region(t, region_relative(common, need),
-                  extract_region(d, region_relative(common, piece.region)));
-  return t;
+  return cut_piece_or_throw(piece, need, [&] { return what; });
 }
 
 TensorData compute_op_region(const Graph& g, int op, const Region& out,

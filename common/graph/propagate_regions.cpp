@@ -45,9 +45,20 @@ std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<
   auto pending_of = [&](int o) -> int& {
     return pending[static_cast<size_t>(std::lower_bound(ops.begin(), ops.end(), o) - ops.begin())];
   };
-  for (size_t i = 0; i < ops.size(); ++i)
-    for (int s : g.successors(ops[i])) pending[i] += in_group[s] ? 1 : 0;
+  // Graph::successors and Graph::predecessors (distinct ops, in their order) without their
+  // vectors: this runs once per tile of a plan on the CPU reference executor.
+  InlineVector<int, 16> seen;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    seen.clear();
+    for (int t : g.op(ops[i]).outputs)
+      for (int c : g.tensor(t).consumers)
+        if (std::find(seen.begin(), seen.end(), c) == seen.end()) {
+          seen.push_back(c);
+          pending[i] += in_group[c] ? 1 : 0;
+        }
+  }
   std::vector<int> ready, order;
+  order.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (pending[i] == 0) ready.push_back(ops[i]);
   }
@@ -55,7 +66,11 @@ std::map<int, AccessRegion> propagate_regions(const Graph& g, const std::vector<
     const int o = ready.back();
     ready.pop_back();
     order.push_back(o);
-    for (int p : g.predecessors(o)) {
+    seen.clear();
+    for (int t : g.op(o).inputs) {
+      const int p = t < 0 ? -1 : g.tensor(t).producer;
+      if (p < 0 || std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+      seen.push_back(p);
       if (in_group[p] && --pending_of(p) == 0) ready.push_back(p);
     }
   }
