@@ -83,14 +83,19 @@ std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const Atom
   return out;
 }
 
-UtilisationFactors utilisation_factors(const AtomicDag& dag, const AtomSchedule& s,
-                                       const DsaSpec& spec) {
+std::vector<double> round_lengths(const AtomicDag& dag, const AtomSchedule& s) {
   std::vector<std::map<int, double>> per_engine(s.rounds.size());
   for (size_t a = 0; a < dag.atoms.size(); ++a)
     per_engine[static_cast<size_t>(s.round_of[a])][s.engine_of[a]] += dag.atoms[a].cycles;
   std::vector<double> length(s.rounds.size(), 0);
   for (size_t r = 0; r < s.rounds.size(); ++r)
     for (const auto& [e, c] : per_engine[r]) length[r] = std::max(length[r], c);
+  return length;
+}
+
+UtilisationFactors utilisation_factors(const AtomicDag& dag, const AtomSchedule& s,
+                                       const DsaSpec& spec) {
+  const std::vector<double> length = round_lengths(dag, s);
   UtilisationFactors f;
   int layers = 0;
   for (size_t l = 0; l < dag.layers.size(); ++l) {

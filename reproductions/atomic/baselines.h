@@ -33,6 +33,10 @@ struct LayerUtilisation {
 std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const AtomSchedule& s,
                                                 const DsaSpec& spec);
 
+// Each Round's compute-only length: the largest of its engines' summed atom cycles (no
+// communication), the denominator's Round length of Table II's utilisation and its factors.
+std::vector<double> round_lengths(const AtomicDag& dag, const AtomSchedule& s);
+
 // Table II's layer utilisation (layer_utilisation_pct: per matrix layer, MACs / (sum over its
 // Rounds of the Round's length x the engines it uses there x MACs per cycle)) as a product of
 // three factors per layer, each averaged over the matrix layers as the utilisation is:

@@ -23,13 +23,7 @@
 namespace dgs::atomic {
 
 double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec) {
-  // Per Round: each engine's summed atom cycles; the Round's compute-only length is the largest.
-  std::vector<std::map<int, double>> engine_cycles(s.rounds.size());
-  for (size_t a = 0; a < dag.atoms.size(); ++a)
-    engine_cycles[static_cast<size_t>(s.round_of[a])][s.engine_of[a]] += dag.atoms[a].cycles;
-  std::vector<double> length(s.rounds.size(), 0);
-  for (size_t r = 0; r < s.rounds.size(); ++r)
-    for (const auto& [e, c] : engine_cycles[r]) length[r] = std::max(length[r], c);
+  const std::vector<double> length = round_lengths(dag, s);  // compute-only (baselines.h)
   double sum = 0;
   int layers = 0;
   for (size_t l = 0; l < dag.layers.size(); ++l) {
