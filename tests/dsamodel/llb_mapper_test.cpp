@@ -39,7 +39,7 @@ double dynamic_energy_pj(const EvaluationResult& r) {
 }
 
 // A [64, 128] x B [128, 64] (FP16): A 16384 bytes, B 16384, y 8192.
-TEST(DsaLlbMapper, ReReadsAtTheLlbChangeTheBestTileAndTheTimelineChargesTheEstimate) {
+TEST(DsaLlbMapper, ReReadsAtTheLlbChangeTheBestTileAndTheTimelineChargesItsEstimatedEnergy) {
   const Graph g = ladder_gemm(64, 128, 64);
   const DsaSpec llb = llb_test_core(true), blind = llb_test_core(false);
   Task t = ladder_task({}, UnitKind::Core);
