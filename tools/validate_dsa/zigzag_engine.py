@@ -46,6 +46,16 @@ OUT_CSV = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.csv")
 OUT_SETTINGS = os.path.join(ROOT, "data", "validation", "zigzag_atomic_engine.settings.txt")
 
 
+# --- the virtual environment (shared by the scripts of tools/validate_dsa) ---------------------
+
+def add_venv_arguments(ap, test=False):
+    """The options every script takes: --venv (where its virtual environment is) and, for those
+    that read the suite's mappings from the validation test, --test (the test binary)."""
+    ap.add_argument("--venv", default=os.path.join(ROOT, "build", "validate_dsa_venv"))
+    if test:
+        ap.add_argument("--test", default=os.path.join(ROOT, "build", "test_dsamodel"))
+
+
 def in_venv(venv):
     return os.path.realpath(sys.prefix) == os.path.realpath(venv)
 
@@ -56,6 +66,16 @@ def ensure_venv(venv):
         subprocess.check_call([sys.executable, "-m", "venv", venv])
     subprocess.check_call([py, "-m", "pip", "install", "-q", ZIGZAG] + EXTRA)
     return py
+
+
+def run_in_venv(venv, script):
+    """Returns at once when this process runs in `venv`; otherwise creates it (with the pinned
+    ZigZag installed) and replaces this process with `script` run there with the same arguments,
+    so a script's code after this call always runs with ZigZag importable."""
+    if in_venv(venv):
+        return
+    py = ensure_venv(venv)
+    os.execv(py, [py, os.path.abspath(script)] + sys.argv[1:])
 
 
 # --- the engine ---------------------------------------------------------------------------------
@@ -406,7 +426,7 @@ def stop_deadline(hhmm, now):
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--venv", default=os.path.join(ROOT, "build", "validate_dsa_venv"))
+    add_venv_arguments(ap)
     ap.add_argument("--layers", type=int, default=0, help="at most this many layers per network")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--lpf-limit", type=int, default=DEFAULT_LPF_LIMIT,
@@ -428,9 +448,7 @@ def main():
     a.dataflows = a.dataflows.split(",")
     if not all(d in DATAFLOWS for d in a.dataflows):
         ap.error("--dataflows %r: each of %s" % (",".join(a.dataflows), ",".join(DATAFLOWS)))
-    if not in_venv(a.venv):
-        py = ensure_venv(a.venv)
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    run_in_venv(a.venv, __file__)
 
     import importlib.metadata as md
     with open(os.path.join(ROOT, "hw_configs", "atomic_mesh.json")) as f:

@@ -182,12 +182,9 @@ def complete(loops, sizes):
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--venv", default=os.path.join(zz.ROOT, "build", "validate_dsa_venv"))
-    ap.add_argument("--test", default=os.path.join(zz.ROOT, "build", "test_dsamodel"))
+    zz.add_venv_arguments(ap, test=True)
     a = ap.parse_args()
-    if not zz.in_venv(a.venv):
-        py = zz.ensure_venv(a.venv)
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    zz.run_in_venv(a.venv, __file__)
     import importlib.metadata as md
     with open(os.path.join(zz.ROOT, "hw_configs", "atomic_mesh.json")) as f:
         e = zz.engine_of(json.load(f))
