@@ -284,9 +284,10 @@ std::map<std::string, double> errors(Basis basis, bool exact_only) {
 // ZigZag's cycles of our new mappings are 1/0.922 of ours on VGG-19 (1/1.008 before): its
 // register files double-buffered only at half their size stall their refills (features.10: a
 // PE's weights 144 of 224, (4,608 - 1,008) x 255 = 918,000 stall cycles, where the mapping before
-// held 72 and its 239,436 were the port's total; README (g): 0.998 with ZigZag's registers
-// double-buffered, 0.992 with their spare registers prefetching, ours lacking a refill stall of
-// 6-7% on features.10, .7 and layer2.1.conv2). With that stall in ours (array_nest.h, README
+// held 72 and its 239,436 were the port's total; before ours charged the refill stall: 0.998
+// with ZigZag's registers double-buffered, 0.992 with their spare registers prefetching, ours
+// lacking a refill stall of 6-7% on features.10, .7 and layer2.1.conv2; today's values are in
+// README (g)). With that stall in ours (array_nest.h, README
 // (g): the 2w - R of a set of w in R registers wait for the last pass; features.10 265,200 cycles
 // where ZigZag's rule gives 918,000) ours is 0.918 and 0.884 of ZigZag's own search's cycles
 // (layer3.1.conv2, x5, and layer3.0.conv2 take other tiles) and 0.983 and 0.932 of its cycles on
