@@ -78,6 +78,26 @@ def run_in_venv(venv, script):
     os.execv(py, [py, os.path.abspath(script)] + sys.argv[1:])
 
 
+def command_line(script, argv):
+    """The settings files' record of a run: `script` (relative to the repository) and its
+    arguments, with paths inside the repository written relative to it and paths outside it
+    (a venv or build elsewhere) as <outside>, so a rerun's settings file does not depend on
+    where the checkout lies."""
+    def relative(arg):
+        if not os.path.isabs(arg):
+            return arg
+        rel = os.path.relpath(arg, ROOT)
+        return "<outside>" if rel.startswith("..") else rel
+    parts = []
+    for arg in argv:
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg.split("=", 1)
+            parts.append(key + "=" + relative(value))
+        else:
+            parts.append(relative(arg))
+    return " ".join(["python3", "tools/validate_dsa/" + script] + parts)
+
+
 # --- the engine ---------------------------------------------------------------------------------
 
 def field(cfg, name):
@@ -379,7 +399,7 @@ def write_settings(e, a, earlier, progress):
         f.write("# Written by tools/validate_dsa/zigzag_engine.py; do not edit.\n")
         for line in earlier:
             f.write(line)
-        f.write("command: python3 tools/validate_dsa/zigzag_engine.py %s\n" % " ".join(sys.argv[1:]))
+        f.write("command: %s\n" % command_line("zigzag_engine.py", sys.argv[1:]))
         f.write("pairs searched by this run: %s (the CSV is rewritten after each; a pair's "
                 "lpf_limits_run lists the limits it was searched at)\n" % progress)
         f.write("python: %s\n" % sys.version.split()[0])

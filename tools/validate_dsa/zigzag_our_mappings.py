@@ -229,8 +229,7 @@ def main():
     os.replace(tmp, OUT_CSV)
     with open(OUT_SETTINGS, "w") as f:
         f.write("# Written by tools/validate_dsa/zigzag_our_mappings.py; do not edit.\n")
-        f.write(("command: python3 tools/validate_dsa/zigzag_our_mappings.py %s" %
-                 " ".join(sys.argv[1:])).rstrip() + "\n")
+        f.write("command: %s\n" % zz.command_line("zigzag_our_mappings.py", sys.argv[1:]))
         f.write("python: %s\n" % sys.version.split()[0])
         for p in ["zigzag-dse", "six", "onnx", "numpy"]:
             f.write("%s: %s\n" % (p, md.version(p)))
