@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/util/arith.h"
+#include "reproductions/atomic/partition_baselines.h"
 
 namespace dgs::atomic {
 
@@ -14,7 +15,18 @@ std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quan
   return {size >= extent ? 0 : size, ceil_div(extent, size)};
 }
 
-std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec& spec, int batch) {
+const char* ls_layer_text(LsLayer k) {
+  return k == LsLayer::Op
+             ? "every graph op (batch norm, ReLU, add, pooling included) is a layer of its own, "
+               "its output written to DRAM and read back by the next"
+             : "a conv/FC with the ops CNN-P and IL-Pipe group with it (its batch norm, ReLU, "
+               "residual add, pooling), one op per Round on the engines holding what it reads, "
+               "the group's intermediates kept on chip while they fit in half the buffer; only "
+               "what other groups read goes to DRAM";
+}
+
+std::vector<AtomShape> ls_shapes(const Graph& g, const std::vector<Layer>& layers,
+                                 const DsaSpec& spec, int batch, LsLayer kind) {
   const int64_t parts = ceil_div(spec.units(), batch);
   std::vector<AtomShape> shapes;
   for (const Layer& l : layers) {
@@ -32,10 +44,23 @@ std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec
     }
     shapes.push_back(s);
   }
+  if (kind == LsLayer::MatrixGroup) {
+    // Cut as the group's matrix layer, so that with the same round robin each atom lands on the
+    // engine holding the region it reads (a vector op's own cut, in channels of 1 rather than of
+    // the PE columns, would read across engines over the mesh).
+    const std::vector<int> group = matrix_group_of_layers(g, layers);
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const int m = group[l];
+      if (m < 0 || layers[l].matrix || !layers[l].splittable) continue;
+      const Layer& head = layers[static_cast<size_t>(m)];
+      if (head.splittable && head.shape == layers[l].shape)
+        shapes[l] = shapes[static_cast<size_t>(m)];
+    }
+  }
   return shapes;
 }
 
-AtomSchedule ls_schedule(const AtomicDag& dag, const DsaSpec& spec) {
+AtomSchedule ls_schedule(const Graph& g, const AtomicDag& dag, const DsaSpec& spec, LsLayer kind) {
   AtomSchedule s;
   s.round_of.assign(dag.atoms.size(), -1);
   s.engine_of.assign(dag.atoms.size(), -1);
@@ -53,7 +78,40 @@ AtomSchedule ls_schedule(const AtomicDag& dag, const DsaSpec& spec) {
     }
     s.rounds.push_back(std::move(r));
   }
+  if (kind == LsLayer::MatrixGroup) {
+    std::vector<std::vector<int64_t>> kept(static_cast<size_t>(spec.units()),
+                                           std::vector<int64_t>(s.rounds.size(), 0));
+    keep_domain_outputs_on_chip(dag, matrix_group_of_layers(g, dag.layers), spec.local_bytes / 2,
+                                kept, s);
+  }
   return s;
+}
+
+void keep_domain_outputs_on_chip(const AtomicDag& dag, const std::vector<int>& domain_of_layer,
+                                 int64_t budget, std::vector<std::vector<int64_t>>& kept,
+                                 AtomSchedule& s) {
+  auto domain_of = [&](int atom) {
+    return domain_of_layer.at(static_cast<size_t>(dag.atoms[static_cast<size_t>(atom)].layer));
+  };
+  for (const Round& r : s.rounds) {
+    for (int ai : r.atoms) {
+      const size_t a = static_cast<size_t>(ai);
+      const int domain = domain_of(ai);
+      bool inside = domain >= 0 && !dag.succs[a].empty();
+      int last_read = s.round_of[a];
+      for (int c : dag.succs[a]) {
+        inside = inside && domain_of(c) == domain;
+        last_read = std::max(last_read, s.round_of[static_cast<size_t>(c)]);
+      }
+      if (!inside) continue;
+      std::vector<int64_t>& k = kept.at(static_cast<size_t>(s.engine_of[a]));
+      const int64_t bytes = dag.atoms[a].out_bytes;
+      const auto from = k.begin() + s.round_of[a], to = k.begin() + last_read + 1;
+      if (*std::max_element(from, to) + bytes > budget) continue;
+      for (auto it = from; it != to; ++it) *it += bytes;
+      s.on_chip[a] = true;
+    }
+  }
 }
 
 std::vector<LayerUtilisation> layer_utilisation(const AtomicDag& dag, const AtomSchedule& s,

@@ -1,8 +1,9 @@
 #pragma once
 // The layer-sequential baseline (LS, Sec. II-B): one layer at a time, each split evenly over all
 // engines (output channels first, in multiples of the PE array's columns, then rows, then
-// columns of the output), the samples of a batch mapped side by side (batch mapping); every
-// output goes to DRAM. Also the per-layer PE utilisation of Fig. 2.
+// columns of the output), the samples of a batch mapped side by side (batch mapping); a layer's
+// output goes to DRAM. What a "layer" is there is an open choice (LsLayer). Also the per-layer
+// PE utilisation of Fig. 2.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -17,11 +18,51 @@ namespace dgs::atomic {
 // whole extent), and the number of pieces it gives.
 std::pair<int64_t, int64_t> even_cut(int64_t extent, int64_t parts, int64_t quantum);
 
-// Shapes cutting each sample of every layer into ceil(engines / batch) even parts.
-std::vector<AtomShape> ls_shapes(const std::vector<Layer>& layers, const DsaSpec& spec, int batch);
+// What LS's "layer" is. The paper is silent: Sec. II-B runs "DNN layers one-at-a-time" and
+// "evenly partition[s] each layer across multi-engines" without saying whether a batch norm,
+// ReLU, residual add or pooling that follows a convolution is a layer of its own whose input and
+// output cross DRAM; Sec. II-A has "element-wise layers such as ReLu, sigmoid, pooling, and
+// batch-normalization ... executed by the vector unit" of each engine, beside the array and
+// buffer that hold the convolution's output.
+enum class LsLayer : uint8_t {
+  // Every graph op is a layer: each output goes to DRAM and the next op reads it back (the
+  // suite's LS before issue #23).
+  Op,
+  // A conv/FC with the ops CNN-P and IL-Pipe run with it (matrix_group_of_layers,
+  // partition_baselines.h: its batch norm, ReLU, residual add, pooling): still one op per Round,
+  // but the group's other ops run on the engines that hold what they read (an op of the output
+  // shape of its group's matrix layer is cut as that layer, so its k-th atom reads the k-th
+  // atom's output in place), and an output whose readers are all in its group stays in its
+  // engine's buffer while the engine's kept outputs fit in half of it (the other half holds the
+  // atoms' working sets, atom_task.h); the others go to DRAM. As an accelerator's vector unit
+  // applies them to a convolution's output before writing it back (NVDLA, whose dataflow is the
+  // paper's KC-P), and as the suite's CNN-P, IL-Pipe and AD keep them on chip.
+  MatrixGroup
+};
+// The choice every LS output of the suite uses (named in the notes of the items that run LS).
+inline constexpr LsLayer kLsLayer = LsLayer::MatrixGroup;
+// A short text of `k` for notes.
+const char* ls_layer_text(LsLayer k);
 
-// One Round per layer holding all its atoms, round robin over the engines; nothing kept on chip.
-AtomSchedule ls_schedule(const AtomicDag& dag, const DsaSpec& spec);
+// Shapes cutting each sample of every layer into ceil(engines / batch) even parts (MatrixGroup:
+// an op of its group's matrix layer's output shape cut as that layer).
+std::vector<AtomShape> ls_shapes(const Graph& g, const std::vector<Layer>& layers,
+                                 const DsaSpec& spec, int batch, LsLayer kind = kLsLayer);
+
+// One Round per layer (op) holding all its atoms, round robin over the engines from engine 0;
+// Op: nothing kept on chip; MatrixGroup: outputs kept in their group as LsLayer says
+// (keep_domain_outputs_on_chip with the group as the domain).
+AtomSchedule ls_schedule(const Graph& g, const AtomicDag& dag, const DsaSpec& spec,
+                         LsLayer kind = kLsLayer);
+
+// Marks on chip (s.on_chip) each output whose readers all belong to the writer's domain
+// (`domain_of_layer`, per layer; -1: never kept) while its engine's kept bytes, over the Rounds
+// from its write to its last read, stay within `budget` with it; first come (Round order, then
+// the Round's atom order), first kept; the others go through DRAM. `kept` (per engine, per
+// Round: bytes already held there, e.g. pinned weights) is updated.
+void keep_domain_outputs_on_chip(const AtomicDag& dag, const std::vector<int>& domain_of_layer,
+                                 int64_t budget, std::vector<std::vector<int64_t>>& kept,
+                                 AtomSchedule& s);
 
 struct LayerUtilisation {
   int layer = -1;

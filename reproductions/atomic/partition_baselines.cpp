@@ -329,7 +329,7 @@ AtomSchedule region_pipeline_schedule(const Graph& g, const AtomicDag& dag,
   // On chip: outputs whose readers are all in the writer's on-chip domain, while the engine's kept
   // outputs over the steps from the write to the last read stay within half its buffer (the
   // other half is the atoms' working sets, atom_task.h); first come (step, then atom order),
-  // first kept, the rest written back.
+  // first kept, the rest written back (keep_domain_outputs_on_chip, baselines.h, after the pins).
   const int64_t budget = spec.local_bytes / 2;
   std::vector<std::vector<int64_t>> kept(static_cast<size_t>(engines),
                                          std::vector<int64_t>(s.rounds.size(), 0));
@@ -373,28 +373,7 @@ AtomSchedule region_pipeline_schedule(const Graph& g, const AtomicDag& dag,
       s.pins[static_cast<size_t>(atoms.front())] = true;
     }
   }
-  for (const Round& r : s.rounds) {
-    for (int ai : r.atoms) {
-      const size_t a = static_cast<size_t>(ai);
-      const int domain = layout.on_chip_domain[static_cast<size_t>(dag.atoms[a].layer)];
-      bool inside = domain >= 0 && !dag.succs[a].empty();
-      int last_read = s.round_of[a];
-      for (int c : dag.succs[a]) {
-        inside =
-            inside &&
-            layout.on_chip_domain[static_cast<size_t>(dag.atoms[static_cast<size_t>(c)].layer)] ==
-                domain;
-        last_read = std::max(last_read, s.round_of[static_cast<size_t>(c)]);
-      }
-      if (!inside) continue;
-      std::vector<int64_t>& k = kept[static_cast<size_t>(engine[a])];
-      const int64_t bytes = dag.atoms[a].out_bytes;
-      const auto from = k.begin() + s.round_of[a], to = k.begin() + last_read + 1;
-      if (*std::max_element(from, to) + bytes > budget) continue;
-      for (auto it = from; it != to; ++it) *it += bytes;
-      s.on_chip[a] = true;
-    }
-  }
+  keep_domain_outputs_on_chip(dag, layout.on_chip_domain, budget, kept, s);
   return s;
 }
 

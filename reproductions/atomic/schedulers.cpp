@@ -126,8 +126,11 @@ class LayerSequentialScheduler final : public AtomicMeshScheduler {
             "layer-sequential baseline LS of the Atomic Dataflow paper (Sec. II-B): one layer per "
             "stage, each sample's output split evenly over all engines (output channels first in "
             "multiples of the PE array's columns, then rows, then columns; the samples side by "
-            "side), round robin from engine 0, every output through DRAM, each atom tiled for "
-            "half its engine's buffer (reproductions/atomic/baselines.h). Differs from "
+            "side), round robin from engine 0, a conv/FC's batch norm, ReLU, add and pooling "
+            "cut as it and run on the engines holding their inputs, the group's "
+            "intermediates kept on chip while they fit in half the buffer and the rest through "
+            "DRAM (LsLayer::MatrixGroup), each atom tiled for half its engine's buffer "
+            "(reproductions/atomic/baselines.h). Differs from "
             "'sequential' (layer_split_test_plan: channels then batch, tiles for the whole "
             "buffer) in how a layer is cut and tiled") {}
   ScheduleResult schedule(const Graph& g, const HardwareSpec& hw,
@@ -136,9 +139,10 @@ class LayerSequentialScheduler final : public AtomicMeshScheduler {
     const std::vector<Layer> layers = atomic::graph_layers(g);
     require_whole_layers_fit(g, spec, name());
     const int batch = static_cast<int>(atomic::graph_batch(g));
-    const AtomicDag dag = atomic::build_atomic_dag(g, atomic::ls_shapes(layers, spec, batch), spec);
+    const AtomicDag dag =
+        atomic::build_atomic_dag(g, atomic::ls_shapes(g, layers, spec, batch), spec);
     ScheduleResult r;
-    r.plan = atomic::atom_plan(g, dag, atomic::ls_schedule(dag, spec), spec, name());
+    r.plan = atomic::atom_plan(g, dag, atomic::ls_schedule(g, dag, spec), spec, name());
     return r;
   }
 };

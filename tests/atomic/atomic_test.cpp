@@ -89,12 +89,97 @@ TEST(AtomicDag, ScheduledAtomPlanEqualsTheGraph) {
 TEST(AtomicDag, LayerSequentialPlanEqualsTheGraph) {
   const Graph g = small_diamond();
   const std::vector<Layer> layers = graph_layers(g);
-  const AtomicDag dag = build_atomic_dag(g, ls_shapes(layers, mesh2x2(), 2), mesh2x2());
+  const AtomicDag dag = build_atomic_dag(g, ls_shapes(g, layers, mesh2x2(), 2), mesh2x2());
   // 4 engines, 2 samples: every sample of conv a (32 channels) in two 16-channel parts.
   EXPECT_EQ(dag.atoms_of_layer[0].size(), 4u);
-  const Plan plan = atom_plan(g, dag, ls_schedule(dag, mesh2x2()), mesh2x2(), "LS test");
+  const Plan plan = atom_plan(g, dag, ls_schedule(g, dag, mesh2x2()), mesh2x2(), "LS test");
   const PlanComparison c = compare_plan_with_reference(g, plan, 11);
   EXPECT_TRUE(c.passed) << c.str();
+}
+
+// LS on a conv 3x3 (16 -> 32 channels, pad 1, no bias) -> batch norm -> ReLU chain at 1 x 16 x
+// 8 x 8 on 4 engines, worked by hand (1 B elements). ls_shapes cuts the conv into 2 channel
+// pieces (16, the PE columns) x 2 row pieces (4 rows): 4 atoms, one per engine; batch norm and
+// ReLU, of the conv's output shape, are cut the same way, so each engine's BN and ReLU atoms read
+// its own conv atom's region. One Round per op: 3. DRAM: each conv atom reads its 16 input
+// channels x 5 rows (its 4 and the halo row) x 8 columns = 640 B and its 16 channels' weights,
+// 16 x 16 x 3 x 3 = 2304 B; each BN atom its 16 channels of the 4 parameter vectors, 64 B; the
+// ReLU writes its output, 32 x 8 x 8 = 2048 B: 4 x 640 + 4 x 2304 + 4 x 64 + 2048 = 14080 B.
+// The conv's and the BN's outputs (512 B per engine) stay on chip. With every op a layer of its
+// own (LsLayer::Op), the conv's and the BN's outputs also go out and come back (+ 4 x 2048 B),
+// and BN and ReLU are cut in 4 pieces of 8 channels (a vector op's channels need not be a
+// multiple of the PE columns), so each BN atom reads 8 channels of the 4 vectors (- 4 x 32 B).
+TEST(LayerSequential, AConvWithItsBatchNormAndReluKeepsTheIntermediatesOnChip) {
+  ModelBuilder b("conv_bn_relu");
+  const int x = b.input("x", {1, 16, 8, 8});
+  b.relu(b.batchnorm(b.conv2d(x, 32, 3, 1, 1, 1, false)));
+  const Graph& g = b.graph();
+  const DsaSpec& spec = mesh2x2();
+  const std::vector<Layer> layers = graph_layers(g);
+  ASSERT_EQ(layers.size(), 3u);
+  const AtomicDag dag = build_atomic_dag(g, ls_shapes(g, layers, spec, 1), spec);
+  for (size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(dag.shapes[l], (AtomShape{4, 0, 16, 0})) << l;
+    EXPECT_EQ(dag.atoms_of_layer[l].size(), 4u) << l;
+  }
+  const AtomSchedule s = ls_schedule(g, dag, spec);
+  ASSERT_EQ(s.rounds.size(), 3u);
+  for (size_t l = 0; l < 3; ++l) {
+    for (size_t k = 0; k < 4; ++k) {
+      const size_t a = static_cast<size_t>(dag.atoms_of_layer[l][k]);
+      EXPECT_EQ(s.engine_of[a], static_cast<int>(k));
+      EXPECT_EQ(s.on_chip[a], l < 2) << "layer " << l << " atom " << k;
+    }
+  }
+  const Plan plan = atom_plan(g, dag, s, spec, "LS test");
+  EXPECT_TRUE(compare_plan_with_reference(g, plan, 3).passed);
+  const EvaluationResult grouped = evaluate_dsa_plan(g, plan, spec);
+  EXPECT_EQ(value_of(grouped.bytes_by_level, spec.dram_level), 14080);
+
+  const AtomicDag own = build_atomic_dag(g, ls_shapes(g, layers, spec, 1, LsLayer::Op), spec);
+  const AtomSchedule s_own = ls_schedule(g, own, spec, LsLayer::Op);
+  EXPECT_EQ(s_own.rounds.size(), 3u);
+  EXPECT_TRUE(std::none_of(s_own.on_chip.begin(), s_own.on_chip.end(), [](bool k) { return k; }));
+  const EvaluationResult alone =
+      evaluate_dsa_plan(g, atom_plan(g, own, s_own, spec, "LS test"), spec);
+  EXPECT_EQ(own.shapes[1], (AtomShape{0, 0, 8, 0}));
+  EXPECT_EQ(value_of(alone.bytes_by_level, spec.dram_level), 14080 + 4 * 2048 - 4 * 32);
+}
+
+// An output stays on chip only while the engine's kept outputs fit in the budget, from its
+// Round to its last reader's: on one engine with a budget of 4 B, Round 0's outputs of 3 B and
+// 2 B, both read in Round 1 within their domain: the first kept (3 B held in Rounds 0-1), the
+// second written back (5 B); Round 1's output of 1 B, read in Round 2, kept (4 B in Round 1, 1 B
+// in Round 2). An output read outside its domain, or never read, goes out.
+TEST(LayerSequential, KeptOutputsStayWithinTheBudgetFirstComeFirstKept) {
+  AtomicDag dag;
+  dag.layers.resize(3);
+  const int layer[] = {0, 0, 1, 2};
+  const int64_t bytes[] = {3, 2, 1, 1};
+  for (size_t i = 0; i < 4; ++i) {
+    Atom a;
+    a.layer = layer[i];
+    a.out_bytes = bytes[i];
+    dag.atoms.push_back(a);
+  }
+  dag.preds = {{}, {}, {0, 1}, {2}};
+  dag.succs = {{2}, {2}, {3}, {}};
+  AtomSchedule s;
+  s.rounds.resize(3);
+  s.round_of = {0, 0, 1, 2};
+  s.engine_of = {0, 0, 0, 0};
+  s.rounds[0].atoms = {0, 1};
+  s.rounds[1].atoms = {2};
+  s.rounds[2].atoms = {3};
+  s.on_chip.assign(4, false);
+  std::vector<std::vector<int64_t>> kept(1, std::vector<int64_t>(3, 0));
+  keep_domain_outputs_on_chip(dag, {7, 7, 7}, 4, kept, s);
+  EXPECT_EQ(s.on_chip, (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(kept[0], (std::vector<int64_t>{3, 4, 1}));
+  s.on_chip.assign(4, false);
+  std::vector<std::vector<int64_t>> empty(1, std::vector<int64_t>(3, 0));
+  keep_domain_outputs_on_chip(dag, {7, 7, 8}, 4, empty, s);
+  EXPECT_EQ(s.on_chip, (std::vector<bool>{true, false, false, false}));
 }
 
 // Fig. 7 on a 3 x 3 mesh (engines 1..9 in snake order): atom 3-1 reads atoms 1-1 (engine 1) and
@@ -362,7 +447,7 @@ TEST(AtomSearch, SaAtomsUseTheArrayAtLeastHalfAsWellAsTheEvenSplit) {
   }
   const AnnealResult sa = anneal_atom_shapes(options, {}, 1);
   const AtomicDag atoms = build_atomic_dag(g, chosen_shapes(options, sa.choice), spec);
-  const AtomicDag even = build_atomic_dag(g, ls_shapes(layers, spec, 1), spec);
+  const AtomicDag even = build_atomic_dag(g, ls_shapes(g, layers, spec, 1), spec);
   EXPECT_GE(2 * matrix_atom_utilisation(atoms, spec), matrix_atom_utilisation(even, spec));
 }
 

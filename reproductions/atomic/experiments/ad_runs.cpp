@@ -44,8 +44,9 @@ AdSearch search_ad(const Graph& g, const DsaSpec& spec, uint64_t seed, Iterative
 
 double run_ls(const Graph& g, const DsaSpec& spec, int batch) {
   const std::vector<Layer> layers = graph_layers(g);
-  const AtomicDag ls = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
-  return evaluate(g, atom_plan(g, ls, ls_schedule(ls, spec), spec, "LS"), dsa_hardware_spec(spec))
+  const AtomicDag ls = build_atomic_dag(g, ls_shapes(g, layers, spec, batch), spec);
+  return evaluate(g, atom_plan(g, ls, ls_schedule(g, ls, spec), spec, "LS"),
+                  dsa_hardware_spec(spec))
       .latency_us;
 }
 

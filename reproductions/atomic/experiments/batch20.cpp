@@ -29,7 +29,8 @@ constexpr int kBatch = 20;
 
 const char* kSetupNote =
     "batch 20, KC-P, atomic_mesh; LS: each layer split over the 64 engines, samples side by side "
-    "(batch mapping), outputs through DRAM; AD: the iterative search's atoms (iterative_search.h), "
+    "(batch mapping), a layer's output through DRAM (what a layer is: the LS line below); AD: the "
+    "iterative search's atoms (iterative_search.h), "
     "Rounds by the priority rules (latency "
     "first: later samples only when the current one cannot fill a Round), snake mapping with the "
     "Eq. 2 search, Algorithm 3 buffering with the DSA model's working sets; fold_overhead not "
@@ -269,6 +270,7 @@ void run_fig9(ExperimentContext& ctx) {
   chart.series = {ls_s, cnnp_s, ilpipe_s, ad_s, ideal_s};
   chart.log_y = true;
   ctx.note(kSetupNote);
+  ctx.note(ls_layer_note());
   ctx.note("Fig. 9 also runs YX-P (dsa_with_dataflow)");
   ctx.note(
       "throughput = 20 / the latency of the whole batch (one batch is the job; the paper "
@@ -350,6 +352,7 @@ void run_table2(ExperimentContext& ctx) {
     ctx.note(l.zoo + ": not run (" + l.why + ")");
   }
   ctx.note(kSetupNote);
+  ctx.note(ls_layer_note());
   ctx.note(
       "utilisation (the paper: 'averaged among DNN layers w/o memory access delay'): per "
       "convolution/FC layer, MACs / (sum over the Rounds holding its atoms of the Round's "
@@ -487,6 +490,7 @@ void run_fig11(ExperimentContext& ctx) {
       "'the other four'");
   chart.series = series;
   ctx.note(kSetupNote);
+  ctx.note(ls_layer_note());
   for (const std::string& net : networks_run(kBatch, DsaDataflow::KC))
     if (batch20_run(net, spec, seed).refused.empty())
       ctx.note(net + ": " + batch20_run(net, spec, seed).ad_search);

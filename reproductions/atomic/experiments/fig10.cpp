@@ -113,8 +113,8 @@ void run_fig10(ExperimentContext& ctx) {
     for (const std::string& st : stages) claims.push_back(range_claim(l.zoo, st, NAN, l.why));
   chart.series = series;
   ctx.note(
-      "stages (the paper does not name its baseline): base = LS-shaped atoms (each layer "
-      "split evenly over the " +
+      "stages (the paper does not name its baseline): base = LS-shaped atoms (ls_shapes: each "
+      "layer split evenly, an op of its conv/FC's output shape cut as that layer, over the " +
       std::to_string(spec.units()) + " engines) in Rounds of " + std::to_string(spec.units()) +
       " in atom order, snake mapping from "
       "the first layer, every output through DRAM; +sa = the atoms of the iterative search (the "

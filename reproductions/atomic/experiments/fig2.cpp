@@ -20,8 +20,9 @@ const std::vector<double> kFoldOverheads = {0, 32, 64, 128, 256};
 double ls_average_utilisation(const Graph& g, const DsaSpec& spec,
                               std::vector<LayerUtilisation>* rows, AtomicDag* dag_out) {
   const std::vector<Layer> layers = graph_layers(g);
-  AtomicDag dag = build_atomic_dag(g, ls_shapes(layers, spec, 1), spec);
-  const std::vector<LayerUtilisation> util = layer_utilisation(dag, ls_schedule(dag, spec), spec);
+  AtomicDag dag = build_atomic_dag(g, ls_shapes(g, layers, spec, 1), spec);
+  const std::vector<LayerUtilisation> util =
+      layer_utilisation(dag, ls_schedule(g, dag, spec), spec);
   double sum = 0;
   for (const LayerUtilisation& u : util) sum += 100 * u.utilisation;
   if (rows) *rows = util;

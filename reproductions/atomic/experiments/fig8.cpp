@@ -80,7 +80,8 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
       "ad_sa_only_*: the SA's atoms alone (the first candidate); LS: each layer split over "
       "the " +
       engines +
-      " engines, outputs through DRAM; both priced by the shared DSA model "
+      " engines, a layer's output through DRAM (what a layer is: the LS line below); both priced "
+      "by the shared DSA model "
       "(common/dsamodel) on " +
       base.name + "; fold_overhead_cycles not calibrated (" +
       note_number(base.fold_overhead_cycles) + ")");
@@ -102,6 +103,7 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
       "claims: per network of the paper's set (Table II's eight), ours against the paper's "
       "range over its networks; YX-P has no numbers in the text ('the situation is similar'), "
       "shown only; CNN-P equals LS at batch 1 (the paper omits it from Fig. 8 for that reason)");
+  ctx.note(ls_layer_note());
   ctx.note(partition_baselines_note());
 }
 

@@ -44,6 +44,24 @@ double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const 
   return layers > 0 ? sum / layers : 0;
 }
 
+std::string ls_layer_note() {
+  return std::string(
+             "LS's layer (an open choice, baselines.h LsLayer: Sec. II-B runs 'DNN layers "
+             "one-at-a-time' without saying whether a batch norm, ReLU, residual add or pooling "
+             "after a convolution crosses DRAM on its own): ") +
+         ls_layer_text(kLsLayer) +
+         ". Why: each engine's vector unit runs these 'element-wise layers' beside its array "
+         "and buffer (Sec. II-A); KC-P is NVDLA's dataflow, whose fused mode passes a "
+         "convolution's output through its element-wise and pooling units without a round trip "
+         "through memory (nvdla.org hardware architecture); the suite's CNN-P, IL-Pipe and AD "
+         "keep them on chip, so LS not doing so would be a cost only LS pays. Table I does not "
+         "settle it: its 73 layers of ResNet-50 are nn_dataflow's count (TETRIS [18], cited for "
+         "LS's partitioning: input, convolutions, FC, pooling and element-wise adds, no batch norm "
+         "or ReLU layer), but its 516 for ResNet-152 is 2.5x that count (209). Until issue #23 "
+         "every op was its own layer (LsLayer::Op). Table II's and Fig. 2's utilisation is "
+         "unchanged by it: LS's matrix layers' Rounds hold only their own atoms";
+}
+
 namespace {
 
 double reuse_pct(const AtomicDag& dag, const AtomSchedule& s) {
@@ -210,8 +228,8 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
       const IterationSpaceMemo spaces(g);  // the DAG, plan and model ask for the same regions
       StrategyRun& ls = run->ls;
       const std::vector<Layer> layers = graph_layers(g);
-      ls.dag = build_atomic_dag(g, ls_shapes(layers, spec, batch), spec);
-      ls.schedule = ls_schedule(ls.dag, spec);
+      ls.dag = build_atomic_dag(g, ls_shapes(g, layers, spec, batch), spec);
+      ls.schedule = ls_schedule(g, ls.dag, spec);
       const Plan ls_plan = atom_plan(g, ls.dag, ls.schedule, spec, "LS");
       ls.result = evaluate(g, ls_plan, dsa_hardware_spec(spec));
       ls.layer_utilisation_pct = layer_utilisation_pct(ls.dag, ls.schedule, spec);

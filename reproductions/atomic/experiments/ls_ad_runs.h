@@ -31,6 +31,10 @@ struct StrategyRun {
 // StrategyRun::layer_utilisation_pct of a schedule.
 double layer_utilisation_pct(const AtomicDag& dag, const AtomSchedule& s, const DsaSpec& spec);
 
+// The notes line of every item that runs LS: what its "layer" is (baselines.h LsLayer, an open
+// choice) and why.
+std::string ls_layer_note();
+
 struct LsAdRun {
   StrategyRun ls, ad;
   double ideal_us = 0;  // MACs / peak

@@ -99,6 +99,7 @@ void run_prototype(ExperimentContext& ctx) {
   ctx.note(
       "AD and LS as in Fig. 8 (the iterative search over Algorithm 1's atom sets with --seed, "
       "priority-rule Rounds, the DSA model)");
+  ctx.note(ls_layer_note());
   ctx.emit_table("Prototype: LS and AD frame rates, 2 x 2 engines", t);
   ctx.emit_svg(bar_chart_svg(chart));
   ctx.emit_claims(claims);

@@ -255,6 +255,7 @@ void run_fig12(ExperimentContext& ctx) {
   ctx.note(
       "AD as in Fig. 8 (SA atoms with --seed, priority-rule Rounds, snake mapping, Algorithm 3 "
       "buffering, the shared DSA model); LS beside it for reference (not in the paper's figure)");
+  ctx.note(ls_layer_note());
   ctx.note(
       "networks: the paper names VGG-19, ResNet-152 and NasNet at two batch sizes (not stated, "
       "the second double the first); ours: ResNet-152 at batch 1, ResNet-50 at batches 1 and 2 "
