@@ -321,11 +321,20 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
     }
     if (it == writes_.end() || !on_chip_.count(x)) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
-      // region as one DMA read, available when the tensor's last write is.
+      // region as one DMA read, available when the last write overlapping it is. Not when the
+      // tensor's last write is: a pipeline stage that writes one sample of a tensor while
+      // another task of the stage reads an earlier sample of it (CNN-P's CLPs) would otherwise
+      // hold that read until the unrelated write ends, serialising the stage's regions.
       from_dram.bytes +=
           static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
       dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
-      if (it != writes_.end()) from_dram.available = std::max(from_dram.available, last_end_[x]);
+      if (it != writes_.end() && last_end_[x] > from_dram.available) {
+        const std::vector<WriteRecord>& ws = it->second;
+        write_index_.at(x).for_each_candidate(need, [&](uint32_t wi) {
+          if (ws[wi].end > from_dram.available && overlap_numel(ws[wi].region, need) != 0)
+            from_dram.available = ws[wi].end;
+        });
+      }
       continue;
     }
     // The writes overlapping the region, in the order they were made.
@@ -460,6 +469,7 @@ EvaluationResult Simulator::run() {
       run_task(si, ti, demand[si][ti], stage_start, stage_end);
     for (double f : unit_free_) stage_end = std::max(stage_end, f);
     release_stage(si, stage_end);
+    stage_cycles_.push_back(stage_end - stage_start);
     stage_start = stage_end;
   }
   end_ = stage_start;
@@ -474,6 +484,7 @@ EvaluationResult Simulator::run() {
   r.latency_us = latency_us;
   r.flops = 2 * macs_;
   r.stages = static_cast<int64_t>(p_.stages.size());
+  for (double c : stage_cycles_) r.stage_latency_us.push_back(c / mhz);
   r.tasks = p_.num_tasks();
   r.kernels = r.tasks;
   add_value(r.bytes_by_level, s_.local_level, local_bytes_);

@@ -99,6 +99,8 @@ namespace dgs {
 
 // Evaluates `plan` (checked by the caller, e.g. evaluate()) on `spec`.
 //   latency_us; flops (2 x MACs plus the vector ops' FLOPs); stages, tasks; kernels = tasks;
+//   stage_latency_us: each stage's end less its start (from the previous stage's end, the
+//   barrier, to its last task's end), summing to latency_us;
 //   bytes_by_level: local, global, DRAM level names (bytes read + written);
 //   bytes_by_link (mesh): the bytes each directed link carried, "link (x,y)->(x',y')";
 //   busy_us_by_unit: "core" or "engine" (compute, summed over units), "matrix", "vector", "dma";

@@ -348,6 +348,7 @@ class Simulator {
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
   double end_ = 0;
+  std::vector<double> stage_cycles_;  // per stage: its end less its start (the barrier's)
   // No transfer starts before the start of the previous stage (prefetch looks one stage ahead);
   // reservations that end before it are forgotten.
   double horizon_ = 0;

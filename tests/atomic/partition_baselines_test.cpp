@@ -386,5 +386,29 @@ TEST(PartitionBaselines, UtilisationIsTheProductOfItsFactors) {
   EXPECT_DOUBLE_EQ(f.array, 0.5);
 }
 
+// Fig. 9's compute bounds on a hand-built schedule of two Rounds on two engines: Round 0 runs 100
+// cycles on engine 0 and 40 on engine 1, Round 1 20 on engine 0 and 90 on engine 1. Balanced:
+// 250 / 2 = 125; the busiest engine: engine 1, 40 + 90 = 130 (engine 0: 120); a barrier per Round:
+// 100 + 90 = 190.
+TEST(PartitionBaselines, ComputeBoundsSpreadTheWorkThenAddTheEnginesThenTheBarriers) {
+  AtomicDag dag;
+  for (const double c : {100.0, 40.0, 20.0, 90.0}) {
+    Atom a;
+    a.cycles = c;
+    dag.atoms.push_back(a);
+  }
+  AtomSchedule s;
+  s.rounds.push_back(Round{.atoms = {0, 1}, .engines = {0, 1}, .cycles = 100});
+  s.rounds.push_back(Round{.atoms = {2, 3}, .engines = {0, 1}, .cycles = 90});
+  s.round_of = {0, 0, 1, 1};
+  s.engine_of = {0, 1, 0, 1};
+  const ComputeBounds b = compute_bounds(dag, s, 2);
+  EXPECT_DOUBLE_EQ(b.balanced, 125);
+  EXPECT_DOUBLE_EQ(b.busiest_engine, 130);
+  EXPECT_DOUBLE_EQ(b.per_round, 190);
+  // Over four engines the same work spreads thinner; the other two bounds do not change.
+  EXPECT_DOUBLE_EQ(compute_bounds(dag, s, 4).balanced, 62.5);
+}
+
 }  // namespace
 }  // namespace dgs::atomic

@@ -54,6 +54,19 @@ double compute_bound_cycles(const AtomicDag& dag, const AtomSchedule& s) {
   return total;
 }
 
+ComputeBounds compute_bounds(const AtomicDag& dag, const AtomSchedule& s, int engines) {
+  ComputeBounds b;
+  std::map<int, double> per_engine;
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    b.balanced += dag.atoms[a].cycles;
+    per_engine[s.engine_of[a]] += dag.atoms[a].cycles;
+  }
+  b.balanced /= std::max(1, engines);
+  for (const auto& [e, c] : per_engine) b.busiest_engine = std::max(b.busiest_engine, c);
+  b.per_round = compute_bound_cycles(dag, s);
+  return b;
+}
+
 std::string partition_baselines_note() {
   return "CNN-P: " + std::to_string(kCnnpClusters) +
          " CLPs (kCnnpClusters; the paper leaves it open), bands of consecutive engines in the "
