@@ -29,7 +29,7 @@ WriteRecord* Simulator::partial_home(const Task& t) {
   const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
   const auto it = partial_home_.find(key);
   if (it == partial_home_.end()) return nullptr;
-  return &writes_[out][it->second];
+  return &writes_[static_cast<size_t>(out)][it->second];
 }
 
 // Capacity of every unit's local buffer: working set (less inputs already resident there)
@@ -309,7 +309,7 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
-    const auto it = writes_.find(x);
+    const std::vector<WriteRecord>& ws = writes_[static_cast<size_t>(x)];
     const double refetch = d.reload[i];
     const double touched = d.density[i];  // of the region's box, what its loads move
     if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
@@ -319,7 +319,7 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
       continue;  // still in the buffer since an earlier task of its units: read in place
     }
-    if (it == writes_.end() || !on_chip_.count(x)) {
+    if (ws.empty() || !on_chip_[static_cast<size_t>(x)]) {
       // Weights, graph inputs, or a tensor written only to DRAM (whose writes tile it): the
       // region as one DMA read, available when the last write overlapping it is. Not when the
       // tensor's last write is: a pipeline stage that writes one sample of a tensor while
@@ -328,9 +328,8 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
       from_dram.bytes +=
           static_cast<double>(region_numel(need)) * s_.element_bytes * touched * refetch;
       dram_once += static_cast<double>(region_numel(need)) * s_.element_bytes * touched;
-      if (it != writes_.end() && last_end_[x] > from_dram.available) {
-        const std::vector<WriteRecord>& ws = it->second;
-        write_index_.at(x).for_each_candidate(need, [&](uint32_t wi) {
+      if (!ws.empty() && last_end_[static_cast<size_t>(x)] > from_dram.available) {
+        write_index_[static_cast<size_t>(x)]->for_each_candidate(need, [&](uint32_t wi) {
           if (ws[wi].end > from_dram.available && overlap_numel(ws[wi].region, need) != 0)
             from_dram.available = ws[wi].end;
         });
@@ -339,15 +338,14 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
     }
     // The writes overlapping the region, in the order they were made.
     overlaps_.clear();
-    const auto wx = write_index_.find(x);
-    if (wx != write_index_.end())
-      wx->second.for_each_candidate(need, [&](uint32_t wi) {
-        const int64_t common = overlap_numel(it->second[wi].region, need);
+    if (const std::optional<RegionIndex>& wx = write_index_[static_cast<size_t>(x)])
+      wx->for_each_candidate(need, [&](uint32_t wi) {
+        const int64_t common = overlap_numel(ws[wi].region, need);
         if (common != 0) overlaps_.push_back({wi, common});
       });
     std::sort(overlaps_.begin(), overlaps_.end());
     for (const auto& [wi, common] : overlaps_) {
-      const WriteRecord& w = it->second[wi];
+      const WriteRecord& w = ws[wi];
       const double bytes = static_cast<double>(common) * s_.element_bytes * touched * refetch;
       if (w.level == Level::Dram) {
         from_dram.bytes += bytes;
@@ -374,24 +372,26 @@ void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemand& d, doub
     const int x = d.written[k];
     const auto sc = t.scope.find(x);
     const Level level = sc == t.scope.end() ? Level::Dram : level_of(sc->second);
-    double& last = last_end_[x];
+    const size_t xi = static_cast<size_t>(x);
+    double& last = last_end_[xi];
     if (partial_follower) {
       home->end = std::max(home->end, task_end);
       last = std::max(last, home->end);
       continue;
     }
-    std::vector<WriteRecord>& ws = writes_[x];
+    std::vector<WriteRecord>& ws = writes_[xi];
     ws.push_back({std::move(written_regions_[k]), level, &d.units, task_end});
     const Region& region = ws.back().region;
-    write_index_.try_emplace(x, g_.tensor(x).shape).first->second.add(region);
+    if (!write_index_[xi]) write_index_[xi].emplace(g_.tensor(x).shape);
+    write_index_[xi]->add(region);
     last = std::max(last, task_end);
-    if (level != Level::Dram) on_chip_.insert(x);
+    if (level != Level::Dram) on_chip_[xi] = 1;
     if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
     const double bytes = static_cast<double>(region_numel(region)) * s_.element_bytes;
     // Released after the last later stage that reads part of this region (a region no later
     // stage reads: after the tensor's last read).
-    const auto lr = last_read_stage_.find(x);
-    size_t release = lr == last_read_stage_.end() ? p_.stages.size() : lr->second;
+    const size_t lr = last_read_stage_[xi];
+    size_t release = lr == kNoRead ? p_.stages.size() : lr;
     const int64_t region_release = last_later_read(x, region, si);
     if (region_release >= 0) release = static_cast<size_t>(region_release);
     if (level == Level::Local) {
@@ -451,10 +451,12 @@ EvaluationResult Simulator::run() {
         // not read it and does not keep it on chip.
         const auto nr = demand[si].back().needed.find(x);
         if (nr != demand[si].back().needed.end() && region_empty(nr->second)) continue;
-        last_read_stage_[x] = si;
+        const size_t xi = static_cast<size_t>(x);
+        last_read_stage_[xi] = si;
         if (nr != demand[si].back().needed.end()) {
-          reads_[x].push_back({si, nr->second});
-          read_index_.try_emplace(x, g_.tensor(x).shape).first->second.add(nr->second);
+          reads_[xi].push_back({si, nr->second});
+          if (!read_index_[xi]) read_index_[xi].emplace(g_.tensor(x).shape);
+          read_index_[xi]->add(nr->second);
         }
       }
     }

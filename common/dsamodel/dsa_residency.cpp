@@ -26,10 +26,10 @@ void Simulator::release_stage(size_t stage, double at) {
 }
 
 int64_t Simulator::last_later_read(int x, const Region& region, size_t si) const {
-  const auto ri = read_index_.find(x);
-  if (ri == read_index_.end()) return -1;
-  const std::vector<std::pair<size_t, Region>>& reads = reads_.at(x);
-  const int64_t last = ri->second.last_candidate(region, [&](uint32_t i) {
+  const std::optional<RegionIndex>& ri = read_index_[static_cast<size_t>(x)];
+  if (!ri) return -1;
+  const std::vector<std::pair<size_t, Region>>& reads = reads_[static_cast<size_t>(x)];
+  const int64_t last = ri->last_candidate(region, [&](uint32_t i) {
     // In stage order: no read before one at or before stage si is after it either.
     if (reads[i].first <= si) return RegionIndex::Match::NoneBelow;
     return overlap_numel(reads[i].second, region) != 0 ? RegionIndex::Match::Yes

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -85,6 +86,15 @@ class Simulator {
     staged_.assign(static_cast<size_t>(s.clusters), {});
     global_releases_.assign(static_cast<size_t>(s.clusters), {});
     events_.resize(static_cast<size_t>(n_units_ + s.clusters));
+    const size_t tensors = static_cast<size_t>(g.num_tensors());
+    writes_.resize(tensors);
+    last_end_.assign(tensors, 0.0);
+    on_chip_.assign(tensors, 0);
+    last_read_stage_.assign(tensors, kNoRead);
+    reads_.resize(tensors);
+    write_index_.resize(tensors);
+    read_index_.resize(tensors);
+    releases_.resize(p.stages.size() + 1);  // a release at the end of a stage, or of the plan
   }
 
   EvaluationResult run();
@@ -329,22 +339,27 @@ class Simulator {
   // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
   // some task pins.
   std::map<std::pair<int, int>, size_t> pin_last_read_;
-  std::vector<std::vector<std::pair<double, double>>> events_;      // per buffer: (time, +/- bytes)
-  std::map<size_t, std::vector<std::pair<int, double>>> releases_;  // stage -> (buffer, bytes)
+  std::vector<std::vector<std::pair<double, double>>> events_;  // per buffer: (time, +/- bytes)
+  std::vector<std::vector<std::pair<int, double>>> releases_;   // by stage: (buffer, bytes)
   DsaDemandCache demand_cache_;
-  std::map<int, std::vector<WriteRecord>> writes_;
-  std::map<int, double> last_end_;  // tensor -> the end of its last write
-  std::set<int> on_chip_;           // tensors with a write kept on chip
+  // Per tensor, indexed by its id (dense: 0 .. Graph::num_tensors() - 1; every one is looked up
+  // for each input and output of each task, where maps keyed by id walked a tree each time; no
+  // loop goes over them in id order, so the order of the entries changes nothing).
+  std::vector<std::vector<WriteRecord>> writes_;  // empty: no write yet
+  std::vector<double> last_end_;                  // the end of its last write
+  std::vector<char> on_chip_;                     // whether a write is kept on chip
   std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
-  std::map<int, size_t> last_read_stage_;
-  // Tensor -> (stage, region) of every read, for region-level release.
-  std::map<int, std::vector<std::pair<size_t, Region>>> reads_;
-  std::map<int, RegionIndex> write_index_, read_index_;  // of writes_ and reads_, per tensor
-  std::vector<Piece> pieces_;                            // scratch of run_task
-  std::vector<double> needs_;                            // scratch of run_task
-  std::vector<Region> written_regions_;                  // scratch of run_task (by d.written)
-  std::vector<int64_t> written_elems_;                   // scratch of run_task
-  std::vector<std::pair<uint32_t, int64_t>> overlaps_;   // scratch: (write, common elements)
+  static constexpr size_t kNoRead = static_cast<size_t>(-1);
+  std::vector<size_t> last_read_stage_;  // kNoRead: no task reads it
+  // (stage, region) of every read, for region-level release.
+  std::vector<std::vector<std::pair<size_t, Region>>> reads_;
+  // Of writes_ and reads_ (none: no write or read yet).
+  std::vector<std::optional<RegionIndex>> write_index_, read_index_;
+  std::vector<Piece> pieces_;                           // scratch of run_task
+  std::vector<double> needs_;                           // scratch of run_task
+  std::vector<Region> written_regions_;                 // scratch of run_task (by d.written)
+  std::vector<int64_t> written_elems_;                  // scratch of run_task
+  std::vector<std::pair<uint32_t, int64_t>> overlaps_;  // scratch: (write, common elements)
   double local_bytes_ = 0, global_bytes_ = 0, dram_bytes_ = 0;
   double macs_ = 0, core_busy_ = 0, matrix_busy_ = 0, vector_busy_ = 0, register_bits_ = 0;
   double end_ = 0;
