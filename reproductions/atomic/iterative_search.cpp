@@ -2,6 +2,7 @@
 #include "reproductions/atomic/iterative_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -60,6 +61,10 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
       result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
     } catch (const Error& e) {
       const std::lock_guard<std::mutex> lock(keep);
+      if (c.even_split) {  // not Algorithm 1's: a plan the model refuses is no candidate
+        s.candidates[first + static_cast<size_t>(i)] = {.latency_us = NAN, .even_split = true};
+        return;
+      }
       if (static_cast<size_t>(i) < error_index) {
         error = e.what();
         error_index = static_cast<size_t>(i);
@@ -191,7 +196,9 @@ std::string describe_search(const IterativeSearch& s) {
   }
   r += "; tried (KiB, S cycles: atoms, us):";
   for (const SearchCandidate& c : s.candidates) {
-    if (c.even_split)
+    if (c.even_split && std::isnan(c.latency_us))
+      std::snprintf(buf, sizeof buf, " even split: refused by the model;");
+    else if (c.even_split)
       std::snprintf(buf, sizeof buf, " even split: %lld, %.1f;", static_cast<long long>(c.atoms),
                     c.latency_us);
     else

@@ -63,8 +63,11 @@ struct SearchCandidate {
   int64_t budget_bytes = 0;  // the atoms' admission budget (their working set)
   int64_t atoms = 0;
   int64_t rounds = 0;
-  double latency_us = 0;    // the DSA model's
-  bool even_split = false;  // LS's atoms (target_cycles and budget_bytes 0), not Algorithm 1's
+  double latency_us = 0;  // the DSA model's
+  // LS's atoms (target_cycles and budget_bytes 0), not Algorithm 1's; where the DSA model
+  // refuses their plan (e.g. at batch 20, a whole-sample conv1 atom over the buffer), latency_us
+  // is NaN and atoms 0: no candidate, the search goes on (a refused Algorithm 1 set throws).
+  bool even_split = false;
 };
 
 // The search's extent; the defaults are what every item runs (the Scheduler "atomic" exposes

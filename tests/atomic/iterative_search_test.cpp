@@ -179,6 +179,29 @@ TEST(IterativeSearch, TheEvenSplitIsTheLastCandidateAndIsKeptWhereItIsFastest) {
   EXPECT_NE(describe_search(s).find("kept: LS's even split"), std::string::npos);
 }
 
+// Where the DSA model refuses the even split's plan (ResNet-18 at batch 20, as Fig. 9's ResNet-50:
+// 80 conv1 atoms of a quarter sample on 64 engines), that candidate is marked refused (NaN, no
+// atoms) and the search keeps the fastest of Algorithm 1's, as it does without the even split.
+TEST(IterativeSearch, ARefusedEvenSplitIsNoCandidate) {
+  const Graph g = build_zoo_model("resnet18", {.batch = 20});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  IterativeSearchOptions o;
+  o.budget_halvings = 0;
+  o.target_doublings = 1;
+  const IterativeSearch s = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_FALSE(s.candidates.empty());
+  const SearchCandidate& last = s.candidates.back();
+  EXPECT_TRUE(last.even_split);
+  EXPECT_TRUE(std::isnan(last.latency_us));
+  EXPECT_EQ(last.atoms, 0);
+  o.even_split = false;
+  const IterativeSearch without = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_EQ(without.candidates.size() + 1, s.candidates.size());
+  EXPECT_EQ(s.best, without.best);
+  EXPECT_EQ(s.result.latency_us, without.result.latency_us);
+  EXPECT_NE(describe_search(s).find("even split: refused by the model"), std::string::npos);
+}
+
 // Fig. 13 (kFig13SmallerPlans): the plan the search finds for 128 KiB of SRAM (the config's)
 // runs exactly as fast on 256 and 512 KiB: same tiles, and weights_stay keeps on the larger
 // buffer every weight the smaller one keeps (least recently used out, dsa_simulator.h). Before,
