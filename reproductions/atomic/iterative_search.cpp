@@ -2,6 +2,7 @@
 #include "reproductions/atomic/iterative_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/baselines.h"
 
 namespace dgs::atomic {
 
@@ -20,6 +22,7 @@ struct Candidate {
   std::vector<AtomShape> shapes;
   double target = 0;
   int64_t budget = 0;
+  bool even_split = false;
 };
 
 // Builds, schedules, maps, buffers and prices each candidate on its own (the expensive part), on
@@ -58,6 +61,10 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
       result = evaluate_dsa_plan(g, atom_plan(g, dag, schedule, spec, "AD"), spec);
     } catch (const Error& e) {
       const std::lock_guard<std::mutex> lock(keep);
+      if (c.even_split) {  // not Algorithm 1's: a plan the model refuses is no candidate
+        s.candidates[first + static_cast<size_t>(i)] = {.latency_us = NAN, .even_split = true};
+        return;
+      }
       if (static_cast<size_t>(i) < error_index) {
         error = e.what();
         error_index = static_cast<size_t>(i);
@@ -70,7 +77,8 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
                         .budget_bytes = c.budget,
                         .atoms = static_cast<int64_t>(dag.atoms.size()),
                         .rounds = static_cast<int64_t>(schedule.rounds.size()),
-                        .latency_us = result.latency_us};
+                        .latency_us = result.latency_us,
+                        .even_split = c.even_split};
     const bool faster = s.best < 0 || result.latency_us < s.result.latency_us ||
                         (result.latency_us == s.result.latency_us && static_cast<int>(at) < s.best);
     if (faster) {
@@ -145,17 +153,25 @@ IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uin
   // gave the same atoms), that budget is known before any pricing: both rounds are priced
   // together (the same candidates in the same order, so the same search), and the first one's
   // long candidate runs beside the ladder's instead of alone.
+  // 3. The even split of LS, last (kEvenSplitCandidate), priced with the last round.
+  std::vector<Candidate> even;
+  if (o.even_split)
+    even.push_back({.shapes = ls_shapes(g, layers, spec, static_cast<int>(graph_batch(g))),
+                    .even_split = true});
   if (first.size() == 1) {
     std::vector<Candidate> both = first;
     const std::vector<Candidate> ladder =
         target_ladder(spec, o, options_of, sa_of, first[0].budget);
     both.insert(both.end(), ladder.begin(), ladder.end());
+    both.insert(both.end(), even.begin(), even.end());
     price_candidates(g, spec, both, best);
     return best;
   }
   price_candidates(g, spec, first, best);
   const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
-  price_candidates(g, spec, target_ladder(spec, o, options_of, sa_of, budget), best);
+  std::vector<Candidate> last = target_ladder(spec, o, options_of, sa_of, budget);
+  last.insert(last.end(), even.begin(), even.end());
+  price_candidates(g, spec, last, best);
   return best;
 }
 
@@ -166,17 +182,29 @@ std::string describe_search(const IterativeSearch& s) {
                   " halvings of that, kBudgetHalvings; then, within the budget whose SA atoms ran "
                   "fastest, Algorithm 1's atoms at up to " +
                   std::to_string(s.options.target_doublings) +
-                  " doublings of its target cycle S, kTargetDoublings), kept: S = ";
+                  " doublings of its target cycle S, kTargetDoublings" +
+                  (s.options.even_split ? "; then LS's even split, kEvenSplitCandidate" : "") +
+                  "), kept: ";
   char buf[96];
   const SearchCandidate& b = s.candidates[static_cast<size_t>(s.best)];
-  std::snprintf(buf, sizeof buf, "%.0f cycles, atoms within %lld KiB", b.target_cycles,
-                static_cast<long long>(b.budget_bytes / 1024));
-  r += buf;
+  if (b.even_split) {
+    r += "LS's even split (kEvenSplitCandidate)";
+  } else {
+    std::snprintf(buf, sizeof buf, "S = %.0f cycles, atoms within %lld KiB", b.target_cycles,
+                  static_cast<long long>(b.budget_bytes / 1024));
+    r += buf;
+  }
   r += "; tried (KiB, S cycles: atoms, us):";
   for (const SearchCandidate& c : s.candidates) {
-    std::snprintf(buf, sizeof buf, " %lld, %.0f: %lld, %.1f;",
-                  static_cast<long long>(c.budget_bytes / 1024), c.target_cycles,
-                  static_cast<long long>(c.atoms), c.latency_us);
+    if (c.even_split && std::isnan(c.latency_us))
+      std::snprintf(buf, sizeof buf, " even split: refused by the model;");
+    else if (c.even_split)
+      std::snprintf(buf, sizeof buf, " even split: %lld, %.1f;", static_cast<long long>(c.atoms),
+                    c.latency_us);
+    else
+      std::snprintf(buf, sizeof buf, " %lld, %.0f: %lld, %.1f;",
+                    static_cast<long long>(c.budget_bytes / 1024), c.target_cycles,
+                    static_cast<long long>(c.atoms), c.latency_us);
     r += buf;
   }
   r.pop_back();

@@ -83,7 +83,10 @@ std::vector<SchedulerOption> atomic_dataflow_options() {
            "candidates at up to this many doublings of the SA's target cycle S "
            "(kTargetDoublings)"},
           {"sa_iterations", SchedulerOption::Type::Int, std::to_string(d.anneal.iterations),
-           "iterations of Algorithm 1's simulated annealing per budget (ite_max)"}};
+           "iterations of Algorithm 1's simulated annealing per budget (ite_max)"},
+          {"even_split", SchedulerOption::Type::Int, d.even_split ? "1" : "0",
+           "1: LS's even split is also a candidate (kEvenSplitCandidate); 0: Algorithm 1's atom "
+           "sets only"}};
 }
 
 class AtomicDataflowScheduler final : public AtomicMeshScheduler {
@@ -92,7 +95,8 @@ class AtomicDataflowScheduler final : public AtomicMeshScheduler {
       : AtomicMeshScheduler(
             "atomic",
             "Atomic Dataflow (AD): the iterative search of Fig. 4b over Algorithm 1's atom sets "
-            "(simulated annealing, seed option), each candidate scheduled in Rounds by the four "
+            "(simulated annealing, seed option) and LS's even split (kEvenSplitCandidate), each "
+            "candidate scheduled in Rounds by the four "
             "priority rules (the greedy stand-in for Algorithm 2's DP), mapped along the mesh's "
             "snake order minimising Eq. 2 and buffered by Algorithm 3, priced by the shared DSA "
             "model, the fastest kept (reproductions/atomic/iterative_search.h, as Fig. 8 runs it)",
@@ -106,6 +110,7 @@ class AtomicDataflowScheduler final : public AtomicMeshScheduler {
     search.budget_halvings = static_cast<int>(o.get_int_in("budget_halvings", 0, kMaxInt));
     search.target_doublings = static_cast<int>(o.get_int_in("target_doublings", 0, kMaxInt));
     search.anneal.iterations = static_cast<int>(o.get_int_in("sa_iterations", 1, kMaxInt));
+    search.even_split = o.get_int_in("even_split", 0, 1) == 1;
     require_whole_layers_fit(g, spec, name());
     const atomic::IterativeSearch s =
         atomic::iterative_atomic_search(g, spec, static_cast<uint64_t>(seed), search);

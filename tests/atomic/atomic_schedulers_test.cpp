@@ -47,7 +47,7 @@ TEST(AtomicSchedulers, RegisteredForMeshAccelerators) {
   for (const SchedulerOption& o : scheduler(mine, "atomic").options())
     options.push_back(o.name + "=" + o.default_value);
   EXPECT_EQ(options, (std::vector<std::string>{"seed=1", "budget_halvings=3", "target_doublings=7",
-                                               "sa_iterations=1000"}));
+                                               "sa_iterations=1000", "even_split=1"}));
   for (const std::string n : {"atomic.ls", "atomic.cnn_p", "atomic.il_pipe"})
     EXPECT_TRUE(scheduler(mine, n).options().empty()) << n;
 }
@@ -87,19 +87,22 @@ TEST(AtomicSchedulers, EvaluateEqualsTheReproductionsPricing) {
   }
 }
 
-// A smaller search than the items' (one budget, no doublings: the SA's atoms alone) is the
-// iterative search with those options.
+// A smaller search than the items' (one budget, no doublings, no even split: the SA's atoms
+// alone) is the iterative search with those options.
 TEST(AtomicSchedulers, SearchOptionsReachTheIterativeSearch) {
   const SchedulerList list = atomic_schedulers();
   const HardwareSpec hw = load_hardware("atomic_mesh");
   const Graph g = build_zoo_model("squeezenet", {.batch = 1, .image_size = 32});
-  const ScheduleResult r =
-      run_scheduler(scheduler(list, "atomic"), g, hw,
-                    {{"budget_halvings", "0"}, {"target_doublings", "0"}, {"sa_iterations", "50"}});
+  const ScheduleResult r = run_scheduler(scheduler(list, "atomic"), g, hw,
+                                         {{"budget_halvings", "0"},
+                                          {"target_doublings", "0"},
+                                          {"sa_iterations", "50"},
+                                          {"even_split", "0"}});
   atomic::IterativeSearchOptions o;
   o.budget_halvings = 0;
   o.target_doublings = 0;
   o.anneal.iterations = 50;
+  o.even_split = false;
   const atomic::IterativeSearch s = atomic::iterative_atomic_search(g, *hw.dsa, 1, o);
   EXPECT_EQ(r.search.candidates, 1);
   EXPECT_EQ(r.search.states, s.sa_evaluations);
@@ -112,13 +115,19 @@ TEST(AtomicSchedulers, SearchOptionsReachTheIterativeSearch) {
             "atomic: option 'sa_iterations' expects 1..2147483647, got 0");
 }
 
-// AD's search reports what it did, and its plan (atoms, some of them input-channel slices whose
-// partial sums are added, some outputs kept on chip) computes the graph; so do the baselines'.
+// AD's search reports what it did, and its plan computes the graph: the default search's (here
+// it keeps LS's even split) and, with Algorithm 1's atom sets only, one whose atoms are in part
+// input-channel slices whose partial sums are added, some outputs kept on chip; so do the
+// baselines'.
 TEST(AtomicSchedulers, PlansEqualTheGraph) {
   const SchedulerList list = atomic_schedulers();
   const Graph g = build_zoo_model("test_residual_block", {.batch = 1, .image_size = 8});
-  const ScheduleResult r =
+  const ScheduleResult d =
       run_scheduler(scheduler(list, "atomic"), g, load_hardware("atomic_mesh"));
+  const PlanComparison cd = compare_plan_with_reference(g, d.plan, 3);
+  EXPECT_TRUE(cd.passed) << cd.str();
+  const ScheduleResult r = run_scheduler(scheduler(list, "atomic"), g, load_hardware("atomic_mesh"),
+                                         {{"even_split", "0"}});
   EXPECT_GT(r.search.candidates, 0);
   EXPECT_GT(r.search.states, 0);
   EXPECT_NE(r.search.note.find("iterative search (Fig. 4b)"), std::string::npos) << r.search.note;

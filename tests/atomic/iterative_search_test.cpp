@@ -11,6 +11,7 @@
 #include "common/hw/dsa_spec.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/atom_search.h"
+#include "reproductions/atomic/baselines.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/schedule.h"
 
@@ -23,7 +24,10 @@ TEST(IterativeSearch, KeepsTheFastestOfAlgorithm1sAtomSetsDeterministically) {
   const IterativeSearch s = iterative_atomic_search(g, spec, 1);
   ASSERT_GE(s.candidates.size(), 2u);
   ASSERT_LE(s.candidates.size(),
-            static_cast<size_t>(kBudgetHalvings) + 1 + static_cast<size_t>(kTargetDoublings));
+            static_cast<size_t>(kBudgetHalvings) + 2 + static_cast<size_t>(kTargetDoublings));
+  // The last candidate: LS's even split (kEvenSplitCandidate); the others Algorithm 1's.
+  ASSERT_TRUE(s.candidates.back().even_split);
+  const size_t algorithm1 = s.candidates.size() - 1;
   // Candidate 0: the SA's atoms (within half the buffer) through the same Rounds, mapping,
   // buffering and model.
   const AtomicDag sa = sa_atomic_dag(g, spec, 1);
@@ -36,13 +40,13 @@ TEST(IterativeSearch, KeepsTheFastestOfAlgorithm1sAtomSetsDeterministically) {
   // The first round: the SA's atoms within halving budgets (none below kSmallestAtomBudget);
   // the second: within one of them, targets that double the previous one's.
   size_t i = 1;
-  for (; i < s.candidates.size() && s.candidates[i].budget_bytes < s.candidates[i - 1].budget_bytes;
-       ++i) {
+  for (; i < algorithm1 && s.candidates[i].budget_bytes < s.candidates[i - 1].budget_bytes; ++i) {
     EXPECT_EQ(s.candidates[i].budget_bytes * 2, s.candidates[i - 1].budget_bytes) << i;
     EXPECT_GE(s.candidates[i].budget_bytes, kSmallestAtomBudget) << i;
   }
   const size_t ladder = i;
-  for (; i < s.candidates.size(); ++i) {
+  for (; i < algorithm1; ++i) {
+    EXPECT_FALSE(s.candidates[i].even_split) << i;
     EXPECT_EQ(s.candidates[i].budget_bytes, s.candidates[ladder].budget_bytes) << i;
     double previous = 0;  // the SA's target for this budget, or the previous rung's
     if (i > ladder) {
@@ -111,6 +115,7 @@ TEST(IterativeSearch, OneFirstRoundCandidateIsPricedWithItsLadder) {
   IterativeSearchOptions o;
   o.budget_halvings = 0;
   o.target_doublings = 3;
+  o.even_split = false;  // Algorithm 1's candidates only (the even split: the test below)
   const IterativeSearch s = iterative_atomic_search(g, spec, 1, o);
   ASSERT_GE(s.candidates.size(), 2u);
   ASSERT_LE(s.candidates.size(), 4u);
@@ -133,6 +138,68 @@ TEST(IterativeSearch, OneFirstRoundCandidateIsPricedWithItsLadder) {
   EXPECT_EQ(s.best, fastest);
   EXPECT_DOUBLE_EQ(s.result.latency_us, s.candidates[static_cast<size_t>(fastest)].latency_us);
   EXPECT_EQ(describe_search(iterative_atomic_search(g, spec, 1, o)), describe_search(s));
+}
+
+// The even split of LS (kEvenSplitCandidate) is the search's last candidate, priced as AD prices
+// any atom set (ls_shapes through the same Rounds, mapping, buffering and model); without it the
+// search prices the same Algorithm 1 candidates to the same latencies; where it is the fastest
+// candidate (ResNet-50 at batch 1 on the KC-P mesh, where Algorithm 1's atoms ran 4376 us and
+// the even split about 3124 us before issue #23), the search returns it.
+TEST(IterativeSearch, TheEvenSplitIsTheLastCandidateAndIsKeptWhereItIsFastest) {
+  const Graph g = build_zoo_model("resnet50", {.batch = 1});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  IterativeSearchOptions o;
+  o.budget_halvings = 0;
+  o.target_doublings = 3;
+  const IterativeSearch s = iterative_atomic_search(g, spec, 1, o);
+  const AtomicDag even = build_atomic_dag(g, ls_shapes(g, graph_layers(g), spec, 1), spec);
+  const double even_us =
+      evaluate_dsa_plan(g, atom_plan(g, even, schedule_atoms(g, even, spec, {}), spec, "AD"), spec)
+          .latency_us;
+  ASSERT_GE(s.candidates.size(), 2u);
+  const SearchCandidate& last = s.candidates.back();
+  EXPECT_TRUE(last.even_split);
+  EXPECT_EQ(last.atoms, static_cast<int64_t>(even.atoms.size()));
+  EXPECT_DOUBLE_EQ(last.latency_us, even_us);
+  EXPECT_EQ(last.budget_bytes, 0);
+  EXPECT_EQ(last.target_cycles, 0);
+  o.even_split = false;
+  const IterativeSearch without = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_EQ(without.candidates.size() + 1, s.candidates.size());
+  double algorithm1_best = without.result.latency_us;
+  for (size_t i = 0; i < without.candidates.size(); ++i) {
+    EXPECT_FALSE(without.candidates[i].even_split) << i;
+    EXPECT_EQ(without.candidates[i].latency_us, s.candidates[i].latency_us) << i;
+    algorithm1_best = std::min(algorithm1_best, without.candidates[i].latency_us);
+  }
+  ASSERT_LT(even_us, algorithm1_best);  // the case: the even split wins here
+  EXPECT_EQ(s.best, static_cast<int>(s.candidates.size()) - 1);
+  EXPECT_DOUBLE_EQ(s.result.latency_us, even_us);
+  EXPECT_EQ(s.dag.atoms.size(), even.atoms.size());
+  EXPECT_NE(describe_search(s).find("kept: LS's even split"), std::string::npos);
+}
+
+// Where the DSA model refuses the even split's plan (ResNet-18 at batch 20, as Fig. 9's ResNet-50:
+// 80 conv1 atoms of a quarter sample on 64 engines), that candidate is marked refused (NaN, no
+// atoms) and the search keeps the fastest of Algorithm 1's, as it does without the even split.
+TEST(IterativeSearch, ARefusedEvenSplitIsNoCandidate) {
+  const Graph g = build_zoo_model("resnet18", {.batch = 20});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  IterativeSearchOptions o;
+  o.budget_halvings = 0;
+  o.target_doublings = 1;
+  const IterativeSearch s = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_FALSE(s.candidates.empty());
+  const SearchCandidate& last = s.candidates.back();
+  EXPECT_TRUE(last.even_split);
+  EXPECT_TRUE(std::isnan(last.latency_us));
+  EXPECT_EQ(last.atoms, 0);
+  o.even_split = false;
+  const IterativeSearch without = iterative_atomic_search(g, spec, 1, o);
+  ASSERT_EQ(without.candidates.size() + 1, s.candidates.size());
+  EXPECT_EQ(s.best, without.best);
+  EXPECT_EQ(s.result.latency_us, without.result.latency_us);
+  EXPECT_NE(describe_search(s).find("even split: refused by the model"), std::string::npos);
 }
 
 // Fig. 13 (kFig13SmallerPlans): the plan the search finds for 128 KiB of SRAM (the config's)

@@ -73,7 +73,9 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
       "(the SA with seed " +
       std::to_string(ctx.options().seed) + " and the atoms at up to " +
       std::to_string(kTargetDoublings) +
-      " doublings of its target cycle S), each with Rounds filled greedily by the four "
+      " doublings of its target cycle S) and LS's even split (kEvenSplitCandidate, an open "
+      "choice: the paper says AD's search space covers the previous allocation schemes), each "
+      "with Rounds filled greedily by the four "
       "priority rules (the DP of dp_schedule.h runs only on small atomic DAGs, not on "
       "networks), snake mapping with the Eq. 2 permutation search and Algorithm 3 "
       "buffering, priced by the DSA model; the fastest is kept (the search lines above); "
@@ -89,10 +91,11 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
            note_number(base.matrix_macs_per_cycle) + " MACs/cycle x " +
            note_number(base.clock_mhz) + " MHz)");
   ctx.note(
-      "ad_even_atoms_*: a diagnostic, not the paper's method (its atoms come from Algorithm 1 "
-      "only, so the even split is not a candidate of the search): AD's priority-rule Rounds, "
-      "mapping and buffering on LS's even atoms (each layer split over the " +
-      engines + " engines)");
+      "ad_even_atoms_*: AD's priority-rule Rounds, mapping and buffering on LS's even atoms "
+      "(each layer split over the " +
+      engines +
+      " engines), priced alone; the search's last candidate (kEvenSplitCandidate), so ad_us "
+      "is at most it");
   ctx.note(
       "where the time goes: the _breakdown table (DRAM bytes, the busiest mesh link's bytes and "
       "time at " +
