@@ -79,8 +79,16 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
                         .rounds = static_cast<int64_t>(schedule.rounds.size()),
                         .latency_us = result.latency_us,
                         .even_split = c.even_split};
-    const bool faster = s.best < 0 || result.latency_us < s.result.latency_us ||
-                        (result.latency_us == s.result.latency_us && static_cast<int>(at) < s.best);
+    const auto faster_than = [&](int kept) {
+      return kept < 0 || result.latency_us < s.candidates[static_cast<size_t>(kept)].latency_us ||
+             (result.latency_us == s.candidates[static_cast<size_t>(kept)].latency_us &&
+              static_cast<int>(at) < kept);
+    };
+    if (!c.even_split && faster_than(s.best_algorithm1)) {
+      s.best_algorithm1 = static_cast<int>(at);
+      s.algorithm1_dag = dag;  // a copy: `dag` may also become the fastest overall below
+    }
+    const bool faster = faster_than(s.best);
     if (faster) {
       s.best = static_cast<int>(at);
       s.dag = std::move(dag);
@@ -165,13 +173,14 @@ IterativeSearch iterative_atomic_search(const Graph& g, const DsaSpec& spec, uin
     both.insert(both.end(), ladder.begin(), ladder.end());
     both.insert(both.end(), even.begin(), even.end());
     price_candidates(g, spec, both, best);
-    return best;
+  } else {
+    price_candidates(g, spec, first, best);
+    const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
+    std::vector<Candidate> last = target_ladder(spec, o, options_of, sa_of, budget);
+    last.insert(last.end(), even.begin(), even.end());
+    price_candidates(g, spec, last, best);
   }
-  price_candidates(g, spec, first, best);
-  const int64_t budget = best.candidates[static_cast<size_t>(best.best)].budget_bytes;
-  std::vector<Candidate> last = target_ladder(spec, o, options_of, sa_of, budget);
-  last.insert(last.end(), even.begin(), even.end());
-  price_candidates(g, spec, last, best);
+  if (!best.candidates[static_cast<size_t>(best.best)].even_split) best.algorithm1_dag = {};
   return best;
 }
 

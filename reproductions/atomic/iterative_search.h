@@ -82,6 +82,14 @@ struct IterativeSearchOptions {
 
 struct IterativeSearch {
   AtomicDag dag;  // the fastest candidate's
+  // The fastest of Algorithm 1's candidates (every one but the even split), for the items that
+  // measure Algorithm 1's atoms (Fig. 10's ablation); its DAG is kept apart only where the even
+  // split is the fastest overall (else it is `dag`): algorithm1_atoms() gives it either way.
+  int best_algorithm1 = -1;  // index into candidates
+  AtomicDag algorithm1_dag;
+  const AtomicDag& algorithm1_atoms() const {
+    return candidates[static_cast<size_t>(best)].even_split ? algorithm1_dag : dag;
+  }
   AtomSchedule schedule;
   EvaluationResult result;
   std::vector<SearchCandidate> candidates;  // in target order

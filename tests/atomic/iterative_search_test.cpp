@@ -177,6 +177,13 @@ TEST(IterativeSearch, TheEvenSplitIsTheLastCandidateAndIsKeptWhereItIsFastest) {
   EXPECT_DOUBLE_EQ(s.result.latency_us, even_us);
   EXPECT_EQ(s.dag.atoms.size(), even.atoms.size());
   EXPECT_NE(describe_search(s).find("kept: LS's even split"), std::string::npos);
+  // Algorithm 1's fastest candidate is kept apart (Fig. 10's ablation): the one the search
+  // without the even split keeps, with its atoms.
+  EXPECT_EQ(s.best_algorithm1, without.best);
+  EXPECT_EQ(s.candidates[static_cast<size_t>(s.best_algorithm1)].latency_us,
+            without.result.latency_us);
+  EXPECT_EQ(s.algorithm1_atoms().atoms.size(), without.dag.atoms.size());
+  EXPECT_EQ(s.algorithm1_atoms().total_macs(), without.dag.total_macs());
 }
 
 // Where the DSA model refuses the even split's plan (ResNet-18 at batch 20, as Fig. 9's ResNet-50:
@@ -199,6 +206,10 @@ TEST(IterativeSearch, ARefusedEvenSplitIsNoCandidate) {
   ASSERT_EQ(without.candidates.size() + 1, s.candidates.size());
   EXPECT_EQ(s.best, without.best);
   EXPECT_EQ(s.result.latency_us, without.result.latency_us);
+  // Algorithm 1's fastest is the kept one: its atoms are the kept DAG, not a copy.
+  EXPECT_EQ(s.best_algorithm1, s.best);
+  EXPECT_EQ(&s.algorithm1_atoms(), &s.dag);
+  EXPECT_TRUE(s.algorithm1_dag.atoms.empty());
   EXPECT_NE(describe_search(s).find("even split: refused by the model"), std::string::npos);
 }
 

@@ -50,6 +50,14 @@ struct LsAdRun {
   double ad_sa_only_us = 0;
   double ad_target_cycles = 0;
   int64_t ad_candidates = 0;
+  // Whether the search kept LS's even split (kEvenSplitCandidate); then the fastest of
+  // Algorithm 1's candidates is kept apart, for Fig. 10's ablation of Algorithm 1's atoms.
+  bool ad_kept_even_split = false;
+  AtomicDag ad_algorithm1_dag;  // empty unless ad_kept_even_split
+  double ad_algorithm1_us = 0;  // the fastest of Algorithm 1's candidates
+  const AtomicDag& algorithm1_dag() const {
+    return ad_kept_even_split ? ad_algorithm1_dag : ad.dag;
+  }
 };
 
 // Computed once per (network, batch, dataflow, config name, seed) and shared by the items (Fig. 8
