@@ -9,7 +9,7 @@
 //     "cluster" (index [cluster]) and "core" (index [cluster, core]).
 //   topology "mesh": a 2-D mesh of `mesh_columns` x `mesh_rows` engines, each with a private
 //     local buffer (e.g. "sram") and a PE array, XY-routed links between neighbours, DRAM (e.g.
-//     "hbm") attached at the west and east edge columns (an assumption: the Atomic Dataflow paper
+//     "hbm") attached at the west and east edge columns (an assumption: the paper this mesh models
 //     does not say where its HBM stack attaches; a tiled chip's memory controllers sit at its
 //     periphery, so a transfer crosses the mesh from the nearer edge column to the engine).
 //     Placement unit "engine" (index [x, y]).
