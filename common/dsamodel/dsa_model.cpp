@@ -16,7 +16,7 @@ namespace dgs {
 
 namespace dsa_sim {
 
-int64_t Simulator::written_elems(const DsaTaskDemand& d, int x) const {
+int64_t Simulator::written_elems(const DsaTaskDemandRef& d, int x) const {
   const auto w = std::find(d.written.begin(), d.written.end(), x);
   return written_elems_[static_cast<size_t>(w - d.written.begin())];
 }
@@ -37,7 +37,7 @@ WriteRecord* Simulator::partial_home(const Task& t) {
 // buffer's occupancy over time, peak_<local>_bytes, counts the same); into needs_ (by unit).
 void Simulator::unit_needs(const TaskRun& r, double pinned_in_place, size_t si, size_t ti) {
   const Task& t = r.t;
-  const DsaTaskDemand& d = r.d;
+  const DsaTaskDemandRef& d = r.d;
   const double n = r.n;
   const bool tiled = r.tiled;
   std::vector<Piece>& pieces = pieces_;
@@ -59,8 +59,8 @@ void Simulator::unit_needs(const TaskRun& r, double pinned_in_place, size_t si, 
         if (pc.level == Level::Local && pc.units &&
             std::find(pc.units->begin(), pc.units->end(), u) != pc.units->end())
           in_place += pc.bytes / n / static_cast<double>(pc.units->size());
-    const double need = std::max(
-        0.0, static_cast<double>(d.working_set_bytes) + kept_out - in_place - pinned_in_place);
+    const double need = std::max(0.0, static_cast<double>(d.shape->working_set_bytes) + kept_out -
+                                          in_place - pinned_in_place);
     needs.push_back(need);
     const double resident = resident_local_[static_cast<size_t>(u)];
     if (need + resident > static_cast<double>(s_.local_bytes))
@@ -152,7 +152,7 @@ Simulator::UnitLoads Simulator::load_unit(const TaskRun& r, int u, double gate) 
 // sum: sent to its home); when the unit is done with them (its compute ends at ce).
 double Simulator::store_unit(const TaskRun& r, int u, double store_ready, double ce) {
   const Task& t = r.t;
-  const DsaTaskDemand& d = r.d;
+  const DsaTaskDemandRef& d = r.d;
   const double n = r.n;
   const bool tiled = r.tiled;
   const double tiles = r.tiles;
@@ -185,13 +185,13 @@ double Simulator::store_unit(const TaskRun& r, int u, double store_ready, double
   return unit_done;
 }
 
-void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
+void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemandRef& d, double stage_start,
                          double& stage_end) {
   const Task& t = p_.stages[si].tasks[ti];
   auto label = [&] { return dsa_task_label(g_, t, si, ti); };
   const double n = static_cast<double>(d.units.size());
   const bool tiled = !t.tile.empty();
-  const double tiles = static_cast<double>(d.tiles);
+  const double tiles = static_cast<double>(d.shape->tiles);
 
   // The elements of each written tensor's region (aligned with d.written; per task, not per unit).
   written_regions_.clear();
@@ -249,10 +249,11 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       if (!stays || partial_follower)
         moved += static_cast<double>(written_elems(d, x)) * s_.element_bytes / n;
     }
-    moved = tiled ? std::max(0.0, moved - d.serial_bytes) : moved;
-    const double port = std::ceil((d.operand_bytes / n + moved) / s_.local_bandwidth());
-    const double compute = std::max(d.compute_cycles() + add_cycles, port + d.fill_cycles) +
-                           overhead + (tiled ? d.stall_cycles : 0);
+    moved = tiled ? std::max(0.0, moved - d.shape->serial_bytes) : moved;
+    const double port = std::ceil((d.shape->operand_bytes / n + moved) / s_.local_bandwidth());
+    const double compute =
+        std::max(d.shape->compute_cycles() + add_cycles, port + d.shape->fill_cycles) + overhead +
+        (tiled ? d.shape->stall_cycles : 0);
     double cs = 0, ce = 0;
     if (tiled) {
       cs = std::max({stage_start, unit_free_[ui], load_start + (load_end - load_start) / tiles});
@@ -262,13 +263,13 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
       ce = cs + compute;
     }
     core_busy_ += compute;
-    matrix_busy_ += d.matrix_cycles;
-    vector_busy_ += d.vector_cycles + add_cycles;
+    matrix_busy_ += d.shape->matrix_cycles;
+    vector_busy_ += d.shape->vector_cycles + add_cycles;
     const double store_ready = tiled ? cs + compute / tiles : ce;
     const double unit_done = store_unit(run, u, store_ready, ce);
     // The last tile needs no second buffers (of what the task adds, ws).
     const double second =
-        std::min(ws, static_cast<double>(d.working_set_bytes - d.last_tile_bytes));
+        std::min(ws, static_cast<double>(d.shape->working_set_bytes - d.shape->last_tile_bytes));
     if (tiled) {
       events_[ui].push_back({load_start, ws});
       events_[ui].push_back({ce - compute / tiles, -second});
@@ -286,9 +287,9 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
     task_end = std::max(task_end, unit_done);
   }
   if (run.staged) hold_staging(d.units, dram_once, staged_start, task_end);
-  macs_ += d.macs;
-  local_bytes_ += d.operand_bytes;
-  register_bits_ += d.register_bits;
+  macs_ += d.shape->macs;
+  local_bytes_ += d.shape->operand_bytes;
+  register_bits_ += d.shape->register_bits;
   hold_params(d);
   if (!t.pinned.empty()) pin_params(t, d, si, task_end, label());
 
@@ -299,7 +300,7 @@ void Simulator::run_task(size_t si, size_t ti, const DsaTaskDemand& d, double st
 // The pieces of every input of a task into pieces_: the writes it intersects, or DRAM.
 // Everything read from DRAM is one transfer (one DMA descriptor list), ready when its last
 // piece is.
-Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
+Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemandRef& d) {
   std::vector<Piece>& pieces = pieces_;
   pieces.clear();
   InputPieces r;
@@ -310,11 +311,11 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
     const int x = d.inputs[i];
     const Region& need = d.needed.at(x);
     const std::vector<WriteRecord>& ws = writes_[static_cast<size_t>(x)];
-    const double refetch = d.reload[i];
+    const double refetch = d.shape->reload[i];
     const double touched = d.density[i];  // of the region's box, what its loads move
     if (!pin_last_read_.empty() && pinned_on_every_unit(d.units, x, need)) {
-      pinned_in_place += d.held[i];  // resident already: the buffer holds it once
-      continue;                      // pinned on its units by an earlier task: read in place
+      pinned_in_place += d.shape->held[i];  // resident already: the buffer holds it once
+      continue;                             // pinned on its units by an earlier task: read in place
     }
     if (s_.weights_stay && g_.tensor(x).is_param() && held_by_every_unit(d.units, x, need)) {
       continue;  // still in the buffer since an earlier task of its units: read in place
@@ -362,7 +363,7 @@ Simulator::InputPieces Simulator::gather_pieces(const DsaTaskDemand& d) {
 
 // Where the tensors task ti of stage si wrote now live (its output regions, their levels and
 // releases); a later partial sum of a group (`home` non-null) only moves its home's end.
-void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemandRef& d, double task_end,
                               WriteRecord* home) {
   const Task& t = p_.stages[si].tasks[ti];
   auto label = [&] { return dsa_task_label(g_, t, si, ti); };
@@ -431,14 +432,14 @@ EvaluationResult Simulator::run() {
   std::set<int> pinned;  // tensors some task pins
   for (const Stage& st : p_.stages)
     for (const Task& t : st.tasks) pinned.insert(t.pinned.begin(), t.pinned.end());
-  std::vector<std::vector<DsaTaskDemand>> demand(p_.stages.size());
+  std::vector<std::vector<DsaTaskDemandRef>> demand(p_.stages.size());
   for (size_t si = 0; si < p_.stages.size(); ++si) {
     demand[si].reserve(p_.stages[si].tasks.size());
     for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
       const Task& t = p_.stages[si].tasks[ti];
       try {
         demand[si].push_back(
-            dsa_task_demand(g_, t, s_, dsa_placement_units(t.placement, s_), &demand_cache_));
+            dsa_task_demand_ref(g_, t, s_, dsa_placement_units(t.placement, s_), demand_cache_));
       } catch (const Error& e) {
         throw Error(dsa_task_label(g_, t, si, ti) + ": " + e.what());
       }

@@ -50,7 +50,7 @@ bool Simulator::pinned_on_every_unit(const std::vector<int>& units, int x,
   return !units.empty();
 }
 
-void Simulator::pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
+void Simulator::pin_params(const Task& t, const DsaTaskDemandRef& d, size_t si, double at,
                            const std::string& label) {
   for (int x : t.pinned) {
     const auto in = std::find(d.inputs.begin(), d.inputs.end(), x);
@@ -107,17 +107,17 @@ size_t lru_weights_to_drop(const std::vector<double>& bytes, const std::vector<b
 
 // Least recently used out (weights_stay): the weights the task read go to the most recent end,
 // and the least recently used leave until the rest fits beside the residents and the task's
-// working set (which already counts the inputs it keeps whole, d.stays). A weight is never
+// working set (which already counts the inputs it keeps whole, d.shape->stays). A weight is never
 // refused while older ones stay: what a unit holds is the longest run of its most recently used
 // weights that fits, so a larger buffer holds at every step all that a smaller one holds (the
 // inclusion property of LRU), and never loads a weight again that the smaller one reads in place.
-void Simulator::hold_params(const DsaTaskDemand& d) {
+void Simulator::hold_params(const DsaTaskDemandRef& d) {
   if (!s_.weights_stay) return;
   for (int u : d.units) {
     std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
     const double room = static_cast<double>(s_.local_bytes) -
                         resident_local_[static_cast<size_t>(u)] -
-                        static_cast<double>(d.working_set_bytes);
+                        static_cast<double>(d.shape->working_set_bytes);
     std::vector<int> kept_whole;  // of the task's weights, those its working set counts whole
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       const int x = d.inputs[i];
@@ -128,7 +128,7 @@ void Simulator::hold_params(const DsaTaskDemand& d) {
       // At most one entry per tensor: the new one replaces it, at the most recent end.
       std::erase_if(held, [&](const HeldParam& h) { return h.tensor == x; });
       held.push_back({x, r, bytes});
-      if (d.stays[i]) kept_whole.push_back(x);
+      if (d.shape->stays[i]) kept_whole.push_back(x);
     }
     std::vector<double>& bytes = held_bytes_;
     std::vector<bool>& counted = held_counted_;

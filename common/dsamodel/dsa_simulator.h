@@ -243,7 +243,7 @@ class Simulator {
   // What a task's run shares between its units (run_task and the per-unit steps below).
   struct TaskRun {
     const Task& t;
-    const DsaTaskDemand& d;
+    const DsaTaskDemandRef& d;
     double n = 1;  // units
     bool tiled = false;
     double tiles = 1;
@@ -259,9 +259,9 @@ class Simulator {
     double add_cycles = 0;     // a partial sum's add of its running sum
     double staged_start = -1;  // staged: when its DRAM regions start coming into the global buffer
   };
-  void run_task(size_t si, size_t ti, const DsaTaskDemand& d, double stage_start,
+  void run_task(size_t si, size_t ti, const DsaTaskDemandRef& d, double stage_start,
                 double& stage_end);
-  int64_t written_elems(const DsaTaskDemand& d, int x) const;
+  int64_t written_elems(const DsaTaskDemandRef& d, int x) const;
   WriteRecord* partial_home(const Task& t);
   void unit_needs(const TaskRun& r, double pinned_in_place, size_t si, size_t ti);
   double load_gate(const TaskRun& r, size_t k) const;
@@ -272,8 +272,8 @@ class Simulator {
     double dram_once = 0;                         // of from_dram, each region once (no re-reads)
     double pinned_in_place = 0;  // per unit: what its working set counts for inputs pinned there
   };
-  InputPieces gather_pieces(const DsaTaskDemand& d);
-  void record_writes(size_t si, size_t ti, const DsaTaskDemand& d, double task_end,
+  InputPieces gather_pieces(const DsaTaskDemandRef& d);
+  void record_writes(size_t si, size_t ti, const DsaTaskDemandRef& d, double task_end,
                      WriteRecord* home);
   // The stage of the last read of tensor x after stage si that overlaps `region` (of the reads
   // the pre-pass recorded, in stage order), or -1 when none does.
@@ -283,7 +283,7 @@ class Simulator {
   // Task::pinned: the region of each pinned tensor the task read stays in each of its units'
   // buffers until the last later stage with a task on the unit that reads the tensor (none: not
   // kept), counted as resident there meanwhile.
-  void pin_params(const Task& t, const DsaTaskDemand& d, size_t si, double at,
+  void pin_params(const Task& t, const DsaTaskDemandRef& d, size_t si, double at,
                   const std::string& label);
   // Whether every unit of `units` holds `need` of weight or constant tensor x since its last task.
   bool held_by_every_unit(const std::vector<int>& units, int x, const Region& need);
@@ -291,7 +291,7 @@ class Simulator {
   // room its resident tensors and the working set of the task it runs leave (the task's own
   // inputs kept whole for its run, stays, count in that working set): least recently used out,
   // the task's own weights the most recent, so a larger buffer holds all a smaller one does.
-  void hold_params(const DsaTaskDemand& d);
+  void hold_params(const DsaTaskDemandRef& d);
   // Staging (clusters): a task's DRAM regions read once (dram_once) take each unit's equal share
   // of it in the global buffer of the unit's cluster. The earliest time from `from` (the earliest
   // its DRAM read can start) after which, in every cluster of `units`, that fits beside the

@@ -702,4 +702,42 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
   return d;
 }
 
+DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpec& spec,
+                                     const std::vector<int>& units, DsaDemandCache& cache) {
+  using namespace dsa_task_internal;
+  std::set<int> produced;
+  DsaTaskDemand regions = task_regions(g, t, produced);
+  demand_key(g, t, regions.needed, units.size(), cache.key);
+  DsaTaskDemandRef r;
+  auto it = cache.entries.find(cache.key);
+  if (it == cache.entries.end()) {
+    // As dsa_task_demand's miss: the task's own part from the demand computed.
+    const UntiledDemand u =
+        untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), !t.tile.empty());
+    DsaTaskDemand d = tiled_demand(g, t, spec, u);
+    r.units = std::move(d.units);
+    r.needed = std::move(d.needed);
+    r.inputs = std::move(d.inputs);
+    r.density = std::move(d.density);
+    r.written = std::move(d.written);
+    r.kept = std::move(d.kept);
+    d.units.clear();
+    d.needed.clear();
+    d.inputs.clear();
+    d.density.clear();
+    d.written.clear();
+    d.kept.clear();
+    it = cache.entries.emplace(cache.key, std::move(d)).first;
+  } else {  // as dsa_task_demand's hit
+    r.units = units;
+    r.needed = std::move(regions.needed);
+    r.inputs = std::move(regions.inputs);
+    r.density = std::move(regions.density);
+    r.written = std::move(regions.written);
+    r.kept = std::move(regions.kept);
+  }
+  r.shape = &it->second;
+  return r;
+}
+
 }  // namespace dgs

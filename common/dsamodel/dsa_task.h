@@ -114,6 +114,24 @@ double dsa_task_capacity(const Task& t, const DsaSpec& spec);
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                               const std::vector<int>& units, DsaDemandCache* cache = nullptr);
 
+// A task's demand as the DSA model's timeline keeps it, one per task of a plan: the task's own
+// part (its units and regions) and a pointer to the position-independent rest, the entry of
+// `cache` shared by every task of its shape (valid while the cache lives). Equal to
+// dsa_task_demand with the same cache, field by field; it only copies no shared part per task
+// (a batch-20 plan has hundreds of thousands of tasks, each of which copied its reload, stays
+// and held vectors and its loop-order strings).
+struct DsaTaskDemandRef {
+  std::vector<int> units;
+  std::map<int, Region> needed;
+  std::vector<int> inputs;
+  std::vector<int> written;
+  std::vector<int> kept;
+  std::vector<double> density;
+  const DsaTaskDemand* shape = nullptr;  // its other fields (its own part's are empty there)
+};
+DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpec& spec,
+                                     const std::vector<int>& units, DsaDemandCache& cache);
+
 // The tile for task `t` on `units` (its `tile` is ignored) with the least loop-nest energy x
 // cycles (nest_energy_pj x nest_cycles, the mappers' objective: each candidate with its buffer
 // nest's best loop order and reduction chunking within `budget`, buffer_nest.h, as the task
