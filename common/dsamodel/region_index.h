@@ -15,40 +15,46 @@ namespace dgs {
 // Which of a tensor's regions (numbered in the order added) may overlap a query region, so that
 // a task's reads are not each tested against every write of the tensor (and its writes against
 // every read): atom plans have thousands of each per tensor. Regions are bucketed by their start
-// on one axis (the one the first region splits finest); the candidates are a superset of the
-// overlapping ones, and the caller tests each exactly as before and restores the list order.
+// on up to two axes (the two the first region splits finest: one axis alone, the batch's at batch
+// 20, left every query of an atom plan about 70 candidates for 6 overlaps); the candidates are a
+// superset of the overlapping ones, and the caller tests each exactly as before and restores the
+// list order.
 class RegionIndex {
  public:
   explicit RegionIndex(const Shape& shape) : shape_(shape) {}
 
   void add(const Region& r) {
     const uint32_t i = count_++;
-    if (axis_ < 0 && !linear_) choose_axis(r);
+    if (axes_ == 0 && !linear_) choose_axes(r);
     if (linear_) return;
-    const size_t a = static_cast<size_t>(axis_);
-    if (r.size() != shape_.size() || r[a].lo < 0 || r[a].lo >= shape_[a]) {
-      always_.push_back(i);  // outside the buckets: a candidate of every query
-      return;
+    size_t bucket = 0;
+    for (int k = 0; k < axes_; ++k) {
+      const Axis& x = axis_[k];
+      const size_t a = static_cast<size_t>(x.axis);
+      if (r.size() != shape_.size() || r[a].lo < 0 || r[a].lo >= shape_[a]) {
+        always_.push_back(i);  // outside the buckets: a candidate of every query
+        return;
+      }
+      bucket = bucket * x.buckets + static_cast<size_t>(r[a].lo / x.width);
     }
-    max_len_ = std::max(max_len_, r[a].hi - r[a].lo);
-    buckets_[static_cast<size_t>(r[a].lo / width_)].push_back(i);
+    for (int k = 0; k < axes_; ++k) {
+      const size_t a = static_cast<size_t>(axis_[k].axis);
+      axis_[k].max_len = std::max(axis_[k].max_len, r[a].hi - r[a].lo);
+    }
+    buckets_[bucket].push_back(i);
   }
 
   // Calls f(number) for every region that may overlap `q` (in no particular order).
   template <typename F>
   void for_each_candidate(const Region& q, F&& f) const {
-    if (linear_ || axis_ < 0 || q.size() != shape_.size()) {
+    if (linear_ || axes_ == 0 || q.size() != shape_.size()) {
       for (uint32_t i = 0; i < count_; ++i) f(i);
       return;
     }
     for (const uint32_t i : always_) f(i);
-    const size_t a = static_cast<size_t>(axis_);
-    // A region overlaps q on the axis only if it starts in (q.lo - max_len, q.hi).
-    const int64_t from = std::max<int64_t>(0, q[a].lo - max_len_ + 1);
-    const int64_t to = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
-    if (from <= to)
-      for (int64_t b = from / width_; b <= to / width_; ++b)
-        for (const uint32_t i : buckets_[static_cast<size_t>(b)]) f(i);
+    for_each_bucket(q, [&](const std::vector<uint32_t>& v) {
+      for (const uint32_t i : v) f(i);
+    });
   }
 
   // The largest number among the regions that may overlap `q` for which match(number) is
@@ -69,7 +75,7 @@ class RegionIndex {
         }
       }
     };
-    if (linear_ || axis_ < 0 || q.size() != shape_.size()) {
+    if (linear_ || axes_ == 0 || q.size() != shape_.size()) {
       for (int64_t i = static_cast<int64_t>(count_) - 1; i >= 0; --i) {
         const Match m = match(static_cast<uint32_t>(i));
         if (m == Match::NoneBelow) return -1;
@@ -78,46 +84,92 @@ class RegionIndex {
       return -1;
     }
     search(always_);
-    const size_t a = static_cast<size_t>(axis_);
-    const int64_t from = std::max<int64_t>(0, q[a].lo - max_len_ + 1);
-    const int64_t to = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
-    if (from <= to)
-      for (int64_t b = from / width_; b <= to / width_; ++b)
-        search(buckets_[static_cast<size_t>(b)]);
+    for_each_bucket(q, search);
     return best;
   }
 
  private:
-  void choose_axis(const Region& r) {
+  struct Axis {
+    int axis = -1;
+    int64_t width = 1;    // of a bucket, on the axis
+    size_t buckets = 1;   // on the axis
+    int64_t max_len = 0;  // the longest bucketed region on the axis
+  };
+
+  // Calls f(bucket) for every bucket that may hold a region overlapping q: on each axis, a region
+  // overlaps q only if it starts in (q.lo - max_len, q.hi).
+  template <typename F>
+  void for_each_bucket(const Region& q, F&& f) const {
+    int64_t from[2] = {0, 0}, to[2] = {-1, -1};
+    for (int k = 0; k < axes_; ++k) {
+      const Axis& x = axis_[k];
+      const size_t a = static_cast<size_t>(x.axis);
+      const int64_t lo = std::max<int64_t>(0, q[a].lo - x.max_len + 1);
+      const int64_t hi = std::min<int64_t>(shape_[a] - 1, q[a].hi - 1);
+      if (lo > hi) return;
+      from[k] = lo / x.width;
+      to[k] = hi / x.width;
+    }
+    if (axes_ == 1) {
+      for (int64_t b = from[0]; b <= to[0]; ++b) f(buckets_[static_cast<size_t>(b)]);
+      return;
+    }
+    for (int64_t b = from[0]; b <= to[0]; ++b)
+      for (int64_t c = from[1]; c <= to[1]; ++c)
+        f(buckets_[static_cast<size_t>(b) * axis_[1].buckets + static_cast<size_t>(c)]);
+  }
+
+  // The axes the first region `r` splits finest (the part of the extent it covers, least first;
+  // ties: the lower axis), at most two, and their bucket widths (r's extent on the axis, or more
+  // where the buckets would pass kMaxBuckets).
+  void choose_axes(const Region& r) {
     if (shape_.empty() || r.size() != shape_.size()) {
       linear_ = true;
       return;
     }
-    double finest = 2;
+    std::vector<std::pair<double, int>> parts;
     for (size_t d = 0; d < shape_.size(); ++d) {
       if (shape_[d] <= 1) continue;
       const double part = static_cast<double>(r[d].size()) / static_cast<double>(shape_[d]);
-      if (part < finest) {
-        finest = part;
-        axis_ = static_cast<int>(d);
-      }
+      if (part < 2) parts.push_back({part, static_cast<int>(d)});
     }
-    if (axis_ < 0) {
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (parts.empty()) {
       linear_ = true;
       return;
     }
-    const int64_t extent = shape_[static_cast<size_t>(axis_)];
-    width_ = std::max<int64_t>({1, r[static_cast<size_t>(axis_)].size(), (extent + 65535) / 65536});
-    buckets_.resize(static_cast<size_t>((extent + width_ - 1) / width_));
+    // A second axis only where the first region splits it (covers less than all of it).
+    axes_ = parts.size() > 1 && parts[1].first < 1 ? 2 : 1;
+    size_t total = 1;
+    for (int k = 0; k < axes_; ++k) {
+      Axis& x = axis_[k];
+      x.axis = parts[static_cast<size_t>(k)].second;
+      const int64_t extent = shape_[static_cast<size_t>(x.axis)];
+      // The second axis divides what the first leaves of kMaxGrid buckets (none left: one axis).
+      const int64_t per_axis = k == 0 ? kMaxBuckets : kMaxGrid / static_cast<int64_t>(total);
+      if (k == 1 && per_axis < 2) {
+        axes_ = 1;
+        break;
+      }
+      x.width = std::max<int64_t>(
+          {1, r[static_cast<size_t>(x.axis)].size(), (extent + per_axis - 1) / per_axis});
+      x.buckets = static_cast<size_t>((extent + x.width - 1) / x.width);
+      total *= x.buckets;
+    }
+    buckets_.resize(total);
   }
 
+  // At most kMaxBuckets on the first axis, and kMaxGrid over both (an index per tensor, two per
+  // tensor a plan reads and writes: its empty buckets cost 24 bytes each).
+  static constexpr int64_t kMaxBuckets = 65536;
+  static constexpr int64_t kMaxGrid = 4096;
   Shape shape_;
-  int axis_ = -1;
+  int axes_ = 0;  // 1 or 2 once chosen
+  Axis axis_[2];
   bool linear_ = false;  // no useful axis: every region is a candidate
-  int64_t width_ = 1;    // of a bucket, on the axis
-  int64_t max_len_ = 0;  // the longest bucketed region on the axis
   uint32_t count_ = 0;
-  std::vector<std::vector<uint32_t>> buckets_;  // by start on the axis / width_
+  std::vector<std::vector<uint32_t>> buckets_;  // by start on the axes / width, row-major
   std::vector<uint32_t> always_;
 };
 
