@@ -6,6 +6,7 @@
 #include "common/evaluate/evaluate.h"
 #include "common/hw/dsa_spec.h"
 #include "common/hw/hardware_spec.h"
+#include "tests/dsamodel/ladder_fixture.h"
 
 namespace dgs {
 namespace {
@@ -32,13 +33,6 @@ struct TwoSampleChain {
   }
 };
 
-Plan staged_plan(std::vector<std::vector<Task>> stages) {
-  Plan p;
-  p.scheduler = "test";
-  for (auto& s : stages) p.stages.push_back(Stage{std::move(s)});
-  return p;
-}
-
 // Each task moves one sample, 1024 B, each way: a load of 128 cycles at the port + 50 of HBM
 // latency, 256 cycles of compute (2048 operand bytes at 8 B/cycle), a store of 128 + 50. HBM (256
 // B/cycle) and the DMA take 4 cycles per transfer. Stage 0: a of sample 0 on engine [0,0]: load
@@ -55,7 +49,8 @@ TEST(DsaDramReads, AReadWaitsForTheWritesOfItsRegionNotTheTensorsLast) {
   // 1228, computes [1228, 1484), stores [1484, 1662): it waits for the write of its region (were
   // it read from 612, when its stage became the next, it would be there by 794 and end at 1658).
   const EvaluationResult r = evaluate(
-      n.g, staged_plan({{n.on(n.a, 0, 0)}, {n.on(n.a, 1, 1), n.on(n.b, 0, 2)}, {n.on(n.b, 1, 3)}}),
+      n.g,
+      plan_of_stages({{n.on(n.a, 0, 0)}, {n.on(n.a, 1, 1), n.on(n.b, 0, 2)}, {n.on(n.b, 1, 3)}}),
       load_hardware("atomic_mesh"));
   EXPECT_DOUBLE_EQ(r.latency_us * 500, 1662);
   ASSERT_EQ(r.stage_latency_us.size(), 3u);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "tests/dsamodel/ladder_fixture.h"
 #include "tests/error_of.h"
 
 #include "common/dsamodel/array_nest.h"
@@ -52,13 +53,6 @@ Task task_on(std::vector<int> ops, UnitKind unit, std::vector<int> index, int co
   t.placement.index = std::move(index);
   t.placement.count = count;
   return t;
-}
-
-Plan plan_of(std::vector<std::vector<Task>> stages) {
-  Plan p;
-  p.scheduler = "test";
-  for (auto& s : stages) p.stages.push_back(Stage{std::move(s)});
-  return p;
 }
 
 const DsaSpec& mesh() {
@@ -116,7 +110,7 @@ TEST(DsaUnitCost, AGemmTileFitsTheArrayByItsDataflow) {
 
 TEST(DsaModel, OneGemmOnOneEngine) {
   const Graph g = gemm_graph();
-  const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  const Plan p = plan_of_stages({{task_on({0}, UnitKind::Engine, {0, 0})}});
   const EvaluationResult r = evaluate(g, p, load_hardware("atomic_mesh"));
   // Engine [0,0] sits on the west edge: HBM -> SRAM through its 8 B/cycle port, 50 cycles
   // latency. A (2048 B): [0, 256) + 50; B (1536 B): [256, 448) + 50, arrives 498. Compute: 582
@@ -148,8 +142,8 @@ TEST(DsaModel, WeightsStayForTheNextTaskOnTheSameEngine) {
     t.regions[y] = {{lo, lo + 32}, {0, 48}};
     return t;
   };
-  const Plan same = plan_of({{half(0, {0, 0})}, {half(32, {0, 0})}});
-  const Plan other = plan_of({{half(0, {0, 0})}, {half(32, {1, 0})}});
+  const Plan same = plan_of_stages({{half(0, {0, 0})}, {half(32, {0, 0})}});
+  const Plan other = plan_of_stages({{half(0, {0, 0})}, {half(32, {1, 0})}});
   ASSERT_TRUE(mesh().weights_stay);
   const double io = 2048 + 3072;  // A and y, once each
   EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, same, mesh()).bytes_by_level, "hbm"), io + 1536);
@@ -191,7 +185,7 @@ TEST(DsaModel, WeightsStayLeastRecentlyUsedOut) {
     if (op == m2) t.regions[y2] = {{lo, hi}, {0, 48}};
     return t;
   };
-  const Plan p = plan_of({{tiled(m1, 0, 64)}, {tiled(m2, 0, 32)}, {tiled(m2, 32, 64)}});
+  const Plan p = plan_of_stages({{tiled(m1, 0, 64)}, {tiled(m2, 0, 32)}, {tiled(m2, 32, 64)}});
   p.check(g);
   EXPECT_EQ(dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0}).working_set_bytes, 4096);
   EXPECT_EQ(dsa_task_demand(g, p.stages[1].tasks[0], mesh(), {0}).working_set_bytes, 3072);
@@ -246,7 +240,7 @@ TEST(DsaModel, AStridedOneByOneConvLoadsOnlyTheElementsItTouches) {
     g.mark_output(g.op(c).outputs[0]);
     return g;
   };
-  const Plan p = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  const Plan p = plan_of_stages({{task_on({0}, UnitKind::Engine, {0, 0})}});
   const double y = 32 * 8 * 8;  // 1-byte elements
   // x: 16 channels x rows {0, 2, ..., 14} x the same columns = 16 x 8 x 8 (the box is 16 x 15 x
   // 15 = 3600); w 32 x 16.
@@ -283,17 +277,18 @@ TEST(DsaModel, PinnedWeightsAreLoadedOncePerEngine) {
     p.check(g);
     return value_of(evaluate_dsa_plan(g, p, spec).bytes_by_level, "hbm");
   };
-  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}})), io + 1536);
-  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, false)}, {half(32, {0, 0}, false)}})),
+  EXPECT_DOUBLE_EQ(hbm(plan_of_stages({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}})),
+                   io + 1536);
+  EXPECT_DOUBLE_EQ(hbm(plan_of_stages({{half(0, {0, 0}, false)}, {half(32, {0, 0}, false)}})),
                    io + 2 * 1536);
-  EXPECT_DOUBLE_EQ(hbm(plan_of({{half(0, {0, 0}, true)}, {half(32, {1, 0}, false)}})),
+  EXPECT_DOUBLE_EQ(hbm(plan_of_stages({{half(0, {0, 0}, true)}, {half(32, {1, 0}, false)}})),
                    io + 2 * 1536);
   // The pin holds 1536 B from the first task's end to the second's stage end, where it counts
   // as resident: the second task adds its working set less B (1024 + 1536 + 1536 - 1536), so a
   // buffer of 4096 B (the first task's working set) holds both, and that is the peak.
   DsaSpec small = spec;
   small.local_bytes = 4096;
-  const Plan pinned = plan_of({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}});
+  const Plan pinned = plan_of_stages({{half(0, {0, 0}, true)}, {half(32, {0, 0}, false)}});
   EvaluationResult r;
   EXPECT_EQ(error_of([&] { r = evaluate_dsa_plan(g, pinned, small); }), "<no error>");
   EXPECT_DOUBLE_EQ(value_of(r.details, "peak_sram_bytes"), 4096);
@@ -359,7 +354,7 @@ TEST(DsaModel, EnergyOfAKnownMeshTransfer) {
   const HardwareSpec hw = load_hardware("atomic_mesh");
   // b two hops away (down column 0): 1024 bytes x 2 hops x 8 bits x 0.61 pJ.
   const EvaluationResult far =
-      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Engine, {0, 2})}}), hw);
+      evaluate(g, plan_of_stages({{a}, {task_on({1}, UnitKind::Engine, {0, 2})}}), hw);
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_byte_hops"), 2048);
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_max_link_bytes"), 1024);
   EXPECT_DOUBLE_EQ(value_of(far.details, "noc_links_used"), 2);
@@ -370,7 +365,7 @@ TEST(DsaModel, EnergyOfAKnownMeshTransfer) {
   EXPECT_DOUBLE_EQ(value_of(far.energy_pj_by_component, "noc"), 1024 * 2 * 8 * 0.61);
   // b on the same engine reads a's output in place: no NoC, no HBM round trip for it.
   const EvaluationResult near =
-      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Engine, {0, 0})}}), hw);
+      evaluate(g, plan_of_stages({{a}, {task_on({1}, UnitKind::Engine, {0, 0})}}), hw);
   EXPECT_DOUBLE_EQ(value_of(near.details, "noc_byte_hops"), 0);
   EXPECT_DOUBLE_EQ(value_of(near.bytes_by_level, "hbm"), 1024 + 1024);  // x in, y out
   EXPECT_LT(near.latency_us, far.latency_us);
@@ -378,7 +373,7 @@ TEST(DsaModel, EnergyOfAKnownMeshTransfer) {
 
 TEST(DsaModel, ABufferOneByteTooSmallIsRefusedAndAnExactFitIsNot) {
   const Graph g = relu_chain(8, 8);
-  const Plan p = plan_of({{task_on({0, 1}, UnitKind::Engine, {0, 0})}});
+  const Plan p = plan_of_stages({{task_on({0, 1}, UnitKind::Engine, {0, 0})}});
   // Working set: x (1024 B) in, y (1024 B) out; a's output stays inside the task.
   const DsaTaskDemand d = dsa_task_demand(g, p.stages[0].tasks[0], mesh(), {0});
   EXPECT_EQ(d.working_set_bytes, 1024 + 1024 + 1024);
@@ -401,7 +396,7 @@ TEST(DsaModel, ResidentTensorsCountAgainstTheBuffer) {
   g.mark_output(g.op(c).outputs[0]);
   Task ta = task_on({a}, UnitKind::Engine, {0, 0});
   ta.scope[g.op(a).outputs[0]] = "sram";
-  const Plan p = plan_of(
+  const Plan p = plan_of_stages(
       {{ta}, {task_on({c}, UnitKind::Engine, {0, 0})}, {task_on({b}, UnitKind::Engine, {0, 0})}});
   // c: x in and z out (2048 bytes) beside a's 1024 resident bytes.
   EXPECT_EQ(error_of([&] { evaluate_dsa_plan(g, p, dsa_with_local_bytes(mesh(), 3071)); }),
@@ -414,25 +409,29 @@ TEST(DsaModel, ResidentTensorsCountAgainstTheBuffer) {
 TEST(DsaModel, UnitsTheConfigLacksAreRefused) {
   const Graph g = gemm_graph();
   const DsaSpec stcp = load_dsa_spec("stcp920");
+  EXPECT_EQ(
+      error_of([&] {
+        evaluate_dsa_plan(g, plan_of_stages({{task_on({0}, UnitKind::Core, {0, 6}, 3)}}), stcp);
+      }),
+      "task s0.t0 (op mm): binds 3 cores from core 6 of cluster 0 but a cluster of STCP920 "
+      "has 8 cores");
   EXPECT_EQ(error_of([&] {
-              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Core, {0, 6}, 3)}}), stcp);
-            }),
-            "task s0.t0 (op mm): binds 3 cores from core 6 of cluster 0 but a cluster of STCP920 "
-            "has 8 cores");
-  EXPECT_EQ(error_of([&] {
-              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Cluster, {3}, 2)}}), stcp);
+              evaluate_dsa_plan(g, plan_of_stages({{task_on({0}, UnitKind::Cluster, {3}, 2)}}),
+                                stcp);
             }),
             "task s0.t0 (op mm): binds clusters 3..4 but STCP920 has 4");
-  EXPECT_EQ(error_of([&] {
-              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}}), stcp);
-            }),
-            "task s0.t0 (op mm): STCP920 has no unit of kind 'engine' (clusters of cores)");
+  EXPECT_EQ(
+      error_of([&] {
+        evaluate_dsa_plan(g, plan_of_stages({{task_on({0}, UnitKind::Engine, {0, 0})}}), stcp);
+      }),
+      "task s0.t0 (op mm): STCP920 has no unit of kind 'engine' (clusters of cores)");
   DsaSpec no_matrix = mesh();
   no_matrix.matrix_macs_per_cycle = 0;
-  EXPECT_EQ(error_of([&] {
-              evaluate_dsa_plan(g, plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}}), no_matrix);
-            }),
-            "task s0.t0 (op mm): op mm (MatMul) needs a matrix unit; Atomic mesh 8x8 has none");
+  EXPECT_EQ(
+      error_of([&] {
+        evaluate_dsa_plan(g, plan_of_stages({{task_on({0}, UnitKind::Engine, {0, 0})}}), no_matrix);
+      }),
+      "task s0.t0 (op mm): op mm (MatMul) needs a matrix unit; Atomic mesh 8x8 has none");
 }
 
 TEST(DsaModel, PartialSumsAreAddedAtTheHomeEngine) {
@@ -451,7 +450,7 @@ TEST(DsaModel, PartialSumsAreAddedAtTheHomeEngine) {
   Task hi = lo;
   hi.reduction.range = {"c_in", {16, 32}};
   hi.placement.index = {1, 0};
-  const Plan p = plan_of({{lo, hi}, {task_on({r}, UnitKind::Engine, {0, 0})}});
+  const Plan p = plan_of_stages({{lo, hi}, {task_on({r}, UnitKind::Engine, {0, 0})}});
   const EvaluationResult e = evaluate(g, p, load_hardware("atomic_mesh"));
   // The second half's partial (16 x 64 = 1024 bytes) goes one hop west to the home, [0,0], whose
   // vector unit adds it (1024 / 16 lanes = 64 cycles), as it later runs the relu (64 cycles).
@@ -473,12 +472,12 @@ TEST(DsaModel, DoubleBufferedTilesOverlapTransfersWithCompute) {
   const DsaSpec big = dsa_with_local_bytes(mesh(), 256 * 1024);  // the whole task fits
   // Whole: load x [0, 8192) + 50; compute 32768 port cycles (each relu reads and writes 65536
   // bytes at 8 B/cycle; its 4096 vector cycles hide under them); store y [41010, 49202) + 50.
-  const EvaluationResult w = evaluate_dsa_plan(g, plan_of({{whole}}), big);
+  const EvaluationResult w = evaluate_dsa_plan(g, plan_of_stages({{whole}}), big);
   // Tiled: the port carries, while the tiles run, the loads and stores as well (x in and y out,
   // 2 x 65536 bytes): 49152 cycles. Compute starts after the first quarter of the loads
   // (8242 / 4 = 2060.5) and ends at 51212.5; stores start after the first tile, and the last
   // tile's quarter of them (2060.5) ends the task.
-  const EvaluationResult t = evaluate_dsa_plan(g, plan_of({{tiled}}), big);
+  const EvaluationResult t = evaluate_dsa_plan(g, plan_of_stages({{tiled}}), big);
   EXPECT_DOUBLE_EQ(w.latency_us * 500, 8242 + 32768 + 50 + 8192);
   EXPECT_DOUBLE_EQ(t.latency_us * 500, 2060.5 + 49152 + 2060.5);
   // Two tiles of x, a and y (16384 bytes each) at a time.
@@ -504,14 +503,14 @@ TEST(DsaModel, WithoutPrefetchAcrossStagesALayersWeightsLoadAfterItsStageBegins)
   // y1 stays in the engine's buffer, so C is the only DRAM read of stage 2 (a DRAM read waits for
   // its last piece: a y1 in DRAM would hold C back whatever the option).
   t1.scope[g.op(m1).outputs[0]] = mesh().local_level;
-  Plan p = plan_of({{t1}, {t2}});
+  Plan p = plan_of_stages({{t1}, {t2}});
   const double with = evaluate_dsa_plan(g, p, mesh()).latency_us;
   p.options.prefetch_across_stages = false;
   const double without = evaluate_dsa_plan(g, p, mesh()).latency_us;
   // C's load no longer overlaps stage 1's last tile.
   EXPECT_GT(without, with);
   // One stage: nothing to overlap, the option changes nothing.
-  Plan one = plan_of({{task_on({0}, UnitKind::Engine, {0, 0})}});
+  Plan one = plan_of_stages({{task_on({0}, UnitKind::Engine, {0, 0})}});
   one.stages[0].tasks[0].tile = {16, 48};
   Graph g1 = gemm_graph();
   const double one_with = evaluate_dsa_plan(g1, one, mesh()).latency_us;
@@ -530,7 +529,8 @@ TEST(DsaModel, TheDramChannelIsSharedByEngines) {
   first.regions[y] = {{0, 1}, {0, 16}, {0, 8}, {0, 8}};
   Task second = task_on({a}, UnitKind::Engine, {0, 1});
   second.regions[y] = {{1, 2}, {0, 16}, {0, 8}, {0, 8}};
-  const EvaluationResult r = evaluate(g, plan_of({{first, second}}), load_hardware("atomic_mesh"));
+  const EvaluationResult r =
+      evaluate(g, plan_of_stages({{first, second}}), load_hardware("atomic_mesh"));
   // Each engine loads 1024 bytes through its 8 B/cycle port (128 cycles); the 256 B/cycle HBM
   // serves them in turn, 4 cycles each: arrivals 0 + 50 + 128 and 4 + 50 + 128. Compute: 2048
   // operand bytes at 8 B/cycle = 256 cycles (ends 434 and 438); stores start then: 438 + 178.
@@ -545,14 +545,14 @@ TEST(DsaModel, ClustersShareTensorsThroughTheirGlobalBuffer) {
   a.scope[g.op(0).outputs[0]] = "llb";
   // b on another core of cluster 0 reads a's output from the LLB, not from DDR.
   const EvaluationResult same =
-      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Core, {0, 1})}}), hw);
+      evaluate(g, plan_of_stages({{a}, {task_on({1}, UnitKind::Core, {0, 1})}}), hw);
   EXPECT_DOUBLE_EQ(value_of(same.bytes_by_level, "llb"), 2 * 2048);
   EXPECT_DOUBLE_EQ(value_of(same.bytes_by_level, "ddr"), 2 * 2048);  // x in, y out
   EXPECT_DOUBLE_EQ(value_of(same.energy_pj_by_component, "llb"), 2 * 2048 * 8 * 0.5);
   EXPECT_DOUBLE_EQ(value_of(same.details, "peak_llb_bytes"), 2048);
   // A core of cluster 1 gets it through DDR (written out and read back).
   const EvaluationResult other =
-      evaluate(g, plan_of({{a}, {task_on({1}, UnitKind::Core, {1, 0})}}), hw);
+      evaluate(g, plan_of_stages({{a}, {task_on({1}, UnitKind::Core, {1, 0})}}), hw);
   EXPECT_DOUBLE_EQ(value_of(other.bytes_by_level, "ddr"), 4 * 2048);
   // An LLB of 8 MiB cannot hold a tensor of 16 MiB.
   Graph big = relu_chain(1024, 512);  // 16 x 1024 x 512 x 2 bytes
@@ -560,7 +560,7 @@ TEST(DsaModel, ClustersShareTensorsThroughTheirGlobalBuffer) {
   ab.scope[big.op(0).outputs[0]] = "llb";
   ab.tile = {1, 1, 8, 512};
   EXPECT_EQ(error_of([&] {
-              evaluate(big, plan_of({{ab}, {task_on({1}, UnitKind::Cluster, {0})}}), hw);
+              evaluate(big, plan_of_stages({{ab}, {task_on({1}, UnitKind::Cluster, {0})}}), hw);
             }),
             "task s0.t0 (op a): overflows llb of cluster 0: 0 bytes resident + 16777216 written, "
             "capacity 8388608");
@@ -582,7 +582,7 @@ TEST(DsaModel, DdrReReadsAreStagedThroughTheLlb) {
   g.mark_output(g.op(m).outputs[0]);
   Task t = task_on({m}, UnitKind::Core, {0, 0});
   t.tile = {64, 64};
-  const Plan p = plan_of({{t}});
+  const Plan p = plan_of_stages({{t}});
   DsaSpec spec = load_dsa_spec("stcp920");
   const DsaTaskDemand d = dsa_task_demand(g, t, spec, {0});
   EXPECT_EQ(d.reload[0] + d.reload[1], 33);
@@ -620,12 +620,12 @@ TEST(DsaModel, StagedBytesOccupyTheLlbUntilTheirTaskEnds) {
     Task t1 = task_on({mms[0]}, UnitKind::Core, {0, 0});
     Task t2 = task_on({mms[1]}, UnitKind::Core, std::move(second_core));
     t1.tile = t2.tile = {64, 64};
-    return plan_of({{t1, t2}});
+    return plan_of_stages({{t1, t2}});
   };
   Task one = task_on({mms[0]}, UnitKind::Core, {0, 0});
   one.tile = {64, 64};
   DsaSpec spec = load_dsa_spec("stcp920");
-  const double alone = evaluate_dsa_plan(g, plan_of({{one}}), spec).latency_us;
+  const double alone = evaluate_dsa_plan(g, plan_of_stages({{one}}), spec).latency_us;
   const double ddr = 2 * (262144 + 8388608);
 
   const EvaluationResult both = evaluate_dsa_plan(g, plan_on({0, 1}), spec);
@@ -663,7 +663,7 @@ TEST(DsaModel, StagingWaitsForTheTensorsReleasedAtAStageEnd) {
   first.scope[g.op(0).outputs[0]] = "llb";
   Task gemm = task_on({mm}, UnitKind::Core, {0, 2});
   gemm.tile = {64, 64};
-  const Plan p = plan_of({{first}, {task_on({1}, UnitKind::Core, {0, 1})}, {gemm}});
+  const Plan p = plan_of_stages({{first}, {task_on({1}, UnitKind::Core, {0, 1})}, {gemm}});
   DsaSpec spec = load_dsa_spec("stcp920");
   EXPECT_DOUBLE_EQ(value_of(evaluate_dsa_plan(g, p, spec).details, "peak_llb_bytes"),
                    2048 + 262144);

@@ -3,7 +3,8 @@
 // task_estimate_test.cpp) and of the validation against ZigZag (validation_test.cpp): one engine of
 // atomic_mesh (16 x 16 int8 PEs, 224 weight, 12 input and 24 partial-sum registers, 128 KiB SRAM
 // behind a 64-bit port, 500 MHz) with its share of the HBM, a GEMM A [M, C] x B [C, N] -> y with B
-// a weight, and the one-op task that runs it.
+// a weight, and the one-op task that runs it; and a plan of given stages, which the timeline's
+// hand-computed tests of several tasks share (dsa_model_test.cpp, dram_read_timing_test.cpp).
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -43,6 +44,14 @@ inline Task ladder_task(std::vector<int64_t> tile = {}, UnitKind unit = UnitKind
   t.placement.index = {0, 0};
   t.tile = std::move(tile);
   return t;
+}
+
+// A plan (scheduler "test") of these stages, in order.
+inline Plan plan_of_stages(std::vector<std::vector<Task>> stages) {
+  Plan p;
+  p.scheduler = "test";
+  for (auto& s : stages) p.stages.push_back(Stage{std::move(s)});
+  return p;
 }
 
 }  // namespace dgs
