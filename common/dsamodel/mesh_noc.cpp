@@ -57,12 +57,32 @@ void MeshNoc::route_into(MeshPoint a, MeshPoint b, std::vector<int>& links) cons
 }
 
 MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double ready) {
-  std::vector<int>& links = route_scratch_;  // reused: send runs for every transfer of a plan
-  route_into(a, b, links);
+  // The route's links: each pair's routed once (send runs for every transfer of a plan).
+  const int* links = nullptr;
+  size_t h = 0;
+  const int points = columns_ * rows_;
+  if (points <= kCachedRoutePoints && a.x >= 0 && a.y >= 0 && b.x >= 0 && b.y >= 0 &&
+      a.x < columns_ && b.x < columns_ && a.y < rows_ && b.y < rows_) {
+    if (route_at_.empty()) route_at_.assign(static_cast<size_t>(points * points), -1);
+    int32_t& at =
+        route_at_[static_cast<size_t>((a.y * columns_ + a.x) * points + b.y * columns_ + b.x)];
+    if (at < 0) {
+      route_into(a, b, route_scratch_);
+      at = static_cast<int32_t>(route_links_.size());
+      route_links_.push_back(static_cast<int>(route_scratch_.size()));
+      route_links_.insert(route_links_.end(), route_scratch_.begin(), route_scratch_.end());
+    }
+    h = static_cast<size_t>(route_links_[static_cast<size_t>(at)]);
+    links = route_links_.data() + at + 1;
+  } else {
+    route_into(a, b, route_scratch_);  // refuses a point outside the mesh
+    links = route_scratch_.data();
+    h = route_scratch_.size();
+  }
   Transfer t;
-  t.hops = static_cast<int>(links.size());
+  t.hops = static_cast<int>(h);
   t.start = ready;
-  if (links.empty() || bytes <= 0) {
+  if (h == 0 || bytes <= 0) {
     t.end = ready;
     return t;
   }
@@ -75,7 +95,6 @@ MeshNoc::Transfer MeshNoc::send(MeshPoint a, MeshPoint b, double bytes, double r
   // (a route never uses a link twice, so adding to one link leaves the others' places valid).
   // A link's first visit searches its intervals; a later one, for a later start, resumes from
   // the place the last one found (earliest_free_from: the same time and place).
-  const size_t h = links.size();
   slot_scratch_.resize(h);
   for (size_t k = 0, i = 0, accepted = 0; accepted < h; ++k, i = i + 1 == h ? 0 : i + 1) {
     const BusyIntervals& busy = link_busy_[static_cast<size_t>(links[i])];

@@ -66,7 +66,13 @@ class MeshNoc {
   std::vector<BusyIntervals> link_busy_;
   std::vector<double> link_bytes_;
   double byte_hops_ = 0;
-  std::vector<int> route_scratch_;    // send's route
+  // The route of each pair of points that send has used, by a.index * points + b.index: its
+  // links at route_links_[route_at_[pair]] on (route_at_ -1: not yet), each after its length;
+  // on meshes of at most kCachedRoutePoints points (beyond, routed per send into route_scratch_).
+  static constexpr int kCachedRoutePoints = 256;
+  std::vector<int32_t> route_at_;
+  std::vector<int> route_links_;
+  std::vector<int> route_scratch_;
   std::vector<size_t> slot_scratch_;  // send's place in each link's intervals
 };
 
