@@ -80,8 +80,9 @@ void Simulator::pin_params(const Task& t, const DsaTaskDemandRef& d, size_t si, 
 bool Simulator::held_by_every_unit(const std::vector<int>& units, int x, const Region& need) {
   for (int u : units) {
     std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+    const std::vector<Region>& regions = held_regions_[static_cast<size_t>(u)];
     const auto it = std::find_if(held.begin(), held.end(), [&](const HeldParam& h) {
-      return h.tensor == x && region_contains_exactly(h.region, need);
+      return h.tensor == x && region_contains_exactly(regions[h.region], need);
     });
     if (it == held.end()) return false;
     std::rotate(it, it + 1, held.end());  // used now: the most recent
@@ -115,10 +116,13 @@ void Simulator::hold_params(const DsaTaskDemandRef& d) {
   if (!s_.weights_stay) return;
   for (int u : d.units) {
     std::vector<HeldParam>& held = held_params_[static_cast<size_t>(u)];
+    std::vector<Region>& regions = held_regions_[static_cast<size_t>(u)];
+    std::vector<uint32_t>& free = held_free_[static_cast<size_t>(u)];
     const double room = static_cast<double>(s_.local_bytes) -
                         resident_local_[static_cast<size_t>(u)] -
                         static_cast<double>(d.shape->working_set_bytes);
-    std::vector<int> kept_whole;  // of the task's weights, those its working set counts whole
+    std::vector<int>& kept_whole = held_kept_whole_;  // the task's weights counted whole
+    kept_whole.clear();
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       const int x = d.inputs[i];
       if (!g_.tensor(x).is_param()) continue;
@@ -126,8 +130,19 @@ void Simulator::hold_params(const DsaTaskDemandRef& d) {
       const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes * d.density[i] /
                            static_cast<double>(d.units.size());
       // At most one entry per tensor: the new one replaces it, at the most recent end.
-      std::erase_if(held, [&](const HeldParam& h) { return h.tensor == x; });
-      held.push_back({x, r, bytes});
+      std::erase_if(held, [&](const HeldParam& h) {
+        if (h.tensor == x) free.push_back(h.region);
+        return h.tensor == x;
+      });
+      uint32_t slot = static_cast<uint32_t>(regions.size());
+      if (free.empty()) {
+        regions.push_back(r);
+      } else {
+        slot = free.back();
+        free.pop_back();
+        regions[slot] = r;
+      }
+      held.push_back({x, slot, bytes});
       if (d.shape->stays[i]) kept_whole.push_back(x);
     }
     std::vector<double>& bytes = held_bytes_;
@@ -140,6 +155,7 @@ void Simulator::hold_params(const DsaTaskDemandRef& d) {
                         kept_whole.end());
     }
     const size_t drop = lru_weights_to_drop(bytes, counted, room);
+    for (size_t i = 0; i < drop; ++i) free.push_back(held[i].region);
     held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
   }
 }

@@ -81,6 +81,8 @@ class Simulator {
     local_releases_.assign(static_cast<size_t>(n_units_), {});
     resident_local_.assign(static_cast<size_t>(n_units_), 0.0);
     held_params_.assign(static_cast<size_t>(n_units_), {});
+    held_regions_.assign(static_cast<size_t>(n_units_), {});
+    held_free_.assign(static_cast<size_t>(n_units_), {});
     pinned_.assign(static_cast<size_t>(n_units_), {});
     resident_global_.assign(static_cast<size_t>(s.clusters), 0.0);
     staged_.assign(static_cast<size_t>(s.clusters), {});
@@ -313,12 +315,17 @@ class Simulator {
   // last tile start (a load of a later task may start before them, when they are still held).
   std::vector<std::vector<std::pair<double, double>>> local_releases_;
   std::vector<double> resident_local_, resident_global_;
+  // A weight a unit holds: its region is held_regions_[unit][region] (kept apart, so that the
+  // list, which hold_params reorders for every task, moves 16-byte entries: a unit holds about 90
+  // weights' slices on Fig. 8's atom plans).
   struct HeldParam {
     int tensor = -1;
-    Region region;
+    uint32_t region = 0;
     double bytes = 0;  // per unit
   };
   std::vector<std::vector<HeldParam>> held_params_;  // per unit, least recently used first
+  std::vector<std::vector<Region>> held_regions_;    // per unit, by HeldParam::region
+  std::vector<std::vector<uint32_t>> held_free_;     // per unit: slots of held_regions_ unused
   struct PinnedParam {
     int tensor = -1;
     Region region;
@@ -335,6 +342,7 @@ class Simulator {
   std::vector<double> staged_share_;  // scratch: a staging task's bytes by cluster
   std::vector<double> held_bytes_;    // scratch of hold_params: a unit's held weights' bytes
   std::vector<bool> held_counted_;    // and whether the task's working set counts each whole
+  std::vector<int> held_kept_whole_;  // scratch of hold_params: the task's weights counted whole
   std::vector<std::pair<double, double>> staged_events_;  // scratch of staging_start
   // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
   // some task pins.
