@@ -26,8 +26,7 @@ int64_t Simulator::written_elems(const DsaTaskDemandRef& d, int x) const {
 WriteRecord* Simulator::partial_home(const Task& t) {
   if (!t.reduction.active()) return nullptr;
   const int out = g_.op(t.ops.at(0)).outputs.at(0);
-  const auto key = std::make_pair(out, region_key(task_written_region(g_, t, out)));
-  const auto it = partial_home_.find(key);
+  const auto it = partial_home_.find(partial_key(out, task_written_region(g_, t, out)));
   if (it == partial_home_.end()) return nullptr;
   return &writes_[static_cast<size_t>(out)][it->second];
 }
@@ -387,7 +386,7 @@ void Simulator::record_writes(size_t si, size_t ti, const DsaTaskDemandRef& d, d
     write_index_[xi]->add(region);
     last = std::max(last, task_end);
     if (level != Level::Dram) on_chip_[xi] = 1;
-    if (t.reduction.active()) partial_home_[{x, region_key(region)}] = ws.size() - 1;
+    if (t.reduction.active()) partial_home_[partial_key(x, region)] = ws.size() - 1;
     const double bytes = static_cast<double>(region_numel(region)) * s_.element_bytes;
     // Released after the last later stage that reads part of this region (a region no later
     // stage reads: after the tensor's last read).

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -356,7 +357,19 @@ class Simulator {
   std::vector<std::vector<WriteRecord>> writes_;  // empty: no write yet
   std::vector<double> last_end_;                  // the end of its last write
   std::vector<char> on_chip_;                     // whether a write is kept on chip
-  std::map<std::pair<int, std::vector<int64_t>>, size_t> partial_home_;  // -> index in writes_
+  // (tensor, region bounds) -> index in writes_ of the first partial sum there (the home); keyed
+  // by partial_key (the tensor, then lo and hi per axis), looked up without allocating.
+  std::unordered_map<std::vector<int64_t>, size_t, DsaDemandKeyHash> partial_home_;
+  std::vector<int64_t> partial_key_;  // scratch of partial_key
+  const std::vector<int64_t>& partial_key(int x, const Region& region) {
+    partial_key_.clear();
+    partial_key_.push_back(x);
+    for (const Interval& i : region) {
+      partial_key_.push_back(i.lo);
+      partial_key_.push_back(i.hi);
+    }
+    return partial_key_;
+  }
   static constexpr size_t kNoRead = static_cast<size_t>(-1);
   std::vector<size_t> last_read_stage_;  // kNoRead: no task reads it
   // (stage, region) of every read, for region-level release.

@@ -197,14 +197,4 @@ inline bool region_contains_exactly(const Region& held, const Region& need) {
   return true;
 }
 
-// A region as a map key: its bounds, lo and hi per axis.
-inline std::vector<int64_t> region_key(const Region& r) {
-  std::vector<int64_t> k;
-  for (const Interval& i : r) {
-    k.push_back(i.lo);
-    k.push_back(i.hi);
-  }
-  return k;
-}
-
 }  // namespace dgs
