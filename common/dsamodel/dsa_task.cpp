@@ -670,36 +670,22 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                               const std::vector<int>& units, DsaDemandCache* cache) {
   using namespace dsa_task_internal;
+  if (cache) {  // the shape's part from the cache (one copy of it), the task's own part beside it
+    DsaTaskDemandRef r = dsa_task_demand_ref(g, t, spec, units, *cache);
+    DsaTaskDemand d = *r.shape;
+    d.units = std::move(r.units);
+    d.needed = std::move(r.needed);
+    d.inputs = std::move(r.inputs);
+    d.density = std::move(r.density);
+    d.written = std::move(r.written);
+    d.kept = std::move(r.kept);
+    return d;
+  }
   std::set<int> produced;
   DsaTaskDemand regions = task_regions(g, t, produced);
-  if (cache) {
-    demand_key(g, t, regions.needed, units.size(), cache->key);
-    const auto it = cache->entries.find(cache->key);
-    if (it != cache->entries.end()) {
-      DsaTaskDemand hit = it->second;
-      hit.units = units;
-      hit.needed = std::move(regions.needed);
-      hit.inputs = std::move(regions.inputs);
-      hit.density = std::move(regions.density);
-      hit.written = std::move(regions.written);
-      hit.kept = std::move(regions.kept);
-      return hit;
-    }
-  }
   const UntiledDemand u =
       untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), !t.tile.empty());
-  DsaTaskDemand d = tiled_demand(g, t, spec, u);
-  if (cache) {
-    DsaTaskDemand shape_only = d;
-    shape_only.units.clear();
-    shape_only.needed.clear();
-    shape_only.inputs.clear();
-    shape_only.density.clear();
-    shape_only.written.clear();
-    shape_only.kept.clear();
-    cache->entries.emplace(cache->key, std::move(shape_only));
-  }
-  return d;
+  return tiled_demand(g, t, spec, u);
 }
 
 DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpec& spec,
@@ -711,7 +697,7 @@ DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpe
   DsaTaskDemandRef r;
   auto it = cache.entries.find(cache.key);
   if (it == cache.entries.end()) {
-    // As dsa_task_demand's miss: the task's own part from the demand computed.
+    // A miss: the task's own part from the demand computed, the rest kept for its shape.
     const UntiledDemand u =
         untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), !t.tile.empty());
     DsaTaskDemand d = tiled_demand(g, t, spec, u);
@@ -728,7 +714,7 @@ DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpe
     d.written.clear();
     d.kept.clear();
     it = cache.entries.emplace(cache.key, std::move(d)).first;
-  } else {  // as dsa_task_demand's hit
+  } else {  // a hit: the task's own part from its regions
     r.units = units;
     r.needed = std::move(regions.needed);
     r.inputs = std::move(regions.inputs);

@@ -116,10 +116,10 @@ DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec
 
 // A task's demand as the DSA model's timeline keeps it, one per task of a plan: the task's own
 // part (its units and regions) and a pointer to the position-independent rest, the entry of
-// `cache` shared by every task of its shape (valid while the cache lives). Equal to
-// dsa_task_demand with the same cache, field by field; it only copies no shared part per task
-// (a batch-20 plan has hundreds of thousands of tasks, each of which copied its reload, stays
-// and held vectors and its loop-order strings).
+// `cache` shared by every task of its shape (valid while the cache lives). dsa_task_demand with
+// a cache is this, joined into one struct; the timeline keeps the two parts apart, copying no
+// shared part per task (a batch-20 plan has hundreds of thousands of tasks, each of which
+// copied its reload, stays and held vectors and its loop-order strings).
 struct DsaTaskDemandRef {
   std::vector<int> units;
   std::map<int, Region> needed;
