@@ -9,7 +9,10 @@
 // candidate.
 #include <benchmark/benchmark.h>
 
+#include <set>
+
 #include "common/dsamodel/dsa_model.h"
+#include "common/dsamodel/task_estimate.h"
 #include "common/evaluate/evaluate.h"
 #include "common/evaluate/plan_target.h"
 #include "common/hw/dsa_spec.h"
@@ -81,6 +84,36 @@ void BM_AtomTilingLookups(benchmark::State& state) {
   state.counters["atoms"] = static_cast<double>(dag.atoms.size());
 }
 BENCHMARK(BM_AtomTilingLookups)->Unit(benchmark::kMillisecond);
+
+// The first tilings of a batch-20 ResNet-50 atom set (Table II's size): the tile search
+// (dsa_task_tile) that AtomTilings::of runs on a cache miss, once per distinct atom (its layer,
+// region shape, which edges of the output it touches and its reduction slice), without the
+// cache, so every iteration searches again (the array level's per-thread memo stays warm).
+void BM_FirstTilingsOfResNet50Batch20Atoms(benchmark::State& state) {
+  static const Graph g = build_zoo_model("resnet50", {.batch = 20});
+  static const AtomicDag dag = sa_atomic_dag(g, mesh(), 1);
+  std::vector<Task> tasks;
+  std::set<std::vector<int64_t>> seen;
+  for (size_t a = 0; a < dag.atoms.size(); ++a) {
+    const Atom& atom = dag.atoms[a];
+    const Layer& l = dag.layers[static_cast<size_t>(atom.layer)];
+    if (!l.splittable) continue;
+    std::vector<int64_t> key = {atom.layer, atom.c_in.size()};
+    for (size_t ax = 0; ax < atom.region.size(); ++ax) {
+      key.push_back(atom.region[ax].size());
+      key.push_back((atom.region[ax].lo == 0 ? 1 : 0) +
+                    (atom.region[ax].hi == l.shape[ax] ? 2 : 0));
+    }
+    if (seen.insert(key).second)
+      tasks.push_back(atom_base_task(dag, static_cast<int>(a), mesh(), 0));
+  }
+  for (auto _ : state)
+    for (const Task& t : tasks)
+      benchmark::DoNotOptimize(dsa_task_tile(g, t, mesh(), mesh().local_bytes / 2));
+  state.counters["atoms"] = static_cast<double>(dag.atoms.size());
+  state.counters["searches"] = static_cast<double>(tasks.size());
+}
+BENCHMARK(BM_FirstTilingsOfResNet50Batch20Atoms)->Unit(benchmark::kMillisecond);
 
 void BM_EvaluateSaPlan(benchmark::State& state) {
   const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);

@@ -292,16 +292,20 @@ NestMapping map_buffer_nest(const NestProblem& p, const DsaSpec& spec, double ca
       p.reduction > 0 ? chunk_counts(p.reduction, spec) : std::vector<double>{1};
   std::vector<double> trips = p.trips;
   trips.push_back(1);  // the reduction loop's
-  NestMapping best, m;
+  NestMapping best;
   bool have = false, best_fits = false;
   double best_moved = 0;
+  // The mapping being priced and the scratch, kept per thread between calls (the tile search
+  // maps thousands of candidate tiles): price_order sets every field of `m` but its order, set
+  // before it is kept.
+  thread_local NestMapping m;
+  thread_local std::vector<int> ord;
+  thread_local std::vector<Single> cands;
   m.loaded.resize(p.inputs.size());
   m.once.resize(p.inputs.size());
   m.held.resize(p.inputs.size());
   m.single.resize(p.inputs.size());
-  std::vector<int> ord;
   Bounds b;
-  std::vector<Single> cands;
   do {
     for (double ch : chunks) {
       const size_t ci =

@@ -93,10 +93,32 @@ std::map<int, Region> needed_regions(const Graph& g, const Task& t,
 // task_needed_access gives such a task, without building it.
 std::map<int, Region> one_op_regions(const Graph& g, int op, const IterationSpace& s, int out,
                                      const Region& r, std::map<int, double>& density) {
+  const Op& o = g.op(op);
+  std::vector<AccessRegion> in = input_access_regions(g, op, s, r);
+  // No tensor twice (the output among the inputs, an input read twice): nothing to merge, each
+  // access goes straight to its box (as boxes_and_density; the output's is its whole region,
+  // read whole), without the map of accesses (the tile search asks this per candidate tile).
+  bool distinct = true;
+  for (size_t i = 0; i < o.inputs.size() && i < in.size() && distinct; ++i) {
+    if (o.inputs[i] < 0) continue;
+    distinct = o.inputs[i] != out;
+    for (size_t j = 0; j < i && distinct; ++j) distinct = o.inputs[j] != o.inputs[i];
+  }
+  if (distinct) {
+    std::map<int, Region> needed;
+    needed.emplace(out, r);
+    for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i) {
+      if (o.inputs[i] < 0) continue;
+      const int64_t box = region_numel(in[i].region);
+      const int64_t read = access_numel(in[i]);
+      if (box > 0 && read < box)
+        density[o.inputs[i]] = static_cast<double>(read) / static_cast<double>(box);
+      needed.emplace(o.inputs[i], std::move(in[i].region));
+    }
+    return needed;
+  }
   std::map<int, AccessRegion> access;
   access[out] = AccessRegion{r, r, true, {}};
-  const Op& o = g.op(op);
-  const std::vector<AccessRegion> in = input_access_regions(g, op, s, r);
   for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i) {
     if (o.inputs[i] < 0) continue;
     const auto it = access.find(o.inputs[i]);
@@ -433,8 +455,8 @@ AxisSelects known_axis_selects(const Graph& g, const Task& t, const UntiledDeman
   return s;
 }
 
-TileLoops tile_loops(const std::vector<double>& trips_of_axis,
-                     const std::vector<uint32_t>& selects) {
+TileLoops tile_loops(const std::vector<double>& trips_of_axis, const std::vector<uint32_t>& selects,
+                     bool named) {
   TileLoops loops;
   for (size_t a = 0; a < trips_of_axis.size(); ++a) {
     if (trips_of_axis[a] <= 1) continue;
@@ -443,10 +465,10 @@ TileLoops tile_loops(const std::vector<double>& trips_of_axis,
     if (l == loops.selects.size()) {
       loops.selects.push_back(selects[a]);
       loops.trips.push_back(1);
-      loops.names.emplace_back();
+      if (named) loops.names.emplace_back();
     }
     loops.trips[l] *= trips_of_axis[a];
-    loops.names[l] += std::to_string(a);
+    if (named) loops.names[l] += std::to_string(a);
   }
   return loops;
 }
@@ -491,7 +513,7 @@ std::map<int, Region> largest_tile_regions(const DsaSpec& spec, const Region& pa
 }
 
 TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, const UntiledDemand& u,
-                         const AxisSelects* known) {
+                         const AxisSelects* known, bool named) {
   const DsaTaskDemand& d = u.d;
   TileProblem tp;
   const int64_t n = static_cast<int64_t>(d.units.size());
@@ -543,7 +565,7 @@ TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, con
       if (!same) selects[a] |= 1u << i;
     }
   }
-  TileLoops loops = tile_loops(trips_of_axis, selects);
+  TileLoops loops = tile_loops(trips_of_axis, selects, named);
   const std::vector<uint32_t>& loop_selects = loops.selects;
   prob.trips = std::move(loops.trips);
   tp.loop_names = std::move(loops.names);

@@ -64,7 +64,8 @@ AxisSelects known_axis_selects(const Graph& g, const Task& t, const UntiledDeman
 // The buffer level of `t`'s loop nest with its (non-empty) tile: the problem for
 // map_buffer_nest (buffer_nest.h) over the unit's part, or, for a task with several written
 // tensors (or an empty tile), only its tile count (`nest` false). `known`: known_axis_selects of
-// `t` and `u`, if the caller has them.
+// `t` and `u`, if the caller has them. `named`: with the loops' names (loop_names; the tile
+// search, which never prints them, goes without).
 struct TileProblem {
   bool nest = false;
   int64_t tiles = 1;  // output tiles per unit
@@ -72,18 +73,24 @@ struct TileProblem {
   std::vector<std::string> loop_names;
 };
 TileProblem tile_problem(const Graph& g, const Task& t, const DsaSpec& spec, const UntiledDemand& u,
-                         const AxisSelects* known = nullptr);
+                         const AxisSelects* known = nullptr, bool named = true);
 
 // The output loops of a tile (buffer_nest.h): the axes of more than one trip (`trips_of_axis`)
 // that select the same inputs (`selects`) form one loop; per loop its trips, the inputs it
-// selects and its axes' names ("23").
+// selects and its axes' names ("23"; none unless `named`).
 struct TileLoops {
   std::vector<double> trips;
   std::vector<uint32_t> selects;
   std::vector<std::string> names;
 };
-TileLoops tile_loops(const std::vector<double>& trips_of_axis,
-                     const std::vector<uint32_t>& selects);
+TileLoops tile_loops(const std::vector<double>& trips_of_axis, const std::vector<uint32_t>& selects,
+                     bool named = true);
+
+// The tile search's candidate tiles of a unit's part of extents `whole`, in the order it tries
+// them (dsa_tile_search.cpp): the whole part, then every combination of the axes' halvings (the
+// extent halved, rounded up, down to 1) by volume, ties in the order the combinations are listed
+// (the first axis's halvings outermost, each axis's largest first).
+std::vector<std::vector<int64_t>> tile_candidates(const std::vector<int64_t>& whole);
 
 // The working set of a tiled task its buffer nest does not cover (several written tensors):
 // everything in tiles, double-buffered, except the weights it pins (whole).

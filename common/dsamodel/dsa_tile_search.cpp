@@ -1,6 +1,7 @@
 // The DSA model's tile search for a task (dsa_task.h: dsa_fitting_tile).
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -52,14 +53,16 @@ class LeanFloor {
   }
   bool usable() const { return usable_; }
   double operator()(const std::vector<int64_t>& cand, const DsaSpec& spec) {
-    std::vector<double> trips(part_.size(), 1);
+    std::vector<double>& trips = trips_;  // kept between candidates: no allocation per call
+    trips.assign(part_.size(), 1);
     double volume = 1;
     for (size_t a = 0; a < part_.size() && a < cand.size(); ++a) {
       trips[a] = std::ceil(static_cast<double>(part_[a]) /
                            static_cast<double>(std::max<int64_t>(1, cand[a])));
       volume *= static_cast<double>(std::min(part_[a], cand[a]));
     }
-    const dsa_task_internal::TileLoops loops = dsa_task_internal::tile_loops(trips, selects_);
+    const dsa_task_internal::TileLoops loops =
+        dsa_task_internal::tile_loops(trips, selects_, false);
     problem_.trips = loops.trips;
     for (size_t i = 0; i < problem_.inputs.size(); ++i) {
       uint32_t relevant = 0;
@@ -75,6 +78,7 @@ class LeanFloor {
   NestProblem problem_;
   std::vector<uint32_t> selects_;
   std::vector<int64_t> part_;
+  std::vector<double> trips_;
   bool usable_ = false;
 };
 
@@ -148,23 +152,51 @@ double volume_of(const std::vector<int64_t>& c) {
 }
 
 // The candidate tiles of a part of extents `whole`: every combination of the axes' halvings, by
-// output-tile volume (smallest first), the whole part first of all (a good bound early).
-std::vector<std::vector<int64_t>> tile_candidates(const std::vector<int64_t>& whole) {
-  std::vector<std::vector<int64_t>> cands(1);
-  for (int64_t e : whole) {
-    std::vector<std::vector<int64_t>> next;
-    for (const std::vector<int64_t>& c : cands)
-      for (int64_t x : halvings(e)) {
-        next.push_back(c);
-        next.back().push_back(x);
-      }
-    cands = std::move(next);
+// output-tile volume (smallest first), the whole part first of all (a good bound early). Each
+// combination is its number in the mixed radix of the axes' halvings (the first axis the most
+// significant: the order they are listed in before the sort), made into extents only when the
+// search reaches it (most searches stop after a few of the thousands); `order`: the numbers
+// after the whole part, stably sorted by volume (the stable sort of the extents themselves).
+class TileCandidates {
+ public:
+  explicit TileCandidates(const std::vector<int64_t>& whole) : whole_(whole) {
+    size_t count = 1;
+    for (int64_t e : whole) {
+      halvings_.push_back(halvings(e));
+      count *= halvings_.back().size();
+    }
+    std::vector<double> volume(count);
+    std::vector<int64_t> cand;
+    for (size_t i = 0; i < count; ++i) {
+      extents(i, cand);
+      volume[i] = volume_of(cand);
+    }
+    order_.resize(count);
+    std::iota(order_.begin(), order_.end(), uint32_t{0});
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t x, uint32_t y) { return volume[x] < volume[y]; });
   }
-  std::stable_sort(cands.begin(), cands.end(),
-                   [](const auto& x, const auto& y) { return volume_of(x) < volume_of(y); });
-  cands.insert(cands.begin(), whole);
-  return cands;
-}
+  size_t size() const { return order_.size() + 1; }
+  // The i-th candidate, into `cand`: 0 the whole part, then by volume.
+  void at(size_t i, std::vector<int64_t>& cand) const {
+    if (i == 0)
+      cand = whole_;
+    else
+      extents(order_[i - 1], cand);
+  }
+
+ private:
+  void extents(size_t number, std::vector<int64_t>& cand) const {
+    cand.resize(halvings_.size());
+    for (size_t a = halvings_.size(); a-- > 0;) {
+      cand[a] = halvings_[a][number % halvings_[a].size()];
+      number /= halvings_[a].size();
+    }
+  }
+  std::vector<int64_t> whole_;
+  std::vector<std::vector<int64_t>> halvings_;
+  std::vector<uint32_t> order_;
+};
 
 // A priced candidate.
 struct Priced {
@@ -174,6 +206,14 @@ struct Priced {
 };
 
 }  // namespace
+
+std::vector<std::vector<int64_t>> dsa_task_internal::tile_candidates(
+    const std::vector<int64_t>& whole) {
+  const TileCandidates cands(whole);
+  std::vector<std::vector<int64_t>> all(cands.size());
+  for (size_t i = 0; i < all.size(); ++i) cands.at(i, all[i]);
+  return all;
+}
 
 std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spec,
                                       const std::vector<int>& units, int64_t budget) {
@@ -190,7 +230,7 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
   const int64_t n = static_cast<int64_t>(units.size());
   const std::vector<int64_t> whole = region_shape(unit_part(u.primary_region, u.split, n));
 
-  const std::vector<std::vector<int64_t>> cands = tile_candidates(whole);
+  const TileCandidates cands(whole);
   // Each candidate mapped within the budget (the task then runs with Task::buffer_bytes at it,
   // dsa_task_capacity), so a candidate is over the budget only when none of its mappings fits.
   const double capacity = static_cast<double>(std::min(budget, spec.local_bytes));
@@ -202,7 +242,7 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
   const AxisSelects known = known_axis_selects(g, t, u);  // the same for every candidate
   auto price = [&](const std::vector<int64_t>& cand) {
     t.tile = cand;
-    const TileProblem tp = tile_problem(g, t, spec, u, &known);
+    const TileProblem tp = tile_problem(g, t, spec, u, &known, false);
     Priced q;
     q.tiles = tp.tiles;
     q.edp = u.d.nest_cycles * u.d.nest_energy_pj;
@@ -242,8 +282,9 @@ std::vector<int64_t> dsa_fitting_tile(const Graph& g, Task t, const DsaSpec& spe
   std::optional<LeanFloor> lean;
   std::optional<WorkingSetBound> bound;  // a candidate within the budget by it need not wait
   std::vector<std::vector<int64_t>> waiting;
+  std::vector<int64_t> cand;
   for (size_t i = 0; i < cands.size(); ++i) {
-    const std::vector<int64_t>& cand = cands[i];
+    cands.at(i, cand);
     if (i > 0 && cand == whole) continue;  // priced first
     if (!best_tile.empty() && floor_energy_cycles >= 0 &&
         nest_edp_floor(whole_problem, spec, volume_of(cand) * spec.element_bytes) > best.edp)
