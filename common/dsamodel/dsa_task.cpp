@@ -81,9 +81,64 @@ std::map<int, Region> boxes_and_density(std::map<int, AccessRegion> access,
   return needed;
 }
 
+// An input's box into `needed` and, where its loads move only part of it, its density (as
+// boxes_and_density).
+void add_input_box(int tensor, AccessRegion& a, std::map<int, Region>& needed,
+                   std::map<int, double>& density) {
+  const int64_t box = region_numel(a.region);
+  const int64_t read = access_numel(a);
+  if (box > 0 && read < box) density[tensor] = static_cast<double>(read) / static_cast<double>(box);
+  needed.emplace(tensor, std::move(a.region));
+}
+
+// boxes_and_density(task_needed_access(g, t)) for a task of one op with one output that reads no
+// tensor twice (a layer's part, an atom: most tasks), without task_needed_access's map of
+// accesses and the sets of task_written_tensors: with nothing to merge, each input's access goes
+// straight to its box. The same cases as task_needed_access: without a reduction split, the
+// output's region (its Task::regions entry, or whole where it is written) and the inputs the
+// non-empty output region needs; with one, the written output's region and the inputs of the
+// slice. False, with nothing written, for any other task (several ops or outputs, a tensor read
+// twice, a Task::regions entry of another tensor).
+bool one_op_boxes(const Graph& g, const Task& t, std::map<int, Region>& needed,
+                  std::map<int, double>& density) {
+  if (t.ops.size() != 1) return false;
+  const int op = t.ops[0];
+  const Op& o = g.op(op);
+  if (o.outputs.size() != 1) return false;
+  const int out = o.outputs[0];
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    if (o.inputs[i] < 0) continue;
+    if (o.inputs[i] == out) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (o.inputs[j] == o.inputs[i]) return false;
+  }
+  for (const auto& entry : t.regions)
+    if (entry.first != out) return false;
+  // Written (task_written_tensors): it has a Task::regions entry, is a graph output or is read
+  // by another op.
+  const Tensor& y = g.tensor(out);
+  bool written = !t.regions.empty() || y.role == TensorRole::Output;
+  for (int c : y.consumers) written = written || c != op;
+  const Region region = task_written_region(g, t, out);
+  if (written) needed.emplace(out, region);
+  if (t.reduction.active()) {
+    std::vector<AccessRegion> in = input_access_regions_for_slice(g, op, region, t.reduction.range);
+    for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i)
+      if (o.inputs[i] >= 0) add_input_box(o.inputs[i], in[i], needed, density);
+    return true;
+  }
+  if (!written || region_empty(region)) return true;
+  std::vector<AccessRegion> in = input_access_regions(g, op, region, 0);
+  for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i)
+    if (o.inputs[i] >= 0) add_input_box(o.inputs[i], in[i], needed, density);
+  return true;
+}
+
 std::map<int, Region> needed_regions(const Graph& g, const Task& t,
                                      std::map<int, double>& density) {
-  std::map<int, Region> needed = boxes_and_density(task_needed_access(g, t), density);
+  std::map<int, Region> needed;
+  if (!one_op_boxes(g, t, needed, density))
+    needed = boxes_and_density(task_needed_access(g, t), density);
   narrow_gather_tables(g, t, needed);
   return needed;
 }

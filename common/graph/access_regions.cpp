@@ -33,29 +33,6 @@ int64_t offset_of(const AxisIndex& a, const ReductionNarrowing& n) {
   return offset;
 }
 
-// Evaluates an affine map over the tile (output axes) and full (or narrowed) reduction ranges.
-Region eval_affine(const InputAccess& acc, const IterationSpace& s, const Region& tile,
-                   const Shape& in_shape, const ReductionNarrowing& n) {
-  Region r;
-  for (size_t d = 0; d < acc.dims.size(); ++d) {
-    const AxisIndex& a = acc.dims[d];
-    if (a.full) {
-      r.push_back({0, in_shape[d]});
-      continue;
-    }
-    int64_t lo = offset_of(a, n), hi = lo;  // hi inclusive here
-    for (const IndexTerm& t : a.terms) {
-      const Interval v = term_range(t, s, tile, n);
-      const int64_t f0 = t.coef * floor_div(v.lo, t.divisor);
-      const int64_t f1 = t.coef * floor_div(v.hi - 1, t.divisor);
-      lo += std::min(f0, f1);
-      hi += std::max(f0, f1);
-    }
-    r.push_back({lo, hi + 1});
-  }
-  return r;
-}
-
 // The values one index term takes over its axis range: the arithmetic progression
 // first, first + step, ..., first + step * (count - 1) (step >= 0).
 struct Progression {
@@ -63,10 +40,14 @@ struct Progression {
   int64_t last() const { return first + step * (count - 1); }
 };
 
-Progression term_values(const IndexTerm& t, const IterationSpace& s, const Region& tile,
-                        const ReductionNarrowing& n) {
-  const Interval v = term_range(t, s, tile, n);
-  const int64_t q0 = floor_div(v.lo, t.divisor), q1 = floor_div(v.hi - 1, t.divisor);
+// The floored ends of a term over its axis range: floor(v.lo / divisor), floor((v.hi - 1) /
+// divisor) (no division for the usual divisor 1).
+std::pair<int64_t, int64_t> floored_ends(const IndexTerm& t, const Interval& v) {
+  if (t.divisor == 1) return {v.lo, v.hi - 1};
+  return {floor_div(v.lo, t.divisor), floor_div(v.hi - 1, t.divisor)};
+}
+
+Progression term_values(const IndexTerm& t, int64_t q0, int64_t q1) {
   Progression p;
   p.count = q1 - q0 + 1;
   p.step = t.coef < 0 ? -t.coef : t.coef;
@@ -80,7 +61,11 @@ std::optional<std::pair<int64_t, int64_t>> in_bounds(const Progression& p, int64
                                                      int64_t dim) {
   const int64_t a = p.first + offset;
   int64_t j0 = 0, j1 = p.count - 1;
-  if (p.step > 0) {
+  if (p.step == 1) {  // the usual unit step, without the divisions below
+    if (a < 0) j0 = -a;
+    const int64_t over = a + j1 - (dim - 1);
+    if (over > 0) j1 -= over;
+  } else if (p.step > 0) {
     if (a < 0) j0 = (-a + p.step - 1) / p.step;
     const int64_t over = a + p.step * j1 - (dim - 1);
     if (over > 0) j1 -= (over + p.step - 1) / p.step;
@@ -126,18 +111,31 @@ constexpr size_t kMaxGapDims = 8;
 // smaller than its stride (a 1x1 conv of stride 2) reads only some rows of its box. Maps here
 // have at most two terms per coordinate; the one with fewer values is enumerated. More terms:
 // the clamped box (a cover, every value counted).
+// The box before clamping (`unclamped`: offset + the min and max of every term over its axis
+// range, interval arithmetic) comes out of the same pass over the terms, each term's range and
+// floored ends computed once.
 Interval exact_clamped(const AxisIndex& a, const IterationSpace& s, const Region& tile,
-                       const ReductionNarrowing& n, int64_t dim, const Interval& unclamped,
+                       const ReductionNarrowing& n, int64_t dim, Interval& unclamped,
                        int64_t& touched) {
-  if (a.terms.size() > 2) {
-    const int64_t lo = std::clamp<int64_t>(unclamped.lo, 0, dim);
-    const int64_t hi = std::clamp<int64_t>(unclamped.hi, 0, dim);
-    touched = -1;
-    return {lo, std::max(lo, hi)};
-  }
-  Progression ps[2];
-  for (size_t i = 0; i < a.terms.size(); ++i) ps[i] = term_values(a.terms[i], s, tile, n);
   const int64_t offset = offset_of(a, n);
+  int64_t lo = offset, hi = offset;  // hi inclusive here
+  Progression ps[2];
+  const bool few_terms = a.terms.size() <= 2;
+  for (size_t i = 0; i < a.terms.size(); ++i) {
+    const IndexTerm& t = a.terms[i];
+    const auto [q0, q1] = floored_ends(t, term_range(t, s, tile, n));
+    const int64_t f0 = t.coef * q0, f1 = t.coef * q1;
+    lo += std::min(f0, f1);
+    hi += std::max(f0, f1);
+    if (few_terms) ps[i] = term_values(t, q0, q1);
+  }
+  unclamped = {lo, hi + 1};
+  if (!few_terms) {
+    const int64_t clo = std::clamp<int64_t>(unclamped.lo, 0, dim);
+    const int64_t chi = std::clamp<int64_t>(unclamped.hi, 0, dim);
+    touched = -1;
+    return {clo, std::max(clo, chi)};
+  }
   std::optional<std::pair<int64_t, int64_t>> best;
   auto add = [&](std::optional<std::pair<int64_t, int64_t>> r) {
     if (!r) return;
@@ -224,15 +222,17 @@ std::vector<AccessRegion> iteration_space_internal::narrowed_access_regions(
       continue;
     }
     if (acc.kind == InputAccess::Kind::Affine) {
-      r.unclamped = eval_affine(acc, s, tile, xs, n);
+      r.unclamped.resize(xs.size());
       r.region.resize(xs.size());
       bool gaps = false;
       int64_t touched[kMaxGapDims];
       for (size_t d = 0; d < xs.size(); ++d) {
         int64_t t = -1;
-        r.region[d] = acc.dims[d].full
-                          ? Interval{0, xs[d]}
-                          : exact_clamped(acc.dims[d], s, tile, n, xs[d], r.unclamped[d], t);
+        if (acc.dims[d].full) {
+          r.unclamped[d] = r.region[d] = Interval{0, xs[d]};
+        } else {
+          r.region[d] = exact_clamped(acc.dims[d], s, tile, n, xs[d], r.unclamped[d], t);
+        }
         if (d < kMaxGapDims) touched[d] = t;
         gaps = gaps || (t >= 0 && d < kMaxGapDims);
       }

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "common/util/enum_names.h"
 #include "common/util/error.h"
+#include "common/util/inline_vector.h"
 
 namespace dgs {
 
@@ -63,18 +63,22 @@ int Plan::num_tasks() const {
 }
 
 std::vector<int> task_written_tensors(const Graph& g, const Task& t) {
-  std::set<int> ops(t.ops.begin(), t.ops.end());
-  std::set<int> written;
+  // Sorted vectors rather than sets: this runs for every task the DSA model prices.
+  InlineVector<int, 16> ops(t.ops.begin(), t.ops.end());
+  std::sort(ops.begin(), ops.end());
+  std::vector<int> written;
   for (int op : t.ops) {
     for (int out : g.op(op).outputs) {
       const Tensor& ten = g.tensor(out);
       bool w = ten.role == TensorRole::Output;
-      for (int c : ten.consumers) w = w || ops.count(c) == 0;
-      if (w) written.insert(out);
+      for (int c : ten.consumers) w = w || !std::binary_search(ops.begin(), ops.end(), c);
+      if (w) written.push_back(out);
     }
   }
-  for (const auto& [tensor, region] : t.regions) written.insert(tensor);
-  return {written.begin(), written.end()};
+  for (const auto& [tensor, region] : t.regions) written.push_back(tensor);
+  std::sort(written.begin(), written.end());
+  written.erase(std::unique(written.begin(), written.end()), written.end());
+  return written;
 }
 
 Region task_written_region(const Graph& g, const Task& t, int tensor) {
