@@ -91,6 +91,18 @@ void add_input_box(int tensor, AccessRegion& a, std::map<int, Region>& needed,
   needed.emplace(tensor, std::move(a.region));
 }
 
+// Whether op `o` reads no tensor twice and not its output `out`: then each input's access goes
+// straight to its box, with nothing to merge.
+bool reads_each_tensor_once(const Op& o, int out) {
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    if (o.inputs[i] < 0) continue;
+    if (o.inputs[i] == out) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (o.inputs[j] == o.inputs[i]) return false;
+  }
+  return true;
+}
+
 // boxes_and_density(task_needed_access(g, t)) for a task of one op with one output that reads no
 // tensor twice (a layer's part, an atom: most tasks), without task_needed_access's map of
 // accesses and the sets of task_written_tensors: with nothing to merge, each input's access goes
@@ -106,12 +118,7 @@ bool one_op_boxes(const Graph& g, const Task& t, std::map<int, Region>& needed,
   const Op& o = g.op(op);
   if (o.outputs.size() != 1) return false;
   const int out = o.outputs[0];
-  for (size_t i = 0; i < o.inputs.size(); ++i) {
-    if (o.inputs[i] < 0) continue;
-    if (o.inputs[i] == out) return false;
-    for (size_t j = 0; j < i; ++j)
-      if (o.inputs[j] == o.inputs[i]) return false;
-  }
+  if (!reads_each_tensor_once(o, out)) return false;
   for (const auto& entry : t.regions)
     if (entry.first != out) return false;
   // Written (task_written_tensors): it has a Task::regions entry, is a graph output or is read
@@ -153,23 +160,11 @@ std::map<int, Region> one_op_regions(const Graph& g, int op, const IterationSpac
   // No tensor twice (the output among the inputs, an input read twice): nothing to merge, each
   // access goes straight to its box (as boxes_and_density; the output's is its whole region,
   // read whole), without the map of accesses (the tile search asks this per candidate tile).
-  bool distinct = true;
-  for (size_t i = 0; i < o.inputs.size() && i < in.size() && distinct; ++i) {
-    if (o.inputs[i] < 0) continue;
-    distinct = o.inputs[i] != out;
-    for (size_t j = 0; j < i && distinct; ++j) distinct = o.inputs[j] != o.inputs[i];
-  }
-  if (distinct) {
+  if (reads_each_tensor_once(o, out)) {
     std::map<int, Region> needed;
     needed.emplace(out, r);
-    for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i) {
-      if (o.inputs[i] < 0) continue;
-      const int64_t box = region_numel(in[i].region);
-      const int64_t read = access_numel(in[i]);
-      if (box > 0 && read < box)
-        density[o.inputs[i]] = static_cast<double>(read) / static_cast<double>(box);
-      needed.emplace(o.inputs[i], std::move(in[i].region));
-    }
+    for (size_t i = 0; i < o.inputs.size() && i < in.size(); ++i)
+      if (o.inputs[i] >= 0) add_input_box(o.inputs[i], in[i], needed, density);
     return needed;
   }
   std::map<int, AccessRegion> access;
