@@ -3,6 +3,7 @@
 // model, as dsa_task.h): the parts of a task's demand that do not depend on its tile, and the
 // buffer level's problem for one tile (buffer_nest.h).
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,8 +19,22 @@ namespace dgs::dsa_task_internal {
 // `n` (another rank).
 Region unit_part(const Region& r, const std::vector<int64_t>& f, int64_t n);
 
-// The regions a task needs and what it reads, writes and keeps (no costs yet).
+// The regions a task needs and what it reads, writes and keeps (no costs yet;
+// dsa_task_regions.cpp).
 DsaTaskDemand task_regions(const Graph& g, const Task& t, std::set<int>& produced);
+
+// The regions task `t` needs (task_needed_regions, Gather tables narrowed) and, for those whose
+// loads move only part of their box, that part (dsa_task.h: density) into `density`.
+std::map<int, Region> needed_regions(const Graph& g, const Task& t, std::map<int, double>& density);
+
+// The same regions for a task of one op (no Gather) that writes only its output `out`, over
+// output region `r`, on the op's iteration space `s` (its reduction slice applied): what
+// task_needed_access gives such a task, without building it; the densities below 1 into `density`.
+std::map<int, Region> one_op_regions(const Graph& g, int op, const IterationSpace& s, int out,
+                                     const Region& r, std::map<int, double>& density);
+
+// A tensor's density in `density` (1 where absent).
+double density_of(const std::map<int, double>& density, int tensor);
 
 // The parts of a task's demand that do not depend on its tile, and the untiled demand.
 struct UntiledDemand {
