@@ -20,24 +20,13 @@
 #include "common/hw/dsa_spec.h"
 #include "common/plan/plan.h"
 #include "models/zoo.h"
+#include "tests/random_region.h"
 
 namespace dgs {
 namespace one_op_regions_test {
 
 constexpr uint64_t kSeed = 20261130;  // fixed seed: the test is deterministic
 constexpr int kRegionsPerOp = 6;
-
-Region random_region(const Shape& s, std::mt19937_64& rng) {
-  Region r;
-  for (int64_t d : s) {
-    std::uniform_int_distribution<int64_t> pick(0, d - 1);
-    int64_t a = pick(rng), b = pick(rng);
-    if (a > b) std::swap(a, b);
-    const uint64_t edge = rng() % 3;  // touch the low edge, the high edge, or neither
-    r.push_back({edge == 0 ? 0 : a, edge == 1 ? d : b + 1});
-  }
-  return r;
-}
 
 // Checks the demand's regions and densities of `t` against task_needed_access; returns how many
 // of its inputs move less than their box.
@@ -85,7 +74,7 @@ int check_model(const std::string& name, const DsaSpec& spec) {
     for (int rep = 0; rep <= kRegionsPerOp; ++rep) {
       Task t;
       t.ops = {op};
-      if (rep < kRegionsPerOp) t.regions[out] = random_region(y, rng);  // the last: whole
+      if (rep < kRegionsPerOp) t.regions[out] = test::random_region(y, rng);  // the last: whole
       if (!axis.empty() && rep % 2 == 1) {
         std::uniform_int_distribution<int64_t> pick(0, extent - 1);
         int64_t a = pick(rng), b = pick(rng);

@@ -9,27 +9,10 @@
 #include <vector>
 
 #include "common/dsamodel/region_index.h"
+#include "tests/random_region.h"
 
 namespace dgs {
 namespace {
-
-// A random box of `shape`: each axis cut at two random points (at least one element), or
-// whole on an axis with probability `whole`.
-Region random_box(const Shape& shape, std::mt19937& rng, double whole) {
-  Region r;
-  for (int64_t e : shape) {
-    std::uniform_int_distribution<int64_t> at(0, e - 1);
-    std::bernoulli_distribution keep(whole);
-    if (keep(rng)) {
-      r.push_back({0, e});
-      continue;
-    }
-    int64_t lo = at(rng), hi = at(rng);
-    if (lo > hi) std::swap(lo, hi);
-    r.push_back({lo, hi + 1});
-  }
-  return r;
-}
 
 // The atoms of a batch-20 layer: every sample cut into 4 x 7 x 7 boxes of [64, 14, 14], the
 // first region splitting the batch (1/20) and the channels (1/4) finest.
@@ -55,13 +38,13 @@ std::set<uint32_t> candidates(const RegionIndex& index, const Region& q) {
 // random boxes; and the index is selective where the regions are a grid.
 TEST(RegionIndex, EveryOverlappingRegionIsACandidate) {
   const Shape shape = {20, 64, 14, 14};
-  std::mt19937 rng(7);
+  std::mt19937_64 rng(7);
   RegionIndex index(shape);
   std::vector<Region> regions = atom_grid();
   for (const Region& r : regions) index.add(r);
   int64_t tested = 0, overlapping = 0;
   for (int q = 0; q < 2000; ++q) {
-    const Region query = random_box(shape, rng, 0.2);
+    const Region query = test::random_region(shape, rng);
     const std::set<uint32_t> c = candidates(index, query);
     for (uint32_t i = 0; i < regions.size(); ++i)
       if (overlap_numel(regions[i], query) != 0) {
@@ -79,13 +62,13 @@ TEST(RegionIndex, EveryOverlappingRegionIsACandidate) {
   EXPECT_GT(overlapping, 0);
   EXPECT_LT(tested, 2000 * static_cast<int64_t>(regions.size()));
   for (int k = 0; k < 500; ++k) {  // larger regions after the buckets were sized
-    regions.push_back(random_box(shape, rng, 0.3));
+    regions.push_back(test::random_region(shape, rng));
     index.add(regions.back());
   }
   regions.push_back({{-1, 2}, {0, 64}, {0, 14}, {0, 14}});  // starts outside: every query's
   index.add(regions.back());
   for (int q = 0; q < 2000; ++q) {
-    const Region query = random_box(shape, rng, 0.2);
+    const Region query = test::random_region(shape, rng);
     const std::set<uint32_t> c = candidates(index, query);
     for (uint32_t i = 0; i < regions.size(); ++i) {
       if (overlap_numel(regions[i], query) != 0) {
@@ -99,13 +82,13 @@ TEST(RegionIndex, EveryOverlappingRegionIsACandidate) {
 // (with NoneBelow cutting a bucket's search at numbers below a bound).
 TEST(RegionIndex, LastCandidateIsTheLastOverlappingRegionAScanFinds) {
   const Shape shape = {20, 64, 14, 14};
-  std::mt19937 rng(11);
+  std::mt19937_64 rng(11);
   RegionIndex index(shape);
   std::vector<Region> regions = atom_grid();
-  for (int k = 0; k < 300; ++k) regions.push_back(random_box(shape, rng, 0.3));
+  for (int k = 0; k < 300; ++k) regions.push_back(test::random_region(shape, rng));
   for (const Region& r : regions) index.add(r);
   for (int q = 0; q < 2000; ++q) {
-    const Region query = random_box(shape, rng, 0.2);
+    const Region query = test::random_region(shape, rng);
     const uint32_t bound = static_cast<uint32_t>(q % 400);  // numbers below it never match
     int64_t scan = -1;
     for (int64_t i = static_cast<int64_t>(regions.size()) - 1; i >= bound && scan < 0; --i)

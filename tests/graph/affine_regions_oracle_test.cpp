@@ -21,6 +21,7 @@
 #include "common/graph/iteration_space.h"
 #include "common/graph/reduction_slice.h"
 #include "models/zoo.h"
+#include "tests/random_region.h"
 
 namespace dgs {
 namespace affine_regions_oracle_test {
@@ -32,30 +33,6 @@ constexpr int64_t kMaxValues = 1 << 16;  // coordinates with more combinations a
 int64_t floor_div(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-// A random tile of `s`: per dim the whole extent, a prefix, a suffix or an inner range.
-Region random_tile(const Shape& s, std::mt19937_64& rng) {
-  Region r;
-  for (int64_t d : s) {
-    std::uniform_int_distribution<int64_t> pick(0, d - 1);
-    int64_t a = pick(rng), b = pick(rng);
-    if (a > b) std::swap(a, b);
-    switch (rng() % 4) {
-      case 0:
-        r.push_back({0, d});
-        break;
-      case 1:
-        r.push_back({0, b + 1});
-        break;
-      case 2:
-        r.push_back({a, d});
-        break;
-      default:
-        r.push_back({a, b + 1});
-    }
-  }
-  return r;
 }
 
 struct Counts {
@@ -142,7 +119,7 @@ Counts check_model(const std::string& name) {
         extent = ax.extent;
       }
     for (int rep = 0; rep < kTilesPerOp; ++rep) {
-      const Region tile = random_tile(y, rng);
+      const Region tile = test::random_region(y, rng);
       ReductionRange slice;
       if (!axis.empty() && rep % 2 == 1) {
         std::uniform_int_distribution<int64_t> pick(0, extent - 1);
