@@ -30,8 +30,8 @@ void narrow_gather_tables(const Graph& g, const Task& t, std::map<int, Region>& 
   }
 }
 
-// The regions task `t` needs (task_needed_regions, Gather tables narrowed) and, for those whose
-// loads move only part of their box, that part (dsa_task.h: density).
+// The box of each access (a task's needed regions) and, for those whose loads move only part of
+// their box, that part (dsa_task.h: density).
 std::map<int, Region> boxes_and_density(std::map<int, AccessRegion> access,
                                         std::map<int, double>& density) {
   std::map<int, Region> needed;
