@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "common/dsamodel/array_nest.h"
 #include "common/dsamodel/buffer_nest.h"
@@ -586,18 +587,29 @@ DsaTaskDemand tiled_demand(const Graph& g, const Task& t, const DsaSpec& spec,
 
 }  // namespace dsa_task_internal
 
+namespace {
+
+// Moves a demand's own part (its units and regions: what DsaDemandCache does not share) from one
+// holder to another (a DsaTaskDemand or a DsaTaskDemandRef), leaving `from`'s empty.
+template <typename From, typename To>
+void move_own_part(From& from, To& to) {
+  to.units = std::exchange(from.units, {});
+  to.needed = std::exchange(from.needed, {});
+  to.inputs = std::exchange(from.inputs, {});
+  to.density = std::exchange(from.density, {});
+  to.written = std::exchange(from.written, {});
+  to.kept = std::exchange(from.kept, {});
+}
+
+}  // namespace
+
 DsaTaskDemand dsa_task_demand(const Graph& g, const Task& t, const DsaSpec& spec,
                               const std::vector<int>& units, DsaDemandCache* cache) {
   using namespace dsa_task_internal;
   if (cache) {  // the shape's part from the cache (one copy of it), the task's own part beside it
     DsaTaskDemandRef r = dsa_task_demand_ref(g, t, spec, units, *cache);
     DsaTaskDemand d = *r.shape;
-    d.units = std::move(r.units);
-    d.needed = std::move(r.needed);
-    d.inputs = std::move(r.inputs);
-    d.density = std::move(r.density);
-    d.written = std::move(r.written);
-    d.kept = std::move(r.kept);
+    move_own_part(r, d);
     return d;
   }
   std::set<int> produced;
@@ -620,26 +632,11 @@ DsaTaskDemandRef dsa_task_demand_ref(const Graph& g, const Task& t, const DsaSpe
     const UntiledDemand u =
         untiled_demand(g, t, spec, units, std::move(regions), std::move(produced), !t.tile.empty());
     DsaTaskDemand d = tiled_demand(g, t, spec, u);
-    r.units = std::move(d.units);
-    r.needed = std::move(d.needed);
-    r.inputs = std::move(d.inputs);
-    r.density = std::move(d.density);
-    r.written = std::move(d.written);
-    r.kept = std::move(d.kept);
-    d.units.clear();
-    d.needed.clear();
-    d.inputs.clear();
-    d.density.clear();
-    d.written.clear();
-    d.kept.clear();
+    move_own_part(d, r);
     it = cache.entries.emplace(cache.key, std::move(d)).first;
   } else {  // a hit: the task's own part from its regions
+    move_own_part(regions, r);
     r.units = units;
-    r.needed = std::move(regions.needed);
-    r.inputs = std::move(regions.inputs);
-    r.density = std::move(regions.density);
-    r.written = std::move(regions.written);
-    r.kept = std::move(regions.kept);
   }
   r.shape = &it->second;
   return r;
