@@ -18,6 +18,7 @@
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
+#include "common/dsamodel/dsa_task_internal.h"
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/report/report.h"
 #include "tests/dsamodel/ladder_fixture.h"
@@ -573,25 +574,10 @@ std::vector<int64_t> every_candidate_priced(const Graph& g, Task t, const DsaSpe
                                             int64_t budget) {
   t.buffer_bytes = budget;
   const Shape whole = g.tensor(g.op(t.ops[0]).outputs[0]).shape;
-  std::vector<std::vector<int64_t>> cands(1);
-  for (int64_t e : whole) {
-    std::vector<std::vector<int64_t>> next;
-    for (const std::vector<int64_t>& c : cands)
-      for (int64_t x = e;; x = (x + 1) / 2) {
-        next.push_back(c);
-        next.back().push_back(x);
-        if (x == 1) break;
-      }
-    cands = std::move(next);
-  }
-  auto volume = [](const std::vector<int64_t>& c) {
-    double v = 1;
-    for (int64_t x : c) v *= static_cast<double>(x);
-    return v;
-  };
-  std::stable_sort(cands.begin(), cands.end(),
-                   [&](const auto& x, const auto& y) { return volume(x) < volume(y); });
-  cands.insert(cands.begin(), std::vector<int64_t>(whole.begin(), whole.end()));
+  // The search's own order (its construction is checked against a spelled-out one in
+  // tile_search_shortcuts_test.cpp); what this test checks is the pruning over it.
+  const std::vector<std::vector<int64_t>> cands =
+      dsa_task_internal::tile_candidates(std::vector<int64_t>(whole.begin(), whole.end()));
   std::vector<int64_t> best;
   double best_edp = 0;
   int64_t best_tiles = 0, best_ws = 0;
