@@ -116,9 +116,11 @@ void BM_ArrayNestSearchOfEveryResNet50Layer(benchmark::State& state) {
     for (int64_t d : out.shape) all.push_back({0, d});
     shapes.push_back(dgs::matrix_shape(g, op, all, spec));
   }
-  double sharing = 0;
+  // A key the memo has not seen, in every iteration of every repetition (the memo is per thread
+  // and outlives a repetition): every call searches.
+  static double sharing = 0;
   for (auto _ : state) {
-    sharing += 1;  // a key the memo has not seen: every call searches
+    sharing += 1;
     for (dgs::ArrayShape s : shapes) {
       s.port_sharing_bytes = sharing;
       benchmark::DoNotOptimize(dgs::array_nest(s, spec));
