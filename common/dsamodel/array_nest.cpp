@@ -433,25 +433,43 @@ static_assert(kChunks.size() == std::tuple_size_v<decltype(ArrayNest::chunked)>)
 // run, nor fills registers, nor makes an operand come back) while every operand's registers hold
 // at least one combination: two orders of the outer loops that differ only in where such loops
 // lie give the same bytes, bits, energy and cycles, and search_array_nest's selections keep the
-// first of equals (in next_permutation's order). Per split of the inner loops: whether an order
-// is the first of its sequence of the loops of other than one trip.
-class FirstOrders {
- public:
-  bool first(const std::array<Loop, 4>& outer, const std::array<int, 4>& perm) {
-    uint32_t sequence = 1;  // the leading 1 marks the length
-    for (int j : perm)
-      if (outer[static_cast<size_t>(j)].trips != 1)
-        sequence = sequence * 4 + outer[static_cast<size_t>(j)].dim;
-    const auto end = seen_.begin() + static_cast<std::ptrdiff_t>(n_);
-    if (std::find(seen_.begin(), end, sequence) != end) return false;
-    seen_[n_++] = sequence;
-    return true;
-  }
-
- private:
-  std::array<uint32_t, 24> seen_{};  // one per order at most
-  size_t n_ = 0;
+// first of equals (in next_permutation's order). So a split's search prices, of the 24 orders
+// in next_permutation's order, only the first of each sequence of its loops of other than one
+// trip. Which those are depends only on which of the 4 outer loops have one trip (the outer loops
+// are P, K, C, T in that order, outer_loops), so the orders are listed once per such set
+// (`multi`: bit j set where loop j has other than one trip), in the order the search meets them;
+// `all` lists every order, for the search that cannot skip any.
+struct OuterOrders {
+  struct List {
+    std::array<std::array<int, 4>, 24> orders{};
+    size_t size = 0;
+  };
+  std::array<List, 16> firsts;  // by `multi`
+  List all;
 };
+
+OuterOrders outer_orders() {
+  OuterOrders r;
+  for (uint32_t multi = 0; multi < 16; ++multi) {
+    OuterOrders::List& list = r.firsts[multi];
+    std::array<uint32_t, 24> seen{};  // each order's sequence of its loops of other than one trip
+    size_t n_seen = 0;
+    std::array<int, 4> perm{0, 1, 2, 3};
+    do {
+      uint32_t sequence = 1;  // the leading 1 marks the length
+      for (int j : perm)
+        if (multi & (1u << j)) sequence = sequence * 4 + static_cast<uint32_t>(j);
+      const auto end = seen.begin() + static_cast<std::ptrdiff_t>(n_seen);
+      if (std::find(seen.begin(), end, sequence) != end) continue;
+      seen[n_seen++] = sequence;
+      list.orders[list.size++] = perm;
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  r.all = r.firsts[15];  // every loop of other than one trip: every order is a first
+  return r;
+}
+
+const OuterOrders kOuterOrders = outer_orders();
 
 // The constants of one shape's search (search_array_nest): the folds, what a step moves per
 // operand, the operands' registers, the energies.
@@ -666,10 +684,13 @@ void search_split(const NestSearch& x, const Split& sp, double chunks, bool skip
       edp_floor(x, (x.once_w + x.once_i * sp.window) + ob_floor, 8 * (x.eb * reads) + x.sums_bits);
   if (bound >= 0 && least > bound) return;
   const std::array<Loop, 4> outer = outer_loops(x, sp, chunks);
-  std::array<int, 4> perm{0, 1, 2, 3};
-  FirstOrders orders;
-  do {
-    if (skip_single_trips && !orders.first(outer, perm)) continue;
+  uint32_t multi = 0;  // outer[j] is loop j (outer_loops: P, K, C, T)
+  for (size_t j = 0; j < outer.size(); ++j)
+    if (outer[j].trips != 1) multi |= 1u << j;
+  const OuterOrders::List& orders =
+      skip_single_trips ? kOuterOrders.firsts[multi] : kOuterOrders.all;
+  for (size_t o = 0; o < orders.size; ++o) {
+    const std::array<int, 4>& perm = orders.orders[o];
     NestPrice p;
     if (!price_nest(x, nest_of(sp, outer, perm, chunks), sp.window, bound, reads, p)) continue;
     const double edp = p.energy * p.cycles;
@@ -696,7 +717,7 @@ void search_split(const NestSearch& x, const Split& sp, double chunks, bool skip
     b.channels_inner = k_in;
     b.kernel_columns_inner = sp.fx_in;
     for (size_t j = 0; j < 4; ++j) b.order[j] = kDimName[outer[static_cast<size_t>(perm[j])].dim];
-  } while (std::next_permutation(perm.begin(), perm.end()));
+  }
 }
 
 // The best mapping under `chunks` reduction chunks (array_nest.h) into `b`. `bound` (>= 0): an
@@ -707,7 +728,7 @@ void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArra
   const std::array<double, 4>& n = x.n;
   // The largest combination any operand's registers hold bounds the inner parts worth trying.
   const double most_inner = std::max({x.w.capacity, x.in.capacity, x.out.capacity});
-  // Only the first of orders equal but for loops of one trip (FirstOrders), unless registers
+  // Only the first of orders equal but for loops of one trip (OuterOrders), unless registers
   // of less than one combination split at such a loop.
   const bool skip_single_trips = x.w.capacity >= 1 && x.in.capacity >= 1 && x.out.capacity >= 1;
   // No order of a split can beat the best so far when even its floor does not: the outputs
@@ -794,5 +815,10 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
 }
 
 }  // namespace
+
+std::vector<std::array<int, 4>> array_nest_internal::priced_outer_orders(uint32_t multi) {
+  const OuterOrders::List& list = kOuterOrders.firsts.at(multi);
+  return {list.orders.begin(), list.orders.begin() + static_cast<std::ptrdiff_t>(list.size)};
+}
 
 }  // namespace dgs
