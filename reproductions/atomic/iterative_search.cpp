@@ -84,11 +84,18 @@ void price_candidates(const Graph& g, const DsaSpec& spec, const std::vector<Can
              (result.latency_us == s.candidates[static_cast<size_t>(kept)].latency_us &&
               static_cast<int>(at) < kept);
     };
-    if (!c.even_split && faster_than(s.best_algorithm1)) {
-      s.best_algorithm1 = static_cast<int>(at);
-      s.algorithm1_dag = dag;  // a copy: `dag` may also become the fastest overall below
-    }
+    // Algorithm 1's fastest DAG is `s.dag` while it is also the fastest overall (best ==
+    // best_algorithm1), else `s.algorithm1_dag`: moved there when an even split displaces it, or
+    // put there when it is not the fastest overall (never copied: at batch 20 a DAG takes
+    // hundreds of megabytes).
+    const bool algorithm1 = !c.even_split && faster_than(s.best_algorithm1);
     const bool faster = faster_than(s.best);
+    if (faster && !algorithm1 && s.best >= 0 && s.best == s.best_algorithm1)
+      s.algorithm1_dag = std::move(s.dag);
+    if (algorithm1) {
+      s.best_algorithm1 = static_cast<int>(at);
+      if (!faster) s.algorithm1_dag = std::move(dag);
+    }
     if (faster) {
       s.best = static_cast<int>(at);
       s.dag = std::move(dag);
