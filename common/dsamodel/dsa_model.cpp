@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/dsamodel/dsa_simulator.h"
@@ -512,7 +513,7 @@ EvaluationResult Simulator::run() {
             s_.static_mw_per_unit * n_units_ * latency_us * 1e3);
   double peak_local = 0, peak_global = 0;
   for (int b = 0; b < n_units_ + s_.clusters; ++b) {
-    const double pk = peak_of(events_[static_cast<size_t>(b)]);
+    const double pk = peak_of(std::move(events_[static_cast<size_t>(b)]));  // not read again
     (b < n_units_ ? peak_local : peak_global) =
         std::max(b < n_units_ ? peak_local : peak_global, pk);
   }
