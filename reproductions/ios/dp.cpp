@@ -193,8 +193,12 @@ class Solver {
     // The endings are collected (solving the states they leave) on a stack shared by the
     // recursion: this state's candidates are cands_[first..], above those of its callers.
     const size_t first = cands_.size();
-    if (strategies_ != StrategySet::Parallel) merge_transitions(s, desc, best);
-    if (strategies_ != StrategySet::Merge) parallel_transitions(s, desc, best);
+    const Pending outer = pending_;
+    pending_ = Pending{s, first, &best};
+    if (strategies_ != StrategySet::Parallel) merge_transitions(s, desc);
+    if (strategies_ != StrategySet::Merge) parallel_transitions(s, desc);
+    solve_pending();
+    pending_ = outer;
     choose(s, first, best);
     cands_.resize(first);
     if (best.schedules == 0)
@@ -314,13 +318,32 @@ class Solver {
     return !(key > best_cost) && !(key == best_cost && i > best_i);
   }
 
-  void consider(Mask s, Mask units, Mask heads, bool merge, Entry& best) {
+  // An ending of state s: the state it leaves is solved with the next batch (solve_pending).
+  void consider(Mask s, Mask units, Mask heads, bool merge) {
     if (max_transitions_ > 0 && stats_.transitions >= max_transitions_)
       throw TransitionBudgetExceeded(max_transitions_);
     ++stats_.transitions;
-    const Entry& sub = solve(s & ~units);
-    best.schedules += sub.schedules;
-    cands_.push_back(Candidate{units, heads, merge, sub.cost, 0.0});
+    memo_.prefetch(s & ~units);
+    cands_.push_back(Candidate{units, heads, merge, 0.0, 0.0});
+    if (cands_.size() - pending_.from >= kSolveBatch) solve_pending();
+  }
+
+  // Solves the states left by the endings collected since the last batch, in the order the
+  // enumeration met them (so the DP solves the same states and asks for the same stages in the
+  // same order as when each is solved as it is met), adding their schedules and noting their
+  // costs. Batched so that their memo lookups, prefetched as the endings were met, overlap
+  // instead of each waiting for memory; at most kSolveBatch at a time, so that a wide state's
+  // endings (millions) are not all held before the first sub-state counts against the state
+  // budget. Solving one pushes its own endings above these and pops them again.
+  void solve_pending() {
+    const size_t end = cands_.size();
+    const Pending p = pending_;
+    for (size_t i = p.from; i < end; ++i) {
+      const Entry& sub = solve(p.state & ~cands_[i].units);
+      p.best->schedules += sub.schedules;
+      cands_[i].rest_cost = sub.cost;
+    }
+    pending_.from = end;
   }
 
   void take(const Candidate& c, double cost, Entry& best) {
@@ -404,7 +427,7 @@ class Solver {
     }
   }
 
-  void merge_transitions(Mask s, const Mask* desc, Entry& best) {
+  void merge_transitions(Mask s, const Mask* desc) {
     Mask sinks = 0;
     for (Mask r = s; r; r &= r - 1) {
       const int u = std::countr_zero(r);
@@ -423,11 +446,11 @@ class Solver {
           same = dag_.merge_class[static_cast<size_t>(std::countr_zero(r))] == cls;
         if (!same) continue;
       }
-      consider(s, sub, 0, true, best);
+      consider(s, sub, 0, true);
     }
   }
 
-  void parallel_transitions(Mask s, const Mask* desc, Entry& best) {
+  void parallel_transitions(Mask s, const Mask* desc) {
     int cand[64];
     int nc = 0;
     for (Mask r = s; r; r &= r - 1) {
@@ -457,7 +480,7 @@ class Solver {
       const Mask used = f.used | desc[u];
       const Mask heads = f.heads | bit(u);
       const int groups = f.groups + 1;
-      consider(s, used, heads, false, best);
+      consider(s, used, heads, false);
       if (groups < max_groups) stack[sp++] = Frame{f.next, used, heads, groups};
     }
   }
@@ -471,7 +494,16 @@ class Solver {
   const StageCostFn& lower_bound_;
   const StageCostFn& tight_bound_;
   MaskTable<Entry> memo_;
-  std::vector<Candidate> cands_;           // endings of the states being solved (a stack)
+  std::vector<Candidate> cands_;  // endings of the states being solved (a stack)
+  // The state whose endings are being collected, the first of them whose sub-state is not solved
+  // yet (cands_[from..]), and its entry in the making.
+  struct Pending {
+    Mask state = 0;
+    size_t from = 0;
+    Entry* best = nullptr;
+  };
+  Pending pending_;
+  static constexpr size_t kSolveBatch = 32;
   std::vector<size_t> order_;              // scratch: cands_ indices, best first
   StageChoice scratch_stage_;              // the stage whose cost or bound is asked (no allocation)
   MaskTable<StageMemo> stage_memo_;        // concurrent stages (and one-unit stages) by units
