@@ -202,8 +202,8 @@ class Solver {
       desc[u] = d;
     }
     // The endings are collected (the states they leave solved by solve_pending, in their order)
-    // on a stack shared by the
-    // recursion: this state's candidates are cands_[first..], above those of its callers.
+    // on a stack shared by the recursion: this state's candidates are cands_[first..], above
+    // those of its callers.
     const size_t first = cands_.size();
     const Pending outer = pending_;
     pending_ = Pending{s, first, &best};
