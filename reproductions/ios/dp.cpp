@@ -75,9 +75,10 @@ inline bool several(Mask m) {
   return (m & (m - 1)) != 0;
 }
 
+// (The 16-byte count first: no padding, 48 bytes, so that a memo slot fills one cache line.)
 struct Entry {
-  double cost = std::numeric_limits<double>::infinity();
   Count128 schedules = 0;
+  double cost = std::numeric_limits<double>::infinity();
   Mask stage = 0;  // the chosen last stage's units
   Mask heads = 0;  // its group heads (concurrent execution)
   bool merge = false;
@@ -123,10 +124,20 @@ class MaskTable {
 
  private:
   static constexpr size_t kInitialSlots = 64;  // a power of two
-  struct Slot {
+  // A slot whose size is a power of two up to a cache line is aligned to its size, so that a
+  // lookup touches one line (the DP memo's 64-byte slots would otherwise straddle two).
+  struct PlainSlot {
+    Value value{};
     Mask key = 0;
     bool used = false;
+  };
+  static constexpr size_t kSlotAlign =
+      std::has_single_bit(sizeof(PlainSlot)) && sizeof(PlainSlot) <= 64 ? sizeof(PlainSlot)
+                                                                        : alignof(PlainSlot);
+  struct alignas(kSlotAlign) Slot {
     Value value{};
+    Mask key = 0;
+    bool used = false;
   };
   size_t home(Mask key) const {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
@@ -170,7 +181,7 @@ class Solver {
         lower_bound_(lower_bound),
         tight_bound_(tight_bound) {
     bool inserted = false;
-    memo_.find_or_insert(0, inserted) = Entry{0.0, 1, 0, 0, false};
+    memo_.find_or_insert(0, inserted) = Entry{1, 0.0, 0, 0, false};
     stats_.states = 1;  // the empty state
   }
 
@@ -190,11 +201,16 @@ class Solver {
         d |= desc[std::countr_zero(su)];
       desc[u] = d;
     }
-    // The endings are collected (solving the states they leave) on a stack shared by the
-    // recursion: this state's candidates are cands_[first..], above those of its callers.
+    // The endings are collected (the states they leave solved by solve_pending, in their order)
+    // on a stack shared by the recursion: this state's candidates are cands_[first..], above
+    // those of its callers.
     const size_t first = cands_.size();
-    if (strategies_ != StrategySet::Parallel) merge_transitions(s, desc, best);
-    if (strategies_ != StrategySet::Merge) parallel_transitions(s, desc, best);
+    const Pending outer = pending_;
+    pending_ = Pending{s, first, &best};
+    if (strategies_ != StrategySet::Parallel) merge_transitions(s, desc);
+    if (strategies_ != StrategySet::Merge) parallel_transitions(s, desc);
+    solve_pending();
+    pending_ = outer;
     choose(s, first, best);
     cands_.resize(first);
     if (best.schedules == 0)
@@ -314,13 +330,32 @@ class Solver {
     return !(key > best_cost) && !(key == best_cost && i > best_i);
   }
 
-  void consider(Mask s, Mask units, Mask heads, bool merge, Entry& best) {
+  // An ending of state s: the state it leaves is solved with the next batch (solve_pending).
+  void consider(Mask s, Mask units, Mask heads, bool merge) {
     if (max_transitions_ > 0 && stats_.transitions >= max_transitions_)
       throw TransitionBudgetExceeded(max_transitions_);
     ++stats_.transitions;
-    const Entry& sub = solve(s & ~units);
-    best.schedules += sub.schedules;
-    cands_.push_back(Candidate{units, heads, merge, sub.cost, 0.0});
+    memo_.prefetch(s & ~units);
+    cands_.push_back(Candidate{units, heads, merge, 0.0, 0.0});
+    if (cands_.size() - pending_.from >= solve_batch_) solve_pending();
+  }
+
+  // Solves the states left by the endings collected since the last batch, in the order the
+  // enumeration met them (so the DP solves the same states and asks for the same stages in the
+  // same order as when each is solved as it is met), adding their schedules and noting their
+  // costs. When counting, batched (solve_batch_) so that their memo lookups, prefetched as the
+  // endings were met, overlap instead of each waiting for memory; at most kSolveBatch at a time,
+  // so that a wide state's endings (millions) are not all held before the first sub-state counts
+  // against the state budget. Solving one pushes its own endings above these and pops them again.
+  void solve_pending() {
+    const size_t end = cands_.size();
+    const Pending p = pending_;
+    for (size_t i = p.from; i < end; ++i) {
+      const Entry& sub = solve(p.state & ~cands_[i].units);
+      p.best->schedules += sub.schedules;
+      cands_[i].rest_cost = sub.cost;
+    }
+    pending_.from = end;
   }
 
   void take(const Candidate& c, double cost, Entry& best) {
@@ -404,7 +439,7 @@ class Solver {
     }
   }
 
-  void merge_transitions(Mask s, const Mask* desc, Entry& best) {
+  void merge_transitions(Mask s, const Mask* desc) {
     Mask sinks = 0;
     for (Mask r = s; r; r &= r - 1) {
       const int u = std::countr_zero(r);
@@ -423,11 +458,11 @@ class Solver {
           same = dag_.merge_class[static_cast<size_t>(std::countr_zero(r))] == cls;
         if (!same) continue;
       }
-      consider(s, sub, 0, true, best);
+      consider(s, sub, 0, true);
     }
   }
 
-  void parallel_transitions(Mask s, const Mask* desc, Entry& best) {
+  void parallel_transitions(Mask s, const Mask* desc) {
     int cand[64];
     int nc = 0;
     for (Mask r = s; r; r &= r - 1) {
@@ -457,7 +492,7 @@ class Solver {
       const Mask used = f.used | desc[u];
       const Mask heads = f.heads | bit(u);
       const int groups = f.groups + 1;
-      consider(s, used, heads, false, best);
+      consider(s, used, heads, false);
       if (groups < max_groups) stack[sp++] = Frame{f.next, used, heads, groups};
     }
   }
@@ -471,7 +506,20 @@ class Solver {
   const StageCostFn& lower_bound_;
   const StageCostFn& tight_bound_;
   MaskTable<Entry> memo_;
-  std::vector<Candidate> cands_;           // endings of the states being solved (a stack)
+  std::vector<Candidate> cands_;  // endings of the states being solved (a stack)
+  // The state whose endings are being collected, the first of them whose sub-state is not solved
+  // yet (cands_[from..]), and its entry in the making.
+  struct Pending {
+    Mask state = 0;
+    size_t from = 0;
+    Entry* best = nullptr;
+  };
+  Pending pending_;
+  // Counting (no cost): sub-states solved kSolveBatch at a time, the memo's lookups prefetched
+  // (the counts' memos outgrow the caches: RandWire's 55,041 states). A search solves each as it
+  // is met: its memo stays small, where the batches only add work.
+  static constexpr size_t kSolveBatch = 32;
+  const size_t solve_batch_ = cost_ ? 1 : kSolveBatch;
   std::vector<size_t> order_;              // scratch: cands_ indices, best first
   StageChoice scratch_stage_;              // the stage whose cost or bound is asked (no allocation)
   MaskTable<StageMemo> stage_memo_;        // concurrent stages (and one-unit stages) by units

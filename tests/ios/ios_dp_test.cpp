@@ -67,6 +67,22 @@ TEST(IosDp, IndependentChainsReachTheBound) {
     }
 }
 
+TEST(IosDp, IndependentUnitsCountOrderedSetPartitions) {
+  // n independent units: every subset is a state (2^n), every non-empty subset of a state is an
+  // ending (3^n - 2^n transitions), and the schedules are the ordered set partitions of the n
+  // units (the Fubini numbers). The full state of 7 units has 127 endings and the states of 6
+  // have 63: more than the DP solves in one batch (32), with a partial last batch, so a batch
+  // lost, repeated or added to the wrong state changes these counts.
+  const uint64_t fubini[] = {1, 1, 3, 13, 75, 541, 4683, 47293, 545835};
+  for (int n = 1; n <= 8; ++n) {
+    const PartDag g = PartDag::from_edges(n, {});
+    const DpStats s = count_part(g, StrategySet::Parallel, Pruning::none());
+    EXPECT_EQ(s.states, uint64_t{1} << n) << "n=" << n;
+    EXPECT_EQ(static_cast<double>(s.transitions), std::pow(3.0, n) - std::pow(2.0, n)) << "n=" << n;
+    EXPECT_EQ(to_string_u128(s.schedules), std::to_string(fubini[n])) << "n=" << n;
+  }
+}
+
 TEST(IosDp, HandBuiltInceptionEAndFireBlocksMatchTable31) {
   // Inception-E: 0 1x1; 1 1x1 -> {2 1x3, 3 3x1}; 4 1x1 -> 5 3x3 -> {6, 7}; 8
   // pool -> 9 1x1; 10 concat

@@ -1,11 +1,13 @@
 // Table 3.1 of the IOS thesis: transitions and schedules of the largest blocks.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/ios/experiments/experiments.h"
 #include "reproductions/ios/experiments/runs.h"
@@ -25,6 +27,63 @@ std::string sci2(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1e", v);
   return buf;
+}
+
+// One part's count (count_part without pruning, concurrent endings only) and DAG shape; `error`:
+// why it could not be counted ("" if it was).
+struct PartCount {
+  DpStats stats;
+  int n = 0, width = 0;
+  std::string error;
+};
+
+// The counts of every part of every network of `models` (each network's in part order), one part
+// per CPU at a time. The parts are handed out by descending thesis bound on their transitions
+// (transition_bound of their size and width), so that the largest (RandWire's) start first and no
+// CPU waits on one alone at the end; each count goes to its own slot, so the result does not
+// depend on which ends first. A progress line as each network's last part ends.
+std::vector<std::vector<PartCount>> count_parts(const ExperimentContext& ctx,
+                                                const std::vector<std::string>& models) {
+  struct Job {
+    size_t model, part;
+    PartDag dag;
+    double bound;
+  };
+  std::vector<Job> jobs;
+  std::vector<std::vector<PartCount>> counts(models.size());
+  std::vector<std::atomic<size_t>> left(models.size());
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    const Network& net = network(ctx, models[mi], 1);  // built here, before the workers
+    counts[mi].resize(net.parts.size());
+    left[mi] = net.parts.size();
+    for (size_t pi = 0; pi < net.parts.size(); ++pi) {
+      PartDag d = part_dag(net, net.parts[pi]);
+      PartCount& c = counts[mi][pi];
+      c.n = d.n;
+      c.width = dag_width(d);
+      const double bound = transition_bound(d.n, c.width);
+      jobs.push_back({mi, pi, std::move(d), bound});
+    }
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return a.bound > b.bound; });
+  parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t i) {
+    const Job& j = jobs[static_cast<size_t>(i)];
+    PartCount& c = counts[j.model][j.part];
+    try {
+      c.stats = count_part(j.dag, StrategySet::Parallel, Pruning::none(), kIosMaxSearchStates);
+    } catch (const StateBudgetExceeded& e) {
+      const Network& net = network(ctx, models[j.model], 1);
+      c.error = "IOS count: block '" + net.parts[j.part].block + "' of " +
+                display_name(models[j.model]) + " (" + std::to_string(j.dag.n) + " units, width " +
+                std::to_string(c.width) + ") needs more than " + std::to_string(e.budget) +
+                " DP states";
+    }
+    if (--left[j.model] == 0)
+      ctx.progress(models[j.model] + ": " + std::to_string(counts[j.model].size()) +
+                   " blocks counted");
+  });
+  return counts;
 }
 
 }  // namespace
@@ -53,24 +112,21 @@ void run_table3_1(ExperimentContext& ctx) {
   int max_width = 0;
   std::vector<std::string> models = evaluation_models(ctx);
   if (ctx.options().model.empty()) models.push_back("randwire_ws");
-  for (const std::string& m : models) {
+  const std::vector<std::vector<PartCount>> counts = count_parts(ctx, models);
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    const std::string& m = models[mi];
     const Network& net = network(ctx, m, 1);
     const Part* best = nullptr;
     DpStats best_stats;
     int best_d = 0;
-    for (const Part& part : net.parts) {
-      const PartDag d = part_dag(net, part);
-      DpStats s;
-      try {
-        s = count_part(d, StrategySet::Parallel, Pruning::none(), kIosMaxSearchStates);
-      } catch (const StateBudgetExceeded& e) {
-        throw Error("IOS count: block '" + part.block + "' of " + display_name(m) + " (" +
-                    std::to_string(d.n) + " units, width " + std::to_string(dag_width(d)) +
-                    ") needs more than " + std::to_string(e.budget) + " DP states");
-      }
-      const int w = dag_width(d);
+    for (size_t pi = 0; pi < net.parts.size(); ++pi) {
+      const Part& part = net.parts[pi];
+      const PartCount& c = counts[mi][pi];
+      if (!c.error.empty()) throw Error(c.error);
+      const DpStats& s = c.stats;
+      const int w = c.width;
       if (m != "randwire_ws") max_width = std::max(max_width, w);
-      parts.add_row({m, part.block, static_cast<int64_t>(d.n), static_cast<int64_t>(w),
+      parts.add_row({m, part.block, static_cast<int64_t>(c.n), static_cast<int64_t>(w),
                      static_cast<int64_t>(s.transitions), to_string_u128(s.schedules),
                      static_cast<int64_t>(s.states)});
       if (!best || s.transitions > best_stats.transitions) {
@@ -79,7 +135,6 @@ void run_table3_1(ExperimentContext& ctx) {
         best_d = w;
       }
     }
-    ctx.progress(m + ": " + std::to_string(net.parts.size()) + " blocks counted");
     const int n = static_cast<int>(best->units.size());
     const double bound = transition_bound(n, best_d);
     const double sched = to_double_u128(best_stats.schedules);

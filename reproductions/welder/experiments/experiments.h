@@ -54,10 +54,10 @@ std::vector<const Schedule*> zoo_variants(const std::string& name, const ZooOpti
 double zoo_variant_latency_ms(const std::string& name, const ZooOptions& opts,
                               const WelderArch& arch, Variant v);
 // Schedules and evaluates (zoo_variant_latency_ms) the variants of every case, one case per CPU
-// at a time (a case's variants in order, as zoo_variants runs them; different tile-graphs share
-// nothing), into the memo: an item's loop then finds them there, with the same schedules and
-// latencies as computing them one by one. `done` (if any) is called with a case's `label` as its
-// variants end.
+// at a time, larger batches first (a case's variants in order, as zoo_variants runs them;
+// different tile-graphs share nothing), into the memo: an item's loop then finds them there, with
+// the same schedules and latencies as computing them one by one. `done` (if any) is called with a
+// case's `label` as its variants end.
 struct ZooVariantsCase {
   std::string name;
   ZooOptions opts;

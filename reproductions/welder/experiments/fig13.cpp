@@ -375,6 +375,10 @@ void run_fig13(ExperimentContext& ctx) {
   ZooOptions zo;
   zo.batch = kFig13Batch;
   zo.dim_values = ctx.options().dims;
+  std::vector<ZooVariantsCase> cases;  // scheduled one per CPU at a time, then read in order
+  for (const Fig13Model& fm : models)
+    cases.push_back({fm.zoo, zo, arch, fig13_variants(), fm.label});
+  prefetch_zoo_variants(cases, ctx.progress_fn());
   Fig13Runs r = fig13_runs(ctx, models, zo, arch);
   ctx.emit_table("Figure 13 - Welder ablation (FP32, batch 64), model mode, " + arch.name, r.t);
   ctx.emit_file("_kernels.csv", to_csv(r.groups));

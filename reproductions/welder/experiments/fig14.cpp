@@ -2,6 +2,7 @@
 #include <map>
 
 #include "common/report/report.h"
+#include "common/util/parallel_for.h"
 #include "reproductions/welder/experiments/experiments.h"
 
 namespace dgs::welder {
@@ -18,21 +19,33 @@ void run_fig14(ExperimentContext& ctx) {
   const std::vector<Sweep> sweeps = {
       {"BERT", "bert_base", false}, {"Conformer", "conformer", false}, {"NAFNet", "nafnet", true}};
   Table t({"model", "size", "welder_base_ms", "welder_ms", "speedup"});
+  struct Point {
+    const Sweep* sweep;
+    int64_t size;
+  };
+  std::vector<Point> points;
+  for (const auto& s : sweeps)
+    for (int64_t size :
+         s.image ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{128, 256, 512})
+      points.push_back({&s, size});
+  // Each point's Welder-base and Welder latencies, one point per CPU at a time (each its own
+  // tile-graph and memo; into its own slot, so the table does not depend on which ends first).
+  const auto latencies =
+      parallel_map(static_cast<int64_t>(points.size()), available_cpus(), [&](int64_t i) {
+        const Point& p = points[static_cast<size_t>(i)];
+        ZooOptions zo;
+        (p.sweep->image ? zo.image_size : zo.seq_len) = p.size;
+        const TileGraph tg = model_tile_graph(p.sweep->zoo, zo);
+        const auto r = run_variants(tg, arch, {Variant::Base, Variant::Welder});
+        return std::pair<double, double>(evaluated_latency_ms(tg, r[0], arch),
+                                         evaluated_latency_ms(tg, r[1], arch));
+      });
   std::map<std::string, std::vector<double>> gains;
-  for (const auto& s : sweeps) {
-    const std::vector<int64_t> sizes =
-        s.image ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{128, 256, 512};
-    for (int64_t size : sizes) {
-      ZooOptions zo;
-      (s.image ? zo.image_size : zo.seq_len) = size;
-      const TileGraph tg = model_tile_graph(s.zoo, zo);
-      const auto r = run_variants(tg, arch, {Variant::Base, Variant::Welder});
-      const double base_ms = evaluated_latency_ms(tg, r[0], arch);
-      const double welder_ms = evaluated_latency_ms(tg, r[1], arch);
-      const double g = base_ms / welder_ms;
-      gains[s.label].push_back(g);
-      t.add_row({s.label, size, base_ms, welder_ms, g});
-    }
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto [base_ms, welder_ms] = latencies[i];
+    const double g = base_ms / welder_ms;
+    gains[points[i].sweep->label].push_back(g);
+    t.add_row({points[i].sweep->label, points[i].size, base_ms, welder_ms, g});
   }
   ctx.emit_table("Figure 14 - Welder over Welder-base vs input size (model mode)", t);
   BarChart chart;
