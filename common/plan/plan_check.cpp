@@ -7,9 +7,11 @@
 #include <set>
 
 #include "common/graph/iteration_space.h"
+#include "common/graph/region_index.h"
 #include "common/plan/plan.h"
 #include "common/plan/plan_check.h"
 #include "common/util/error.h"
+#include "common/util/inline_vector.h"
 
 namespace dgs {
 
@@ -386,19 +388,22 @@ class Checker {
   // The regions op `op` of task `t` reads of each input, given what the task needs of every
   // tensor (`needed`): its own outputs' needed regions propagated through it alone (the task-wide
   // map is the union over every reader, which would blame one op for another's reads).
-  std::vector<std::optional<Region>> op_input_regions(const Task& t, int op,
-                                                      const std::map<int, Region>& needed) const {
+  std::vector<std::optional<Region>> op_input_regions(
+      const Task& t, int op, const std::map<int, AccessRegion>& needed) const {
     const Op& o = g_.op(op);
     std::vector<std::optional<Region>> regs(o.inputs.size());
     if (t.ops.size() == 1) {  // the task's needs are this op's
-      for (size_t i = 0; i < o.inputs.size(); ++i)
-        if (o.inputs[i] >= 0 && needed.count(o.inputs[i])) regs[i] = needed.at(o.inputs[i]);
+      for (size_t i = 0; i < o.inputs.size(); ++i) {
+        if (o.inputs[i] < 0) continue;
+        const auto it = needed.find(o.inputs[i]);
+        if (it != needed.end()) regs[i] = it->second.region;
+      }
       return regs;
     }
     for (size_t k = 0; k < o.outputs.size(); ++k) {
       auto it = needed.find(o.outputs[k]);
-      if (it == needed.end() || region_empty(it->second)) continue;
-      const std::vector<Region> r = input_regions(g_, op, it->second, static_cast<int>(k));
+      if (it == needed.end() || region_empty(it->second.region)) continue;
+      const std::vector<Region> r = input_regions(g_, op, it->second.region, static_cast<int>(k));
       for (size_t i = 0; i < regs.size(); ++i)
         regs[i] = regs[i] ? region_union(*regs[i], r[i]) : r[i];
     }
@@ -411,14 +416,18 @@ class Checker {
       for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
         const TaskRef at{si, ti};
         const Task& t = task(at);
-        std::set<int> ops(t.ops.begin(), t.ops.end());
-        const std::map<int, Region> needed = task_needed_regions(g_, t);
+        // The task's ops, sorted (a set's lookups without its allocations).
+        InlineVector<int, 16> ops(t.ops.begin(), t.ops.end());
+        std::sort(ops.begin(), ops.end());
+        auto inside = [&](int op) { return std::binary_search(ops.begin(), ops.end(), op); };
+        // What task_needed_regions gives, with each region's access beside it (not copied out).
+        const std::map<int, AccessRegion> needed = task_needed_access(g_, t);
         for (int op : t.ops) {
           const std::vector<int>& inputs = g_.op(op).inputs;
           bool external = false;
           for (int in : inputs) {
             const int producer = in < 0 ? -1 : g_.tensor(in).producer;
-            external = external || (producer >= 0 && !ops.count(producer));
+            external = external || (producer >= 0 && !inside(producer));
           }
           if (!external) continue;
           const std::vector<std::optional<Region>> regs = op_input_regions(t, op, needed);
@@ -426,41 +435,67 @@ class Checker {
             const int in = inputs[i];
             if (in < 0) continue;
             const int producer = g_.tensor(in).producer;
-            if (producer < 0 || ops.count(producer)) continue;  // graph input or internal
+            if (producer < 0 || inside(producer)) continue;  // graph input or internal
             if (!regs[i] || region_empty(*regs[i])) continue;
             auto wit = writes_.find(in);
             if (wit == writes_.end())  // cannot happen once every op is placed; kept defensive
               fail("op " + op_name(op) + " (" + at.str() + ") reads " + tensor_name(in) +
                    ", which no task writes");
-            // The writes are in stage order (collect_writes): those of earlier stages skipped.
             const std::vector<Write>& ws = wit->second;
-            const auto from = std::partition_point(ws.begin(), ws.end(),
-                                                   [&](const Write& w) { return w.at.stage < si; });
-            for (auto w_it = from; w_it != ws.end(); ++w_it) {
-              const Write& w = *w_it;
-              if (!regions_overlap(w.region, *regs[i])) continue;
+            // The writes are in stage order (collect_writes): those of stage `si` on start here.
+            const size_t from = static_cast<size_t>(
+                std::partition_point(ws.begin(), ws.end(),
+                                     [&](const Write& w) { return w.at.stage < si; }) -
+                ws.begin());
+            if (const Write* w = first_overlap_from(in, ws, from, *regs[i]))
               fail("op " + op_name(op) + " (" + at.str() + ") reads region " +
-                   region_str(*regs[i]) + " of " + tensor_name(in) + " before " + w.at.str() +
-                   " writes " + region_str(w.region) +
+                   region_str(*regs[i]) + " of " + tensor_name(in) + " before " + w->at.str() +
+                   " writes " + region_str(w->region) +
                    " of it; expected its producers in an earlier stage");
-            }
-            if (prefix_) check_read_written(op, at, in, *regs[i], wit->second);
+            if (prefix_) check_read_written(op, at, in, *regs[i], ws, from);
           }
         }
       }
     }
   }
 
+  // The index of the regions of `writes`, the writes of `tensor` (built on first use: a plan
+  // whose every reader comes after all of its tensor's writes needs none).
+  const RegionIndex& write_index(int tensor, const std::vector<Write>& writes) const {
+    std::optional<RegionIndex>& index = write_index_[static_cast<size_t>(tensor)];
+    if (!index) {
+      index.emplace(g_.tensor(tensor).shape);
+      for (const Write& w : writes) index->add(w.region);
+    }
+    return *index;
+  }
+
+  // The first of `writes` (the writes of `tensor`, in their order) from number `from` on that
+  // overlaps `read`, or null: what a scan of writes[from..] finds first, from the index's
+  // candidates (a superset of the overlapping writes; the least number among them that overlaps).
+  const Write* first_overlap_from(int tensor, const std::vector<Write>& writes, size_t from,
+                                  const Region& read) const {
+    if (from == writes.size()) return nullptr;
+    size_t first = writes.size();
+    write_index(tensor, writes).for_each_candidate(read, [&](uint32_t i) {
+      if (i >= from && i < first && regions_overlap(writes[i].region, read)) first = i;
+    });
+    return first < writes.size() ? &writes[first] : nullptr;
+  }
+
   // A prefix: the region `read` of `tensor` that op `op` of task `at` reads is written whole by
-  // earlier stages (the writes do not overlap, so their overlaps with it add up to its volume; a
-  // partial-sum group counts once, by its first range).
+  // earlier stages, writes[0..before) (the writes do not overlap, so their overlaps with it add up
+  // to its volume; a partial-sum group counts once, by its first range). The index names each
+  // write at most once, so the sum over its candidates is the scan's.
   void check_read_written(int op, TaskRef at, int tensor, const Region& read,
-                          const std::vector<Write>& writes) const {
+                          const std::vector<Write>& writes, size_t before) const {
     int64_t covered = 0;
-    for (const Write& w : writes)
-      if (w.at.stage < at.stage && regions_overlap(w.region, read) &&
-          (!w.reduction.active() || w.reduction.range.range.lo == 0))
-        covered += region_numel(region_intersect(w.region, read));
+    if (before > 0)
+      write_index(tensor, writes).for_each_candidate(read, [&](uint32_t i) {
+        const Write& w = writes[i];
+        if (i < before && (!w.reduction.active() || w.reduction.range.range.lo == 0))
+          covered += overlap_numel(w.region, read);
+      });
     const int64_t total = region_numel(read);
     if (covered != total)
       fail("op " + op_name(op) + " (" + at.str() + ") reads region " + region_str(read) + " of " +
@@ -475,6 +510,9 @@ class Checker {
   bool prefix_ = false;
   std::string where_;
   std::map<int, std::vector<Write>> writes_;
+  // Per tensor, the index of its writes' regions (write_index).
+  mutable std::vector<std::optional<RegionIndex>> write_index_ =
+      std::vector<std::optional<RegionIndex>>(static_cast<size_t>(g_.num_tensors()));
   std::vector<std::vector<int>> written_;  // per task, in stage order
   std::vector<size_t> stage_offset_;       // index in written_ of each stage's first task
 };
