@@ -136,6 +136,19 @@ void BM_CheckSaPlan(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckSaPlan)->Unit(benchmark::kMillisecond);
 
+// Plan::check of a batch-20 ResNet-50 SA atom plan against the mesh (Table II's size: what
+// evaluate() checks for every candidate of repro_atomic --table 2); items = tasks checked.
+void BM_CheckResNet50Batch20SaPlan(benchmark::State& state) {
+  static const Graph g = build_zoo_model("resnet50", {.batch = 20});
+  static const AtomicDag dag = sa_atomic_dag(g, mesh(), 1);
+  static const Plan plan = atom_plan(g, dag, schedule_atoms(g, dag, mesh(), {}), mesh(), "AD");
+  const PlanTarget target = plan_target(dsa_hardware_spec(mesh()));
+  for (auto _ : state) plan.check(g, &target);
+  state.counters["tasks"] = static_cast<double>(plan.num_tasks());
+  state.SetItemsProcessed(state.iterations() * plan.num_tasks());
+}
+BENCHMARK(BM_CheckResNet50Batch20SaPlan)->Unit(benchmark::kMillisecond);
+
 void BM_EvaluateSaPlanChecked(benchmark::State& state) {
   const AtomicDag dag = sa_atomic_dag(resnet50(), mesh(), 1);
   const Plan plan =

@@ -1,7 +1,7 @@
 #pragma once
 // A random region of a tensor for the tests that check region computations against an oracle
 // (tests/graph/affine_regions_oracle_test.cpp, tests/dsamodel/one_op_regions_test.cpp,
-// tests/dsamodel/region_index_test.cpp): per axis the whole extent, a prefix, a suffix or an
+// tests/graph/region_index_test.cpp): per axis the whole extent, a prefix, a suffix or an
 // inner range, each a quarter of the time, so that regions touch either edge (where padding
 // clips a window) as often as they lie inside.
 #include <cstdint>

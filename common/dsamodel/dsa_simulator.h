@@ -21,7 +21,7 @@
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/mesh_noc.h"
-#include "common/dsamodel/region_index.h"
+#include "common/graph/region_index.h"
 #include "common/graph/iteration_space.h"
 
 namespace dgs::dsa_sim {

@@ -7,9 +7,11 @@
 #include <set>
 
 #include "common/graph/iteration_space.h"
+#include "common/graph/region_index.h"
 #include "common/plan/plan.h"
 #include "common/plan/plan_check.h"
 #include "common/util/error.h"
+#include "common/util/inline_vector.h"
 
 namespace dgs {
 
@@ -35,6 +37,16 @@ bool valid_level_name(const std::string& s) {
     return std::islower(static_cast<unsigned char>(c)) ||
            std::isdigit(static_cast<unsigned char>(c)) || c == '_';
   });
+}
+
+// Whether `a` comes before `b` with both flattened to (lo, hi) per axis, compared
+// lexicographically (as vectors of those numbers).
+bool flat_less(const Region& a, const Region& b) {
+  for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
+    if (a[d].lo != b[d].lo) return a[d].lo < b[d].lo;
+    if (a[d].hi != b[d].hi) return a[d].hi < b[d].hi;
+  }
+  return a.size() < b.size();
 }
 
 bool regions_overlap(const Region& a, const Region& b) {
@@ -85,15 +97,18 @@ class Checker {
            std::to_string(g_.num_tensors() - 1));
   }
 
-  void check_level(TaskRef at, const std::string& level, const std::string& field) const {
+  // `field`: its name in messages, `field_prefix` + `field_name` (joined only for a message).
+  void check_level(TaskRef at, const std::string& level, const char* field_prefix,
+                   const std::string& field_name = "") const {
+    auto field = [&] { return field_prefix + field_name; };
     if (!valid_level_name(level))
-      fail(at.str() + " " + field + ": memory level '" + level +
+      fail(at.str() + " " + field() + ": memory level '" + level +
            "' is not a name (lower-case letters, digits, '_')");
     if (target_ && std::find(target_->memory_levels.begin(), target_->memory_levels.end(), level) ==
                        target_->memory_levels.end()) {
       std::string all;
       for (const std::string& l : target_->memory_levels) all += (all.empty() ? "" : ", ") + l;
-      fail(at.str() + " " + field + ": memory level '" + level + "' does not exist on " +
+      fail(at.str() + " " + field() + ": memory level '" + level + "' does not exist on " +
            target_->name + "; expected one of " + all);
     }
   }
@@ -110,9 +125,15 @@ class Checker {
 
   void check_task(TaskRef at) {
     const Task& t = task(at);
-    std::set<int> seen;
-    for (int op : t.ops)
-      if (!seen.insert(op).second) fail(at.str() + " lists op " + op_name(op) + " twice");
+    // The task's ops, sorted (a set without its allocations); on a repeat, the first op that
+    // repeats in the task's order is named.
+    InlineVector<int, 16> seen(t.ops.begin(), t.ops.end());
+    std::sort(seen.begin(), seen.end());
+    if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) {
+      std::set<int> before;
+      for (int op : t.ops)
+        if (!before.insert(op).second) fail(at.str() + " lists op " + op_name(op) + " twice");
+    }
     // Producers inside the task come earlier in it.
     for (size_t i = 0; i < t.ops.size(); ++i) {
       for (size_t j = i + 1; j < t.ops.size(); ++j) {
@@ -126,7 +147,7 @@ class Checker {
     }
     auto produced_here = [&](int tensor) {
       const int p = g_.tensor(tensor).producer;
-      return p >= 0 && seen.count(p) != 0;
+      return p >= 0 && std::binary_search(seen.begin(), seen.end(), p);
     };
     const std::vector<int>& written = this->written(at);
     for (const auto& [tensor, region] : t.regions) {
@@ -148,14 +169,14 @@ class Checker {
         fail(at.str() + " keeps " + tensor_name(tensor) +
              " inside the task, but the task writes it (it is a graph output or read by another "
              "task)");
-      check_level(at, level, "kept." + g_.tensor(tensor).name);
+      check_level(at, level, "kept.", g_.tensor(tensor).name);
     }
     for (const auto& [tensor, level] : t.scope) {
       check_tensor_index(at, tensor, "scope");
       if (!std::binary_search(written.begin(), written.end(), tensor))
         fail(at.str() + " gives a buffer scope to " + tensor_name(tensor) +
              ", which the task does not write");
-      check_level(at, level, "scope." + g_.tensor(tensor).name);
+      check_level(at, level, "scope.", g_.tensor(tensor).name);
     }
     const Shape& primary = g_.tensor(task_primary_tensor(g_, t)).shape;
     if (!t.tile.empty()) {
@@ -207,43 +228,43 @@ class Checker {
 
   void check_placement(TaskRef at, const Task& t, const Shape& primary) const {
     const Placement& pl = t.placement;
-    const std::string w = at.str() + " placement";
+    auto w = [&] { return at.str() + " placement"; };  // built only for a message
     if (pl.unit == UnitKind::None) {
       if (!pl.index.empty() || pl.count != 1 || !pl.binding.empty())
-        fail(w + " has an index, count or binding but no unit; expected a unit kind");
+        fail(w() + " has an index, count or binding but no unit; expected a unit kind");
       return;
     }
-    if (pl.index.empty()) fail(w + " has no index; expected the unit's coordinates");
+    if (pl.index.empty()) fail(w() + " has no index; expected the unit's coordinates");
     if (std::any_of(pl.index.begin(), pl.index.end(), [](int v) { return v < 0; }))
-      fail(w + " has a negative index");
-    if (pl.count < 1) fail(w + " count " + std::to_string(pl.count) + "; expected >= 1");
+      fail(w() + " has a negative index");
+    if (pl.count < 1) fail(w() + " count " + std::to_string(pl.count) + "; expected >= 1");
     if (!pl.binding.empty()) {
       if (pl.binding.size() != primary.size())
-        fail(w + " binding has " + std::to_string(pl.binding.size()) +
+        fail(w() + " binding has " + std::to_string(pl.binding.size()) +
              " entries; expected one per axis of " + shape_str(primary));
       int64_t prod = 1;
       for (int64_t b : pl.binding) {
-        if (b < 1) fail(w + " binding has an entry below 1");
+        if (b < 1) fail(w() + " binding has an entry below 1");
         prod *= b;
       }
       if (prod != pl.count)
-        fail(w + " binding multiplies to " + std::to_string(prod) + " units but count is " +
+        fail(w() + " binding multiplies to " + std::to_string(prod) + " units but count is " +
              std::to_string(pl.count));
     }
     if (!target_) return;
     auto it = target_->unit_extents.find(pl.unit);
     if (it == target_->unit_extents.end())
-      fail(w + ": " + target_->name + " has no unit of kind '" +
+      fail(w() + ": " + target_->name + " has no unit of kind '" +
            std::string(unit_kind_name(pl.unit)) + "'");
     const std::vector<int>& ext = it->second;
     if (pl.index.size() != ext.size())
-      fail(w + " index has " + std::to_string(pl.index.size()) + " coordinates; a " +
+      fail(w() + " index has " + std::to_string(pl.index.size()) + " coordinates; a " +
            std::string(unit_kind_name(pl.unit)) + " of " + target_->name + " has " +
            std::to_string(ext.size()));
     for (size_t d = 0; d < ext.size(); ++d) {
       const int64_t last = pl.index[d] + (d + 1 == ext.size() ? pl.count - 1 : 0);
       if (pl.index[d] >= ext[d] || last >= ext[d])
-        fail(w + " uses " + std::string(unit_kind_name(pl.unit)) + " coordinate " +
+        fail(w() + " uses " + std::string(unit_kind_name(pl.unit)) + " coordinate " +
              std::to_string(last) + " of axis " + std::to_string(d) + "; " + target_->name +
              " has " + std::to_string(ext[d]));
     }
@@ -282,25 +303,26 @@ class Checker {
   // counts as one write of its region.
   void check_tiling(int tensor, const std::vector<Write>& writes) const {
     const Shape& shape = g_.tensor(tensor).shape;
-    std::vector<const Write*> boxes;
-    std::map<std::vector<int64_t>, std::vector<const Write*>> partial;  // by flattened region
-    for (const Write& w : writes) {
-      if (w.reduction.active()) {
-        std::vector<int64_t> key;
-        for (const Interval& iv : w.region) key.insert(key.end(), {iv.lo, iv.hi});
-        partial[key].push_back(&w);
-      } else {
-        boxes.push_back(&w);
-      }
-    }
-    for (auto& [key, group] : partial) {
+    std::vector<const Write*> boxes, partial;
+    for (const Write& w : writes) (w.reduction.active() ? partial : boxes).push_back(&w);
+    // The partial sums grouped by region, the groups in the order of their regions flattened to
+    // (lo, hi) per axis, each in the writes' order (what a map of such keys to lists gave, without its nodes).
+    std::stable_sort(partial.begin(), partial.end(), [](const Write* a, const Write* b) {
+      return flat_less(a->region, b->region);
+    });
+    std::optional<IterationSpace> s;  // of the tensor's producer, once it has a partial sum
+    std::vector<const Write*> group;
+    for (size_t begin = 0, end = 0; begin < partial.size(); begin = end) {
+      for (end = begin + 1; end < partial.size() && partial[end]->region == partial[begin]->region;)
+        ++end;
+      group.assign(partial.begin() + static_cast<std::ptrdiff_t>(begin),
+                   partial.begin() + static_cast<std::ptrdiff_t>(end));
       std::sort(group.begin(), group.end(), [](const Write* a, const Write* b) {
         return a->reduction.range.range.lo < b->reduction.range.range.lo;
       });
-      const int op = g_.tensor(tensor).producer;
-      const IterationSpace s = iteration_space(g_, op);
+      if (!s) s = iteration_space(g_, g_.tensor(tensor).producer);
       int64_t extent = 0;
-      for (const ReductionAxis& a : s.reduction_axes)
+      for (const ReductionAxis& a : s->reduction_axes)
         if (a.name == group[0]->reduction.range.axis) extent = a.extent;
       int64_t next = 0;
       for (const Write* w : group) {
@@ -322,10 +344,14 @@ class Checker {
     // Overlaps: sweep along the axis with the most distinct starts.
     const size_t rank = shape.size();
     size_t axis = 0, most = 0;
+    std::vector<int64_t> starts;
     for (size_t d = 0; d < rank; ++d) {
-      std::set<int64_t> starts;
-      for (const Write* w : boxes) starts.insert(w->region[d].lo);
-      if (starts.size() > most) most = starts.size(), axis = d;
+      starts.clear();
+      for (const Write* w : boxes) starts.push_back(w->region[d].lo);
+      std::sort(starts.begin(), starts.end());
+      const size_t distinct =
+          static_cast<size_t>(std::unique(starts.begin(), starts.end()) - starts.begin());
+      if (distinct > most) most = distinct, axis = d;
     }
     std::vector<const Write*> order = boxes;
     std::sort(order.begin(), order.end(), [&](const Write* a, const Write* b) {
@@ -386,19 +412,22 @@ class Checker {
   // The regions op `op` of task `t` reads of each input, given what the task needs of every
   // tensor (`needed`): its own outputs' needed regions propagated through it alone (the task-wide
   // map is the union over every reader, which would blame one op for another's reads).
-  std::vector<std::optional<Region>> op_input_regions(const Task& t, int op,
-                                                      const std::map<int, Region>& needed) const {
+  std::vector<std::optional<Region>> op_input_regions(
+      const Task& t, int op, const std::map<int, AccessRegion>& needed) const {
     const Op& o = g_.op(op);
     std::vector<std::optional<Region>> regs(o.inputs.size());
     if (t.ops.size() == 1) {  // the task's needs are this op's
-      for (size_t i = 0; i < o.inputs.size(); ++i)
-        if (o.inputs[i] >= 0 && needed.count(o.inputs[i])) regs[i] = needed.at(o.inputs[i]);
+      for (size_t i = 0; i < o.inputs.size(); ++i) {
+        if (o.inputs[i] < 0) continue;
+        const auto it = needed.find(o.inputs[i]);
+        if (it != needed.end()) regs[i] = it->second.region;
+      }
       return regs;
     }
     for (size_t k = 0; k < o.outputs.size(); ++k) {
       auto it = needed.find(o.outputs[k]);
-      if (it == needed.end() || region_empty(it->second)) continue;
-      const std::vector<Region> r = input_regions(g_, op, it->second, static_cast<int>(k));
+      if (it == needed.end() || region_empty(it->second.region)) continue;
+      const std::vector<Region> r = input_regions(g_, op, it->second.region, static_cast<int>(k));
       for (size_t i = 0; i < regs.size(); ++i)
         regs[i] = regs[i] ? region_union(*regs[i], r[i]) : r[i];
     }
@@ -411,14 +440,18 @@ class Checker {
       for (size_t ti = 0; ti < p_.stages[si].tasks.size(); ++ti) {
         const TaskRef at{si, ti};
         const Task& t = task(at);
-        std::set<int> ops(t.ops.begin(), t.ops.end());
-        const std::map<int, Region> needed = task_needed_regions(g_, t);
+        // The task's ops, sorted (a set's lookups without its allocations).
+        InlineVector<int, 16> ops(t.ops.begin(), t.ops.end());
+        std::sort(ops.begin(), ops.end());
+        auto inside = [&](int op) { return std::binary_search(ops.begin(), ops.end(), op); };
+        // What task_needed_regions gives, with each region's access beside it (not copied out).
+        const std::map<int, AccessRegion> needed = task_needed_access(g_, t);
         for (int op : t.ops) {
           const std::vector<int>& inputs = g_.op(op).inputs;
           bool external = false;
           for (int in : inputs) {
             const int producer = in < 0 ? -1 : g_.tensor(in).producer;
-            external = external || (producer >= 0 && !ops.count(producer));
+            external = external || (producer >= 0 && !inside(producer));
           }
           if (!external) continue;
           const std::vector<std::optional<Region>> regs = op_input_regions(t, op, needed);
@@ -426,41 +459,67 @@ class Checker {
             const int in = inputs[i];
             if (in < 0) continue;
             const int producer = g_.tensor(in).producer;
-            if (producer < 0 || ops.count(producer)) continue;  // graph input or internal
+            if (producer < 0 || inside(producer)) continue;  // graph input or internal
             if (!regs[i] || region_empty(*regs[i])) continue;
             auto wit = writes_.find(in);
             if (wit == writes_.end())  // cannot happen once every op is placed; kept defensive
               fail("op " + op_name(op) + " (" + at.str() + ") reads " + tensor_name(in) +
                    ", which no task writes");
-            // The writes are in stage order (collect_writes): those of earlier stages skipped.
             const std::vector<Write>& ws = wit->second;
-            const auto from = std::partition_point(ws.begin(), ws.end(),
-                                                   [&](const Write& w) { return w.at.stage < si; });
-            for (auto w_it = from; w_it != ws.end(); ++w_it) {
-              const Write& w = *w_it;
-              if (!regions_overlap(w.region, *regs[i])) continue;
+            // The writes are in stage order (collect_writes): those of stage `si` on start here.
+            const size_t from = static_cast<size_t>(
+                std::partition_point(ws.begin(), ws.end(),
+                                     [&](const Write& w) { return w.at.stage < si; }) -
+                ws.begin());
+            if (const Write* w = first_overlap_from(in, ws, from, *regs[i]))
               fail("op " + op_name(op) + " (" + at.str() + ") reads region " +
-                   region_str(*regs[i]) + " of " + tensor_name(in) + " before " + w.at.str() +
-                   " writes " + region_str(w.region) +
+                   region_str(*regs[i]) + " of " + tensor_name(in) + " before " + w->at.str() +
+                   " writes " + region_str(w->region) +
                    " of it; expected its producers in an earlier stage");
-            }
-            if (prefix_) check_read_written(op, at, in, *regs[i], wit->second);
+            if (prefix_) check_read_written(op, at, in, *regs[i], ws, from);
           }
         }
       }
     }
   }
 
+  // The index of the regions of `writes`, the writes of `tensor` (built on first use: a plan
+  // whose every reader comes after all of its tensor's writes needs none).
+  const RegionIndex& write_index(int tensor, const std::vector<Write>& writes) const {
+    std::optional<RegionIndex>& index = write_index_[static_cast<size_t>(tensor)];
+    if (!index) {
+      index.emplace(g_.tensor(tensor).shape);
+      for (const Write& w : writes) index->add(w.region);
+    }
+    return *index;
+  }
+
+  // The first of `writes` (the writes of `tensor`, in their order) from number `from` on that
+  // overlaps `read`, or null: what a scan of writes[from..] finds first, from the index's
+  // candidates (a superset of the overlapping writes; the least number among them that overlaps).
+  const Write* first_overlap_from(int tensor, const std::vector<Write>& writes, size_t from,
+                                  const Region& read) const {
+    if (from == writes.size()) return nullptr;
+    size_t first = writes.size();
+    write_index(tensor, writes).for_each_candidate(read, [&](uint32_t i) {
+      if (i >= from && i < first && regions_overlap(writes[i].region, read)) first = i;
+    });
+    return first < writes.size() ? &writes[first] : nullptr;
+  }
+
   // A prefix: the region `read` of `tensor` that op `op` of task `at` reads is written whole by
-  // earlier stages (the writes do not overlap, so their overlaps with it add up to its volume; a
-  // partial-sum group counts once, by its first range).
+  // earlier stages, writes[0..before) (the writes do not overlap, so their overlaps with it add up
+  // to its volume; a partial-sum group counts once, by its first range). The index names each
+  // write at most once, so the sum over its candidates is the scan's.
   void check_read_written(int op, TaskRef at, int tensor, const Region& read,
-                          const std::vector<Write>& writes) const {
+                          const std::vector<Write>& writes, size_t before) const {
     int64_t covered = 0;
-    for (const Write& w : writes)
-      if (w.at.stage < at.stage && regions_overlap(w.region, read) &&
-          (!w.reduction.active() || w.reduction.range.range.lo == 0))
-        covered += region_numel(region_intersect(w.region, read));
+    if (before > 0)
+      write_index(tensor, writes).for_each_candidate(read, [&](uint32_t i) {
+        const Write& w = writes[i];
+        if (i < before && (!w.reduction.active() || w.reduction.range.range.lo == 0))
+          covered += overlap_numel(w.region, read);
+      });
     const int64_t total = region_numel(read);
     if (covered != total)
       fail("op " + op_name(op) + " (" + at.str() + ") reads region " + region_str(read) + " of " +
@@ -475,6 +534,9 @@ class Checker {
   bool prefix_ = false;
   std::string where_;
   std::map<int, std::vector<Write>> writes_;
+  // Per tensor, the index of its writes' regions (write_index).
+  mutable std::vector<std::optional<RegionIndex>> write_index_ =
+      std::vector<std::optional<RegionIndex>>(static_cast<size_t>(g_.num_tensors()));
   std::vector<std::vector<int>> written_;  // per task, in stage order
   std::vector<size_t> stage_offset_;       // index in written_ of each stage's first task
 };

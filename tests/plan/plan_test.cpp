@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "tests/error_of.h"
 #include "tests/plan/plan_test_graphs.h"
 
 namespace dgs {
@@ -210,6 +211,37 @@ TEST(Plan, CheckRequiresRegionsToTileEachWrittenTensor) {
   expect_check_error(g, bad, "does not fit its shape [1,8,8,8]");
 }
 
+// Of two groups of partial sums that both fail, the one whose region comes first (by its
+// intervals' bounds, axis by axis) is named, wherever the plan lists it.
+TEST(Plan, CheckNamesTheFailingPartialSumGroupOfTheLeastRegionFirst) {
+  const Graph g = conv_relu_graph();
+  const int y = g.op(g.find_op("conv")).outputs[0];
+  Stage s;
+  for (const auto& [c, r] : std::vector<std::pair<Interval, Interval>>{
+           {{4, 8}, {0, 1}}, {{4, 8}, {2, 4}}, {{0, 4}, {0, 2}}, {{0, 4}, {1, 4}}}) {
+    Task t;
+    t.ops = {g.find_op("conv")};
+    t.regions[y] = {{0, 1}, c, {0, 8}, {0, 8}};
+    t.reduction.range = {"c_in", r};
+    s.tasks.push_back(t);
+  }
+  Task relu;
+  relu.ops = {g.find_op("relu")};
+  Plan p;
+  p.scheduler = "groups";
+  p.stages = {s, Stage{{relu}}};
+  EXPECT_EQ(error_of([&] { p.check(g); }),
+            "plan 'groups' of graph 'conv_relu': region [0:1,0:4,0:8,0:8] of '" + g.tensor(y).name +
+                "' (op 'conv', stage 0 task 3): partial sums over 'c_in' overlap at 1; expected "
+                "ranges that partition [0:4)");
+  // Without the overlap, the other group's gap.
+  p.stages[0].tasks[3].reduction.range.range = {2, 4};
+  EXPECT_EQ(error_of([&] { p.check(g); }),
+            "plan 'groups' of graph 'conv_relu': region [0:1,4:8,0:8,0:8] of '" + g.tensor(y).name +
+                "' (op 'conv', stage 0 task 1): partial sums over 'c_in' leave a gap at 1; "
+                "expected ranges that partition [0:4)");
+}
+
 TEST(Plan, CheckAcceptsPartialSumsThatPartitionTheAxisOnly) {
   const Graph g = conv_relu_graph();
   auto split = [&](std::vector<Interval> ranges) {
@@ -300,7 +332,13 @@ TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
   Plan level = fused_plan(g);
   level.stages[1].tasks[0].kept[g.find_tensor("b:0")] = "lb";
   level.check(g);  // a name: fine without hardware
-  expect_check_error(g, level, "memory level 'lb' does not exist on GPU", &gpu);
+  expect_check_error(g, level, "stage 1 task 0 kept.b:0: memory level 'lb' does not exist on GPU",
+                     &gpu);
+  Plan scope = fused_plan(g);
+  scope.stages[1].tasks[0].scope[g.find_tensor("c:0")] = "L2";
+  expect_check_error(g, scope,
+                     "stage 1 task 0 scope.c:0: memory level 'L2' is not a name (lower-case "
+                     "letters, digits, '_')");
   Plan kept_written = fused_plan(g);
   kept_written.stages[1].tasks[0].kept[g.find_tensor("c:0")] = "shared";
   expect_check_error(g, kept_written, "keeps 'c:0' inside the task, but the task writes it");
@@ -310,7 +348,8 @@ TEST(Plan, CheckValidatesLevelsPlacementsAndTiles) {
   expect_check_error(g, unit, "GPU has no unit of kind 'engine'", &gpu);
   Plan far = fused_plan(g);
   far.stages[1].tasks[1].placement = stream_placement(4);
-  expect_check_error(g, far, "uses stream coordinate 4 of axis 0; GPU has 4", &gpu);
+  expect_check_error(
+      g, far, "stage 1 task 1 placement uses stream coordinate 4 of axis 0; GPU has 4", &gpu);
   Plan binding = fused_plan(g);
   binding.stages[1].tasks[0].placement.count = 4;
   binding.stages[1].tasks[0].placement.binding = {1, 2};

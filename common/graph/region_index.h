@@ -1,8 +1,8 @@
 #pragma once
-// An index of the regions of one tensor that the DSA model's timeline has seen (its writes, or
-// its reads), so that a task's reads are not each tested against every write of the tensor (and
-// its writes against every read), and the box tests it needs without allocating; internal to
-// common/dsamodel (dsa_model.cpp).
+// An index of the regions of one tensor (the writes or reads that the DSA model's timeline has
+// seen, the writes Plan::check holds), so that a task's reads are not each tested against every
+// write of the tensor (and its writes against every read), and the box tests it needs without
+// allocating. In common/graph so that common/plan and common/dsamodel both use it.
 #include <algorithm>
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,7 @@
-// The DSA timeline's index of a tensor's regions (common/dsamodel/region_index.h): its candidates
-// for a query are a superset of the regions overlapping it (the timeline tests each exactly),
-// whatever axes its buckets use, and last_candidate finds what a scan of every region finds.
+// The index of a tensor's regions (the DSA timeline's, Plan::check's)
+// (common/graph/region_index.h): its candidates for a query are a superset of the regions
+// overlapping it (the timeline tests each exactly), whatever axes its buckets use, and
+// last_candidate finds what a scan of every region finds.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 #include <set>
 #include <vector>
 
-#include "common/dsamodel/region_index.h"
+#include "common/graph/region_index.h"
 #include "tests/random_region.h"
 
 namespace dgs {
