@@ -7,6 +7,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "common/dsamodel/array_nest_orders.h"
 #include "common/graph/op_cost.h"
 #include "common/util/arith.h"
 
@@ -429,48 +430,6 @@ namespace {
 constexpr std::array<double, 7> kChunks = {1, 2, 4, 8, 16, 32, 64};
 static_assert(kChunks.size() == std::tuple_size_v<decltype(ArrayNest::chunked)>);
 
-// A loop of exactly one trip changes nothing wherever it lies (fetches_of: it neither ends a
-// run, nor fills registers, nor makes an operand come back) while every operand's registers hold
-// at least one combination: two orders of the outer loops that differ only in where such loops
-// lie give the same bytes, bits, energy and cycles, and search_array_nest's selections keep the
-// first of equals (in next_permutation's order). So a split's search prices, of the 24 orders
-// in next_permutation's order, only the first of each sequence of its loops of other than one
-// trip. Which those are depends only on which of the 4 outer loops have one trip (the outer loops
-// are P, K, C, T in that order, outer_loops), so the orders are listed once per such set
-// (`multi`: bit j set where loop j has other than one trip), in the order the search meets them;
-// `all` lists every order, for the search that cannot skip any.
-struct OuterOrders {
-  struct List {
-    std::array<std::array<int, 4>, 24> orders{};
-    size_t size = 0;
-  };
-  std::array<List, 16> firsts;  // by `multi`
-  List all;
-};
-
-OuterOrders outer_orders() {
-  OuterOrders r;
-  for (uint32_t multi = 0; multi < 16; ++multi) {
-    OuterOrders::List& list = r.firsts[multi];
-    std::array<uint32_t, 24> seen{};  // each order's sequence of its loops of other than one trip
-    size_t n_seen = 0;
-    std::array<int, 4> perm{0, 1, 2, 3};
-    do {
-      uint32_t sequence = 1;  // the leading 1 marks the length
-      for (int j : perm)
-        if (multi & (1u << j)) sequence = sequence * 4 + static_cast<uint32_t>(j);
-      const auto end = seen.begin() + static_cast<std::ptrdiff_t>(n_seen);
-      if (std::find(seen.begin(), end, sequence) != end) continue;
-      seen[n_seen++] = sequence;
-      list.orders[list.size++] = perm;
-    } while (std::next_permutation(perm.begin(), perm.end()));
-  }
-  r.all = r.firsts[15];  // every loop of other than one trip: every order is a first
-  return r;
-}
-
-const OuterOrders kOuterOrders = outer_orders();
-
 // The constants of one shape's search (search_array_nest): the folds, what a step moves per
 // operand, the operands' registers, the energies.
 struct NestSearch {
@@ -684,11 +643,12 @@ void search_split(const NestSearch& x, const Split& sp, double chunks, bool skip
       edp_floor(x, (x.once_w + x.once_i * sp.window) + ob_floor, 8 * (x.eb * reads) + x.sums_bits);
   if (bound >= 0 && least > bound) return;
   const std::array<Loop, 4> outer = outer_loops(x, sp, chunks);
+  using namespace array_nest_internal;
   uint32_t multi = 0;  // outer[j] is loop j (outer_loops: P, K, C, T)
   for (size_t j = 0; j < outer.size(); ++j)
     if (outer[j].trips != 1) multi |= 1u << j;
-  const OuterOrders::List& orders =
-      skip_single_trips ? kOuterOrders.firsts[multi] : kOuterOrders.all;
+  const OuterOrderList& orders =
+      skip_single_trips ? first_outer_orders(multi) : every_outer_order();
   for (size_t o = 0; o < orders.size; ++o) {
     const std::array<int, 4>& perm = orders.orders[o];
     NestPrice p;
@@ -728,8 +688,8 @@ void search_chunks(const NestSearch& x, double chunks, double bound, ChunkedArra
   const std::array<double, 4>& n = x.n;
   // The largest combination any operand's registers hold bounds the inner parts worth trying.
   const double most_inner = std::max({x.w.capacity, x.in.capacity, x.out.capacity});
-  // Only the first of orders equal but for loops of one trip (OuterOrders), unless registers
-  // of less than one combination split at such a loop.
+  // Only the first of orders equal but for loops of one trip (array_nest_orders.h), unless
+  // registers of less than one combination split at such a loop.
   const bool skip_single_trips = x.w.capacity >= 1 && x.in.capacity >= 1 && x.out.capacity >= 1;
   // No order of a split can beat the best so far when even its floor does not: the outputs
   // written once and, unless the registers hold them all, every partial sum out and back once
@@ -815,10 +775,5 @@ ArrayNest search_array_nest(const ArrayShape& s, const DsaSpec& spec) {
 }
 
 }  // namespace
-
-std::vector<std::array<int, 4>> array_nest_internal::priced_outer_orders(uint32_t multi) {
-  const OuterOrders::List& list = kOuterOrders.firsts.at(multi);
-  return {list.orders.begin(), list.orders.begin() + static_cast<std::ptrdiff_t>(list.size)};
-}
 
 }  // namespace dgs

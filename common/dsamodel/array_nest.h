@@ -213,12 +213,4 @@ struct ArrayTile {
 };
 ArrayNest tiled_array_nest(const std::vector<ArrayTile>& tiles, const DsaSpec& spec);
 
-namespace array_nest_internal {
-// The orders of the outer loops (0..3: P, K, C, T; order[j] is the j-th from the inside) that the
-// search prices for a split whose outer loops of other than one trip are the set bits of `multi`,
-// in the order it prices them: of the 24 orders in next_permutation's order, the first of each
-// sequence of those loops (the others' places change no price). For tests.
-std::vector<std::array<int, 4>> priced_outer_orders(uint32_t multi);
-}  // namespace array_nest_internal
-
 }  // namespace dgs

@@ -1,4 +1,4 @@
-// The outer-loop orders the array nest search prices per split (array_nest.cpp, OuterOrders):
+// The outer-loop orders the array nest search prices per split (array_nest_orders.h):
 // for every set of loops of other than one trip, one order per sequence of those loops, the
 // least in next_permutation's (lexicographic) order of its sequence's orders, listed in that
 // order. Checked against its definition: every order grouped by its sequence, by brute force.
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/dsamodel/array_nest.h"
+#include "common/dsamodel/array_nest_orders.h"
 
 namespace dgs {
 namespace {
