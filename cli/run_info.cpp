@@ -51,18 +51,12 @@ std::string cpu_model() {
   return "unknown";
 }
 
-// The NVIDIA kernel driver's version line (/proc/driver/nvidia/version), or "unknown".
+// The NVIDIA kernel driver's version (/proc/driver/nvidia/version's first line), or "unknown".
 std::string nvidia_driver() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(f, line)) return "unknown (no /proc/driver/nvidia/version)";
-  const size_t k = line.find("Kernel Module");
-  if (k != std::string::npos) {
-    std::istringstream rest(line.substr(k + 13));
-    std::string version;
-    if (rest >> version) return version;
-  }
-  return line;
+  return nvidia_driver_version(line);
 }
 
 std::string number(double v, int digits) {
@@ -211,6 +205,20 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string nvidia_driver_version(const std::string& version_line) {
+  std::istringstream words(version_line);
+  std::string w;
+  while (words >> w) {
+    const bool dotted =
+        w.find('.') != std::string::npos && std::isdigit((unsigned char)w.front()) &&
+        std::isdigit((unsigned char)w.back()) && std::all_of(w.begin(), w.end(), [](char c) {
+          return c == '.' || std::isdigit((unsigned char)c);
+        });
+    if (dotted) return w;
+  }
+  return version_line;
 }
 
 std::string build_line() {

@@ -77,6 +77,12 @@ void write_run_record(const std::string& paper, const std::string& out_dir,
                       std::vector<ItemRecord> records, const std::set<std::string>& ran,
                       const Table& run_info, std::ostream& out);
 
+// The driver version in the first line of /proc/driver/nvidia/version: its first word of digits
+// and dots. The proprietary module's line is "NVRM version: NVIDIA UNIX x86_64 Kernel Module
+// 535.104.05  Sat Aug 19 ..."; the open module's is "NVRM version: NVIDIA UNIX Open Kernel Module
+// for x86_64  580.159.04  Release Build ...". The whole line if it has no such word.
+std::string nvidia_driver_version(const std::string& version_line);
+
 // "build <commit> (<build type>, <compiler>, CUDA <v>, cuDNN <v>)": the run header's line.
 std::string build_line();
 

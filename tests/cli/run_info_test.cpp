@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/run_info.h"
 #include "common/report/report_folder.h"
 #include "common/report/report_page.h"
 #include "common/util/build_info.h"
@@ -112,6 +113,20 @@ TEST_F(RunInfoTest, MeasuredRunNamesTheGpu) {
     for (const char* f : {"gpu_driver", "gpu_core_clock_mhz", "gpu_memory"})
       EXPECT_EQ(v.count(f), 1u) << f;
   }
+}
+
+// The driver version from /proc/driver/nvidia/version's line, for both kernel modules: the open
+// module's line (the H200 of 2026-11-30) has "for x86_64" after "Kernel Module", which the
+// run_info of that run gave as the driver.
+TEST(NvidiaDriverVersion, IsTheFirstDottedNumberOfEitherModulesLine) {
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                  "580.159.04  Release Build  (dvs-builder@U22-I3-AF03-09-1)  "
+                                  "Thu Aug 28 00:58:47 UTC 2025"),
+            "580.159.04");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  "
+                                  "Sat Aug 19 01:15:15 UTC 2023"),
+            "535.104.05");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: unreadable"), "NVRM version: unreadable");
 }
 
 // items.csv of the fake paper's folder: item -> (status, hardware, wall_s).
