@@ -84,7 +84,9 @@ step brickdl_fig10 120 "$BUILD/repro_brickdl" --fig 10 --mode measured "${HW_ARG
 step brickdl_fig11 120 "$BUILD/repro_brickdl" --fig 11 --mode measured "${HW_ARGS[@]}" --out "$R"
 # 4. compute-sanitizer over the kernel tests (the stage executor's and the items' tests are
 #    left out: under the sanitizers they take many minutes). Limits from the H200 run of
-#    2026-11-29: memcheck 28 s, racecheck 82 s (its 60-s limit then killed it part-way).
+#    2026-11-29: memcheck 28 s, racecheck 82 s (its 60-s limit then killed it part-way); on
+#    2026-11-30 (validation/runs/h200_2026-11-30/) memcheck 28.6 s, racecheck 57 s, initcheck
+#    26.9 s.
 #    initcheck leaves out BrickKernels.CudnnBaseline*: its cuDNN 3-D chain calls
 #    cudnnFindConvolutionForwardAlgorithm, which allocates its own input, filter and output
 #    buffers and times every algorithm on them uninitialised (100 reports inside cuDNN's
