@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/cuda/device.h"
 #include "common/cuda/runtime.h"
 #include "common/hw/config_reads.h"
 #include "common/report/report_folder.h"
@@ -263,6 +264,10 @@ Table run_info_table(const PaperInfo& paper, const RunOptions& opts, const std::
       add("gpu", g.name + " (sm_" + std::to_string(g.compute_capability) + ", " +
                      std::to_string(g.sm_count) + " SMs)");
       add("gpu_driver", nvidia_driver());
+      // The loaded libraries' versions (the cuda and cudnn fields above are the build's headers).
+      const LoadedCudaVersions loaded = loaded_cuda_versions();
+      add("gpu_cuda_driver_api", loaded.driver_api.empty() ? "unknown" : loaded.driver_api);
+      add("cudnn_loaded", loaded.cudnn.empty() ? "unknown" : loaded.cudnn);
       add("gpu_core_clock_mhz", number(g.core_clock_mhz, 0));
       add("gpu_memory", number(static_cast<double>(g.dram_bytes) / (1 << 30), 1) + " GiB, " +
                             number(g.dram_bandwidth_gbs, 0) + " GB/s");

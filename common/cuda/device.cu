@@ -92,4 +92,14 @@ bool cuda_device_properties(LiveGpuProperties* out, std::string* why) {
   return true;
 }
 
+LoadedCudaVersions loaded_cuda_versions() {
+  LoadedCudaVersions v;
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+    v.driver_api = cuda_version_text(driver);
+  (void)cudaGetLastError();
+  v.cudnn = cudnn_version_text(static_cast<int>(cudnnGetVersion()));
+  return v;
+}
+
 }  // namespace dgs

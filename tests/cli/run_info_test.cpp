@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/run_info.h"
+#include "common/cuda/device.h"
 #include "common/report/report_folder.h"
 #include "common/report/report_page.h"
 #include "common/util/build_info.h"
@@ -110,7 +111,8 @@ TEST_F(RunInfoTest, MeasuredRunNamesTheGpu) {
   // runtime has none (a build without CUDA: the probe above is fake), "unknown (why)".
   ASSERT_EQ(v.count("gpu"), 1u);
   if (v.at("gpu").rfind("unknown (", 0) != 0) {
-    for (const char* f : {"gpu_driver", "gpu_core_clock_mhz", "gpu_memory"})
+    for (const char* f :
+         {"gpu_driver", "gpu_cuda_driver_api", "cudnn_loaded", "gpu_core_clock_mhz", "gpu_memory"})
       EXPECT_EQ(v.count(f), 1u) << f;
   }
 }
@@ -127,6 +129,16 @@ TEST(NvidiaDriverVersion, IsTheFirstDottedNumberOfEitherModulesLine) {
                                   "Sat Aug 19 01:15:15 UTC 2023"),
             "535.104.05");
   EXPECT_EQ(nvidia_driver_version("NVRM version: unreadable"), "NVRM version: unreadable");
+}
+
+// The loaded libraries' version numbers as text (run_info's gpu_cuda_driver_api and
+// cudnn_loaded): cuDNN changed its encoding at 9 (CUDNN_VERSION 91400 is 9.14.0, 8906 is 8.9.6).
+TEST(LoadedCudaVersions, NumbersAsText) {
+  EXPECT_EQ(cuda_version_text(13000), "13.0");
+  EXPECT_EQ(cuda_version_text(12040), "12.4");
+  EXPECT_EQ(cudnn_version_text(91400), "9.14.0");
+  EXPECT_EQ(cudnn_version_text(91900), "9.19.0");
+  EXPECT_EQ(cudnn_version_text(8906), "8.9.6");
 }
 
 // items.csv of the fake paper's folder: item -> (status, hardware, wall_s).

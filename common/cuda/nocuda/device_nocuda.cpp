@@ -12,4 +12,8 @@ bool cuda_device_properties(LiveGpuProperties*, std::string* why) {
   return cuda_gpu_available(why);
 }
 
+LoadedCudaVersions loaded_cuda_versions() {
+  return {};
+}
+
 }  // namespace dgs
