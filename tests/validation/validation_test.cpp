@@ -515,6 +515,21 @@ TEST(ValidationReplay, TheSecondLiveH200RunHoldsItsState) {
   expect_within_bounds_and_signs(rows, bound);
 }
 
+// The third live run (2026-11-30, main 549bf37, the same kind of H200) replayed on
+// hw_configs/h200.json: its state when recorded (validation/runs/h200_2026-11-30/), every
+// schedule-vs-schedule sign right.
+TEST(ValidationReplay, TheThirdLiveH200RunHoldsItsState) {
+  const std::vector<ValidationRow> rows = priced_rows(
+      cases(),
+      read_replay(live_text("h200_2026-11-30_live.csv"), "h200_2026-11-30_live.csv", ids()),
+      load_gpu_spec("h200"));
+  ASSERT_EQ(rows.size(), 170u);
+  const std::map<std::string, double> bound = {{"cudnn_conv", 0.2821}, {"multi_stream", 0.0964},
+                                               {"e2e_ios", 0.1152},    {"e2e_welder", 0.2652},
+                                               {"end to end", 0.1527}, {"all kernels", 0.2565}};
+  expect_within_bounds_and_signs(rows, bound);
+}
+
 // tools/gpu_check.sh on a machine without a GPU: one line, exit 4, nothing run; without a
 // built suite: one line, exit 2.
 // Runs `command` with stdout discarded; its stderr into *err (through a file named after this
