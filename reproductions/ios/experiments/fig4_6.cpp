@@ -63,8 +63,9 @@ std::vector<SearchResult> pruned_searches(const ExperimentContext& ctx, const Gp
 void run_fig4_6(ExperimentContext& ctx) {
   const GpuSpec& spec = gpu_and_notes(
       ctx,
-      "search seconds: wall time of the C++ DP with the GPU model on this machine (one core), "
-      "fresh caches for each (r, s); the thesis' seconds are dominated by profiling on the GPU");
+      "search seconds: wall time of the C++ DP with the GPU model on this machine, one core per "
+      "search with one search per CPU at once (sharing memory bandwidth), fresh caches for each "
+      "(r, s); the thesis' seconds are dominated by profiling on the GPU");
   const PaperData p = ctx.paper_data("fig4_6.csv");
   const std::vector<std::string> models =
       ctx.options().model.empty() ? std::vector<std::string>{"inception_v3", "nasnet_large"}
