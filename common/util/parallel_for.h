@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -58,6 +59,35 @@ auto parallel_map(int64_t n, int threads, F&& f) {
   std::vector<T> out(static_cast<size_t>(std::max<int64_t>(0, n)));
   parallel_for(n, threads, [&](int64_t i) { out[static_cast<size_t>(i)] = f(i); });
   return out;
+}
+
+// The jobs [0, sizes.size()) ordered by decreasing size, ties by increasing job index: the order
+// parallel_for_largest_first hands them out in. Size: any type with operator> that is a strict
+// weak order over `sizes` (no NaN).
+template <typename Size>
+std::vector<int64_t> largest_first_order(const std::vector<Size>& sizes) {
+  std::vector<int64_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return sizes[static_cast<size_t>(a)] > sizes[static_cast<size_t>(b)];
+  });
+  return order;
+}
+
+// Runs `work(job)` for every job in [0, sizes.size()) on `threads` workers, handing the jobs out
+// in largest_first_order(sizes): sizes[job] is an estimate of the job's time, and with the longest
+// started first no CPU is left running a long one alone at the end. Only the order of the work
+// changes: `work` is called with the job's index (not its position in that order), so a caller
+// that writes each job's result to the job's own slot gets a result independent of the order and
+// of the thread count. Exceptions follow parallel_for's rule over the positions in that order: no
+// further job starts once one has thrown, and the exception rethrown is that of the job earliest
+// in the handed-out order (the largest, then the lowest index) among those that threw -- the one
+// a loop over the jobs in that order would throw -- not that of the lowest job index.
+template <typename Size, typename F>
+void parallel_for_largest_first(const std::vector<Size>& sizes, int threads, F&& work) {
+  const std::vector<int64_t> order = largest_first_order(sizes);
+  parallel_for(static_cast<int64_t>(order.size()), threads,
+               [&](int64_t k) { work(order[static_cast<size_t>(k)]); });
 }
 
 // The workers a CPU-bound search may use: the CPUs this process may run on (at least 1).

@@ -10,6 +10,7 @@
 
 #include "common/evaluate/evaluate.h"
 #include "common/hw/hardware_spec.h"
+#include "common/util/parallel_for.h"
 #include "models/zoo.h"
 #include "reproductions/atomic/experiments/ad_runs.h"
 #include "reproductions/atomic/experiments/ls_ad_runs.h"
@@ -55,11 +56,13 @@ TEST(AtomicPaperNetworks, StandInsJoinWithSemicolons) {
 
 // The runs start with the most MACs (Table I: NasNet-A Large 22.2 G, VGG-19 19.6 G, ResNet-50
 // 4.1 G, EfficientNet-B0 0.39 G); equal networks keep their list order.
-TEST(AtomicPaperNetworks, LongestFirstOrdersTheRunsByMacsTiesInListOrder) {
-  EXPECT_EQ(longest_first({"resnet50", "nasnet_large", "efficientnet_b0", "vgg19"}),
-            (std::vector<size_t>{1, 3, 0, 2}));
-  EXPECT_EQ(longest_first({"resnet50", "resnet50"}), (std::vector<size_t>{0, 1}));
-  EXPECT_TRUE(longest_first({}).empty());
+TEST(AtomicPaperNetworks, RunsAreHandedOutByMacsTiesInListOrder) {
+  EXPECT_EQ(largest_first_order(
+                macs_at_batch_1({"resnet50", "nasnet_large", "efficientnet_b0", "vgg19"})),
+            (std::vector<int64_t>{1, 3, 0, 2}));
+  EXPECT_EQ(largest_first_order(macs_at_batch_1({"resnet50", "resnet50"})),
+            (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(macs_at_batch_1({}).empty());
 }
 
 // The sweeps read a run already computed on an equal machine under another name (Fig. 8's run at

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,6 +168,70 @@ TEST(ParallelMap, RethrowsTheLowestFailingIndexsException) {
       EXPECT_STREQ(e.what(), "index 5 failed") << threads << " threads";
     }
     EXPECT_LT(ran.load(), 1000) << threads << " threads";
+  }
+}
+
+// On one thread the jobs run in the order handed out: the largest size first, equal sizes by the
+// lower job index (sizes 10, 7, 7, 3, 3, 0 at jobs 3, 1, 4, 0, 2, 5), and largest_first_order
+// says the same order.
+TEST(ParallelForLargestFirst, HandsOutTheLargestFirstTiesByTheLowerJob) {
+  const std::vector<double> sizes = {3, 7, 3, 10, 7, 0};
+  const std::vector<int64_t> expected = {3, 1, 4, 0, 2, 5};
+  std::vector<int64_t> ran;
+  parallel_for_largest_first(sizes, 1, [&](int64_t job) { ran.push_back(job); });
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(largest_first_order(sizes), expected);
+  EXPECT_TRUE(largest_first_order(std::vector<int>{}).empty());
+}
+
+// Whatever the thread count, every job runs exactly once and is given its own index (not its
+// position in the order), so each result lands in the job's slot; no jobs, no call.
+TEST(ParallelForLargestFirst, RunsEveryJobOnceIntoItsOwnSlot) {
+  std::vector<int64_t> sizes;
+  for (int64_t j = 0; j < 200; ++j) sizes.push_back((j * 37) % 11);  // many ties
+  for (int threads : {1, 2, 4}) {
+    std::vector<std::atomic<int>> runs(sizes.size());
+    std::vector<int64_t> out(sizes.size(), -1);
+    parallel_for_largest_first(sizes, threads, [&](int64_t job) {
+      ++runs[static_cast<size_t>(job)];
+      out[static_cast<size_t>(job)] = job * job;
+    });
+    for (size_t j = 0; j < sizes.size(); ++j) {
+      EXPECT_EQ(runs[j].load(), 1) << "job " << j << ", " << threads << " threads";
+      EXPECT_EQ(out[j], static_cast<int64_t>(j * j))
+          << "job " << j << ", " << threads << " threads";
+    }
+  }
+  int calls = 0;
+  parallel_for_largest_first(std::vector<int>{}, 4, [&](int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+// The exception rethrown is that of the failing job earliest in the handed-out order, not the
+// lowest failing job index: sizes 1, 5, 3, 5 hand out jobs 1, 3, 2, 0; jobs 3 and 0 throw, job 3
+// after a while (so that with several threads job 0 throws first). On one thread nothing starts
+// after job 3's failure.
+TEST(ParallelForLargestFirst, RethrowsTheEarliestHandedOutFailingJobsException) {
+  const std::vector<int> sizes = {1, 5, 3, 5};
+  for (int threads : {1, 2, 4}) {
+    std::mutex m;
+    std::vector<int64_t> ran;
+    try {
+      parallel_for_largest_first(sizes, threads, [&](int64_t job) {
+        {
+          const std::lock_guard<std::mutex> lock(m);
+          ran.push_back(job);
+        }
+        if (job == 3) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (job == 3 || job == 0) throw Error("job " + std::to_string(job) + " failed");
+      });
+      ADD_FAILURE() << "no exception, " << threads << " threads";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "job 3 failed") << threads << " threads";
+    }
+    if (threads == 1) {
+      EXPECT_EQ(ran, (std::vector<int64_t>{1, 3}));
+    }
   }
 }
 

@@ -53,14 +53,12 @@ Fig8NetRuns fig8_net_run(ExperimentContext& ctx, const std::string& net, const D
   return r;
 }
 
-// The networks' runs in Table II's order, started longest first (longest_first).
+// The networks' runs in Table II's order, started the most MACs first (macs_at_batch_1).
 std::vector<Fig8NetRuns> fig8_net_runs(ExperimentContext& ctx, const std::vector<std::string>& nets,
                                        const DsaSpec& spec) {
-  const std::vector<size_t> order = longest_first(nets);
   std::vector<Fig8NetRuns> runs(nets.size());
-  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t k) {
-    const size_t i = order[static_cast<size_t>(k)];
-    runs[i] = fig8_net_run(ctx, nets[i], spec);
+  parallel_for_largest_first(macs_at_batch_1(nets), available_cpus(), [&](int64_t i) {
+    runs[static_cast<size_t>(i)] = fig8_net_run(ctx, nets[static_cast<size_t>(i)], spec);
   });
   return runs;
 }

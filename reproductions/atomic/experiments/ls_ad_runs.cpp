@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -192,22 +191,17 @@ const LsAdRun* computed_ls_ad_run(const std::string& net, int batch, const DsaSp
   return nullptr;
 }
 
-std::vector<size_t> longest_first(const std::vector<std::string>& nets) {
+std::vector<int64_t> macs_at_batch_1(const std::vector<std::string>& nets) {
   std::vector<int64_t> macs;
   for (const std::string& net : nets)
     macs.push_back(graph_cost(build_zoo_model(net, {.batch = 1})).total.macs);
-  std::vector<size_t> order(nets.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return macs[a] > macs[b]; });
-  return order;
+  return macs;
 }
 
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
                          uint64_t seed, const ProgressFn& done) {
-  const std::vector<size_t> order = longest_first(nets);
-  parallel_for(static_cast<int64_t>(nets.size()), available_cpus(), [&](int64_t i) {
-    const std::string& net = nets[order[static_cast<size_t>(i)]];
+  parallel_for_largest_first(macs_at_batch_1(nets), available_cpus(), [&](int64_t i) {
+    const std::string& net = nets[static_cast<size_t>(i)];
     const bool computed_before = ls_ad_cache.contains(run_key(net, batch, spec, seed));
     cached_outcome(net, batch, spec, seed);
     if (done && !computed_before) done(net);

@@ -78,12 +78,11 @@ const LsAdRun* computed_ls_ad_run(const std::string& net, int batch, const DsaSp
 // end (not for one found in the cache).
 void prefetch_ls_ad_runs(const std::vector<std::string>& nets, int batch, const DsaSpec& spec,
                          uint64_t seed, const ProgressFn& done = {});
-// The indices of `nets` in the order their runs should start so that the CPUs finish together:
-// the most MACs first (a proxy for a run's time: NasNet-A Large, the longest by far at batch 1,
-// is fifth in Table II's order, so in that order it started once four others had run and then
-// ran alone), ties in list order. Only the order of the work changes: every result goes to its
-// own slot.
-std::vector<size_t> longest_first(const std::vector<std::string>& nets);
+// The MACs of each of `nets` at batch 1: the proxy for a run's time by which the runs of a list
+// of networks are handed out, largest first (parallel_for_largest_first), so that the CPUs finish
+// together (NasNet-A Large, the longest by far at batch 1, is fifth in Table II's order, so in
+// that order it started once four others had run and then ran alone).
+std::vector<int64_t> macs_at_batch_1(const std::vector<std::string>& nets);
 // Keeps a finished iterative search of `net` at `batch` with `seed` on `spec` (Fig. 4's, which
 // times it) for the first compute_ls_ad_run of that network, batch and seed on a machine equal to
 // `spec` in every field but its name, file and sources (as computed_ls_ad_run) to take instead of

@@ -122,27 +122,27 @@ std::string label(const SweepNetwork& w) {
 // Fig. 12's AD run and LS latency of every network at each of its points (kEnginesPerSide up to
 // its max_engines_per_side), per network in the points' order. The (network, point) pairs run
 // one per CPU at a time, the most engines first (more engines: less SRAM each, so smaller atoms
-// and more of them), where network by network in the points' order the largest point of each
-// started last and ran alone. Each result goes to its own slot (an error: the first failing
-// pair's in that order). `done` (if any) is called with the pair's name as it ends.
+// and more of them; parallel_for_largest_first), where network by network in the points' order
+// the largest point of each started last and ran alone. Each result goes to its own slot (an
+// error: the first failing pair's in that order). `done` (if any) is called with the pair's name as
+// it ends.
 std::vector<std::vector<std::pair<AdRun, double>>> fig12_points(
     const std::vector<SweepNetwork>& networks, const DsaSpec& base, uint64_t seed,
     const ProgressFn& done = {}) {
   std::vector<Graph> graphs;
   std::vector<std::pair<size_t, size_t>> pairs;  // (network, point index)
+  std::vector<int> engines;                      // per pair: its engines per side
   std::vector<std::vector<std::pair<AdRun, double>>> out(networks.size());
   for (size_t w = 0; w < networks.size(); ++w) {
     graphs.push_back(load_model_at_batch(networks[w].zoo, {.batch = networks[w].batch}));
     for (size_t i = 0; i < kEnginesPerSide.size(); ++i) {
       if (kEnginesPerSide[i] > networks[w].max_engines_per_side) break;
       pairs.emplace_back(w, i);
+      engines.push_back(kEnginesPerSide[i]);
       out[w].emplace_back();
     }
   }
-  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
-    return kEnginesPerSide[a.second] > kEnginesPerSide[b.second];
-  });
-  parallel_for(static_cast<int64_t>(pairs.size()), available_cpus(), [&](int64_t k) {
+  parallel_for_largest_first(engines, available_cpus(), [&](int64_t k) {
     const auto [w, i] = pairs[static_cast<size_t>(k)];
     const DsaSpec s = fig12_spec(base, kEnginesPerSide[i]);
     if (const LsAdRun* run = computed_run(networks[w], s, seed)) {

@@ -1,5 +1,4 @@
 // Fig. 4.6 of the IOS thesis: the pruning trade-off (latency against search time).
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -30,8 +29,8 @@ const int kPanelR[] = {3, 2, 1};
 // IOS-Both with every (s, r) of the figure on each network of `models` (in the figure's order:
 // networks, then s, then r), each a fresh search timed on its own, one per CPU at a time: each
 // goes to its own slot, so the result does not depend on which ends first. The larger networks'
-// searches (by schedule units) are handed out first, so that no CPU waits on one alone at the
-// end. A progress line as each ends.
+// searches (by schedule units) are handed out first (parallel_for_largest_first), so that no CPU
+// waits on one alone at the end. A progress line as each ends.
 std::vector<SearchResult> pruned_searches(const ExperimentContext& ctx, const GpuSpec& spec,
                                           const std::vector<std::string>& models) {
   struct Job {
@@ -40,22 +39,20 @@ std::vector<SearchResult> pruned_searches(const ExperimentContext& ctx, const Gp
     Pruning prune;
   };
   std::vector<Job> jobs;
+  std::vector<size_t> units;  // per job: its network's schedule units
   for (const std::string& m : models) {
     const Network& net = network(ctx, m, 1);  // built here, before the workers
     for (int s : kPanelS)
-      for (int r : kPanelR)
+      for (int r : kPanelR) {
         jobs.push_back(
             {&net, m + ", s=" + std::to_string(s) + ", r=" + std::to_string(r), Pruning{r, s}});
+        units.push_back(net.units.size());
+      }
   }
-  std::vector<size_t> order(jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return jobs[a].net->units.size() > jobs[b].net->units.size();
-  });
   std::vector<SearchResult> out(jobs.size());
-  parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t k) {
-    const Job& j = jobs[order[static_cast<size_t>(k)]];
-    out[order[static_cast<size_t>(k)]] = fresh_search(*j.net, spec, StrategySet::Both, j.prune);
+  parallel_for_largest_first(units, available_cpus(), [&](int64_t i) {
+    const Job& j = jobs[static_cast<size_t>(i)];
+    out[static_cast<size_t>(i)] = fresh_search(*j.net, spec, StrategySet::Both, j.prune);
     ctx.progress(j.label);
   });
   return out;
@@ -66,8 +63,9 @@ std::vector<SearchResult> pruned_searches(const ExperimentContext& ctx, const Gp
 void run_fig4_6(ExperimentContext& ctx) {
   const GpuSpec& spec = gpu_and_notes(
       ctx,
-      "search seconds: wall time of the C++ DP with the GPU model on this machine (one core), "
-      "fresh caches for each (r, s); the thesis' seconds are dominated by profiling on the GPU");
+      "search seconds: wall time of the C++ DP with the GPU model on this machine, one core per "
+      "search with one search per CPU at once (sharing memory bandwidth), fresh caches for each "
+      "(r, s); the thesis' seconds are dominated by profiling on the GPU");
   const PaperData p = ctx.paper_data("fig4_6.csv");
   const std::vector<std::string> models =
       ctx.options().model.empty() ? std::vector<std::string>{"inception_v3", "nasnet_large"}

@@ -39,17 +39,18 @@ struct PartCount {
 
 // The counts of every part of every network of `models` (each network's in part order), one part
 // per CPU at a time. The parts are handed out by descending thesis bound on their transitions
-// (transition_bound of their size and width), so that the largest (RandWire's) start first and no
-// CPU waits on one alone at the end; each count goes to its own slot, so the result does not
-// depend on which ends first. A progress line as each network's last part ends.
+// (transition_bound of their size and width; parallel_for_largest_first), so that the largest
+// (RandWire's) start first and no CPU waits on one alone at the end; each count goes to its own
+// slot, so the result does not depend on which ends first. A progress line as each network's last
+// part ends.
 std::vector<std::vector<PartCount>> count_parts(const ExperimentContext& ctx,
                                                 const std::vector<std::string>& models) {
   struct Job {
     size_t model, part;
     PartDag dag;
-    double bound;
   };
   std::vector<Job> jobs;
+  std::vector<double> bounds;  // per job
   std::vector<std::vector<PartCount>> counts(models.size());
   std::vector<std::atomic<size_t>> left(models.size());
   for (size_t mi = 0; mi < models.size(); ++mi) {
@@ -61,13 +62,11 @@ std::vector<std::vector<PartCount>> count_parts(const ExperimentContext& ctx,
       PartCount& c = counts[mi][pi];
       c.n = d.n;
       c.width = dag_width(d);
-      const double bound = transition_bound(d.n, c.width);
-      jobs.push_back({mi, pi, std::move(d), bound});
+      bounds.push_back(transition_bound(d.n, c.width));
+      jobs.push_back({mi, pi, std::move(d)});
     }
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const Job& a, const Job& b) { return a.bound > b.bound; });
-  parallel_for(static_cast<int64_t>(jobs.size()), available_cpus(), [&](int64_t i) {
+  parallel_for_largest_first(bounds, available_cpus(), [&](int64_t i) {
     const Job& j = jobs[static_cast<size_t>(i)];
     PartCount& c = counts[j.model][j.part];
     try {

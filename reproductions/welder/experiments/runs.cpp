@@ -222,12 +222,10 @@ Claim stand_in_claim(Claim c, const char* stand_in) {
 void prefetch_zoo_variants(const std::vector<ZooVariantsCase>& cases, const ProgressFn& done) {
   // The larger batches first (their tile searches are the larger), so that the last cases to
   // start are short and no CPU waits on a long one alone at the end; list order otherwise.
-  std::vector<size_t> order(cases.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return cases[a].opts.batch > cases[b].opts.batch; });
-  parallel_for(static_cast<int64_t>(cases.size()), available_cpus(), [&](int64_t i) {
-    const ZooVariantsCase& c = cases[order[static_cast<size_t>(i)]];
+  std::vector<int64_t> batches;
+  for (const ZooVariantsCase& c : cases) batches.push_back(c.opts.batch);
+  parallel_for_largest_first(batches, available_cpus(), [&](int64_t i) {
+    const ZooVariantsCase& c = cases[static_cast<size_t>(i)];
     for (Variant v : c.variants) zoo_variant_latency_ms(c.name, c.opts, c.arch, v);
     if (done) done(c.label);
   });
