@@ -387,16 +387,18 @@ void expect_within_bounds_and_signs(const std::vector<ValidationRow>& rows,
     EXPECT_TRUE(p.sign_right) << p.pair.what;
 }
 
+// A live run's replay file (validation/<file>) priced on hw_configs/h200.json.
+std::vector<ValidationRow> live_run_on_h200(const std::string& file) {
+  return priced_rows(cases(), read_replay(live_text(file), file, ids()), load_gpu_spec("h200"));
+}
+
 // The live H200 run (gpu_validate on the GPU: cuDNN convolutions, stages of concurrent
 // convolutions, end-to-end schedules) priced on hw_configs/h200.json: the stages of 2 and 4
 // concurrent convolutions and IOS Fig. 1.2's schedules within the goals (20% per family,
 // 10% end to end) since the exclusive-kernel rule (common/gpumodel/gpu_model.h), and every
 // schedule-vs-schedule sign right. A change to the model that breaks them fails here.
 TEST(ValidationReplay, TheLiveH200RunsStreamsAndIosSchedulesWithinTheGoal) {
-  const std::vector<ValidationRow> rows = priced_rows(
-      cases(),
-      read_replay(live_text("h200_2026-11-28_live.csv"), "h200_2026-11-28_live.csv", ids()),
-      load_gpu_spec("h200"));
+  const std::vector<ValidationRow> rows = live_run_on_h200("h200_2026-11-28_live.csv");
   ASSERT_EQ(rows.size(), 168u);
   // The goal where it is met (multi-stream, IOS); elsewhere the state of 2026-11-29, so that a
   // change that makes a group worse fails here (cuDNN convolutions 25.0%, Welder Fig. 13 26.9%,
@@ -504,10 +506,7 @@ TEST(ValidationCalibration, TheH200CallCostsAreReproducible) {
 // that makes a group worse on it fails here (the two runs disagree on the cuDNN convolutions and
 // on the 4-conv stage: validation/README.md), and every schedule-vs-schedule sign right.
 TEST(ValidationReplay, TheSecondLiveH200RunHoldsItsState) {
-  const std::vector<ValidationRow> rows = priced_rows(
-      cases(),
-      read_replay(live_text("h200_2026-11-29_live.csv"), "h200_2026-11-29_live.csv", ids()),
-      load_gpu_spec("h200"));
+  const std::vector<ValidationRow> rows = live_run_on_h200("h200_2026-11-29_live.csv");
   ASSERT_EQ(rows.size(), 170u);
   const std::map<std::string, double> bound = {{"cudnn_conv", 0.3159}, {"multi_stream", 0.2846},
                                                {"e2e_ios", 0.0929},    {"e2e_welder", 0.2637},
@@ -519,10 +518,7 @@ TEST(ValidationReplay, TheSecondLiveH200RunHoldsItsState) {
 // hw_configs/h200.json: its state when recorded (validation/runs/h200_2026-11-30/), every
 // schedule-vs-schedule sign right.
 TEST(ValidationReplay, TheThirdLiveH200RunHoldsItsState) {
-  const std::vector<ValidationRow> rows = priced_rows(
-      cases(),
-      read_replay(live_text("h200_2026-11-30_live.csv"), "h200_2026-11-30_live.csv", ids()),
-      load_gpu_spec("h200"));
+  const std::vector<ValidationRow> rows = live_run_on_h200("h200_2026-11-30_live.csv");
   ASSERT_EQ(rows.size(), 170u);
   const std::map<std::string, double> bound = {{"cudnn_conv", 0.2821}, {"multi_stream", 0.0964},
                                                {"e2e_ios", 0.1152},    {"e2e_welder", 0.2652},
