@@ -12,6 +12,7 @@
 #include "common/dsamodel/layer_split_plan.h"
 #include "common/dsamodel/task_estimate.h"
 #include "common/graph/iteration_space.h"
+#include "common/graph/sliding_axes.h"
 #include "common/util/hash.h"
 
 namespace dgs::atomic {
@@ -165,11 +166,17 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   const Layer& l = dag.layers[static_cast<size_t>(a.layer)];
   contents(spec);
   if (graph_ != &g) {
-    op_ids_.assign(static_cast<size_t>(g.num_ops()), -1);
+    op_keys_.assign(static_cast<size_t>(g.num_ops()), OpKey{});
     graph_ = &g;
   }
-  int64_t& op_id = op_ids_[static_cast<size_t>(l.op)];
-  if (op_id < 0) op_id = op_contents_id(g, l.op);
+  OpKey& op_key = op_keys_[static_cast<size_t>(l.op)];
+  if (op_key.id < 0) {
+    op_key.id = op_contents_id(g, l.op);
+    IterationSpace copy;
+    IterationSpaceMemo* memo = IterationSpaceMemo::active(g);
+    const IterationSpace& space = memo ? memo->space(l.op) : (copy = iteration_space(g, l.op));
+    op_key.sliding = sliding_axes(g, l.op, space);
+  }
   // The config's numbers (spec_key) and the layer's op's contents (op_key: two ops that differ
   // in anything the model reads never share an entry), the atom's shape, edges and reduction slice,
   // and per input of its op the shape of the region it reads and which edges of the input that
@@ -178,27 +185,34 @@ const AtomTiling& AtomTilings::of(const Graph& g, const AtomicDag& dag, int atom
   // and padding 3 at output column 1 reads input columns -1..5, 6 of them, at column 88 all 7
   // (ResNet-152's conv1: one shared tiling gave the column-88 atom the smaller working set, and
   // a buffering that fitted it was 266 bytes over for the model). The reduction slice's position
-  // changes no region's shape, only which channels: its size is in the key. Built in a per-thread
-  // key whose vector keeps its room, so a lookup that hits allocates nothing but the regions.
+  // changes no region's shape, only which channels: its size is in the key. Nor does a place
+  // along a sliding axis (sliding_axes.h: at batch 20 the sample an atom computes), so the edges
+  // on such an axis, and on the input dims it drives, are left out (0): the first, middle and
+  // last samples' atoms of one shape share a tiling instead of making three. Built in a
+  // per-thread key whose vector keeps its room, so a lookup that hits allocates nothing but the
+  // regions.
+  const auto edges = [](const Interval& r, int64_t extent, bool slides) -> int64_t {
+    return slides ? 0 : (r.lo == 0 ? 1 : 0) + (r.hi == extent ? 2 : 0);
+  };
+  const auto bit = [](uint64_t mask, size_t i) { return i < 64 && ((mask >> i) & 1) != 0; };
   thread_local TilingKey key;
   key.contents = contents_;
-  key.op = static_cast<uint32_t>(op_id);
+  key.op = static_cast<uint32_t>(op_key.id);
   key.c_in = a.c_in.hi - a.c_in.lo;
   key.shape_and_edges.clear();
   for (size_t ax = 0; ax < a.region.size(); ++ax)
     key.shape_and_edges.push_back(a.region[ax].hi - a.region[ax].lo);
   for (size_t ax = 0; ax < a.region.size(); ++ax)
-    key.shape_and_edges.push_back((a.region[ax].lo == 0 ? 1 : 0) +
-                                  (a.region[ax].hi == l.shape[ax] ? 2 : 0));
+    key.shape_and_edges.push_back(edges(a.region[ax], l.shape[ax], bit(op_key.sliding.output, ax)));
   const Op& op = g.op(l.op);
   const std::vector<Region> ins = input_regions(g, l.op, a.region);
   for (size_t i = 0; i < ins.size() && i < op.inputs.size(); ++i) {
     if (op.inputs[i] < 0) continue;
     const Shape& shape = g.tensor(op.inputs[i]).shape;
+    const uint64_t driven = i < op_key.sliding.driven.size() ? op_key.sliding.driven[i] : 0;
     for (size_t ax = 0; ax < ins[i].size() && ax < shape.size(); ++ax) {
       key.shape_and_edges.push_back(ins[i][ax].hi - ins[i][ax].lo);
-      key.shape_and_edges.push_back((ins[i][ax].lo == 0 ? 1 : 0) +
-                                    (ins[i][ax].hi == shape[ax] ? 2 : 0));
+      key.shape_and_edges.push_back(edges(ins[i][ax], shape[ax], bit(driven, ax)));
     }
   }
   // One cache for the whole process, shared by the threads that price candidates (a tiling

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/graph/graph.h"
+#include "common/graph/sliding_axes.h"
 #include "common/hw/dsa_spec.h"
 #include "common/plan/plan.h"
 #include "reproductions/atomic/atoms.h"
@@ -43,8 +44,9 @@ struct AtomTiling {
 
 // Tilings cached per (layer's op contents, region shape and the output edges it touches,
 // input-channel slice size, and per input the shape of the region it reads and the input's edges
-// that region touches): atoms that agree on these are the same task to the DSA model (the
-// output's edges alone are not enough: padding clips the halo of an atom next to an edge too).
+// that region touches, both but along the op's sliding axes, common/graph/sliding_axes.h): atoms
+// that agree on these are the same task to the DSA model (the output's edges alone are not
+// enough: padding clips the halo of an atom next to an edge too).
 // The op enters by its contents (kind, attributes, its tensors' shapes, types, roles and constant
 // values), not its index: equal layers of one network or of two share their tilings. The cache
 // is shared by the whole process (the search's candidates, the buffering and the plan of one DAG
@@ -62,13 +64,17 @@ class AtomTilings {
 
  private:
   // The config's part of the cache key (the number of its contents' text) and, per op of the
-  // graph, its op's (-1: not yet asked), for the graph and config last asked about (both outlive
-  // this object: it lives for one schedule or plan).
+  // graph, its op's (id -1: not yet asked) with the op's sliding axes, for the graph and config
+  // last asked about (both outlive this object: it lives for one schedule or plan).
+  struct OpKey {
+    int64_t id = -1;
+    SlidingAxes sliding;
+  };
   const Graph* graph_ = nullptr;
   const DsaSpec* spec_ = nullptr;
   uint32_t contents_ = 0;
   bool last_lasting_ = false;
-  std::vector<int64_t> op_ids_;
+  std::vector<OpKey> op_keys_;
 };
 
 }  // namespace dgs::atomic

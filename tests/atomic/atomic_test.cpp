@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/dsamodel/dsa_model.h"
@@ -331,6 +332,47 @@ TEST(AtomBuffering, EqualLayersShareTheirTilings) {
     EXPECT_NE(of_layer[0], of_layer[1]) << i;
     EXPECT_NE(of_layer[3], of_layer[2]) << i;
   }
+}
+
+// Atoms of one shape in the first, a middle and the last sample (batch 3) share one tiling: the
+// batch slides (common/graph/sliding_axes.h), so their edges on it are not in the key; atoms at
+// other rows and columns of one sample keep their own where padding clips them. Each is still
+// the model's tiling of its own task, computed without the cache.
+TEST(AtomBuffering, SamplesShareTheirTilings) {
+  ModelBuilder b("convs_batch3");
+  int x = b.input("x", {3, 3, 16, 16});
+  for (int i = 0; i < 2; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
+  const Graph g = b.finish({x});
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  const AtomicDag dag =
+      build_atomic_dag(g, std::vector<AtomShape>(2, AtomShape{8, 8, 16, 0}), spec);
+  AtomTilings tilings;
+  std::map<std::vector<int64_t>, std::set<const AtomTiling*>> by_place;  // rows, columns
+  std::set<const AtomTiling*> all;
+  for (size_t l = 0; l < dag.atoms_of_layer.size(); ++l) {
+    std::set<int64_t> samples;
+    for (int a : dag.atoms_of_layer[l]) {
+      const Atom& atom = dag.atoms[static_cast<size_t>(a)];
+      ASSERT_EQ(atom.region[0].size(), 1) << "one sample per atom";
+      samples.insert(atom.region[0].lo);
+      const AtomTiling& tiling = tilings.of(g, dag, a, spec);
+      by_place[{static_cast<int64_t>(l), atom.region[2].lo, atom.region[3].lo}].insert(&tiling);
+      all.insert(&tiling);
+      Task t = atom_base_task(dag, a, spec, 0);
+      EXPECT_EQ(tiling.tile, dsa_task_tile(g, t, spec, spec.local_bytes / 2)) << a;
+      if (!tiling.tile.empty()) {
+        t.kind = TaskKind::Fused;
+        t.tile = tiling.tile;
+      }
+      const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
+      EXPECT_EQ(tiling.working_bytes, e.working_set_bytes) << a;
+      EXPECT_EQ(tiling.loaded_bytes, e.loaded_bytes) << a;
+    }
+    EXPECT_EQ(samples, (std::set<int64_t>{0, 1, 2})) << l;
+  }
+  ASSERT_EQ(by_place.size(), 8u);  // 2 layers x 4 places
+  for (const auto& [place, shared] : by_place) EXPECT_EQ(shared.size(), 1u) << place[0];
+  EXPECT_GT(all.size(), 2u);  // the places themselves differ (the halo clipped at either edge)
 }
 
 // The buffering keeps each atom's tiling (the shared cache's entry) with the schedule, and the plan
