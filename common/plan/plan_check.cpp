@@ -49,6 +49,9 @@ bool flat_less(const Region& a, const Region& b) {
   return a.size() < b.size();
 }
 
+// Whether two boxes of one tensor share an element: overlap_numel(a, b) != 0 (region_index.h)
+// for the non-empty boxes it is asked about (the checker refuses an empty task region before,
+// and skips an empty read), without the product. (For an empty box inside another it says yes.)
 bool regions_overlap(const Region& a, const Region& b) {
   for (size_t d = 0; d < a.size(); ++d)
     if (a[d].hi <= b[d].lo || b[d].hi <= a[d].lo) return false;
