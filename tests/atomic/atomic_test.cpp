@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/mesh_noc.h"
@@ -296,15 +297,37 @@ TEST(AtomBuffering, TilingOfAnAtomIsItsOwnTask) {
   EXPECT_LT(ws[0], ws[1]);
 }
 
+// A chain of `convs` 3x3 convolutions of 16 output channels and padding 1 on a `batch` x 3 x 16 x
+// 16 input.
+Graph conv_chain(const std::string& name, int64_t batch, int convs) {
+  ModelBuilder b(name);
+  int x = b.input("x", {batch, 3, 16, 16});
+  for (int i = 0; i < convs; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
+  return b.finish({x});
+}
+
+// Expects `tiling` (AtomTilings::of atom `a`) to be the DSA model's own for the atom's task,
+// computed without the cache: its tile (dsa_task_tile within half the buffer), and with that tile
+// its working set and loaded bytes (dsa_task_estimate).
+void expect_the_models_tiling(const Graph& g, const AtomicDag& dag, int a, const DsaSpec& spec,
+                              const AtomTiling& tiling) {
+  Task t = atom_base_task(dag, a, spec, 0);
+  EXPECT_EQ(tiling.tile, dsa_task_tile(g, t, spec, spec.local_bytes / 2)) << "atom " << a;
+  if (!tiling.tile.empty()) {
+    t.kind = TaskKind::Fused;
+    t.tile = tiling.tile;
+  }
+  const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
+  EXPECT_EQ(tiling.working_bytes, e.working_set_bytes) << "atom " << a;
+  EXPECT_EQ(tiling.loaded_bytes, e.loaded_bytes) << "atom " << a;
+}
+
 // Equal layers share their tilings (the cache keys an op by its contents, not its index) and each
 // is still every atom's own: conv2 and conv3 below (16 -> 16 channels, 3x3, pad 1, on 16 x 16,
 // both read by a later conv) get one entry per atom position; conv1 (3 input channels) and conv4
 // (the graph's output) get their own; every atom's working set is the model's for its own task.
 TEST(AtomBuffering, EqualLayersShareTheirTilings) {
-  ModelBuilder b("four_convs");
-  int x = b.input("x", {1, 3, 16, 16});
-  for (int i = 0; i < 4; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
-  const Graph g = b.finish({x});
+  const Graph g = conv_chain("four_convs", 1, 4);
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   ASSERT_EQ(graph_layers(g).size(), 4u);
   const AtomicDag dag =
@@ -319,14 +342,7 @@ TEST(AtomBuffering, EqualLayersShareTheirTilings) {
       const int a = dag.atoms_of_layer[l][i];
       const AtomTiling& tiling = tilings.of(g, dag, a, spec);
       of_layer.push_back(&tiling);
-      Task t = atom_base_task(dag, a, spec, 0);
-      EXPECT_EQ(tiling.tile, dsa_task_tile(g, t, spec, spec.local_bytes / 2)) << l << ", " << i;
-      if (!tiling.tile.empty()) {
-        t.kind = TaskKind::Fused;
-        t.tile = tiling.tile;
-      }
-      EXPECT_EQ(tiling.working_bytes, dsa_task_estimate(g, t, spec).working_set_bytes)
-          << l << ", " << i;
+      expect_the_models_tiling(g, dag, a, spec, tiling);
     }
     EXPECT_EQ(of_layer[1], of_layer[2]) << i;
     EXPECT_NE(of_layer[0], of_layer[1]) << i;
@@ -339,10 +355,7 @@ TEST(AtomBuffering, EqualLayersShareTheirTilings) {
 // other rows and columns of one sample keep their own where padding clips them. Each is still
 // the model's tiling of its own task, computed without the cache.
 TEST(AtomBuffering, SamplesShareTheirTilings) {
-  ModelBuilder b("convs_batch3");
-  int x = b.input("x", {3, 3, 16, 16});
-  for (int i = 0; i < 2; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
-  const Graph g = b.finish({x});
+  const Graph g = conv_chain("convs_batch3", 3, 2);
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   const AtomicDag dag =
       build_atomic_dag(g, std::vector<AtomShape>(2, AtomShape{8, 8, 16, 0}), spec);
@@ -358,15 +371,7 @@ TEST(AtomBuffering, SamplesShareTheirTilings) {
       const AtomTiling& tiling = tilings.of(g, dag, a, spec);
       by_place[{static_cast<int64_t>(l), atom.region[2].lo, atom.region[3].lo}].insert(&tiling);
       all.insert(&tiling);
-      Task t = atom_base_task(dag, a, spec, 0);
-      EXPECT_EQ(tiling.tile, dsa_task_tile(g, t, spec, spec.local_bytes / 2)) << a;
-      if (!tiling.tile.empty()) {
-        t.kind = TaskKind::Fused;
-        t.tile = tiling.tile;
-      }
-      const DsaTaskEstimate e = dsa_task_estimate(g, t, spec);
-      EXPECT_EQ(tiling.working_bytes, e.working_set_bytes) << a;
-      EXPECT_EQ(tiling.loaded_bytes, e.loaded_bytes) << a;
+      expect_the_models_tiling(g, dag, a, spec, tiling);
     }
     EXPECT_EQ(samples, (std::set<int64_t>{0, 1, 2})) << l;
   }
@@ -379,10 +384,7 @@ TEST(AtomBuffering, SamplesShareTheirTilings) {
 // on the same config takes it instead of looking it up again: the same entry, so the same plan as
 // without it; on another config the plan looks its tilings up (and some differ there).
 TEST(AtomBuffering, ScheduleKeepsEachAtomsTilingForThePlanOnItsConfig) {
-  ModelBuilder b("four_convs");
-  int x = b.input("x", {1, 3, 16, 16});
-  for (int i = 0; i < 4; ++i) x = b.conv2d(x, 16, 3, /*stride=*/1, /*pad=*/1);
-  const Graph g = b.finish({x});
+  const Graph g = conv_chain("four_convs", 1, 4);
   const DsaSpec spec = load_dsa_spec("atomic_mesh");
   const AtomicDag dag =
       build_atomic_dag(g, std::vector<AtomShape>(4, AtomShape{8, 16, 16, 0}), spec);
