@@ -1,7 +1,10 @@
 // Output axes a tile slides along without changing its reads (see sliding_axes.h).
 #include "common/graph/sliding_axes.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace dgs {
 
@@ -51,7 +54,7 @@ SlidingAxes sliding_axes(const Graph& g, int op, const IterationSpace& s) {
     std::vector<uint64_t> driven(s.inputs.size(), 0);
     for (size_t i = 0; i < s.inputs.size() && slides; ++i) {
       const InputAccess& in = s.inputs[i];
-      if (in.kind != InputAccess::Kind::Affine) continue;
+      if (in.kind != InputAccess::Kind::Affine || i >= o.inputs.size() || o.inputs[i] < 0) continue;
       const Shape& shape = g.tensor(o.inputs[i]).shape;
       for (size_t d = 0; d < in.dims.size() && slides; ++d) {
         if (!depends_on(in.dims[d], axis, s)) continue;
