@@ -8,6 +8,7 @@
 #include "common/graph/iteration_space.h"
 #include "common/graph/op_cost.h"
 #include "common/graph/reduction_slice.h"
+#include "common/graph/sliding_axes.h"
 
 namespace dgs::atomic {
 
@@ -177,7 +178,7 @@ int64_t atom_working_bytes(const Graph& g, const Layer& layer, const AtomRegion&
 
 AtomicDag build_atomic_dag(const Graph& g, const std::vector<AtomShape>& shapes,
                            const DsaSpec& spec) {
-  const IterationSpaceMemo spaces(g);  // every atom's input regions come from its layer's space
+  IterationSpaceMemo spaces(g);  // every atom's input regions come from its layer's space
   AtomicDag dag;
   dag.batch = static_cast<int>(graph_batch(g));
   dag.layers = graph_layers(g);
@@ -196,16 +197,31 @@ AtomicDag build_atomic_dag(const Graph& g, const std::vector<AtomShape>& shapes,
     dag.atoms_of_layer.emplace_back();
     int k = 0;
     const int samples = layer.splittable ? dag.batch : 1;
+    // A later sample's atom is sample 0's moved along the batch axis (axis 0); where that axis
+    // slides (sliding_axes.h: the moved atom reads moved regions of the same shapes, nothing
+    // clipped), its cost is the one of sample 0's atom at the same place in the sample, taken
+    // instead of priced again (at batch 20, 19 of every 20 atoms).
+    const bool batch_slides =
+        samples > 1 && (sliding_axes(g, layer.op, spaces.space(layer.op)).output & 1u) != 0;
+    const int first_atom = static_cast<int>(dag.atoms.size());
     for (int s = 0; s < samples; ++s) {
+      int in_sample = 0;
       for (const AtomRegion& r : layer_atom_regions(layer, shapes[li], s)) {
         Atom a;
         a.layer = static_cast<int>(li);
         a.sample = layer.splittable ? s : 0;
         a.region = r.region;
         a.c_in = r.c_in;
-        const AtomCost c = atom_cost(g, layer, r, spec);
-        a.cycles = c.cycles;
-        a.macs = c.macs;
+        if (s > 0 && batch_slides) {
+          const Atom& same = dag.atoms[static_cast<size_t>(first_atom + in_sample)];
+          a.cycles = same.cycles;
+          a.macs = same.macs;
+        } else {
+          const AtomCost c = atom_cost(g, layer, r, spec);
+          a.cycles = c.cycles;
+          a.macs = c.macs;
+        }
+        ++in_sample;
         a.out_bytes = r.c_in.hi > r.c_in.lo && r.c_in.lo > 0
                           ? 0  // a later partial sum adds into its home's region
                           : region_numel(r.region) * spec.element_bytes;

@@ -77,6 +77,35 @@ TEST(AtomicDag, AtomsCoverEveryLayerPerSampleWithPartialSums) {
       EXPECT_EQ(dag.atoms[static_cast<size_t>(p)].sample, dag.atoms[a].sample);
 }
 
+// build_atomic_dag takes a later sample's atom costs from sample 0's where the batch axis slides;
+// every atom must still cost what pricing it on its own gives (atom_cost), at batch 3 (a first,
+// a middle and a last sample): LS's atoms of networks with padded windows, strides, depthwise
+// convolutions, FCs and a flatten, and the diamond's quarter atoms with input-channel slices.
+void expect_each_atom_costs_its_own_price(const Graph& g, const std::vector<AtomShape>& shapes,
+                                          const DsaSpec& spec) {
+  const AtomicDag dag = build_atomic_dag(g, shapes, spec);
+  int64_t later = 0;
+  for (const Atom& a : dag.atoms) {
+    const AtomCost c =
+        atom_cost(g, dag.layers[static_cast<size_t>(a.layer)], AtomRegion{a.region, a.c_in}, spec);
+    ASSERT_EQ(a.cycles, c.cycles) << "layer " << a.layer << " sample " << a.sample;
+    ASSERT_EQ(a.macs, c.macs) << "layer " << a.layer << " sample " << a.sample;
+    later += a.sample > 0 ? 1 : 0;
+  }
+  EXPECT_GT(later, static_cast<int64_t>(dag.atoms.size()) / 2);  // samples 1 and 2
+}
+
+TEST(AtomicDag, EveryAtomCostsWhatPricingItAloneGives) {
+  const DsaSpec spec = load_dsa_spec("atomic_mesh");
+  for (const std::string net : {"resnet50", "inception_v3", "efficientnet_b0", "vgg19"}) {
+    SCOPED_TRACE(net);
+    const Graph g = build_zoo_model(net, {.batch = 3});
+    expect_each_atom_costs_its_own_price(g, ls_shapes(g, graph_layers(g), spec, 3), spec);
+  }
+  const Graph diamond = build_zoo_model("test_diamond", {.batch = 3, .image_size = 8});
+  expect_each_atom_costs_its_own_price(diamond, quarter_shapes(graph_layers(diamond)), mesh2x2());
+}
+
 TEST(AtomicDag, ScheduledAtomPlanEqualsTheGraph) {
   const Graph g = small_diamond();
   const AtomicDag dag = build_atomic_dag(g, quarter_shapes(graph_layers(g)), mesh2x2());
