@@ -92,18 +92,8 @@ bool Simulator::held_by_every_unit(const std::vector<int>& units, int x, const R
 
 size_t lru_weights_to_drop(const std::vector<double>& bytes, const std::vector<bool>& counted,
                            double room) {
-  double total = 0, excused = 0;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    total += bytes[i];
-    if (counted[i]) excused += bytes[i];
-  }
-  size_t drop = 0;
-  while (drop < bytes.size() && total - excused > room) {
-    total -= bytes[drop];
-    if (counted[drop]) excused -= bytes[drop];
-    ++drop;
-  }
-  return drop;
+  return lru_weights_to_drop(
+      bytes.size(), [&](size_t i) { return bytes[i]; }, [&](size_t i) { return counted[i]; }, room);
 }
 
 // Least recently used out (weights_stay): the weights the task read go to the most recent end,
@@ -129,11 +119,14 @@ void Simulator::hold_params(const DsaTaskDemandRef& d) {
       const Region& r = d.needed.at(x);
       const double bytes = static_cast<double>(region_numel(r)) * s_.element_bytes * d.density[i] /
                            static_cast<double>(d.units.size());
-      // At most one entry per tensor: the new one replaces it, at the most recent end.
-      std::erase_if(held, [&](const HeldParam& h) {
-        if (h.tensor == x) free.push_back(h.region);
-        return h.tensor == x;
-      });
+      // At most one entry per tensor: the new one replaces it, at the most recent end (searched
+      // from there: a unit's tasks mostly read the weights its previous task read).
+      const auto old = std::find_if(held.rbegin(), held.rend(),
+                                    [x](const HeldParam& h) { return h.tensor == x; });
+      if (old != held.rend()) {
+        free.push_back(old->region);
+        held.erase(std::next(old).base());
+      }
       uint32_t slot = static_cast<uint32_t>(regions.size());
       if (free.empty()) {
         regions.push_back(r);
@@ -145,16 +138,13 @@ void Simulator::hold_params(const DsaTaskDemandRef& d) {
       held.push_back({x, slot, bytes});
       if (d.shape->stays[i]) kept_whole.push_back(x);
     }
-    std::vector<double>& bytes = held_bytes_;
-    std::vector<bool>& counted = held_counted_;
-    bytes.clear();
-    counted.clear();
-    for (const HeldParam& h : held) {
-      bytes.push_back(h.bytes);
-      counted.push_back(std::find(kept_whole.begin(), kept_whole.end(), h.tensor) !=
-                        kept_whole.end());
-    }
-    const size_t drop = lru_weights_to_drop(bytes, counted, room);
+    const size_t drop = lru_weights_to_drop(
+        held.size(), [&](size_t k) { return held[k].bytes; },
+        [&](size_t k) {
+          return std::find(kept_whole.begin(), kept_whole.end(), held[k].tensor) !=
+                 kept_whole.end();
+        },
+        room);
     for (size_t i = 0; i < drop; ++i) free.push_back(held[i].region);
     held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(drop));
   }

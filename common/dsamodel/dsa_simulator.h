@@ -21,8 +21,8 @@
 #include "common/dsamodel/dsa_model.h"
 #include "common/dsamodel/dsa_task.h"
 #include "common/dsamodel/mesh_noc.h"
-#include "common/graph/region_index.h"
 #include "common/graph/iteration_space.h"
+#include "common/graph/region_index.h"
 
 namespace dgs::dsa_sim {
 
@@ -62,6 +62,23 @@ struct Piece {
 // working set while it is held; once it leaves, its bytes no longer excuse the others.
 size_t lru_weights_to_drop(const std::vector<double>& bytes, const std::vector<bool>& counted,
                            double room);
+// The same over `n` entries read through bytes(i) and counted(i) (the timeline reads its held
+// list in place): the same sums in the same order, so the same count.
+template <typename Bytes, typename Counted>
+size_t lru_weights_to_drop(size_t n, Bytes bytes, Counted counted, double room) {
+  double total = 0, excused = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += bytes(i);
+    if (counted(i)) excused += bytes(i);
+  }
+  size_t drop = 0;
+  while (drop < n && total - excused > room) {
+    total -= bytes(drop);
+    if (counted(drop)) excused -= bytes(drop);
+    ++drop;
+  }
+  return drop;
+}
 
 class Simulator {
  public:
@@ -341,8 +358,6 @@ class Simulator {
   // Per global buffer, the (time, bytes) of its releases at stage ends not older than the horizon.
   std::vector<std::vector<std::pair<double, double>>> global_releases_;
   std::vector<double> staged_share_;  // scratch: a staging task's bytes by cluster
-  std::vector<double> held_bytes_;    // scratch of hold_params: a unit's held weights' bytes
-  std::vector<bool> held_counted_;    // and whether the task's working set counts each whole
   std::vector<int> held_kept_whole_;  // scratch of hold_params: the task's weights counted whole
   std::vector<std::pair<double, double>> staged_events_;  // scratch of staging_start
   // (unit, tensor) -> the last stage with a task on the unit reading the tensor, for the tensors
