@@ -290,6 +290,12 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
   std::vector<ItemSummary> items;
   bool every_item_here = !sweep.sharded();
   std::map<std::string, std::string> status;  // of this shard's items
+  RunOptions item_opts = opts;
+  for (size_t k = 0; k < selected.size(); ++k) {
+    const std::string& id = experiments[static_cast<size_t>(selected[k])].id();
+    std::string why;
+    if (sweep.runs(k) && !sweep.completed(id, &why)) item_opts.items.push_back(id);
+  }
   for (size_t k = 0; k < selected.size(); ++k) {
     const int i = selected[k];
     const Experiment& e = experiments[i];
@@ -309,7 +315,7 @@ int run_selected(const PaperInfo& paper, const std::vector<Experiment>& experime
       continue;
     }
     if (!why.empty()) out << "running " << e.id() << " again: " << why << "\n";
-    ExperimentContext ctx(paper.key, e.id(), opts, out, e.default_hardware);
+    ExperimentContext ctx(paper.key, e.id(), item_opts, out, e.default_hardware);
     if (!opts.quiet) ctx.set_progress_stream(&err);
     int code = kExitOk;
     std::string message;

@@ -52,6 +52,11 @@ struct RunOptions {
   // Measured mode without --hw: why `hw` is the live GPU's config ("the live GPU 'NVIDIA H200'
   // is hw_configs/h200.json ..."); empty otherwise.
   std::string hw_from_device;
+  // The ids of the experiments this invocation runs, in order (the selection less other shards'
+  // items and, with --skip-existing, the complete ones; run_cli fills it before the first runs):
+  // an item whose long runs a later item also reads may compute the later item's in the same
+  // pool (Atomic's batch-20 runs, batch20.cpp). Empty: only the item's own.
+  std::vector<std::string> items;
 };
 
 // What an experiment gets: the options, its hardware, the paper's data, and a place to put its

@@ -243,6 +243,7 @@ class SweepTest : public ::testing::Test {
     auto counted = [this](const std::string& id, std::function<void(ExperimentContext&)> body) {
       return [this, id, body](ExperimentContext& ctx) {
         ++runs_[id];
+        items_[id] = ctx.options().items;
         body(ctx);
       };
     };
@@ -320,6 +321,8 @@ class SweepTest : public ::testing::Test {
 
   fs::path dir_;
   std::map<std::string, int> runs_;
+  // What each item last saw of the items its run runs (RunOptions::items).
+  std::map<std::string, std::vector<std::string>> items_;
   bool fail_fig4_ = false;
 };
 
@@ -416,6 +419,9 @@ TEST_F(SweepTest, ShardCostsBalanceTheShares) {
 TEST_F(SweepTest, SkipExistingResumesAnInterruptedRun) {
   const Result single = run({"--all", "--quiet", "--out", path("single")}, experiments());
   ASSERT_EQ(single.code, 0) << single.err;
+  // Every item knows every item the run runs (fig3 is not implemented: not run).
+  const std::vector<std::string> all = {"fig1", "table2", "fig4", "fig5", "table6"};
+  for (const std::string& id : all) EXPECT_EQ(items_[id], all) << id;
   runs_.clear();
   // The first attempt is interrupted at fig4 (it fails: no files, no completion record).
   fail_fig4_ = true;
@@ -430,6 +436,7 @@ TEST_F(SweepTest, SkipExistingResumesAnInterruptedRun) {
       run({"--all", "--quiet", "--skip-existing", "--out", path("r")}, experiments());
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_EQ(runs_, (std::map<std::string, int>{{"fig4", 1}}));
+  EXPECT_EQ(items_["fig4"], std::vector<std::string>{"fig4"});  // the complete ones do not run
   EXPECT_NE(second.out.find("skipped fig1: complete in " + path("r") + " (--skip-existing)"),
             std::string::npos)
       << second.out;
@@ -442,6 +449,7 @@ TEST_F(SweepTest, SkipExistingResumesAnInterruptedRun) {
       run({"--all", "--quiet", "--skip-existing", "--out", path("r")}, experiments());
   ASSERT_EQ(third.code, 0);
   EXPECT_EQ(runs_, (std::map<std::string, int>{{"fig5", 1}, {"table2", 1}}));
+  EXPECT_EQ(items_["table2"], (std::vector<std::string>{"table2", "fig5"}));
   EXPECT_NE(third.out.find("running fig5 again: " + (paper_dir("r") / "fig5.csv").string() +
                            " has 8 bytes ("),
             std::string::npos)
@@ -466,6 +474,7 @@ TEST_F(SweepTest, AShardResumesWithSkipExistingAndThenMerges) {
   fail_fig4_ = true;  // shard 0 of 2 holds fig1, fig4 and table6; shard 1 table2 and fig5
   ASSERT_EQ(shard("a", 0, 2, {"--skip-existing"}).code, 1);
   ASSERT_EQ(shard("b", 1, 2, {"--skip-existing"}).code, 0);
+  EXPECT_EQ(items_["fig5"], (std::vector<std::string>{"table2", "fig5"}));  // its shard's
   const Result early = merge({"a", "b"}, "m");
   EXPECT_EQ(early.code, 2);
   EXPECT_EQ(early.err, "error: --merge: fig4 (shard 0/2, " + path("a") + ") is not complete: no " +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -160,38 +161,67 @@ const Batch20Run& batch20_run(const std::string& net, const DsaSpec& spec, uint6
   });
 }
 
-// Computes the runs of the networks `df`'s items run that the cache lacks: their parts, one per
-// CPU at a time, every network's LS and AD (the long parts) before any CNN-P and IL-Pipe, so that
-// a lone network's (YX-P's) two parts run side by side; each part into its own slot, the runs
-// entered in the networks' order (the results do not depend on the order in which parts finish).
-// A network's CNN-P and IL-Pipe part is skipped when its LS and AD part has already ended in a
-// refusal (VGG-19's and PNASNet's LS plans at batch 20): the run is then that refusal whatever
-// the skipped part would give (joined), so which parts are skipped depends on which finish
-// first, the runs do not. `done` (if any) is called with a part's name as it ends.
-void prefetch_batch20_runs(const DsaSpec& spec, DsaDataflow df, uint64_t seed,
+// The dataflows whose batch-20 runs the item (`own`) and the later items of this invocation
+// (RunOptions::items) read, KC-P first: Table II and Fig. 11 read KC-P's, Fig. 9 KC-P's and
+// YX-P's. The three items run on the same machine (their default, atomic_mesh, or --hw), so the
+// first of them to run computes every one's runs in one pool, where the last parts of one
+// item's networks run beside another's instead of each item's last part alone on one CPU.
+std::vector<DsaDataflow> batch20_dataflows(const ExperimentContext& ctx,
+                                           std::initializer_list<DsaDataflow> own) {
+  const std::vector<std::string>& items = ctx.options().items;
+  const auto runs = [&](const char* id) {
+    return std::find(items.begin(), items.end(), id) != items.end();
+  };
+  const auto needs = [&](DsaDataflow df) {
+    if (std::find(own.begin(), own.end(), df) != own.end()) return true;
+    if (df == DsaDataflow::KC) return runs("table2") || runs("fig9") || runs("fig11");
+    return runs("fig9");
+  };
+  std::vector<DsaDataflow> dfs;
+  for (const DsaDataflow df : {DsaDataflow::KC, DsaDataflow::YX})
+    if (needs(df)) dfs.push_back(df);
+  return dfs;
+}
+
+// Computes the runs on `base` with each of `dfs` of the networks those dataflows' items run that
+// the cache lacks: their parts, one per CPU at a time, every network's LS and AD (the long parts)
+// before any CNN-P and IL-Pipe, so that a lone network's (YX-P's) two parts run side by side;
+// each part into its own slot, the runs entered in the networks' order (the results do not depend
+// on the order in which parts finish). A network's CNN-P and IL-Pipe part is skipped when its LS
+// and AD part has already ended in a refusal (VGG-19's and PNASNet's LS plans at batch 20): the
+// run is then that refusal whatever the skipped part would give (joined), so which parts are
+// skipped depends on which finish first, the runs do not. `done` (if any) is called with a
+// part's name ("<dataflow> <network>: LS, AD") as it ends.
+void prefetch_batch20_runs(const DsaSpec& base, const std::vector<DsaDataflow>& dfs, uint64_t seed,
                            const ProgressFn& done = {}) {
-  std::vector<std::string> nets;
-  for (const std::string& net : networks_run(kBatch, df))
-    if (!batch20_cache.contains(std::make_pair(net, spec.name))) nets.push_back(net);
+  std::vector<std::pair<DsaSpec, std::string>> nets;  // (spec, network) of each missing run
+  for (const DsaDataflow df : dfs) {
+    const DsaSpec spec = item_spec(base, df);
+    for (const std::string& net : networks_run(kBatch, df))
+      if (!batch20_cache.contains(std::make_pair(net, spec.name))) nets.emplace_back(spec, net);
+  }
   const int64_t n = static_cast<int64_t>(nets.size());
   std::vector<Batch20Run> parts(static_cast<size_t>(2 * n));
   std::vector<std::atomic<bool>> refused(static_cast<size_t>(n));  // LS or AD, per network
   parallel_for(2 * n, available_cpus(), [&](int64_t i) {
     const size_t k = static_cast<size_t>(i % n);
-    const std::string& net = nets[k];
+    const auto& [spec, net] = nets[k];
+    const std::string name = std::string(dsa_dataflow_name(spec.dataflow)) + " " + net;
     if (i < n) {
       parts[k] = ls_ad_part(net, spec, seed);
       if (!parts[k].refused.empty()) refused[k] = true;
-      if (done) done(net + ": LS, AD");
+      if (done) done(name + ": LS, AD");
     } else if (!refused[k]) {
       parts[static_cast<size_t>(i)] = partition_part(net, spec);
-      if (done) done(net + ": CNN-P, IL-Pipe");
+      if (done) done(name + ": CNN-P, IL-Pipe");
     }
   });
-  for (int64_t i = 0; i < n; ++i)
-    batch20_cache.get(std::make_pair(nets[static_cast<size_t>(i)], spec.name), [&] {
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& [spec, net] = nets[static_cast<size_t>(i)];
+    batch20_cache.get(std::make_pair(net, spec.name), [&] {
       return joined(std::move(parts[static_cast<size_t>(i)]), parts[static_cast<size_t>(n + i)]);
     });
+  }
 }
 
 // The networks of the paper's set not compared at batch 20 on `df`: left out for run time, or
@@ -237,12 +267,12 @@ void run_fig9(ExperimentContext& ctx) {
   const std::string il_slower_src =
       "Sec. V-B (Fig. 9 text: IL-Pipe 'is even slower than LS when processing NASNet and PNASNet "
       "of KC-Partition case')";
+  ctx.progress("the networks' runs, one per CPU at a time");
+  prefetch_batch20_runs(base, batch20_dataflows(ctx, {DsaDataflow::KC, DsaDataflow::YX}), seed,
+                        ctx.progress_fn());
   for (const DsaDataflow df : {DsaDataflow::KC, DsaDataflow::YX}) {
     const DsaSpec spec = item_spec(base, df);
     const std::string dfn(dsa_dataflow_name(df));
-    ctx.progress(dfn + ": the networks' runs, one per CPU at a time");
-    prefetch_batch20_runs(
-        spec, df, seed, [&ctx, &dfn](const std::string& part) { ctx.progress(dfn + " " + part); });
     const std::string label = df == DsaDataflow::KC ? "KC-P" : "YX-P";
     const std::vector<std::pair<std::string, std::string>> key = {
         {"quantity", "ad_over_cnnp_" + dfn}};
@@ -355,7 +385,8 @@ void run_table2(ExperimentContext& ctx) {
       {"ad_noc_overhead_pct", kDpStandIn},
       {"ad_reuse_pct", kDpStandIn}};
   ctx.progress("the networks' runs, one per CPU at a time");
-  prefetch_batch20_runs(spec, DsaDataflow::KC, seed, ctx.progress_fn());
+  prefetch_batch20_runs(ctx.hardware().dsa.value(), batch20_dataflows(ctx, {DsaDataflow::KC}), seed,
+                        ctx.progress_fn());
   for (const std::string& net : networks_run(kBatch, DsaDataflow::KC)) {
     const Batch20Run& b = batch20_run(net, spec, seed);
     if (!b.refused.empty()) continue;
@@ -494,7 +525,8 @@ void run_fig11(ExperimentContext& ctx) {
   const std::string all_four = stand_ins({kDpStandIn, kCnnpStandIn, kIlPipeStandIn});
   const std::string ad_il = stand_ins({kDpStandIn, kIlPipeStandIn});
   ctx.progress("the networks' runs, one per CPU at a time");
-  prefetch_batch20_runs(spec, DsaDataflow::KC, seed, ctx.progress_fn());
+  prefetch_batch20_runs(ctx.hardware().dsa.value(), batch20_dataflows(ctx, {DsaDataflow::KC}), seed,
+                        ctx.progress_fn());
   for (const std::string& net : networks_run(kBatch, DsaDataflow::KC)) {
     const Batch20Run& b = batch20_run(net, spec, seed);
     if (!b.refused.empty()) continue;
