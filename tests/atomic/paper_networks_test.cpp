@@ -16,6 +16,7 @@
 #include "reproductions/atomic/experiments/ls_ad_runs.h"
 #include "reproductions/atomic/iterative_search.h"
 #include "reproductions/atomic/paper_networks.h"
+#include "reproductions/atomic/schedule.h"
 
 namespace dgs::atomic {
 namespace {
@@ -130,6 +131,24 @@ TEST(AtomicLsAdRuns, NocOverheadOnlyWhenAskedTheRestTheSame) {
   ASSERT_GT(with.ad.result.latency_us, 0);
   EXPECT_DOUBLE_EQ(with.ad_noc_overhead_pct,
                    100 * std::max(0.0, 1 - t_free / with.ad.result.latency_us));
+}
+
+// Fig. 8's ad_even_atoms column reads the run's even-split candidate (kEvenSplitCandidate): it
+// equals AD's Rounds, mapping and buffering on LS's own atoms, planned and priced on their own
+// (what Fig. 8 computed before it read the search's), at batch 1 and 2.
+TEST(AtomicLsAdRuns, EvenSplitLatencyIsLsAtomsPricedWithAdsScheduleAlone) {
+  const DsaSpec spec = item_spec(load_hardware("atomic_mesh").dsa.value(), DsaDataflow::KC);
+  for (const std::string net : {"test_residual_block", "test_diamond"})
+    for (int batch : {1, 2}) {
+      const LsAdRun run = compute_ls_ad_run(net, batch, spec, 1);
+      const Graph g = build_zoo_model(net, {.batch = batch});
+      const AtomSchedule s = schedule_atoms(g, run.ls.dag, spec, {});
+      EXPECT_EQ(
+          run.ad_even_split_us,
+          evaluate(g, atom_plan(g, run.ls.dag, s, spec, "AD, even atoms"), dsa_hardware_spec(spec))
+              .latency_us)
+          << net << " batch " << batch;
+    }
 }
 
 // Fig. 4 keeps each search it times for Fig. 8's run of the network (keep_search): the run takes

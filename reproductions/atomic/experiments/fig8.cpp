@@ -2,12 +2,10 @@
 // model (CNN-P equals LS at batch 1, as the paper says).
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "common/evaluate/evaluate.h"
 #include "common/util/error.h"
 #include "common/util/parallel_for.h"
 #include "models/zoo.h"
@@ -24,12 +22,10 @@ namespace dgs::atomic {
 
 namespace {
 
-// Per network, its LS and AD (ls_ad_run: cached, for the later items), IL-Pipe and the even-atoms
-// diagnostic.
+// Per network, its LS and AD (ls_ad_run: cached, for the later items) and IL-Pipe.
 struct Fig8NetRuns {
   const LsAdRun* run = nullptr;
   double ilpipe_us = NAN;
-  double even_us = NAN;
   std::string refused;  // the DSA model's refusal of a plan, if any
 };
 
@@ -39,43 +35,15 @@ Fig8NetRuns fig8_net_run(ExperimentContext& ctx, const std::string& net, const D
   const std::string dfn(dsa_dataflow_name(spec.dataflow));
   try {
     r.run = &ls_ad_run(net, 1, spec, ctx.options().seed);
+    ctx.progress(dfn + " " + net + ": LS, AD");
+    r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
+                      .result.latency_us;
   } catch (const Error& e) {
     r.refused = e.what();
     ctx.progress(dfn + " " + net + ": refused");
     return r;
   }
-  ctx.progress(dfn + " " + net + ": LS, AD");
-  // IL-Pipe and the diagnostic (AD's Rounds, mapping and buffering on LS's even atoms instead of
-  // SA's) side by side: the last network's pair would otherwise run on one CPU alone. As one after
-  // the other: IL-Pipe's refusal is the run's (the diagnostic's outcome then unread), and an error
-  // of the diagnostic reaches the caller only after an IL-Pipe that ran.
-  std::exception_ptr even_error;
-  parallel_for(2, available_cpus(), [&](int64_t part) {
-    if (part == 0) {
-      try {
-        r.ilpipe_us = partition_run(g, ilpipe_layout(g, graph_layers(g), spec), spec, "IL-Pipe")
-                          .result.latency_us;
-      } catch (const Error& e) {
-        r.refused = e.what();
-      }
-      return;
-    }
-    try {
-      const AtomSchedule even_sched = schedule_atoms(g, r.run->ls.dag, spec, {});
-      r.even_us = evaluate(g, atom_plan(g, r.run->ls.dag, even_sched, spec, "AD, even atoms"),
-                           dsa_hardware_spec(spec))
-                      .latency_us;
-    } catch (...) {
-      even_error = std::current_exception();
-    }
-  });
-  if (!r.refused.empty()) {
-    ctx.progress(dfn + " " + net + ": refused");
-    r.even_us = NAN;
-    return r;
-  }
-  if (even_error) std::rethrow_exception(even_error);
-  ctx.progress(dfn + " " + net + ": IL-Pipe, even atoms");
+  ctx.progress(dfn + " " + net + ": IL-Pipe");
   return r;
 }
 
@@ -132,8 +100,8 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
       "ad_even_atoms_*: AD's priority-rule Rounds, mapping and buffering on LS's even atoms "
       "(each layer split over the " +
       engines +
-      " engines), priced alone; the search's last candidate (kEvenSplitCandidate), so ad_us "
-      "is at most it");
+      " engines): the search's last candidate (kEvenSplitCandidate, its latency as the search "
+      "priced it; empty where the model refuses its plan), so ad_us is at most it");
   ctx.note(
       "where the time goes: the _breakdown table (DRAM bytes, the busiest mesh link's bytes and "
       "time at " +
@@ -203,7 +171,7 @@ void run_fig8(ExperimentContext& ctx) {
     specs.push_back(item_spec(base, df));
     nets_of.push_back(networks_run(1, df));
   }
-  ctx.progress("both dataflows' networks: LS, AD, IL-Pipe and even atoms, one per CPU at a time");
+  ctx.progress("both dataflows' networks: LS, AD and IL-Pipe, one per CPU at a time");
   const std::vector<std::vector<Fig8NetRuns>> runs_of = fig8_net_runs(ctx, specs, nets_of);
   for (size_t d = 0; d < dataflows.size(); ++d) {
     const DsaDataflow df = dataflows[d];
@@ -228,7 +196,7 @@ void run_fig8(ExperimentContext& ctx) {
       const double ls_us = run->ls.result.latency_us;
       const double ad_us = run->ad.result.latency_us;
       ctx.note(dfn + " " + net + ": " + run->ad_search);
-      const double even_us = net_runs[n].even_us;
+      const double even_us = run->ad_even_split_us;
       add_where(dfn, net, "LS", run->ls.result, spec);
       add_where(dfn, net, "AD", run->ad.result, spec);
       t.add_row({dfn, net, ls_us, ad_us, run->ideal_us, ls_us / ad_us,

@@ -237,6 +237,8 @@ LsAdRun compute_ls_ad_run(const std::string& net, int batch, const DsaSpec& spec
     run->ad_sa_only_us = search.candidates.front().latency_us;
     run->ad_target_cycles = search.candidates[static_cast<size_t>(search.best)].target_cycles;
     run->ad_candidates = static_cast<int64_t>(search.candidates.size());
+    for (const SearchCandidate& c : search.candidates)
+      if (c.even_split) run->ad_even_split_us = c.latency_us;
     run->ad_kept_even_split = search.candidates[static_cast<size_t>(search.best)].even_split;
     run->ad_algorithm1_us =
         search.candidates[static_cast<size_t>(search.best_algorithm1)].latency_us;

@@ -50,6 +50,9 @@ struct LsAdRun {
   double ad_sa_only_us = 0;
   double ad_target_cycles = 0;
   int64_t ad_candidates = 0;
+  // The search's last candidate, LS's even split (kEvenSplitCandidate): AD's Rounds, mapping and
+  // buffering on LS's atoms (ls.dag); NAN where the model refuses it (or the search has none).
+  double ad_even_split_us = NAN;
   // Whether the search kept LS's even split (kEvenSplitCandidate); then the fastest of
   // Algorithm 1's candidates is kept apart, for Fig. 10's ablation of Algorithm 1's atoms.
   bool ad_kept_even_split = false;
