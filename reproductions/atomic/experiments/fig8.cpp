@@ -101,7 +101,7 @@ void note_fig8_method(ExperimentContext& ctx, const DsaSpec& base) {
       "(each layer split over the " +
       engines +
       " engines): the search's last candidate (kEvenSplitCandidate, its latency as the search "
-      "priced it; empty where the model refuses its plan), so ad_us is at most it");
+      "priced it; nan where the model refuses its plan), so ad_us is at most it");
   ctx.note(
       "where the time goes: the _breakdown table (DRAM bytes, the busiest mesh link's bytes and "
       "time at " +
